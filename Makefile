@@ -1,0 +1,48 @@
+# The course's commands. Only Python 3 (>= 3.10) and make are needed:
+# everything else is installed into .venv on first use.
+#
+#   make lab      set up and open the course in JupyterLab
+#   make test     set up and run every test and every notebook
+#
+# Re-running skips the install unless pyproject.toml changed.
+
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+# One BLAS thread: results and timings do not depend on the machine's cores.
+THREADS := OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1
+NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
+
+.PHONY: lab test test-ui bench lint format notebooks clean help
+
+help:
+	@echo "make lab       open the course in JupyterLab (installs on first run)"
+	@echo "make test      run the unit tests and every notebook under strict nbval"
+	@echo "make test-ui   open every notebook in headless Chromium (needs chromium)"
+	@echo "make bench     speed benchmarks (installs the CPU build of torch 2.13.0)"
+	@echo "make lint      ruff"
+	@echo "make notebooks rebuild and re-execute the notebooks from notebooks/src"
+
+$(STAMP): pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else "Python >= 3.10 is needed, found " + sys.version.split()[0])'
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[lab,dev]'
+	@touch $(STAMP)
+
+lab: $(STAMP)
+	$(VENV)/bin/jupyter lab --ServerApp.ip=127.0.0.1 --ServerApp.root_dir=notebooks
+
+test: $(STAMP)
+	MPLBACKEND=Agg $(THREADS) $(PY) -m pytest --doctest-modules qkv_helpers tests
+	MPLBACKEND=Agg $(THREADS) $(PY) -m pytest $(NBVAL) notebooks
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check qkv_helpers tests benchmarks tools
+
+format: $(STAMP)
+	$(VENV)/bin/ruff format qkv_helpers tests benchmarks tools
+
+clean:
+	rm -rf $(VENV) build .pytest_cache .hypothesis

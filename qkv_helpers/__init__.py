@@ -1,0 +1,86 @@
+"""qkv_helpers: every computation and picture of the Q/K/V attention course.
+
+The math lives in small modules named for the course's ideas:
+
+- :mod:`qkv_helpers.attention` -- softmax, scaled dot-product attention, multi-head attention
+- :mod:`qkv_helpers.masks` -- the causal mask
+- :mod:`qkv_helpers.examples` -- the running example "The cat sat on the mat."
+- :mod:`qkv_helpers.lang` -- the language tables (Korean and English)
+
+Pictures and widgets (:mod:`qkv_helpers.plots`, :mod:`qkv_helpers.widgets`) import
+matplotlib and ipywidgets, so they load only when first used: ``import qkv_helpers``
+stays quick and needs neither.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from .attention import (
+    AttentionResult,
+    MultiHeadAttention,
+    Projection,
+    scaled_dot_product_attention,
+    softmax,
+)
+from .examples import RunningExample, TranslationExample, running_example, translation_example
+from .lang import get_language, set_language, t
+from .masks import causal_mask
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "AttentionResult",
+    "MultiHeadAttention",
+    "Projection",
+    "RunningExample",
+    "TranslationExample",
+    "causal_mask",
+    "get_language",
+    "running_example",
+    "scaled_dot_product_attention",
+    "set_language",
+    "setup",
+    "softmax",
+    "t",
+    "translation_example",
+]
+
+# Optional names, loaded on first use (they import matplotlib or ipywidgets or
+# belong to later parts of the course): name -> module that defines it.
+_LAZY = {
+    "plots": "qkv_helpers.plots",
+    "widgets": "qkv_helpers.widgets",
+    "checks": "qkv_helpers.checks",
+    "style": "qkv_helpers.style",
+    "KVCache": "qkv_helpers.kv_cache",
+    "TinyTransformer": "qkv_helpers.decoding",
+}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        module = importlib.import_module(_LAZY[name])
+        value = module if module.__name__.endswith("." + name) else getattr(module, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'qkv_helpers' has no attribute {name!r}")
+
+
+def setup(lang: str = "ko") -> None:
+    """Set up a notebook: the language of every label and message, fonts, and plot style.
+
+    Call it once at the top of every lesson::
+
+        import qkv_helpers as qk
+        qk.setup(lang="ko")   # or "en"
+
+    Parameters
+    ----------
+    lang : {"ko", "en"}
+        Language of every plot label, widget description and feedback message.
+    """
+    set_language(lang)
+    from . import style  # imports matplotlib: only here, not at package import
+
+    style.apply()

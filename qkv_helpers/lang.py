@@ -1,0 +1,142 @@
+"""The language tables: every text the package shows, in Korean and in English.
+
+One table per language, here and nowhere else. Code asks for a text by key::
+
+    >>> from qkv_helpers.lang import t, set_language
+    >>> set_language("en")
+    >>> t("query")
+    'query'
+    >>> set_language("ko")
+    >>> t("query")
+    '쿼리'
+    >>> set_language("en")
+
+Texts may have ``{placeholders}``, filled from the keyword arguments of :func:`t`.
+A test checks that both tables have the same keys and the same placeholders.
+
+Glossary (used everywhere in the course):
+
+========================  ==============================
+English                   한국어
+========================  ==============================
+attention                 어텐션
+query / key / value       쿼리 / 키 / 밸류 (Q, K, V)
+embedding                 임베딩
+token                     토큰
+projection                선형 변환(프로젝션)
+dot product               내적
+similarity score          유사도 점수
+scaling                   스케일링
+softmax                   소프트맥스
+temperature               온도
+attention weights         어텐션 가중치
+weighted sum              가중합
+contextual vector         문맥 벡터
+self-attention            셀프 어텐션
+masked self-attention     마스크드(인과) 셀프 어텐션
+causal mask               인과 마스크
+cross-attention           크로스 어텐션 (인코더-디코더 어텐션)
+multi-head attention      멀티헤드 어텐션
+encoder / decoder         인코더 / 디코더
+KV cache                  KV 캐시
+autoregressive decoding   자기회귀 디코딩
+inference                 추론
+========================  ==============================
+"""
+
+from __future__ import annotations
+
+LANGUAGES = ("ko", "en")
+
+# Each part of the package keeps its texts in its own section of a table.
+# Keep the two tables in the same order, section by section.
+STRINGS: dict[str, dict[str, str]] = {
+    "en": {
+        # --- glossary ---
+        "attention": "attention",
+        "query": "query",
+        "key": "key",
+        "value": "value",
+        "embedding": "embedding",
+        "token": "token",
+        "dot_product": "dot product",
+        "score": "similarity score",
+        "scaling": "scaling",
+        "softmax": "softmax",
+        "temperature": "temperature",
+        "weights": "attention weights",
+        "weighted_sum": "weighted sum",
+        "contextual_vector": "contextual vector",
+        "self_attention": "self-attention",
+        "masked_self_attention": "masked (causal) self-attention",
+        "causal_mask": "causal mask",
+        "cross_attention": "cross-attention",
+        "multi_head_attention": "multi-head attention",
+        "encoder": "encoder",
+        "decoder": "decoder",
+        "kv_cache": "KV cache",
+        "head": "head",
+        "position": "position",
+        # --- plots ---
+        # --- widgets ---
+        # --- checks ---
+        # --- kv cache ---
+        # --- quiz ---
+    },
+    "ko": {
+        # --- glossary ---
+        "attention": "어텐션",
+        "query": "쿼리",
+        "key": "키",
+        "value": "밸류",
+        "embedding": "임베딩",
+        "token": "토큰",
+        "dot_product": "내적",
+        "score": "유사도 점수",
+        "scaling": "스케일링",
+        "softmax": "소프트맥스",
+        "temperature": "온도",
+        "weights": "어텐션 가중치",
+        "weighted_sum": "가중합",
+        "contextual_vector": "문맥 벡터",
+        "self_attention": "셀프 어텐션",
+        "masked_self_attention": "마스크드(인과) 셀프 어텐션",
+        "causal_mask": "인과 마스크",
+        "cross_attention": "크로스 어텐션",
+        "multi_head_attention": "멀티헤드 어텐션",
+        "encoder": "인코더",
+        "decoder": "디코더",
+        "kv_cache": "KV 캐시",
+        "head": "헤드",
+        "position": "위치",
+        # --- plots ---
+        # --- widgets ---
+        # --- checks ---
+        # --- kv cache ---
+        # --- quiz ---
+    },
+}
+
+_current = "en"
+
+
+def set_language(lang: str) -> None:
+    """Choose the language of every text the package shows: ``"ko"`` or ``"en"``."""
+    global _current
+    if lang not in STRINGS:
+        raise ValueError(f"lang must be one of {LANGUAGES}, got {lang!r}")
+    _current = lang
+
+
+def get_language() -> str:
+    """The language chosen by :func:`set_language` (English until one is chosen)."""
+    return _current
+
+
+def t(key: str, **values) -> str:
+    """The text for ``key`` in the current language, with ``{placeholders}`` filled in."""
+    try:
+        text = STRINGS[_current][key]
+    except KeyError:
+        raise KeyError(f"no text {key!r} in the {_current!r} language table") from None
+    return text.format(**values) if values else text
