@@ -38,6 +38,18 @@ test: $(STAMP)
 	MPLBACKEND=Agg $(THREADS) $(PY) -m pytest --doctest-modules qkv_helpers tests
 	MPLBACKEND=Agg $(THREADS) $(PY) -m pytest $(NBVAL) notebooks
 
+# torch is only for comparing speed: never a dependency of the package or of make test.
+# 2.13.0 is a CPU build (a plain "pip install torch" may pull a multi-GB CUDA build).
+$(VENV)/.torch: $(STAMP)
+	$(PY) -m pip install --quiet torch==2.13.0
+	@touch $@
+
+bench: $(STAMP) $(VENV)/.torch
+	@for f in benchmarks/bench_*.py; do echo "== $$f"; $(THREADS) $(PY) $$f || exit 1; done
+
+test-ui: $(STAMP)
+	@echo "make test-ui: not written yet"; exit 1
+
 lint: $(STAMP)
 	$(VENV)/bin/ruff check qkv_helpers tests benchmarks tools
 
