@@ -36,7 +36,7 @@ lab: $(STAMP)
 
 test: $(STAMP)
 	MPLBACKEND=Agg $(THREADS) $(PY) -m pytest --doctest-modules qkv_helpers tests
-	MPLBACKEND=Agg $(THREADS) $(PY) -m pytest $(NBVAL) notebooks
+	$(THREADS) $(PY) -m pytest $(NBVAL) notebooks
 
 # torch is only for comparing speed: never a dependency of the package or of make test.
 # 2.13.0 is a CPU build (a plain "pip install torch" may pull a multi-GB CUDA build).
@@ -58,3 +58,6 @@ format: $(STAMP)
 
 clean:
 	rm -rf $(VENV) build .pytest_cache .hypothesis
+
+notebooks: $(STAMP)
+	$(PY) tools/build_notebooks.py

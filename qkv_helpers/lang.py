@@ -78,8 +78,22 @@ STRINGS: dict[str, dict[str, str]] = {
         "head": "head",
         "position": "position",
         # --- plots ---
+        "key_axis": "key (attended to)",
+        "query_axis": "query (attending)",
+        "masked_scores": "masked scores",
+        "source_tokens": "source tokens (encoder)",
+        "target_tokens": "target tokens (decoder)",
         # --- widgets ---
         # --- checks ---
+        "check_right": "Right! {name} is correct.",
+        "check_not_answered": "Not answered yet: replace the ... with your answer and run the cell again.",
+        "check_not_numbers": "{name} should be numbers (an array), but it is a {kind}.",
+        "check_shape": "{name} has shape {got}, but it should have shape {needed}.",
+        "check_not_finite": "{name} holds NaN or infinity: look for a division by zero or an overflowing exp.",
+        "check_values": "{name} is not right yet: at index {index} you have {got}, expected {needed}.",
+        "check_wrong_value": "{name} is not right yet: you have {got}.",
+        "check_negative": "{name} has negative entries, but weights are never negative.",
+        "check_rows_sum": "Each row of {name} must sum to 1, but one of yours sums to {total}.",
         # --- kv cache ---
         # --- quiz ---
     },
@@ -110,8 +124,22 @@ STRINGS: dict[str, dict[str, str]] = {
         "head": "헤드",
         "position": "위치",
         # --- plots ---
+        "key_axis": "키 (참고되는 토큰)",
+        "query_axis": "쿼리 (참고하는 토큰)",
+        "masked_scores": "마스크를 씌운 점수",
+        "source_tokens": "원문 토큰 (인코더)",
+        "target_tokens": "번역 토큰 (디코더)",
         # --- widgets ---
         # --- checks ---
+        "check_right": "맞았어요! {name} 값이 정확해요.",
+        "check_not_answered": "아직 답을 적지 않았어요: ... 자리에 답을 넣고 셀을 다시 실행해 보세요.",
+        "check_not_numbers": "{name}에는 숫자(배열)가 와야 하는데, 지금은 {kind} 타입이에요.",
+        "check_shape": "{name}의 모양이 {got}이에요. {needed}이어야 해요.",
+        "check_not_finite": "{name}에 NaN이나 무한대가 있어요: 0으로 나누었거나 exp가 넘쳤는지 확인해 보세요.",
+        "check_values": "{name} 값이 아직 달라요: 인덱스 {index}에서 {got}이 나왔는데, {needed}이어야 해요.",
+        "check_wrong_value": "{name} 값이 아직 달라요: 지금 값은 {got}이에요.",
+        "check_negative": "{name}에 음수가 있어요. 가중치는 음수가 될 수 없어요.",
+        "check_rows_sum": "{name}의 각 행은 합이 1이어야 하는데, 합이 {total}인 행이 있어요.",
         # --- kv cache ---
         # --- quiz ---
     },

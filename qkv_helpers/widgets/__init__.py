@@ -1,0 +1,10 @@
+"""Every widget of the course: functions that return a :class:`Panel` to display.
+
+Each panel holds controls and a figure that redraws in place when a control moves (see
+:mod:`qkv_helpers.widgets._live`). Tests set a control's value in Python and check that
+the panel's data and picture changed.
+"""
+
+from ._live import LiveFigure, Panel
+
+# Each part of the course adds its widgets below, one import line per module.

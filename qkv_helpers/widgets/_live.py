@@ -1,0 +1,118 @@
+"""The machinery every widget shares: a figure that redraws in place, inside a panel.
+
+A widget in this course is a :class:`Panel` (an ``ipywidgets.VBox``) holding controls and
+a :class:`LiveFigure`. The figure is drawn once into a matplotlib ``Figure`` that pyplot
+never sees (so figures do not pile up), rendered to PNG, and shown in an
+``ipywidgets.Image``. When a control moves, the widget redraws the same figure and swaps
+the image's bytes: no flicker, no new output, and the picture survives in a saved
+notebook and in the static HTML site (the widget state holds the PNG).
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable
+
+import ipywidgets as widgets
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+__all__ = ["LiveFigure", "Panel"]
+
+
+class LiveFigure:
+    """A matplotlib figure shown as an ``ipywidgets.Image`` and redrawn in place.
+
+    Parameters
+    ----------
+    draw : callable
+        ``draw(fig)`` draws the current state into the (already cleared) figure.
+    figsize : (float, float)
+        Size in inches.
+    dpi : int
+        Resolution of the PNG.
+
+    Examples
+    --------
+    >>> live = LiveFigure(lambda fig: fig.add_subplot().plot([0, 1], [1, 0]), figsize=(2, 2))
+    >>> live.redraw()
+    >>> live.image.value[:4]
+    b'\\x89PNG'
+    """
+
+    def __init__(self, draw: Callable[[Figure], object], figsize=(6.4, 4.0), dpi: int = 80):
+        self.draw = draw
+        self.dpi = dpi
+        self.figure = Figure(figsize=figsize, layout="constrained")
+        FigureCanvasAgg(self.figure)
+        self.image = widgets.Image(format="png")
+        self.image.layout.max_width = "100%"
+        self.redraws = 0
+
+    def redraw(self) -> None:
+        """Clear the figure, draw it anew and show the new PNG."""
+        self.figure.clear()
+        self.draw(self.figure)
+        buffer = io.BytesIO()
+        # No "Software" stamp: the same picture gives the same bytes on every machine.
+        self.figure.savefig(buffer, format="png", dpi=self.dpi, metadata={"Software": None})
+        self.image.value = buffer.getvalue()
+        self.redraws += 1
+
+
+class Panel(widgets.VBox):
+    """The container every widget function returns: controls, a figure and a caption.
+
+    Its text form is short and fixed (``<Panel: name>``), so a notebook that displays it
+    has the same saved output on every run.
+
+    Parameters
+    ----------
+    name : str
+        Shown in the panel's text form.
+    controls : dict
+        Controls by name; any change of a control's ``value`` calls ``update(panel)`` and
+        then redraws the figure.
+    live : LiveFigure or None
+    update : callable
+        ``update(panel)`` recomputes the state the figure draws and sets ``panel.caption``.
+
+    Attributes
+    ----------
+    controls : dict
+        The panel's controls by name (sliders, dropdowns, buttons), for tests and teachers.
+    live : LiveFigure or None
+        The figure that redraws.
+    caption : ipywidgets.HTML
+        A line of text under the figure, updated with the figure (numbers, feedback).
+    """
+
+    def __init__(self, name: str, controls: dict, live: LiveFigure | None,
+                 update: Callable[[Panel], None], caption: bool = True):
+        self.name = name
+        self.controls = controls
+        self.live = live
+        self.caption = widgets.HTML()
+        self._update = update
+        children = [widgets.HBox(list(controls.values()))] if controls else []
+        if live is not None:
+            children.append(live.image)
+        if caption:
+            children.append(self.caption)
+        super().__init__(children=children)
+        for control in controls.values():
+            if hasattr(control, "value"):
+                control.observe(self._on_change, names="value")
+        self.refresh()
+
+    def _on_change(self, change) -> None:
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Recompute and redraw from the controls' current values."""
+        self._update(self)
+        if self.live is not None:
+            self.live.redraw()
+
+    def __repr__(self) -> str:
+        return f"<Panel: {self.name}>"
