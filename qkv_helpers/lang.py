@@ -84,6 +84,9 @@ STRINGS: dict[str, dict[str, str]] = {
         "source_tokens": "source tokens (encoder)",
         "target_tokens": "target tokens (decoder)",
         # --- widgets ---
+        "w_start_sharpness": "multiplier",
+        "w_start_title": "weights of the query \"cat\"",
+        "w_start_caption": "Multiplier {value}: the largest weight is on <b>{token}</b> ({weight}). If this text and the bars change as you move the slider, widgets work.",
         # --- checks ---
         "check_right": "Right! {name} is correct.",
         "check_not_answered": "Not answered yet: replace the ... with your answer and run the cell again.",
@@ -130,6 +133,9 @@ STRINGS: dict[str, dict[str, str]] = {
         "source_tokens": "원문 토큰 (인코더)",
         "target_tokens": "번역 토큰 (디코더)",
         # --- widgets ---
+        "w_start_sharpness": "배율",
+        "w_start_title": "쿼리 \"cat\"의 가중치",
+        "w_start_caption": "배율 {value}: 가장 큰 가중치는 <b>{token}</b>에 있어요 ({weight}). 슬라이더를 움직일 때 이 글과 막대가 바뀌면 위젯이 잘 작동하는 거예요.",
         # --- checks ---
         "check_right": "맞았어요! {name} 값이 정확해요.",
         "check_not_answered": "아직 답을 적지 않았어요: ... 자리에 답을 넣고 셀을 다시 실행해 보세요.",

@@ -2,7 +2,14 @@
 
 Pass ``ax=`` to draw into an existing Axes (the widgets do); otherwise a new figure is made
 and the notebook shows it. Labels come from the language table (:mod:`qkv_helpers.lang`).
+
+Importing this module applies the course's fonts and style (:func:`qkv_helpers.style.apply`),
+so Korean labels render even before ``qkv_helpers.setup()`` is called.
 """
+
+from .. import style
+
+style.apply()
 
 from .attention_maps import (
     plot_attention_heatmap,
@@ -12,3 +19,4 @@ from .attention_maps import (
 )
 
 # Each part of the course adds its plots below, one import line per module.
+# (isort: these come after style.apply() on purpose.)

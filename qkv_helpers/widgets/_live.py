@@ -26,7 +26,8 @@ class LiveFigure:
     Parameters
     ----------
     draw : callable
-        ``draw(fig)`` draws the current state into the (already cleared) figure.
+        ``draw(fig, *args)`` draws the current state into the (already cleared) figure;
+        ``args`` are those given to :meth:`redraw` (a :class:`Panel` passes itself).
     figsize : (float, float)
         Size in inches.
     dpi : int
@@ -36,7 +37,7 @@ class LiveFigure:
     --------
     >>> live = LiveFigure(lambda fig: fig.add_subplot().plot([0, 1], [1, 0]), figsize=(2, 2))
     >>> live.redraw()
-    >>> live.image.value[:4]
+    >>> bytes(live.image.value[:4])
     b'\\x89PNG'
     """
 
@@ -49,10 +50,10 @@ class LiveFigure:
         self.image.layout.max_width = "100%"
         self.redraws = 0
 
-    def redraw(self) -> None:
+    def redraw(self, *args) -> None:
         """Clear the figure, draw it anew and show the new PNG."""
         self.figure.clear()
-        self.draw(self.figure)
+        self.draw(self.figure, *args)
         buffer = io.BytesIO()
         # No "Software" stamp: the same picture gives the same bytes on every machine.
         self.figure.savefig(buffer, format="png", dpi=self.dpi, metadata={"Software": None})
@@ -74,8 +75,10 @@ class Panel(widgets.VBox):
         Controls by name; any change of a control's ``value`` calls ``update(panel)`` and
         then redraws the figure.
     live : LiveFigure or None
+        Its ``draw(fig, panel)`` reads what to draw from ``panel.state``.
     update : callable
-        ``update(panel)`` recomputes the state the figure draws and sets ``panel.caption``.
+        ``update(panel)`` recomputes ``panel.state`` (a dict: what the figure shows, also
+        what tests look at) and sets ``panel.caption``.
 
     Attributes
     ----------
@@ -94,6 +97,7 @@ class Panel(widgets.VBox):
         self.live = live
         self.caption = widgets.HTML()
         self._update = update
+        self.state: dict = {}
         children = [widgets.HBox(list(controls.values()))] if controls else []
         if live is not None:
             children.append(live.image)
@@ -112,7 +116,7 @@ class Panel(widgets.VBox):
         """Recompute and redraw from the controls' current values."""
         self._update(self)
         if self.live is not None:
-            self.live.redraw()
+            self.live.redraw(self)
 
     def __repr__(self) -> str:
         return f"<Panel: {self.name}>"
