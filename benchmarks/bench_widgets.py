@@ -1,0 +1,85 @@
+"""How long a widget takes from a value change to a finished redraw (target: median ≤ 50 ms).
+
+Every widget function exported by ``qkv_helpers.widgets`` is built with its defaults; each of
+its controls is then moved through several values (or clicked, for buttons) and the time
+from setting the value to the new PNG being in place is measured. Both languages' labels
+are the same length, so English is used.
+"""
+
+from __future__ import annotations
+
+import inspect
+import statistics
+import time
+
+import ipywidgets
+
+import qkv_helpers as qk
+from qkv_helpers import widgets
+from qkv_helpers.widgets import Panel
+
+TARGET_MS = 50.0
+ROUNDS = 3
+
+
+def values_for(control) -> list:
+    """A few values to move a control through, different from its current one."""
+    if isinstance(control, ipywidgets.Button):
+        return []
+    if hasattr(control, "options") and control.options:
+        options = list(control.options)
+        values = [opt[1] if isinstance(opt, tuple) else opt for opt in options]
+        return values[1:] + values[:1]
+    if hasattr(control, "min") and hasattr(control, "max"):
+        lo, hi = control.min, control.max
+        steps = [lo + (hi - lo) * f for f in (0.1, 0.35, 0.6, 0.85, 0.5)]
+        return [type(control.value)(v) for v in steps]
+    return []
+
+
+def time_panel(panel: Panel) -> list[float]:
+    times = []
+    for _ in range(ROUNDS):
+        for control in panel.controls.values():
+            if isinstance(control, ipywidgets.Button):
+                start = time.perf_counter()
+                control.click()
+                times.append(time.perf_counter() - start)
+                continue
+            for value in values_for(control):
+                if value == control.value:
+                    continue
+                start = time.perf_counter()
+                control.value = value  # observers run synchronously: refresh + redraw
+                times.append(time.perf_counter() - start)
+    return times
+
+
+def main() -> int:
+    qk.setup(lang="en")
+    factories = [
+        (name, fn) for name, fn in vars(widgets).items()
+        if inspect.isfunction(fn) and not name.startswith("_")
+        and all(p.default is not p.empty or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+                for p in inspect.signature(fn).parameters.values())
+    ]
+    header = f"{'widget':<28}{'changes':>8}{'median ms':>11}{'max ms':>9}"
+    print(f"{header}  target ≤ {TARGET_MS:.0f} ms")
+    missed = 0
+    for name, factory in sorted(factories):
+        panel = factory()
+        times = time_panel(panel)
+        if not times:
+            print(f"{name:<28}{'-':>8}  (no control to move)")
+            continue
+        median = statistics.median(times) * 1000
+        ok = median <= TARGET_MS
+        missed += not ok
+        print(f"{name:<28}{len(times):>8}{median:>11.1f}{max(times) * 1000:>9.1f}  "
+              f"{'PASS' if ok else 'MISS'}")
+    print(f"{len(factories) - missed} passed, {missed} missed the {TARGET_MS:.0f} ms target")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
