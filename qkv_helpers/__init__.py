@@ -55,6 +55,11 @@ _LAZY = {
     "style": "qkv_helpers.style",
     "KVCache": "qkv_helpers.kv_cache",
     "TinyTransformer": "qkv_helpers.decoding",
+    # lessons 01-05 (numpy only)
+    "similarity": "qkv_helpers.similarity",
+    "scaling": "qkv_helpers.scaling",
+    "numerics": "qkv_helpers.numerics",
+    "weighted_sum": "qkv_helpers.weighted_sum",
 }
 
 

@@ -128,5 +128,138 @@ def check_weights(answer, expected, name: str = "weights") -> Feedback:
 
 # Each lesson's own checks follow, in sections, built on the functions above.
 # --- lessons 01-05 ---
+
+
+def check_projection_k(answer, example) -> Feedback:
+    """Lesson 01: the keys ``K = X·W_K`` of the running example, shape (7, 4).
+
+    >>> from qkv_helpers import running_example
+    >>> from qkv_helpers.lang import set_language
+    >>> set_language("en")
+    >>> ex = running_example()
+    >>> check_projection_k(ex.x @ ex.w_k, ex).ok, check_projection_k(ex.q, ex).ok
+    (True, False)
+    """
+    if not_answered(answer):
+        return unanswered()
+    for other, matrix in (("Q", example.q), ("V", example.v)):
+        if np.shape(answer) == matrix.shape and _close(answer, matrix):
+            return wrong("check_l01_other_matrix", name="K", other=f"{other} = X·W_{other}")
+    return check_array(answer, example.k, "K")
+
+
+def check_score_matrix(answer, example) -> Feedback:
+    """Lesson 02: the raw score matrix ``Q·Kᵀ``, shape (tokens, tokens).
+
+    >>> from qkv_helpers import running_example
+    >>> ex = running_example()
+    >>> check_score_matrix(ex.q @ ex.k.T, ex).ok, check_score_matrix(ex.k @ ex.q.T, ex).ok
+    (True, False)
+    """
+    if not_answered(answer):
+        return unanswered()
+    raw = example.q @ example.k.T  # (n_q, n_k)
+    if np.shape(answer) == raw.shape and not _close(answer, raw):
+        if _close(answer, raw.T):
+            return wrong("check_l02_transposed", name="scores")
+        if _close(answer, raw / np.sqrt(example.d_k)):
+            return wrong("check_l02_scaled", name="scores")
+    return check_array(answer, raw, "scores")
+
+
+def check_scaled_scores(answer, example) -> Feedback:
+    """Lesson 03: the scaled scores ``Q·Kᵀ/√d_k``.
+
+    >>> from qkv_helpers import running_example
+    >>> ex = running_example()
+    >>> check_scaled_scores(ex.q @ ex.k.T / 2.0, ex).ok, check_scaled_scores(ex.q @ ex.k.T, ex).ok
+    (True, False)
+    """
+    if not_answered(answer):
+        return unanswered()
+    raw = example.q @ example.k.T  # (n_q, n_k)
+    d_k = example.d_k
+    root = f"{np.sqrt(d_k):.3g}"
+    if np.shape(answer) == raw.shape:
+        if _close(answer, raw):
+            return wrong("check_l03_unscaled", name="scaled", root=root)
+        if _close(answer, raw / d_k):
+            return wrong("check_l03_by_dk", d_k=d_k, root=root)
+    return check_array(answer, raw / np.sqrt(d_k), "scaled")
+
+
+def check_stable_softmax(fn, name: str = "my_softmax") -> Feedback:
+    """Lesson 04: a learner's softmax function, on small scores and then on huge ones.
+
+    >>> from qkv_helpers import softmax
+    >>> check_stable_softmax(softmax).ok
+    True
+    >>> check_stable_softmax(lambda x: np.exp(x) / np.exp(x).sum(axis=-1, keepdims=True)).ok
+    False
+    >>> check_stable_softmax(lambda x: ...).ok is None
+    True
+    """
+    from .attention import softmax
+
+    if not_answered(fn):
+        return unanswered()
+    if not callable(fn):
+        return wrong("check_l04_not_function", name=name)
+    small = np.array([[1.0, 2.0, 3.0], [0.5, 0.5, -1.0]])  # (2, 3)
+    big = np.array([[1000.0, 1001.0, 1002.0]])  # (1, 3)
+    results = []
+    for scores in (small, big):
+        try:
+            with np.errstate(all="ignore"):
+                results.append(fn(scores.copy()))
+        except Exception as error:  # the learner's code: report, never raise
+            return wrong("check_l04_raised", name=name, error=f"{type(error).__name__}: {error}")
+    if not_answered(results[0]):
+        return unanswered()
+    first = check_weights(results[0], softmax(small), name)
+    if not first.ok:
+        return first
+    got = np.asarray(results[1], dtype=float)
+    if got.shape != big.shape or not np.isfinite(got).all():
+        return wrong("check_l04_overflow", name=name, got=np.array2string(got, precision=3))
+    second = check_weights(got, softmax(big), name)
+    if not second.ok:
+        return second
+    return right("check_l04_right", name=name, weights=np.array2string(got[0], precision=3))
+
+
+def check_contextual_vector(answer, example, token: str = "cat") -> Feedback:
+    """Lesson 05: the contextual vector of one token, ``weights[token] @ V``, shape (d_v,).
+
+    >>> from qkv_helpers import running_example, scaled_dot_product_attention
+    >>> ex = running_example()
+    >>> out = scaled_dot_product_attention(ex.q, ex.k, ex.v).output
+    >>> check_contextual_vector(out[1], ex).ok, check_contextual_vector(out, ex).ok
+    (True, False)
+    """
+    from .attention import scaled_dot_product_attention
+
+    if not_answered(answer):
+        return unanswered()
+    output = scaled_dot_product_attention(example.q, example.k, example.v).output  # (n, d_v)
+    expected = output[example.index(token)]  # (d_v,)
+    shape = np.shape(answer)
+    if shape == output.shape:
+        return wrong("check_l05_all_rows", name="context", got=shape, token=token,
+                     needed=expected.shape)
+    if shape == expected.shape and _close(answer, example.v.sum(axis=0)):
+        return wrong("check_l05_unweighted", name="context")
+    return check_array(answer, expected, "context")
+
+
+def _close(answer, expected) -> bool:
+    """True if ``answer`` is numbers of ``expected``'s shape and equal to it (quietly)."""
+    try:
+        got = np.asarray(answer, dtype=float)
+    except (TypeError, ValueError):
+        return False
+    return got.shape == np.shape(expected) and bool(np.allclose(got, expected, atol=1e-6))
+
+
 # --- lessons 06-08, 10 ---
 # --- lesson 09 ---

@@ -9,3 +9,5 @@ from ._live import LiveFigure, Panel
 
 # Each part of the course adds its widgets below, one import line per module.
 from .start import widget_check
+from .lessons_01_05 import (dot_product_explorer, query_explorer, scaling_explorer,
+                            temperature_explorer, weighted_sum_stepper)
