@@ -1,0 +1,157 @@
+"""Why attention divides by √d_k (lesson 03), measured rather than asserted.
+
+If the entries of q and k are independent with mean 0 and variance 1, then
+``q·k = Σ q_i k_i`` is a sum of d_k terms of variance 1: its variance is d_k, so its
+typical size grows like √d_k. Unscaled, large d_k makes the scores far apart, softmax
+puts almost all weight on one key (it *saturates*), and its gradient, the Jacobian
+``diag(p) − p pᵀ``, goes to zero, so training gets almost no signal. Dividing by √d_k
+brings the variance back to 1. The point is stable gradients, not speed. numpy only.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+
+from ._checks import as_float_array, positive_int
+from .attention import softmax
+
+__all__ = [
+    "DkStats",
+    "dk_stats",
+    "dot_product_variance",
+    "random_queries_keys",
+    "softmax_gradient_norm",
+    "softmax_jacobian",
+]
+
+
+def random_queries_keys(d_k: int, n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """``n`` seeded random queries and keys of width ``d_k``, entries standard normal.
+
+    They stand in for what a projection gives before training: mean 0, variance 1.
+
+    Examples
+    --------
+    >>> q, k = random_queries_keys(d_k=16, n=3, seed=1)
+    >>> q.shape, k.shape
+    ((3, 16), (3, 16))
+    """
+    d_k = positive_int(d_k, "d_k")
+    n = positive_int(n, "n")
+    rng = np.random.default_rng(seed)
+    q = rng.standard_normal((n, d_k))  # (n, d_k)
+    k = rng.standard_normal((n, d_k))  # (n, d_k)
+    return q, k
+
+
+def dot_product_variance(d_k: int, n: int = 20_000, seed: int = 0) -> tuple[float, float]:
+    """Measured variance of ``q·k`` and of ``q·k/√d_k`` over ``n`` random pairs.
+
+    Returns
+    -------
+    (raw, scaled) : (float, float)
+        The raw variance is close to ``d_k``, the scaled one close to 1.
+
+    Examples
+    --------
+    >>> raw, scaled = dot_product_variance(64, n=20_000, seed=0)
+    >>> 58 < raw < 70, 0.9 < scaled < 1.1
+    (True, True)
+    """
+    q, k = random_queries_keys(d_k, n, seed)
+    dots = np.einsum("nd,nd->n", q, k)  # (n,): one dot product per pair
+    return float(dots.var()), float((dots / math.sqrt(d_k)).var())
+
+
+def softmax_jacobian(p) -> np.ndarray:
+    """The Jacobian of softmax at probabilities ``p``: ``J = diag(p) − p pᵀ``.
+
+    ``J[i, j] = ∂p_i/∂s_j``. When one p is close to 1 and the rest close to 0, every
+    entry is close to 0: softmax has saturated and passes back almost no gradient.
+
+    Examples
+    --------
+    >>> softmax_jacobian([0.5, 0.5])
+    array([[ 0.25, -0.25],
+           [-0.25,  0.25]])
+    >>> np.abs(softmax_jacobian([1.0, 0.0])).max()
+    np.float64(0.0)
+    """
+    p = as_float_array(p, "p")
+    if p.ndim != 1:
+        raise ValueError(f"p must be one row of probabilities, shape (n,), got {p.shape}")
+    return np.diag(p) - np.outer(p, p)  # (n, n)
+
+
+def softmax_gradient_norm(scores) -> float:
+    """Size (Frobenius norm) of softmax's Jacobian at one row of ``scores``.
+
+    Examples
+    --------
+    >>> round(softmax_gradient_norm([0.0, 0.0]), 3)       # even: largest gradient
+    0.5
+    >>> softmax_gradient_norm([0.0, 40.0]) < 1e-12          # saturated: none left
+    True
+    """
+    return float(np.linalg.norm(softmax_jacobian(softmax(as_float_array(scores, "scores")))))
+
+
+class DkStats(NamedTuple):
+    """What one d_k does to one query's scores against ``n_keys`` random keys.
+
+    Attributes
+    ----------
+    raw, scaled : ndarray, shape (n_keys,)
+        ``q·k`` and ``q·k/√d_k`` for the query.
+    weights_raw, weights_scaled : ndarray, shape (n_keys,)
+        Softmax of each.
+    grad_raw, grad_scaled : float
+        Norm of softmax's Jacobian at each, averaged over ``n_queries`` queries.
+    max_raw, max_scaled : float
+        Largest weight, averaged over the queries.
+    """
+
+    d_k: int
+    raw: np.ndarray
+    scaled: np.ndarray
+    weights_raw: np.ndarray
+    weights_scaled: np.ndarray
+    max_raw: float
+    max_scaled: float
+    grad_raw: float
+    grad_scaled: float
+
+
+def dk_stats(d_k: int, n_keys: int = 8, n_queries: int = 200, seed: int = 0) -> DkStats:
+    """Scores, weights, saturation and gradient size for random q, k of width ``d_k``.
+
+    The arrays are for the first query; the maxima and gradient norms are means over
+    ``n_queries`` queries, so they change smoothly with ``d_k``.
+
+    Examples
+    --------
+    >>> small, big = dk_stats(4), dk_stats(512)
+    >>> bool(big.max_raw > 0.9 > small.max_raw)         # unscaled, big d_k saturates
+    True
+    >>> bool(big.grad_raw < 0.1 < big.grad_scaled)      # and its gradient vanishes
+    True
+    """
+    d_k = positive_int(d_k, "d_k")
+    n_keys = positive_int(n_keys, "n_keys")
+    n_queries = positive_int(n_queries, "n_queries")
+    rng = np.random.default_rng(seed)
+    q = rng.standard_normal((n_queries, d_k))  # (n_queries, d_k)
+    k = rng.standard_normal((n_keys, d_k))  # (n_keys, d_k)
+    raw = q @ k.T  # (n_queries, n_keys)
+    scaled = raw / math.sqrt(d_k)  # (n_queries, n_keys)
+    w_raw, w_scaled = softmax(raw), softmax(scaled)  # (n_queries, n_keys) each
+
+    def mean_grad(weights: np.ndarray) -> float:
+        return float(np.mean([np.linalg.norm(softmax_jacobian(row)) for row in weights]))
+
+    return DkStats(d_k, raw[0], scaled[0], w_raw[0], w_scaled[0],
+                   float(w_raw.max(axis=1).mean()), float(w_scaled.max(axis=1).mean()),
+                   mean_grad(w_raw), mean_grad(w_scaled))

@@ -1,0 +1,279 @@
+"""The widgets of lessons 01-05: query word, dot product, d_k, temperature, weighted sum.
+
+Each function returns a :class:`Panel`; ``panel.state`` holds what the figure shows, so a
+test can move a control in Python and see the data change.
+"""
+
+from __future__ import annotations
+
+import ipywidgets as widgets
+import numpy as np
+
+from ..attention import scaled_dot_product_attention, softmax
+from ..examples import running_example
+from ..lang import t
+from ..plots import plot_query_bars
+from ..plots.scaling import plot_score_histogram
+from ..plots.similarity import plot_vectors_2d
+from ..plots.softmax_curves import plot_softmax_curves
+from ..scaling import dk_stats, dot_product_variance
+from ..similarity import dot_and_angle, query_scores, vector_from_angle
+from ..weighted_sum import weighted_sum_steps
+from ._live import LiveFigure, Panel
+
+__all__ = [
+    "dot_product_explorer",
+    "query_explorer",
+    "scaling_explorer",
+    "temperature_explorer",
+    "weighted_sum_stepper",
+]
+
+_STYLE = {"description_width": "initial"}
+DK_VALUES = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)
+
+
+def _token_dropdown(tokens, token: str) -> widgets.Dropdown:
+    options = [(f"{i}: {tok}", i) for i, tok in enumerate(tokens)]
+    return widgets.Dropdown(options=options, value=tokens.index(token),
+                            description=t("w_query_select"), style=_STYLE)
+
+
+def _fmt(vector) -> str:
+    return np.array2string(np.asarray(vector), precision=2, suppress_small=True)
+
+
+def query_explorer(token: str = "cat") -> Panel:
+    """Lesson 01: pick a query word; see its scores q·k/√d_k and its weights as bars.
+
+    Examples
+    --------
+    >>> panel = query_explorer()
+    >>> panel.state["top"]
+    'sat'
+    >>> panel.controls["query"].value = 3          # "on"
+    >>> panel.state["token"], panel.state["top"]
+    ('on', 'the')
+    """
+    ex = running_example()
+    dropdown = _token_dropdown(ex.tokens, token)
+    state: dict = {}
+
+    def update(panel: Panel) -> None:
+        index = dropdown.value
+        s = query_scores(ex.q, ex.k, index)
+        top = int(np.argmax(s.weights))
+        state.update(token=ex.tokens[index], scores=s.scaled, weights=s.weights,
+                     top=ex.tokens[top])
+        panel.state = state
+        panel.caption.value = t("w_query_caption", token=ex.tokens[index], top=ex.tokens[top],
+                                weight=f"{s.weights[top]:.2f}",
+                                total=f"{s.weights.sum():.2f}")
+
+    def draw(fig, *_) -> None:
+        left, right = fig.subplots(1, 2)
+        plot_query_bars(state["scores"], ex.tokens, ax=left, highlight=int(np.argmax(
+            state["scores"])), title=t("w_query_scores_title", token=state["token"]))
+        plot_query_bars(state["weights"], ex.tokens, ax=right, ylabel=t("weights"),
+                        highlight=int(np.argmax(state["weights"])),
+                        title=t("w_query_weights_title", token=state["token"]))
+        right.set_ylim(0, 1.0)
+
+    live = LiveFigure(draw, figsize=(11.0, 3.8))
+    return Panel("query_explorer", {"query": dropdown}, live, update)
+
+
+def dot_product_explorer(q_angle: float = 30.0, q_length: float = 1.5) -> Panel:
+    """Lesson 02: rotate and stretch k; see q·k = |q|·|k|·cos θ change.
+
+    Examples
+    --------
+    >>> panel = dot_product_explorer()
+    >>> panel.state["dot"] > 0                      # k starts 30° from q
+    True
+    >>> panel.controls["angle"].value = 120         # 90° from q
+    >>> abs(panel.state["dot"]) < 1e-9
+    True
+    >>> panel.controls["angle"].value = 210         # opposite to q
+    >>> round(panel.state["dot"], 2)                # -|q|·|k| = -1.5 × 1.5
+    -2.25
+    """
+    q = vector_from_angle(q_angle, q_length)  # (2,)
+    angle = widgets.IntSlider(value=60, min=0, max=360, step=5, description=t("w_dot_angle"),
+                              style=_STYLE)
+    length = widgets.FloatSlider(value=1.5, min=0.25, max=2.5, step=0.25,
+                                 description=t("w_dot_length"), style=_STYLE)
+    state: dict = {"q": q, "q_angle": q_angle}
+
+    def update(panel: Panel) -> None:
+        k = vector_from_angle(angle.value, length.value)  # (2,)
+        d = dot_and_angle(q, k)
+        if d.cos_angle > 0.995:
+            hint = "w_dot_same"
+        elif d.cos_angle < -0.995:
+            hint = "w_dot_opposite"
+        elif abs(d.cos_angle) < 0.005:
+            hint = "w_dot_right"
+        else:
+            hint = "w_dot_positive" if d.cos_angle > 0 else "w_dot_negative"
+        state.update(k=k, dot=d.dot, angle_deg=d.angle_deg)
+        panel.state = state
+        panel.caption.value = t("w_dot_caption", dot=f"{d.dot:.2f}", hint=t(hint))
+
+    def draw(fig, *_) -> None:
+        plot_vectors_2d(q, state["k"], ax=fig.add_subplot(), limit=2.8)
+
+    live = LiveFigure(draw, figsize=(5.6, 5.4))
+    return Panel("dot_product_explorer", {"angle": angle, "length": length}, live, update)
+
+
+def scaling_explorer(d_k: int = 4) -> Panel:
+    """Lesson 03: a d_k slider; the spread of the scores and the weights, raw and scaled.
+
+    Examples
+    --------
+    >>> panel = scaling_explorer()
+    >>> small = panel.state["max_raw"]
+    >>> panel.controls["d_k"].value = 512
+    >>> bool(panel.state["max_raw"] > small), round(panel.state["var_scaled"], 1)
+    (True, 1.0)
+    """
+    slider = widgets.SelectionSlider(options=list(DK_VALUES), value=d_k,
+                                     description=t("w_dk_slider"), style=_STYLE)
+    state: dict = {}
+
+    def update(panel: Panel) -> None:
+        stats = dk_stats(slider.value)
+        raw_var, scaled_var = dot_product_variance(slider.value, n=4000)
+        state.update(d_k=slider.value, weights_raw=stats.weights_raw,
+                     weights_scaled=stats.weights_scaled, max_raw=stats.max_raw,
+                     max_scaled=stats.max_scaled, grad_raw=stats.grad_raw,
+                     grad_scaled=stats.grad_scaled, var_raw=raw_var, var_scaled=scaled_var)
+        panel.state = state
+        panel.caption.value = t("w_dk_caption", d_k=slider.value,
+                                max_raw=f"{stats.max_raw:.2f}",
+                                max_scaled=f"{stats.max_scaled:.2f}",
+                                grad_raw=f"{stats.grad_raw:.3f}",
+                                grad_scaled=f"{stats.grad_scaled:.3f}")
+
+    def draw(fig, *_) -> None:
+        left, right = fig.subplots(1, 2)
+        plot_score_histogram(state["d_k"], ax=left, limit=4.0 * np.sqrt(max(DK_VALUES)) / 2)
+        x = np.arange(len(state["weights_raw"]))
+        right.bar(x - 0.2, state["weights_raw"], width=0.4, label=t("w_dk_unscaled"))
+        right.bar(x + 0.2, state["weights_scaled"], width=0.4, label=t("w_dk_scaled"))
+        right.set_ylim(0, 1.05)
+        right.set_xticks(x, [f"k{i + 1}" for i in x])
+        right.set_ylabel(t("weights"))
+        right.set_title(t("w_dk_weights_title"), fontsize="medium")
+        right.legend(fontsize="small", loc="upper right")
+
+    live = LiveFigure(draw, figsize=(11.0, 3.8))
+    return Panel("scaling_explorer", {"d_k": slider}, live, update)
+
+
+def temperature_explorer(token: str = "cat") -> Panel:
+    """Lesson 04: a temperature slider; the query's weights and the two-score curve.
+
+    Examples
+    --------
+    >>> panel = temperature_explorer()
+    >>> panel.controls["temperature"].value = 0.1
+    >>> bool(panel.state["weights"].max() > 0.9)
+    True
+    >>> panel.controls["temperature"].value = 10.0
+    >>> bool(panel.state["weights"].max() < 0.25)
+    True
+    """
+    ex = running_example()
+    index = ex.index(token)
+    scaled = query_scores(ex.q, ex.k, index).scaled  # (tokens,)
+    slider = widgets.FloatLogSlider(value=1.0, base=10, min=-1, max=1, step=0.05,
+                                    description=t("w_temp_slider"), style=_STYLE,
+                                    readout_format=".2f")
+    state: dict = {}
+
+    def update(panel: Panel) -> None:
+        weights = softmax(scaled, temperature=slider.value)  # (tokens,)
+        top = int(np.argmax(weights))
+        state.update(temperature=slider.value, weights=weights)
+        panel.state = state
+        panel.caption.value = t("w_temp_caption", t=f"{slider.value:.2f}",
+                                high=f"{weights.max():.2f}", top=ex.tokens[top],
+                                low=f"{weights.min():.3f}",
+                                uniform=f"{1 / len(weights):.2f}")
+
+    def draw(fig, *_) -> None:
+        left, right = fig.subplots(1, 2)
+        weights = state["weights"]
+        plot_query_bars(weights, ex.tokens, ax=left, ylabel=t("weights"),
+                        highlight=int(np.argmax(weights)),
+                        title=t("w_temp_title", token=token, t=f"{state['temperature']:.2f}"))
+        left.set_ylim(0, 1.05)
+        plot_softmax_curves((1.0,), ax=right, highlight=state["temperature"])
+
+    live = LiveFigure(draw, figsize=(11.0, 3.8))
+    return Panel("temperature_explorer", {"temperature": slider}, live, update)
+
+
+def weighted_sum_stepper(token: str = "cat") -> Panel:
+    """Lesson 05: add the weighted value rows of one query one key at a time.
+
+    Examples
+    --------
+    >>> panel = weighted_sum_stepper()
+    >>> panel.controls["step"].value = 7
+    >>> from qkv_helpers import running_example, scaled_dot_product_attention
+    >>> ex = running_example()
+    >>> out = scaled_dot_product_attention(ex.q, ex.k, ex.v).output
+    >>> bool(np.allclose(panel.state["partial"], out[1]))
+    True
+    """
+    ex = running_example()
+    weights_all = scaled_dot_product_attention(ex.q, ex.k, ex.v).weights  # (tokens, tokens)
+    n = len(ex.tokens)
+    dropdown = _token_dropdown(ex.tokens, token)
+    step = widgets.IntSlider(value=0, min=0, max=n, description=t("w_sum_step"), style=_STYLE)
+    state: dict = {}
+
+    def update(panel: Panel) -> None:
+        index = dropdown.value
+        steps = weighted_sum_steps(weights_all[index], ex.v)
+        s = step.value
+        state.update(token=ex.tokens[index], weights=weights_all[index], step=s,
+                     partial=steps.partial_sums[s], output=steps.output)
+        panel.state = state
+        if s == 0:
+            text = t("w_sum_caption_start")
+        elif s == n:
+            text = t("w_sum_caption_done", n=n, partial=_fmt(steps.output),
+                     token=ex.tokens[index])
+        else:
+            text = t("w_sum_caption", step=s, n=n, weight=f"{weights_all[index, s - 1]:.2f}",
+                     word=ex.tokens[s - 1], term=_fmt(steps.contributions[s - 1]),
+                     partial=_fmt(steps.partial_sums[s]))
+        panel.caption.value = text
+
+    def draw(fig, *_) -> None:
+        left, right = fig.subplots(1, 2)
+        s = state["step"]
+        plot_query_bars(state["weights"], ex.tokens, ax=left, ylabel=t("weights"),
+                        highlight=s - 1 if s else None,
+                        title=t("w_sum_weights_title", token=state["token"]))
+        for patch in left.patches[s:]:
+            patch.set_alpha(0.3)  # keys not added yet
+        left.set_ylim(0, 1.0)
+        x = np.arange(len(state["output"]))
+        right.bar(x, state["partial"], width=0.6, label=t("w_sum_partial"))
+        right.scatter(x, state["output"], marker="_", s=900, color="black", linewidths=3,
+                      label=t("w_sum_final"), zorder=3)
+        right.axhline(0, color="black", linewidth=0.8)
+        limit = 1.15 * max(np.abs(ex.v).max() * 0.6, np.abs(state["output"]).max())
+        right.set_ylim(-limit, limit)
+        right.set_xticks(x, [f"v[{i}]" for i in x])
+        right.set_xlabel(t("w_sum_component"))
+        right.set_title(t("w_sum_vector_title"), fontsize="medium")
+        right.legend(fontsize="small", loc="lower right")
+
+    live = LiveFigure(draw, figsize=(11.0, 3.8))
+    return Panel("weighted_sum_stepper", {"query": dropdown, "step": step}, live, update)
