@@ -1,0 +1,258 @@
+from nbsource import Lesson
+
+lesson = Lesson()
+
+lesson.md(slide="slide", ko="""
+# 01. 쿼리, 키, 밸류: 어텐션의 세 역할
+
+**이번 시간의 목표**
+- 쿼리(Q), 키(K), 밸류(V)가 각각 무슨 일을 하는지 말로 설명할 수 있어요.
+- 토큰이 임베딩 벡터가 되고, 그 임베딩에서 선형 변환(프로젝션)으로 Q, K, V가 나온다는 걸 알아요.
+- Q = X·W_Q, K = X·W_K, V = X·W_V를 모양(shape)까지 적을 수 있어요.
+- 쿼리 단어를 골라 그 단어의 유사도 점수와 어텐션 가중치를 직접 확인해 봐요.
+
+**수업 시간**: 약 25분
+""", en="""
+# 01. Query, key, value: the three roles in attention
+
+**Goals for this lesson**
+- Say in your own words what the query (Q), key (K) and value (V) each do.
+- See how tokens become embedding vectors, and how a projection turns those embeddings into Q, K and V.
+- Write Q = X·W_Q, K = X·W_K, V = X·W_V with every shape.
+- Pick a query word and look at its similarity scores and attention weights yourself.
+
+**Class time**: about 25 minutes
+""")
+
+lesson.code(slide="skip", ko="""
+import numpy as np
+import qkv_helpers as qk
+
+qk.setup(lang=LANG)                       # 그림과 메시지의 언어
+np.set_printoptions(precision=2, suppress=True)
+ex = qk.running_example()                 # 예제 문장 "The cat sat on the mat."
+""", en="""
+import numpy as np
+import qkv_helpers as qk
+
+qk.setup(lang=LANG)                       # language of plots and messages
+np.set_printoptions(precision=2, suppress=True)
+ex = qk.running_example()                 # the example sentence "The cat sat on the mat."
+""")
+
+lesson.md(slide="slide", ko="""
+## 예제 문장
+
+이 강의 내내 같은 문장 하나를 들고 다닐 거예요. 마침표까지 토큰 7개예요.
+""", en="""
+## The running example
+
+We carry one sentence through the whole course. Counting the full stop, it has 7 tokens.
+""")
+
+lesson.code("""
+print(ex.sentence)
+print(ex.tokens, len(ex.tokens))
+""")
+
+lesson.md(slide="slide", ko="""
+## Q, K, V는 무슨 일을 할까요?
+
+도서관에서 책을 찾는 장면을 떠올려 보세요.
+
+- **쿼리(Q)** 는 내가 들고 간 질문이에요. "나는 어떤 정보가 필요하지?" 예를 들어 "cat"이 문장에서 자기와 관련된 단어를 찾고 싶다면, "cat"의 쿼리가 그 질문이에요.
+- **키(K)** 는 책마다 붙은 색인 카드예요. 모든 토큰이 자기 키를 가지고 있고, 쿼리는 이 키들과 하나하나 비교돼요. "sat", "on", "mat"의 키를 보고 누가 "cat"과 잘 맞는지 가리는 거죠.
+- **밸류(V)** 는 책의 실제 내용이에요. 어느 토큰에 주목할지 정해지면, 그 토큰의 밸류가 실제로 전달돼요.
+
+중요한 점은 **비교할 때 쓰는 것(K)과 전달되는 것(V)이 따로** 있다는 거예요. 그래서 한 토큰에서 세 벡터를 따로 만들어요. 어떻게 만드는지가 이번 시간의 핵심이에요.
+""", en="""
+## What do Q, K and V do?
+
+Think of looking something up in a library.
+
+- The **query (Q)** is the question you bring: "what information do I need?" If "cat" wants to find the words in the sentence that relate to it, "cat"'s query is that question.
+- The **key (K)** is the index card on each book. Every token has its own key, and the query is compared with each of them. Looking at the keys of "sat", "on" and "mat" tells which one matches "cat".
+- The **value (V)** is what is inside the book. Once we know which tokens to attend to, their values are what gets passed along.
+
+The point is that **what you compare (K) and what you hand over (V) are separate**. So each token gets three different vectors. How they are made is the core of this lesson.
+""")
+
+lesson.md(slide="slide", ko="""
+## 임베딩: 토큰을 벡터로
+
+모델은 글자를 직접 다루지 못해요. 그래서 토큰마다 숫자 벡터, 즉 **임베딩**을 하나씩 줘요. 토큰 7개의 임베딩을 한 행씩 쌓으면 행렬 **X**가 돼요. 모양은 `(토큰, d_model)` = `(7, 8)`이에요.
+
+여기 숫자는 학습으로 얻은 게 아니라 시드를 고정한 무작위 숫자예요. 학습된 모델이라면 이 자리에 의미를 담은 숫자가 들어가요.
+""", en="""
+## Embeddings: tokens as vectors
+
+A model cannot work with letters directly, so each token gets a vector of numbers: its **embedding**. Stacking the 7 tokens' embeddings as rows gives the matrix **X**, of shape `(tokens, d_model)` = `(7, 8)`.
+
+These numbers are not learned: they are seeded random numbers standing in for what training would produce.
+""")
+
+lesson.code(ko="""
+print(ex.x.shape)                 # (토큰, d_model)
+ex.x[ex.index("cat")]             # "cat"의 임베딩: 8개의 숫자
+""", en="""
+print(ex.x.shape)                 # (tokens, d_model)
+ex.x[ex.index("cat")]             # the embedding of "cat": 8 numbers
+""")
+
+lesson.md(slide="slide", ko="""
+## Q = X·W_Q, K = X·W_K, V = X·W_V
+
+참고한 글은 Q, K, V 벡터가 "다음과 같은 연산을 거쳐 구해진다"고 해 놓고 정작 식을 빼먹었어요. 여기서 모양까지 적어 볼게요. 세 행렬 W_Q, W_K, W_V가 바로 **선형 변환(프로젝션)** 이에요. 학습으로 정해지는 가중치이고, 모양은 `(d_model, d_k)` = `(8, 4)`예요.
+
+$$
+\\underbrace{Q}_{(7,\\,4)} = \\underbrace{X}_{(7,\\,8)} \\cdot \\underbrace{W_Q}_{(8,\\,4)}, \\qquad
+\\underbrace{K}_{(7,\\,4)} = X \\cdot \\underbrace{W_K}_{(8,\\,4)}, \\qquad
+\\underbrace{V}_{(7,\\,4)} = X \\cdot \\underbrace{W_V}_{(8,\\,4)}
+$$
+
+행렬 곱에서는 안쪽 숫자(8)가 맞아야 하고, 바깥 숫자가 결과의 모양이 돼요: (7, **8**)·(**8**, 4) → (7, 4). 코드로 확인해 봐요.
+""", en="""
+## Q = X·W_Q, K = X·W_K, V = X·W_V
+
+The article this course grows from says the Q, K and V vectors "are computed as follows", and then leaves the formula out. Here it is, with shapes. The three matrices W_Q, W_K and W_V are the **projections**: weights set by training, each of shape `(d_model, d_k)` = `(8, 4)`.
+
+$$
+\\underbrace{Q}_{(7,\\,4)} = \\underbrace{X}_{(7,\\,8)} \\cdot \\underbrace{W_Q}_{(8,\\,4)}, \\qquad
+\\underbrace{K}_{(7,\\,4)} = X \\cdot \\underbrace{W_K}_{(8,\\,4)}, \\qquad
+\\underbrace{V}_{(7,\\,4)} = X \\cdot \\underbrace{W_V}_{(8,\\,4)}
+$$
+
+In a matrix product the inner sizes (8) must match, and the outer ones give the result's shape: (7, **8**)·(**8**, 4) → (7, 4). Let's check in code.
+""")
+
+lesson.code("""
+print("Q = X·W_Q:", ex.x.shape, "·", ex.w_q.shape, "→", (ex.x @ ex.w_q).shape)
+print("K = X·W_K:", ex.x.shape, "·", ex.w_k.shape, "→", (ex.x @ ex.w_k).shape)
+print("V = X·W_V:", ex.x.shape, "·", ex.w_v.shape, "→", (ex.x @ ex.w_v).shape)
+""")
+
+lesson.md(slide="subslide", ko="""
+행렬 곱은 한 번에 하지만, 속을 보면 **토큰마다 따로** 계산돼요. Q의 i번째 행은 X의 i번째 행(그 토큰의 임베딩)에 W_Q를 곱한 거예요. "cat"의 쿼리는 "cat"의 임베딩만으로 정해진다는 뜻이죠.
+""", en="""
+The product is done in one go, but inside it works **token by token**: row i of Q is row i of X (that token's embedding) times W_Q. So "cat"'s query depends on "cat"'s embedding alone.
+""")
+
+lesson.code(ko="""
+cat = ex.index("cat")
+print(np.allclose((ex.x @ ex.w_q)[cat], ex.x[cat] @ ex.w_q))   # 행렬 곱의 한 행 = 한 토큰의 계산
+print(ex.x[cat] @ ex.w_q)                                       # "cat"의 쿼리 (d_k = 4)
+""", en="""
+cat = ex.index("cat")
+print(np.allclose((ex.x @ ex.w_q)[cat], ex.x[cat] @ ex.w_q))   # one row of the product = one token
+print(ex.x[cat] @ ex.w_q)                                       # "cat"'s query (d_k = 4)
+""")
+
+lesson.md(slide="subslide", ko="""
+같은 임베딩에서 나왔어도 W_Q, W_K, W_V가 서로 다르니 **세 벡터는 서로 달라요**. 그래서 "cat"이 질문할 때 쓰는 벡터(쿼리), 질문을 받을 때 쓰는 벡터(키), 내용을 넘겨줄 때 쓰는 벡터(밸류)가 각자 다른 역할을 맡을 수 있어요. (`ex.q`, `ex.k`, `ex.v`는 위의 곱을 미리 계산해 둔 거예요.)
+""", en="""
+They come from the same embedding, but W_Q, W_K and W_V differ, so **the three vectors differ**. That is what lets "cat"'s asking vector (query), its being-asked vector (key) and its handing-over vector (value) play different roles. (`ex.q`, `ex.k`, `ex.v` are the products above, computed for you.)
+""")
+
+lesson.code("""
+print("q:", ex.q[cat])
+print("k:", ex.k[cat])
+print("v:", ex.v[cat])
+""")
+
+lesson.md(slide="slide", ko="""
+## 쿼리 하나가 문장을 바라보는 방법
+
+"cat"의 쿼리를 모든 토큰의 키와 비교하면 토큰마다 **유사도 점수**가 하나씩 나와요. 이 점수를 소프트맥스로 바꾸면 **어텐션 가중치**가 되고, 가중치는 모두 더해 1이에요. 비교 방법(내적)은 02강, √d_k로 나누는 이유는 03강, 소프트맥스는 04강에서 자세히 다뤄요. 지금은 결과만 볼게요. 참고한 글의 설명대로, "cat"은 "sat"에 가장 큰 가중치를 줘요.
+""", en="""
+## How one query looks at the sentence
+
+Comparing "cat"'s query with every token's key gives one **similarity score** per token. Softmax turns the scores into **attention weights**, which add up to 1. The comparison (the dot product) is lesson 02, dividing by √d_k is lesson 03, softmax is lesson 04; for now, only the result. Just as the article describes, "cat" gives "sat" the largest weight.
+""")
+
+lesson.code("""
+view = qk.similarity.query_scores(ex.q, ex.k, cat)
+print(view.weights.round(2), round(float(view.weights.sum()), 2))
+print(ex.tokens[int(view.weights.argmax())])
+""")
+
+lesson.md(slide="slide", ko="""
+## 위젯: 쿼리 단어를 바꿔 보세요
+
+드롭다운에서 쿼리 단어를 고르면 왼쪽에 그 단어의 유사도 점수, 오른쪽에 어텐션 가중치가 그려져요. 가장 큰 막대는 주황색이에요.
+
+**해 볼 것**
+- "cat"에서 시작해서 "on", "mat", "."로 바꿔 보세요. 쿼리마다 주목하는 토큰이 달라져요.
+- "The"(0번)와 "the"(4번)를 비교해 보세요. 철자는 거의 같아도 임베딩이 다르니 쿼리도, 가중치도 달라요.
+
+**눈여겨볼 것**
+- 점수는 음수도 나오지만 가중치는 항상 0 이상이에요.
+- 어떤 단어를 골라도 아래 설명의 가중치 합은 1.00이에요.
+- 점수가 가장 큰 토큰이 가중치도 가장 커요. 순서는 그대로, 크기만 확률로 바뀌어요.
+""", en="""
+## Widget: change the query word
+
+Pick a query word in the dropdown: its similarity scores are drawn on the left, its attention weights on the right. The largest bar is orange.
+
+**Try this**
+- Start from "cat", then switch to "on", "mat" and ".". Each query attends to different tokens.
+- Compare "The" (0) with "the" (4). Nearly the same spelling, but different embeddings, so different queries and different weights.
+
+**Notice**
+- Scores can be negative; weights are never below 0.
+- Whatever word you pick, the caption says the weights add up to 1.00.
+- The token with the largest score also gets the largest weight: softmax keeps the order and turns sizes into probabilities.
+""")
+
+lesson.code("""
+qk.widgets.query_explorer()
+""")
+
+lesson.md(slide="slide", ko="""
+## 직접 해보기: 키 행렬 K 만들기
+
+Q를 만든 것처럼, 예제 문장의 **키** 행렬 K를 직접 계산해 보세요. `ex.x`와 `ex.w_k`를 쓰면 돼요. 결과 모양은 `(7, 4)`여야 해요. 아래 셀의 `...`를 답으로 바꾸고 실행하면 검사 함수가 알려 줘요.
+""", en="""
+## Try it: build the key matrix K
+
+The same way Q was made, compute the **key** matrix K of the example sentence, from `ex.x` and `ex.w_k`. Its shape should be `(7, 4)`. Replace the `...` below with your answer and run the cell; the check tells you how it went.
+""")
+
+lesson.code(exercise=True, ko="""
+my_k = ...   # 여기에 K = X·W_K를 계산해 넣어요
+qk.checks.check_projection_k(my_k, ex)
+""", en="""
+my_k = ...   # compute K = X·W_K here
+qk.checks.check_projection_k(my_k, ex)
+""")
+
+lesson.code(solution=True, ko="""
+my_k = ex.x @ ex.w_k   # (7, 8)·(8, 4) → (7, 4)
+qk.checks.check_projection_k(my_k, ex)
+""", en="""
+my_k = ex.x @ ex.w_k   # (7, 8)·(8, 4) → (7, 4)
+qk.checks.check_projection_k(my_k, ex)
+""")
+
+lesson.md(slide="slide", ko="""
+## 정리
+
+- 토큰은 임베딩 벡터가 되고, 문장 전체는 행렬 X `(토큰, d_model)`이에요.
+- 선형 변환(프로젝션) 세 개가 X에서 Q, K, V를 만들어요: Q = X·W_Q, K = X·W_K, V = X·W_V, 여기서는 (7, 8)·(8, 4) → (7, 4).
+- 각 행은 토큰 하나의 계산이에요. 같은 임베딩에서 나와도 Q, K, V는 서로 달라요.
+- 쿼리는 묻고, 키는 비교되고, 밸류는 전달돼요. "cat"의 쿼리는 "sat"에 가장 큰 가중치(0.47)를 줘요.
+
+다음 시간에는 쿼리와 키를 비교하는 방법, 내적을 살펴봐요.
+
+[다음: 02. 내적으로 보는 유사도 →](02_dot_product_similarity.ipynb)
+""", en="""
+## Key takeaways
+
+- Tokens become embedding vectors; the sentence is a matrix X of shape `(tokens, d_model)`.
+- Three projections make Q, K and V from X: Q = X·W_Q, K = X·W_K, V = X·W_V, here (7, 8)·(8, 4) → (7, 4).
+- Each row is one token's computation. Q, K and V come from the same embedding but differ.
+- The query asks, the key is compared, the value is handed over. "cat"'s query gives "sat" the largest weight (0.47).
+
+Next, how a query and a key are compared: the dot product.
+
+[Next: 02. The dot product as similarity →](02_dot_product_similarity.ipynb)
+""")
