@@ -1,0 +1,206 @@
+"""KVCache: what it keeps equals the concatenation of what was appended, appending does not
+copy what is kept, storage grows geometrically, nbytes follows the formula, errors are clear.
+
+The reference is np.concatenate of every appended block: the slow, obvious cache.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from qkv_helpers import KVCache
+
+
+def blocks(n_heads, head_dim, sizes, dtype=np.float32, seed=0):
+    """Random (k, v) blocks of shape (n_heads, size, head_dim), one per size."""
+    rng = np.random.default_rng(seed)
+    return [(rng.normal(size=(n_heads, n, head_dim)).astype(dtype),
+             rng.normal(size=(n_heads, n, head_dim)).astype(dtype)) for n in sizes]
+
+
+# --- small cases -----------------------------------------------------------------------
+
+
+def test_empty_cache():
+    cache = KVCache(n_heads=3, head_dim=5, capacity=4)
+    assert len(cache) == 0
+    assert cache.keys.shape == (3, 0, 5)
+    assert cache.values.shape == (3, 0, 5)
+    assert cache.nbytes == 0
+    assert cache.capacity == 4
+    assert cache.allocated_nbytes == 2 * 4 * 3 * 5 * 4
+
+
+def test_prompt_then_single_tokens_by_hand():
+    cache = KVCache(n_heads=2, head_dim=3, capacity=10)
+    # Token i's key is filled with i, its value with -i: easy to read back.
+    prompt_k = np.zeros((2, 3, 3), np.float32)  # (n_heads, 3 tokens, head_dim)
+    prompt_k[:, 1], prompt_k[:, 2] = 1, 2
+    cache.append(prompt_k, -prompt_k)
+    for i in (3, 4):
+        k = np.full((2, 1, 3), i, np.float32)
+        cache.append(k, -k)
+    assert len(cache) == 5
+    assert cache.keys[:, :, 0].tolist() == [[0, 1, 2, 3, 4]] * 2
+    assert cache.values[:, :, 2].tolist() == [[0, -1, -2, -3, -4]] * 2
+    assert cache.nbytes == 2 * 5 * 2 * 3 * 4
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_nbytes_formula_and_dtype(dtype):
+    n_heads, head_dim = 4, 8
+    cache = KVCache(n_heads, head_dim, capacity=3, dtype=dtype)
+    for k, v in blocks(n_heads, head_dim, [2, 1, 5, 1], dtype=dtype):
+        cache.append(k, v)
+        tokens = len(cache)
+        itemsize = np.dtype(dtype).itemsize
+        assert cache.nbytes == 2 * tokens * n_heads * head_dim * itemsize
+        assert cache.nbytes == cache.keys.nbytes + cache.values.nbytes
+        assert cache.allocated_nbytes == 2 * cache.capacity * n_heads * head_dim * itemsize
+        assert cache.keys.dtype == dtype and cache.values.dtype == dtype
+
+
+def test_keys_and_values_are_views_of_the_storage():
+    cache = KVCache(2, 4, capacity=8)
+    (k, v), = blocks(2, 4, [3])
+    cache.append(k, v)
+    keys = cache.keys
+    assert not keys.flags.owndata
+    assert np.shares_memory(keys, cache.keys)
+    assert not np.shares_memory(keys, k)  # the cache holds its own copy of what was given
+
+
+def test_append_within_capacity_keeps_the_same_storage():
+    """Appending writes the new tokens only: the kept tokens stay where they were."""
+    cache = KVCache(2, 4, capacity=8)
+    parts = blocks(2, 4, [3, 1, 1, 2])
+    cache.append(*parts[0])
+    before = cache.keys
+    for k, v in parts[1:]:
+        cache.append(k, v)
+        # The earlier view still looks at the same memory as the start of the new one.
+        assert np.shares_memory(before, cache.keys)
+        np.testing.assert_array_equal(before, cache.keys[:, :3])
+    assert cache.capacity == 8
+
+
+def test_growth_is_geometric_and_keeps_the_contents():
+    cache = KVCache(1, 2, capacity=1)
+    parts = blocks(1, 2, [1] * 100)
+    capacities = []
+    for k, v in parts:
+        cache.append(k, v)
+        capacities.append(cache.capacity)
+    grown = sorted(set(capacities))
+    assert grown == [1, 2, 4, 8, 16, 32, 64, 128]  # doubles: 7 copies for 100 tokens
+    np.testing.assert_array_equal(cache.keys, np.concatenate([k for k, _ in parts], axis=1))
+    np.testing.assert_array_equal(cache.values, np.concatenate([v for _, v in parts], axis=1))
+
+
+def test_a_large_append_grows_to_fit():
+    cache = KVCache(2, 3, capacity=2)
+    (k, v), = blocks(2, 3, [9])
+    cache.append(k, v)
+    assert len(cache) == 9
+    assert cache.capacity >= 9
+    np.testing.assert_array_equal(cache.keys, k)
+
+
+def test_clear_forgets_the_tokens_but_keeps_the_storage():
+    cache = KVCache(2, 3, capacity=4)
+    cache.append(*blocks(2, 3, [3])[0])
+    cache.clear()
+    assert len(cache) == 0 and cache.nbytes == 0 and cache.capacity == 4
+    (k, v), = blocks(2, 3, [2], seed=1)
+    cache.append(k, v)
+    np.testing.assert_array_equal(cache.values, v)
+
+
+def test_repr_names_the_sizes():
+    assert repr(KVCache(2, 3, 4)) == (
+        "KVCache(n_heads=2, head_dim=3, len=0, capacity=4, dtype=float32)")
+
+
+# --- property: the cache equals the concatenation of what was appended -------------------
+
+
+@given(
+    n_heads=st.integers(1, 4),
+    head_dim=st.integers(1, 6),
+    capacity=st.integers(1, 8),
+    sizes=st.lists(st.integers(0, 5), min_size=1, max_size=12),
+    seed=st.integers(0, 2**16),
+)
+def test_cache_equals_concatenation(n_heads, head_dim, capacity, sizes, seed):
+    cache = KVCache(n_heads, head_dim, capacity)
+    parts = blocks(n_heads, head_dim, sizes, seed=seed)
+    for i, (k, v) in enumerate(parts):
+        cache.append(k, v)
+        want_k = np.concatenate([k for k, _ in parts[: i + 1]], axis=1)
+        want_v = np.concatenate([v for _, v in parts[: i + 1]], axis=1)
+        np.testing.assert_array_equal(cache.keys, want_k)
+        np.testing.assert_array_equal(cache.values, want_v)
+        assert len(cache) == want_k.shape[1] <= cache.capacity
+        assert cache.nbytes == want_k.nbytes + want_v.nbytes
+
+
+# --- errors name the argument and the shapes ------------------------------------------
+
+
+@pytest.fixture
+def cache():
+    return KVCache(n_heads=2, head_dim=4, capacity=8)
+
+
+def test_wrong_number_of_heads(cache):
+    k = np.zeros((3, 1, 4), np.float32)
+    with pytest.raises(ValueError, match=r"k must have shape .*\(2, new_tokens, 4\).*\(3, 1, 4\)"):
+        cache.append(k, k)
+
+
+def test_wrong_head_dim_in_v(cache):
+    k = np.zeros((2, 1, 4), np.float32)
+    with pytest.raises(ValueError, match=r"v must have shape .*\(2, new_tokens, 4\).*\(2, 1, 5\)"):
+        cache.append(k, np.zeros((2, 1, 5), np.float32))
+
+
+def test_missing_token_axis(cache):
+    with pytest.raises(ValueError, match=r"k must have shape .* got \(2, 4\)"):
+        cache.append(np.zeros((2, 4), np.float32), np.zeros((2, 4), np.float32))
+
+
+def test_k_and_v_disagree_on_tokens(cache):
+    with pytest.raises(ValueError, match=r"k has shape \(2, 2, 4\), v has shape \(2, 1, 4\)"):
+        cache.append(np.zeros((2, 2, 4), np.float32), np.zeros((2, 1, 4), np.float32))
+
+
+def test_wrong_dtype(cache):
+    k = np.zeros((2, 1, 4))  # float64
+    with pytest.raises(TypeError, match=r"k must have the cache's dtype float32, got float64"):
+        cache.append(k, k.astype(np.float32))
+
+
+def test_not_an_array(cache):
+    with pytest.raises(TypeError, match=r"v must be a numpy array .* got list"):
+        cache.append(np.zeros((2, 1, 4), np.float32), [[[0.0] * 4]] * 2)
+
+
+def test_a_failed_append_changes_nothing(cache):
+    cache.append(np.ones((2, 1, 4), np.float32), np.ones((2, 1, 4), np.float32))
+    with pytest.raises(ValueError):
+        cache.append(np.ones((2, 1, 4), np.float32), np.ones((2, 2, 4), np.float32))
+    assert len(cache) == 1
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(n_heads=0, head_dim=4, capacity=8), "n_heads must be a positive integer, got 0"),
+    (dict(n_heads=2, head_dim=2.5, capacity=8), "head_dim must be a positive integer"),
+    (dict(n_heads=2, head_dim=4, capacity=0), "capacity must be a positive integer, got 0"),
+    (dict(n_heads=2, head_dim=4, capacity=8, dtype=np.int32), "dtype must be a float dtype"),
+])
+def test_bad_construction(kwargs, match):
+    with pytest.raises((ValueError, TypeError), match=match):
+        KVCache(**kwargs)
