@@ -60,6 +60,10 @@ _LAZY = {
     "scaling": "qkv_helpers.scaling",
     "numerics": "qkv_helpers.numerics",
     "weighted_sum": "qkv_helpers.weighted_sum",
+    # lessons 06-08, 10 (numpy only)
+    "encoder_decoder": "qkv_helpers.encoder_decoder",
+    "pipeline": "qkv_helpers.pipeline",
+    "quiz": "qkv_helpers.quiz",
 }
 
 

@@ -262,4 +262,103 @@ def _close(answer, expected) -> bool:
 
 
 # --- lessons 06-08, 10 ---
+
+
+def check_head_output(answer, mha, x, head: int, name: str = "my_head") -> Feedback:
+    """Lesson 06: one head's output ``softmax(q·kᵀ/√d_k)·v`` from ``mha.project(x)``.
+
+    Recognises three slips: no scaling, no softmax, and another head.
+
+    >>> from qkv_helpers.lang import set_language
+    >>> from qkv_helpers.encoder_decoder import encoder_example
+    >>> set_language("en")
+    >>> enc = encoder_example()
+    >>> check_head_output(..., enc.mha, enc.x, head=1).ok is None
+    True
+    >>> check_head_output(np.zeros((7, 8)), enc.mha, enc.x, head=1)
+    ❌ my_head has shape (7, 8), but it should have shape (7, 4).
+    """
+    if not_answered(answer):
+        return unanswered()
+    from .attention import scaled_dot_product_attention, softmax
+
+    p = mha.project(x)  # each (n_heads, tokens, head_dim)
+    expected = scaled_dot_product_attention(p.q[head], p.k[head], p.v[head]).output
+    feedback = check_array(answer, expected, name)
+    if feedback.ok is not False or np.shape(answer) != expected.shape:
+        return feedback
+    got = np.asarray(answer, dtype=float)
+    scores = p.q[head] @ p.k[head].T  # (tokens, tokens)
+    root = float(np.sqrt(mha.head_dim))
+    if np.allclose(got, softmax(scores) @ p.v[head], atol=1e-6):
+        return wrong("check_l06_unscaled", name=name, root=f"{root:.0f}")
+    if np.allclose(got, scores / root @ p.v[head], atol=1e-6):
+        return wrong("check_l06_no_softmax", name=name)
+    for other in range(mha.n_heads):
+        if other != head and np.allclose(
+                got, scaled_dot_product_attention(p.q[other], p.k[other], p.v[other]).output,
+                atol=1e-6):
+            return wrong("check_l06_other_head", name=name, other=other, head=head)
+    return feedback
+
+
+def check_causal_mask(answer, n_q: int, n_k: int, name: str = "my_mask") -> Feedback:
+    """Lesson 07: a causal mask for ``n_q`` queries that are the last of ``n_k`` positions.
+
+    True (or 1) = may attend. The feedback names the first row that sees the future or
+    hides its past.
+
+    >>> from qkv_helpers.lang import set_language
+    >>> set_language("en")
+    >>> check_causal_mask(np.ones((2, 5), bool), 2, 5)
+    ❌ In my_mask, query row 0 (position 3) may see key 4, which is in its future.
+    >>> check_causal_mask(np.tri(2, 5, k=3, dtype=bool), 2, 5)
+    ✅ Right! my_mask is correct.
+    """
+    if not_answered(answer):
+        return unanswered()
+    from .masks import causal_mask
+
+    try:
+        got = np.asarray(answer)
+    except (TypeError, ValueError):
+        return wrong("check_not_numbers", name=name, kind=type(answer).__name__)
+    if got.dtype.kind not in "biuf":
+        return wrong("check_not_numbers", name=name, kind=type(answer).__name__)
+    if got.shape != (n_q, n_k):
+        return wrong("check_shape", name=name, got=got.shape, needed=(n_q, n_k))
+    if not np.isin(got, (0, 1)).all():
+        return wrong("check_l07_not_bool", name=name)
+    got = got.astype(bool)
+    expected = causal_mask(n_q, n_k)  # (n_q, n_k)
+    for row, col in np.argwhere(got != expected):
+        key = "check_l07_sees_future" if got[row, col] else "check_l07_hides_past"
+        return wrong(key, name=name, row=int(row), col=int(col),
+                     position=int(n_k - n_q + row))
+    return right(name=name)
+
+
+def check_cross_weights_shape(answer, example, name: str = "my_shape") -> Feedback:
+    """Lesson 08: the shape of cross-attention's weights, (target tokens, source tokens).
+
+    >>> from qkv_helpers.lang import set_language
+    >>> from qkv_helpers import translation_example
+    >>> set_language("en")
+    >>> check_cross_weights_shape((5, 7), translation_example())
+    ✅ Right! my_shape is correct.
+    >>> check_cross_weights_shape((7, 5), translation_example()).ok
+    False
+    """
+    if not_answered(answer):
+        return unanswered()
+    needed = (len(example.target_tokens), len(example.source_tokens))
+    try:
+        got = tuple(int(n) for n in answer)
+    except (TypeError, ValueError):
+        return wrong("check_wrong_value", name=name, got=answer)
+    if got == needed[::-1] and needed[0] != needed[1]:
+        return wrong("check_l08_transposed", name=name, got=got)
+    return check_value(got, needed, name)
+
+
 # --- lesson 09 ---

@@ -20,6 +20,7 @@ from .attention_maps import (
 
 # Each part of the course adds its plots below, one import line per module.
 # (isort: these come after style.apply() on purpose.)
+from .pipeline import plot_pipeline
 from .scaling import plot_score_histogram, plot_variance_vs_dk
 from .similarity import plot_vectors_2d
 from .softmax_curves import plot_softmax_curves

@@ -8,6 +8,14 @@ the panel's data and picture changed.
 from ._live import LiveFigure, Panel
 
 # Each part of the course adds its widgets below, one import line per module.
+from .cross import cross_attention_explorer
+from .heads import head_selector
+from .lessons_01_05 import (
+    dot_product_explorer,
+    query_explorer,
+    scaling_explorer,
+    temperature_explorer,
+    weighted_sum_stepper,
+)
+from .masking import causal_mask_explorer
 from .start import widget_check
-from .lessons_01_05 import (dot_product_explorer, query_explorer, scaling_explorer,
-                            temperature_explorer, weighted_sum_stepper)

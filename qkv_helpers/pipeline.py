@@ -1,0 +1,87 @@
+"""The whole of attention, step by step, for the recap of lesson 10.
+
+    x → Q, K, V → scores = Q·Kᵀ → scaled = scores / √d_k → weights = softmax(scaled)
+      → output = weights · V
+
+numpy only.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+
+from ._checks import as_float_array
+from .attention import softmax
+
+__all__ = ["PipelineSteps", "pipeline_steps"]
+
+
+class PipelineSteps(NamedTuple):
+    """Every intermediate array of one attention, in the order it is computed."""
+
+    x: np.ndarray
+    """``(tokens, d_model)``: the embeddings."""
+    q: np.ndarray
+    """``(tokens, d_k)``: ``x·W_Q``."""
+    k: np.ndarray
+    """``(tokens, d_k)``: ``x·W_K``."""
+    v: np.ndarray
+    """``(tokens, d_v)``: ``x·W_V``."""
+    scores: np.ndarray
+    """``(tokens, tokens)``: ``Q·Kᵀ``."""
+    scaled: np.ndarray
+    """``(tokens, tokens)``: ``Q·Kᵀ / √d_k``."""
+    weights: np.ndarray
+    """``(tokens, tokens)``: ``softmax(scaled)`` (masked entries exactly 0), rows sum to 1."""
+    output: np.ndarray
+    """``(tokens, d_v)``: ``weights·V``, one contextual vector per token."""
+
+
+def pipeline_steps(x, w_q, w_k, w_v, mask=None) -> PipelineSteps:
+    """Compute self-attention one named step at a time.
+
+    Parameters
+    ----------
+    x : array_like, shape (tokens, d_model)
+    w_q, w_k : array_like, shape (d_model, d_k)
+    w_v : array_like, shape (d_model, d_v)
+    mask : array_like of bool, shape (tokens, tokens), optional
+        True where a query may attend (e.g. :func:`qkv_helpers.causal_mask`).
+
+    Examples
+    --------
+    >>> from qkv_helpers import running_example, scaled_dot_product_attention
+    >>> ex = running_example()
+    >>> steps = pipeline_steps(ex.x, ex.w_q, ex.w_k, ex.w_v)
+    >>> [a.shape for a in steps]
+    [(7, 8), (7, 4), (7, 4), (7, 4), (7, 7), (7, 7), (7, 7), (7, 4)]
+    >>> bool(np.allclose(steps.output, scaled_dot_product_attention(ex.q, ex.k, ex.v).output))
+    True
+    """
+    x = as_float_array(x, "x", min_ndim=2)
+    w_q, w_k, w_v = (as_float_array(w, name, min_ndim=2)
+                     for w, name in ((w_q, "w_q"), (w_k, "w_k"), (w_v, "w_v")))
+    if x.ndim != 2:
+        raise ValueError(f"x must have shape (tokens, d_model), got {x.shape}")
+    for w, name in ((w_q, "w_q"), (w_k, "w_k"), (w_v, "w_v")):
+        if w.ndim != 2 or w.shape[0] != x.shape[1]:
+            raise ValueError(f"{name} must have shape (d_model, d) = ({x.shape[1]}, d) to "
+                             f"multiply x of shape {x.shape}, got {w.shape}")
+    if w_q.shape != w_k.shape:
+        raise ValueError(f"w_q and w_k must have the same shape (d_model, d_k), got "
+                         f"{w_q.shape} and {w_k.shape}")
+    q, k, v = x @ w_q, x @ w_k, x @ w_v  # (tokens, d_k), (tokens, d_k), (tokens, d_v)
+    scores = q @ k.T  # (tokens, tokens)
+    scaled = scores / math.sqrt(q.shape[1])  # (tokens, tokens)
+    if mask is not None:
+        mask = np.asarray(mask)
+        if mask.dtype != bool or mask.shape != scores.shape:
+            raise ValueError(f"mask must be a boolean array of shape {scores.shape}, got "
+                             f"dtype {mask.dtype} and shape {mask.shape}")
+        weights = softmax(np.where(mask, scaled, -np.inf))  # (tokens, tokens)
+    else:
+        weights = softmax(scaled)  # (tokens, tokens)
+    return PipelineSteps(x, q, k, v, scores, scaled, weights, weights @ v)

@@ -1,0 +1,55 @@
+"""Lesson 08's widget: pick a decoder token and see where its cross-attention looks."""
+
+from __future__ import annotations
+
+import ipywidgets as widgets
+
+from ..attention import scaled_dot_product_attention
+from ..examples import TranslationExample, translation_example
+from ..lang import t
+from ..plots.attention_maps import plot_cross_attention, plot_query_bars
+from ._live import LiveFigure, Panel
+
+__all__ = ["cross_attention_explorer"]
+
+
+def cross_attention_explorer(example: TranslationExample | None = None) -> Panel:
+    """A dropdown picks a target (decoder) token; its row of the alignment is shown.
+
+    Left: the (target tokens, source tokens) weights with the chosen row outlined. Right:
+    that row as bars over the source tokens, the largest highlighted.
+
+    Examples
+    --------
+    >>> panel = cross_attention_explorer()
+    >>> panel.state["token"], panel.state["source"]
+    ('고양이가', 'cat')
+    >>> panel.controls["target"].value = 1
+    >>> panel.state["token"], panel.state["source"]
+    ('매트', 'mat')
+    """
+    ex = translation_example() if example is None else example
+    source, target = list(ex.source_tokens), list(ex.target_tokens)
+    weights = scaled_dot_product_attention(ex.q, ex.k, ex.v).weights  # (target, source)
+    dropdown = widgets.Dropdown(options=[(tok, i) for i, tok in enumerate(target)], value=0,
+                                description=t("w_cross_target"))
+
+    def update(panel: Panel) -> None:
+        i = dropdown.value
+        j = int(weights[i].argmax())
+        panel.state = dict(row=i, token=target[i], source=source[j], weights_row=weights[i])
+        panel.caption.value = t("w_cross_caption", token=target[i], source=source[j],
+                                weight=f"{weights[i, j]:.2f}")
+
+    def draw(fig, panel: Panel) -> None:
+        state = panel.state
+        i = state["row"]
+        left, right = fig.subplots(1, 2, width_ratios=[1.2, 1.0])
+        plot_cross_attention(weights, target, source, ax=left, highlight_row=i)
+        plot_query_bars(state["weights_row"], source, ax=right, ylabel=t("weights"),
+                        highlight=int(state["weights_row"].argmax()),
+                        title=t("w_cross_bars_title", token=state["token"]))
+        right.set_ylim(0, 1.1)
+
+    return Panel("cross_attention_explorer", {"target": dropdown},
+                 LiveFigure(draw, figsize=(11.5, 4.4)), update)
