@@ -1,0 +1,476 @@
+"""Autoregressive decoding, token by token, with and without a KV cache.
+
+:class:`TinyTransformer` is a small encoder–decoder with seeded random weights (no
+training): enough to watch what a decoder computes at each step. Greedy decoding feeds
+the tokens so far, takes the most likely next token, appends it and repeats.
+
+Without a cache, every step runs the decoder over the *whole* sequence again: the keys
+and values of every earlier token, in every layer, are recomputed although they have
+not changed. With a cache (:class:`~qkv_helpers.kv_cache.KVCache`, one per layer), a
+step runs the decoder on the *new* token only and takes the earlier keys and values
+from the cache. The two paths in :meth:`TinyTransformer.generate` differ in exactly
+that, so the ids they produce are the same and the logits agree to float rounding.
+
+The cross-attention keys and values come from the encoder output, which does not
+change while decoding: with a cache they are computed once per source sentence.
+
+FLOPs are counted for the matrix products only, ``2·m·k·n`` for an ``(m, k) @ (k, n)``
+product (a multiply and an add per term); layer norms, softmax, the embedding lookup
+and the additions of biases and residuals are not counted.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import NamedTuple
+
+import numpy as np
+
+from ._checks import positive_int
+from .attention import MultiHeadAttention, _softmax_inplace
+from .kv_cache import KVCache
+from .masks import causal_mask
+
+__all__ = [
+    "FLOP_PARTS",
+    "Generation",
+    "Step",
+    "TinyTransformer",
+    "layer_norm",
+    "sinusoidal_positions",
+]
+
+FLOP_PARTS = ("encoder", "cross_kv", "projections", "attention", "mlp", "logits")
+"""The parts a step's FLOPs are split into (:attr:`Step.flops_by_part`):
+
+- ``encoder``: the whole encoder pass over the source sentence (the first step only);
+- ``cross_kv``: the cross-attention key and value projections of the encoder output;
+- ``projections``: the decoder's Q, K, V projections (self-attention), Q projections
+  (cross-attention) and output projections W_O;
+- ``attention``: the products ``q·kᵀ`` and ``weights·v``, self- and cross-attention;
+- ``mlp``: the decoder's two-layer MLPs;
+- ``logits``: the projection of the last position onto the vocabulary.
+"""
+
+
+def sinusoidal_positions(n_positions: int, d_model: int, dtype=np.float32) -> np.ndarray:
+    """The sinusoidal position vectors of "Attention Is All You Need".
+
+    ``PE[pos, 2i] = sin(pos / 10000^(2i/d_model))``, ``PE[pos, 2i+1] = cos(...)``.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n_positions, d_model)
+
+    Examples
+    --------
+    >>> sinusoidal_positions(3, 4).round(3)
+    array([[ 0.   ,  1.   ,  0.   ,  1.   ],
+           [ 0.841,  0.54 ,  0.01 ,  1.   ],
+           [ 0.909, -0.416,  0.02 ,  1.   ]], dtype=float32)
+    """
+    n_positions = positive_int(n_positions, "n_positions")
+    d_model = positive_int(d_model, "d_model")
+    pos = np.arange(n_positions)[:, None]  # (n_positions, 1)
+    freq = 10000.0 ** (-np.arange(0, d_model, 2) / d_model)  # (ceil(d_model / 2),)
+    pe = np.empty((n_positions, d_model))  # (n_positions, d_model)
+    pe[:, 0::2] = np.sin(pos * freq)
+    pe[:, 1::2] = np.cos(pos * freq[: d_model // 2])
+    return pe.astype(dtype)
+
+
+def layer_norm(x: np.ndarray, eps: float = 1e-5) -> np.ndarray:
+    """Each row of ``x`` shifted to mean 0 and scaled to variance 1 (no learned scale/shift).
+
+    A trained layer norm also multiplies by a learned ``γ`` and adds a learned ``β``;
+    at initialisation they are 1 and 0, which is what an untrained model has.
+
+    Examples
+    --------
+    >>> layer_norm(np.array([[1.0, 2.0, 3.0]])).round(3)
+    array([[-1.225,  0.   ,  1.225]])
+    """
+    d = x.shape[-1]
+    # Sums rather than means, and one square root: the same numbers, fewer numpy calls
+    # (this runs three times per layer at every decoding step).
+    centred = x - x.sum(axis=-1, keepdims=True) / d  # (..., d_model)
+    sum_sq = np.square(centred).sum(axis=-1, keepdims=True)  # (..., 1) = d · variance
+    sum_sq += d * eps
+    centred *= math.sqrt(d) / np.sqrt(sum_sq)  # divide by sqrt(variance + eps)
+    return centred
+
+
+class Step(NamedTuple):
+    """What one decoding step did: it produced one new token."""
+
+    new_tokens: int
+    """Tokens run through the decoder in this step (the prompt, one token, or everything)."""
+    context: int
+    """Tokens the self-attention attends over: the prompt and the tokens generated so far."""
+    flops: int
+    """FLOPs of the step's matrix products (multiply-add = 2)."""
+    flops_by_part: dict
+    """The same FLOPs split into :data:`FLOP_PARTS`."""
+    cache_bytes: int
+    """Bytes of keys and values kept for later steps after this one (0 without a cache)."""
+    seconds: float
+    """Wall-clock time of the step."""
+
+
+class Generation(NamedTuple):
+    """The result of :meth:`TinyTransformer.generate`."""
+
+    ids: np.ndarray
+    """``(max_new_tokens,)``: the generated token ids (not the prompt)."""
+    logits: np.ndarray
+    """``(max_new_tokens, vocab_size)``: the logits each id was chosen from (its argmax)."""
+    steps: list
+    """One :class:`Step` per generated token."""
+
+    @property
+    def flops(self) -> int:
+        """Total FLOPs of every step."""
+        return sum(step.flops for step in self.steps)
+
+    @property
+    def seconds(self) -> float:
+        """Total time of every step."""
+        return sum(step.seconds for step in self.steps)
+
+
+class _FlopCounter:
+    """Matrix products that count their FLOPs, under one of :data:`FLOP_PARTS`."""
+
+    __slots__ = ("parts",)
+
+    def __init__(self):
+        self.parts = dict.fromkeys(FLOP_PARTS, 0)
+
+    def matmul(self, part: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """``a @ b``, counting ``2·m·k·n`` per product; ``a`` carries every batch dimension."""
+        self.parts[part] += 2 * a.size * b.shape[-1]
+        return a @ b
+
+    @property
+    def total(self) -> int:
+        return sum(self.parts.values())
+
+
+class _Layer:
+    """One encoder or decoder layer's weights.
+
+    The attention weights live in :class:`~qkv_helpers.attention.MultiHeadAttention`
+    objects; the self-attention's ``W_Q, W_K, W_V`` are also kept side by side as one
+    ``(d_model, 3·d_model)`` matrix, so that Q, K and V come from one matrix product
+    (the same numbers as three), and likewise the cross-attention's ``W_K, W_V``.
+    """
+
+    def __init__(self, rng, d_model, n_heads, d_ff, cross: bool, dtype):
+        def seed():
+            return int(rng.integers(2**31))
+
+        self.self_attn = MultiHeadAttention(d_model, n_heads, seed(), bias=False, dtype=dtype)
+        a = self.self_attn
+        self.w_qkv = np.concatenate([a.w_q, a.w_k, a.w_v], axis=1)  # (d_model, 3·d_model)
+        self.cross_attn = None
+        if cross:
+            self.cross_attn = c = MultiHeadAttention(d_model, n_heads, seed(), bias=False,
+                                                     dtype=dtype)
+            self.w_kv = np.concatenate([c.w_k, c.w_v], axis=1)  # (d_model, 2·d_model)
+        self.w_1 = rng.normal(0.0, 1 / math.sqrt(d_model), (d_model, d_ff)).astype(dtype)
+        self.w_2 = rng.normal(0.0, 1 / math.sqrt(d_ff), (d_ff, d_model)).astype(dtype)
+
+
+class TinyTransformer:
+    """A small encoder–decoder Transformer with seeded random weights, for decoding lessons.
+
+    Pre-norm layers, as in GPT-2: each sub-layer reads ``layer_norm(x)`` and adds its
+    output to ``x``::
+
+        x = token embedding + sinusoidal position             # (tokens, d_model)
+        encoder layer:  x += self_attention(LN(x));  x += mlp(LN(x))
+        decoder layer:  x += masked_self_attention(LN(x))
+                        x += cross_attention(LN(x), encoder output)   # with a source
+                        x += mlp(LN(x))
+        logits = LN(x) @ W_out                                 # (tokens, vocab_size)
+
+    The MLP is ``relu(x·W_1)·W_2`` with ``d_ff = 4·d_model`` by default. No layer has
+    biases (as in LLaMA), and layer norm has no learned scale or shift.
+    Without ``source_ids`` the encoder and the cross-attention are skipped: a
+    decoder-only model, like GPT.
+
+    The weights are random (no training) and fixed at construction; they are scaled
+    so that the logits are spread out and greedy decoding does not repeat one token.
+
+    Parameters
+    ----------
+    vocab_size : int
+        Number of token ids, ``0 .. vocab_size - 1``.
+    d_model : int
+        Width of the token vectors.
+    n_heads : int
+        Attention heads; must divide ``d_model``.
+    n_layers : int
+        Layers in the encoder and in the decoder (each).
+    seed : int
+        Seed of every random weight.
+    d_ff : int, optional
+        Width of the MLP's hidden layer; ``4 · d_model`` by default.
+    dtype : numpy float dtype
+        float32 (default) or float64.
+
+    Examples
+    --------
+    >>> model = TinyTransformer(vocab_size=50, d_model=32, n_heads=4, n_layers=2, seed=3)
+    >>> cached = model.generate([1, 2, 3], max_new_tokens=6)
+    >>> uncached = model.generate([1, 2, 3], max_new_tokens=6, use_cache=False)
+    >>> cached.ids
+    array([38, 17, 19, 37, 24, 36])
+    >>> bool((cached.ids == uncached.ids).all())
+    True
+    >>> bool(np.allclose(cached.logits, uncached.logits, atol=1e-4))
+    True
+    >>> [s.new_tokens for s in cached.steps], [s.new_tokens for s in uncached.steps]
+    ([3, 1, 1, 1, 1, 1], [3, 4, 5, 6, 7, 8])
+    >>> cached.steps[-1].cache_bytes      # 2 · 2 layers · 32 · 8 tokens · 4 bytes
+    4096
+    >>> model.generate([1], 4, source_ids=[5, 6, 7]).ids   # with a source sentence
+    array([37, 25, 28, 43])
+    """
+
+    def __init__(self, vocab_size: int, d_model: int, n_heads: int, n_layers: int,
+                 seed: int = 0, d_ff: int | None = None, dtype=np.float32):
+        self.vocab_size = positive_int(vocab_size, "vocab_size")
+        self.d_model = positive_int(d_model, "d_model")
+        self.n_layers = positive_int(n_layers, "n_layers")
+        self.d_ff = 4 * self.d_model if d_ff is None else positive_int(d_ff, "d_ff")
+        self.dtype = np.dtype(dtype)
+        if self.dtype not in (np.float32, np.float64):
+            raise TypeError(f"dtype must be float32 or float64, got {self.dtype}")
+        rng = np.random.default_rng(seed)
+        # Standard deviation 2: the token just read, more than the slowly changing position
+        # and context, decides the next one, so greedy decoding wanders over the vocabulary
+        # instead of settling on one token.
+        self.embedding = rng.normal(0.0, 2.0, (vocab_size, d_model)).astype(dtype)  # (V, d)
+        self.encoder_layers = [_Layer(rng, d_model, n_heads, self.d_ff, False, dtype)
+                               for _ in range(n_layers)]
+        self.decoder_layers = [_Layer(rng, d_model, n_heads, self.d_ff, True, dtype)
+                               for _ in range(n_layers)]
+        self.n_heads = self.decoder_layers[0].self_attn.n_heads
+        self.head_dim = self.decoder_layers[0].self_attn.head_dim
+        self.w_out = rng.normal(0.0, 1 / math.sqrt(d_model), (d_model, vocab_size)).astype(
+            dtype)  # (d_model, vocab_size)
+        self._positions = sinusoidal_positions(64, d_model, dtype)  # grown when needed
+
+    def __repr__(self) -> str:
+        return (f"TinyTransformer(vocab_size={self.vocab_size}, d_model={self.d_model}, "
+                f"n_heads={self.n_heads}, n_layers={self.n_layers}, d_ff={self.d_ff}, "
+                f"dtype={self.dtype})")
+
+    # --- public ------------------------------------------------------------------
+
+    def encode(self, source_ids) -> np.ndarray:
+        """The encoder output for a source sentence, ``(source_tokens, d_model)``."""
+        source = self._check_ids(source_ids, "source_ids")
+        return self._encode(source, _FlopCounter())
+
+    def forward(self, ids, source_ids=None) -> np.ndarray:
+        """Logits at every position in one pass, ``(tokens, vocab_size)``, as in training.
+
+        Row ``i`` is the prediction for the token after ``ids[i]``, seeing ``ids[: i+1]``
+        only (causal mask). With ``source_ids`` the decoder also attends to the encoder.
+
+        >>> model = TinyTransformer(50, 32, 4, 1)
+        >>> model.forward([1, 2, 3]).shape
+        (3, 50)
+        """
+        ids = self._check_ids(ids, "ids")
+        flops = _FlopCounter()
+        cross_kv = None
+        if source_ids is not None:
+            memory = self._encode(self._check_ids(source_ids, "source_ids"), flops)
+            cross_kv = self._cross_kv(memory, flops)
+        x = self._decoder(self._embed(ids, 0), None, cross_kv, flops)
+        return layer_norm(x) @ self.w_out  # (tokens, vocab_size)
+
+    def generate(self, prompt_ids, max_new_tokens: int, source_ids=None,
+                 use_cache: bool = True) -> Generation:
+        """Greedy decoding: append the most likely next token, ``max_new_tokens`` times.
+
+        Step 0 runs the decoder over the prompt. After that, with ``use_cache=True`` a
+        step runs the decoder on the one token generated last, its queries attending to
+        the keys and values kept in each layer's :class:`KVCache`; with
+        ``use_cache=False`` a step runs the decoder over the whole sequence so far and
+        keeps nothing.
+
+        With ``source_ids`` the encoder runs once, in step 0, either way. The
+        cross-attention keys and values of its output are computed once (step 0) with
+        the cache and again at every step without it.
+
+        Parameters
+        ----------
+        prompt_ids : sequence of int
+            The tokens to start from (at least one).
+        max_new_tokens : int
+            Number of tokens to generate, one per step.
+        source_ids : sequence of int, optional
+            A source sentence for the encoder; None for a decoder-only model.
+        use_cache : bool
+            Keep keys and values between steps (True) or recompute them (False).
+
+        Returns
+        -------
+        Generation
+            ``ids (max_new_tokens,)``, ``logits (max_new_tokens, vocab_size)`` and
+            ``steps``, one :class:`Step` per token with its FLOPs, cache bytes and time.
+            ``cache_bytes`` is ``2 · n_layers · n_heads · head_dim · itemsize`` times
+            the tokens kept: the ``context`` tokens of the self-attention, plus the
+            source tokens of the cross-attention.
+        """
+        prompt = self._check_ids(prompt_ids, "prompt_ids")
+        max_new_tokens = positive_int(max_new_tokens, "max_new_tokens")
+        source = None if source_ids is None else self._check_ids(source_ids, "source_ids")
+        n_prompt = len(prompt)
+        total = n_prompt + max_new_tokens
+        self._grow_positions(total)
+        ids = np.empty(total, np.int64)  # (total,): the prompt, then the new tokens
+        ids[:n_prompt] = prompt
+        logits = np.empty((max_new_tokens, self.vocab_size), self.dtype)  # (new, vocab)
+        steps = []
+        caches = None
+        if use_cache:
+            caches = [KVCache(self.n_heads, self.head_dim, total, self.dtype)
+                      for _ in self.decoder_layers]
+        memory = cross_kv = None
+        cross_bytes = 0
+
+        for i in range(max_new_tokens):
+            start_time = time.perf_counter()
+            flops = _FlopCounter()
+            context = n_prompt + i  # tokens known so far; ids[context] is predicted now
+            if source is not None:
+                if i == 0:
+                    memory = self._encode(source, flops)
+                if i == 0 or not use_cache:  # without a cache, cross K/V are recomputed
+                    cross_kv = self._cross_kv(memory, flops)
+            # The one difference the cache makes: what is run through the decoder.
+            first = context - 1 if use_cache and i > 0 else 0
+            x = self._embed(ids[first:context], first)  # (new_tokens, d_model)
+            x = self._decoder(x, caches, cross_kv, flops)
+            row = flops.matmul("logits", layer_norm(x[-1:]), self.w_out)  # (1, vocab_size)
+            logits[i] = row[0]
+            ids[context] = row.argmax()
+            cache_bytes = 0
+            if use_cache:
+                if i == 0 and cross_kv is not None:
+                    cross_bytes = sum(k.nbytes + v.nbytes for k, v in cross_kv)
+                cache_bytes = cross_bytes + sum(cache.nbytes for cache in caches)
+            seconds = time.perf_counter() - start_time
+            steps.append(Step(context - first, context, flops.total, flops.parts,
+                              cache_bytes, seconds))
+        return Generation(ids[n_prompt:].copy(), logits, steps)
+
+    # --- the layers ----------------------------------------------------------------
+
+    def _decoder(self, x, caches, cross_kv, flops) -> np.ndarray:
+        """Run the decoder layers on ``x (new_tokens, d_model)``, the tokens fed this step.
+
+        With ``caches`` (a KVCache per layer) the new tokens' keys and values are
+        appended and the queries attend over everything kept; without, ``x`` must be
+        the whole sequence. ``cross_kv`` holds each layer's encoder keys and values.
+        """
+        n_new = x.shape[0]
+        for i, layer in enumerate(self.decoder_layers):
+            # masked self-attention
+            q, k, v = self._project_qkv(layer, layer_norm(x), flops)
+            if caches is not None:
+                caches[i]._append(k, v)
+                k, v = caches[i].keys, caches[i].values  # (n_heads, context, head_dim)
+            mask = causal_mask(n_new, k.shape[-2]) if n_new > 1 else None
+            x = x + self._attend(layer.self_attn, q, k, v, mask, flops)
+            # cross-attention: queries from the decoder, keys and values from the encoder
+            if cross_kv is not None:
+                a = layer.cross_attn
+                q = a.split_heads(flops.matmul("projections", layer_norm(x), a.w_q))
+                x = x + self._attend(a, q, *cross_kv[i], None, flops)
+            x = x + self._mlp(layer, layer_norm(x), flops)
+        return x  # (new_tokens, d_model)
+
+    def _encode(self, source, flops) -> np.ndarray:
+        """The encoder output ``(source_tokens, d_model)``; its FLOPs count as ``encoder``."""
+        own = _FlopCounter()
+        x = self._embed(source, 0)
+        for layer in self.encoder_layers:
+            q, k, v = self._project_qkv(layer, layer_norm(x), own)
+            x = x + self._attend(layer.self_attn, q, k, v, None, own)  # no mask: sees all
+            x = x + self._mlp(layer, layer_norm(x), own)
+        flops.parts["encoder"] += own.total
+        return layer_norm(x)
+
+    def _cross_kv(self, memory, flops) -> list:
+        """Each decoder layer's cross-attention keys and values of the encoder output."""
+        kv = []
+        for layer in self.decoder_layers:
+            split = layer.cross_attn.split_heads
+            both = flops.matmul("cross_kv", memory, layer.w_kv)  # (source_tokens, 2·d_model)
+            kv.append((split(both[:, : self.d_model]), split(both[:, self.d_model:])))
+        return kv
+
+    def _project_qkv(self, layer, h, flops):
+        """The self-attention's Q, K, V of ``h``, each ``(n_heads, tokens, head_dim)``.
+
+        The same numbers as ``layer.self_attn.project(h)``, from one matrix product and
+        without its input checks.
+        """
+        qkv = flops.matmul("projections", h, layer.w_qkv)  # (tokens, 3·d_model)
+        # split_heads on each third, in one reshape: (3, n_heads, tokens, head_dim)
+        q, k, v = qkv.reshape(len(h), 3, self.n_heads, self.head_dim).transpose(1, 2, 0, 3)
+        return q, k, v
+
+    @staticmethod
+    def _attend(mha, q, k, v, mask, flops) -> np.ndarray:
+        """``softmax(q·kᵀ/√d_k)·v`` per head, heads merged, then ``W_O``: ``(n_q, d_model)``.
+
+        The same numbers as ``mha.attend(q, k, v, mask).output``, without its input
+        checks (this runs at every step). ``q`` is scaled in place.
+        """
+        q *= 1.0 / math.sqrt(q.shape[-1])
+        scores = flops.matmul("attention", q, k.swapaxes(-1, -2))  # (n_heads, n_q, n_k)
+        if mask is not None:
+            np.copyto(scores, -np.inf, where=~mask)
+        weights = _softmax_inplace(scores)  # (n_heads, n_q, n_k)
+        heads = flops.matmul("attention", weights, v)  # (n_heads, n_q, head_dim)
+        return flops.matmul("projections", mha.merge_heads(heads), mha.w_o)  # (n_q, d_model)
+
+    @staticmethod
+    def _mlp(layer, h, flops) -> np.ndarray:
+        """``relu(h·W_1)·W_2``: ``(tokens, d_model)``."""
+        hidden = flops.matmul("mlp", h, layer.w_1)  # (tokens, d_ff)
+        np.maximum(hidden, 0.0, out=hidden)
+        return flops.matmul("mlp", hidden, layer.w_2)
+
+    def _embed(self, ids, first: int) -> np.ndarray:
+        """Token embeddings plus the positions ``first, first+1, ...``: ``(tokens, d_model)``."""
+        return self.embedding[ids] + self._positions[first : first + len(ids)]
+
+    def _grow_positions(self, n: int) -> None:
+        if n > len(self._positions):
+            self._positions = sinusoidal_positions(max(n, 2 * len(self._positions)),
+                                                   self.d_model, self.dtype)
+
+    def _check_ids(self, ids, name: str) -> np.ndarray:
+        arr = np.asarray(ids)
+        if arr.ndim != 1 or arr.size == 0:
+            raise ValueError(f"{name} must be a non-empty 1-D sequence of token ids, shape "
+                             f"(tokens,); got shape {arr.shape}")
+        if arr.dtype.kind not in "iu":
+            raise TypeError(f"{name} must hold integer token ids, got dtype {arr.dtype}")
+        bad = (arr < 0) | (arr >= self.vocab_size)
+        if bad.any():
+            i = int(np.argmax(bad))
+            raise ValueError(f"{name} must hold ids in 0 .. {self.vocab_size - 1} "
+                             f"(vocab_size = {self.vocab_size}); got {arr[i]} at index {i}")
+        self._grow_positions(len(arr))
+        return arr.astype(np.int64, copy=False)
+
