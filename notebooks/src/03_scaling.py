@@ -1,0 +1,230 @@
+from nbsource import Lesson
+
+lesson = Lesson()
+
+lesson.md(slide="slide", ko="""
+# 03. 스케일링: 왜 √d_k로 나눌까요?
+
+**이번 시간의 목표**
+- d_k가 커지면 내적 q·k의 분산이 d_k만큼 커진다는 걸 **직접 재 봐요**.
+- 스케일링 없이 점수가 커지면 소프트맥스가 한 토큰에 쏠리고(포화), 기울기가 사라진다는 걸 확인해요.
+- √d_k로 나누면 분산이 1로 돌아온다는 걸 보고, 스케일링의 진짜 이유를 설명할 수 있어요.
+
+**수업 시간**: 약 30분
+""", en="""
+# 03. Scaling: why divide by √d_k?
+
+**Goals for this lesson**
+- **Measure** that the variance of the dot product q·k grows with d_k, as d_k itself.
+- See that, without scaling, large scores make softmax pile onto one token (saturate) and its gradient vanish.
+- See that dividing by √d_k brings the variance back to 1, and explain the real reason for scaling.
+
+**Class time**: about 30 minutes
+""")
+
+lesson.code(slide="skip", ko="""
+import numpy as np
+import qkv_helpers as qk
+
+qk.setup(lang=LANG)                       # 그림과 메시지의 언어
+np.set_printoptions(precision=3, suppress=True)
+ex = qk.running_example()                 # "The cat sat on the mat."
+cat = ex.index("cat")
+""", en="""
+import numpy as np
+import qkv_helpers as qk
+
+qk.setup(lang=LANG)                       # language of plots and messages
+np.set_printoptions(precision=3, suppress=True)
+ex = qk.running_example()                 # "The cat sat on the mat."
+cat = ex.index("cat")
+""")
+
+lesson.md(slide="slide", ko="""
+## 주장 대신 측정으로
+
+참고한 글은 "내적 값이 너무 커지지 않도록 √d_k로 나눈다"고만 말하고 넘어가요. 왜 커지는지, 커지면 뭐가 문제인지는 보여 주지 않죠. 여기서는 하나씩 재 볼게요.
+
+먼저 이유부터요. 학습 초기의 쿼리와 키는 대략 평균 0, 분산 1인 숫자들이에요. q·k = q₁k₁ + … + q_{d_k}k_{d_k}는 분산 1짜리 항을 **d_k개 더한 것**이라서, 분산도 d_k가 돼요. 시드를 고정한 무작위 벡터 2만 쌍으로 재 보면, 왼쪽 열(스케일링 전 분산)이 d_k를 그대로 따라가요. √d_k로 나눈 오른쪽 열은 늘 1 근처예요.
+""", en="""
+## Measuring instead of asserting
+
+The article only says that we divide by √d_k "so that the dot products do not grow too large". It does not show why they grow, or what goes wrong when they do. We measure each step.
+
+The reason first. Early in training, queries and keys hold numbers with mean about 0 and variance about 1. q·k = q₁k₁ + … + q_{d_k}k_{d_k} is a **sum of d_k terms** of variance 1, so its variance is d_k. Measured on 20,000 seeded random pairs, the left column (variance before scaling) follows d_k; the right one (after dividing by √d_k) stays near 1.
+""")
+
+lesson.code("""
+for d_k in (1, 4, 16, 64, 256, 1024):
+    raw, scaled = qk.scaling.dot_product_variance(d_k)
+    print(f"d_k = {d_k:5d}   var(q·k) = {raw:8.1f}   var(q·k/√d_k) = {scaled:5.2f}")
+""")
+
+lesson.code("""
+d_ks = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024]
+raw, scaled = zip(*[qk.scaling.dot_product_variance(d_k) for d_k in d_ks])
+ax = qk.plots.plot_variance_vs_dk(d_ks, raw, scaled)
+""")
+
+lesson.md(slide="subslide", ko="""
+분포로 보면 더 실감 나요. d_k = 256이면 스케일링 전 점수(파란색)는 대략 -40에서 40까지 퍼져요(표준편차 √256 = 16). √d_k로 나눈 점수(주황색)는 -3에서 3 사이에 모여요.
+""", en="""
+The distribution makes it vivid. With d_k = 256, the raw scores (blue) spread from about -40 to 40 (standard deviation √256 = 16); divided by √d_k (orange) they stay between about -3 and 3.
+""")
+
+lesson.code("""
+ax = qk.plots.plot_score_histogram(256)
+""")
+
+lesson.md(slide="slide", ko="""
+## 점수가 크면 소프트맥스가 포화돼요
+
+점수 차이가 크면 소프트맥스는 가장 큰 점수 하나에 거의 모든 가중치를 줘요. 이걸 **포화**라고 해요. 무작위 쿼리 200개가 무작위 키 8개를 볼 때, 가장 큰 가중치의 평균을 재 봐요. 스케일링이 없으면 d_k가 커질수록 1에 가까워지고(한 토큰만 봄), 스케일링하면 d_k와 상관없이 비슷한 수준을 유지해요.
+""", en="""
+## Large scores saturate softmax
+
+When the scores are far apart, softmax gives almost all the weight to the largest one: it **saturates**. Take 200 random queries, each looking at 8 random keys, and measure the average largest weight. Without scaling it approaches 1 as d_k grows (one token takes everything); with scaling it stays at about the same level for every d_k.
+""")
+
+lesson.code("""
+for d_k in (4, 16, 64, 256, 1024):
+    s = qk.scaling.dk_stats(d_k)
+    print(qk.t("l03_saturation_row", d_k=d_k, raw=s.max_raw, scaled=s.max_scaled))
+""")
+
+lesson.md(slide="slide", ko="""
+## 포화되면 기울기가 사라져요
+
+학습은 기울기(미분)를 따라 가중치를 고쳐 가는 과정이에요. 소프트맥스 출력 p를 점수 s로 미분한 값(야코비안)은
+
+$$J = \\operatorname{diag}(p) - p\\,p^\\top, \\qquad J_{ij} = \\frac{\\partial p_i}{\\partial s_j}$$
+
+이에요. p가 고르게 퍼져 있으면 J의 값이 적당히 크지만, p가 [0, 0, 1]처럼 한쪽에 몰리면 J의 모든 값이 0에 가까워져요. 점수를 조금 바꿔도 출력이 거의 변하지 않으니, 학습 신호가 전해지지 않는 거예요.
+""", en="""
+## Saturated softmax has almost no gradient
+
+Training follows gradients (derivatives) to adjust the weights. The derivative of softmax's output p with respect to its scores s (its Jacobian) is
+
+$$J = \\operatorname{diag}(p) - p\\,p^\\top, \\qquad J_{ij} = \\frac{\\partial p_i}{\\partial s_j}$$
+
+When p is spread out, J has sizeable entries; when p piles up like [0, 0, 1], every entry of J is close to 0. Nudging the scores barely changes the output, so almost no learning signal gets through.
+""")
+
+lesson.code(ko="""
+print(qk.scaling.softmax_jacobian(qk.softmax([0.0, 0.0, 0.0])))   # 고른 점수
+saturated = qk.scaling.softmax_jacobian(qk.softmax([0.0, 0.0, 20.0]))  # 한쪽으로 쏠린 점수
+print(f"{np.abs(saturated).max():.1e}")                                 # 가장 큰 값도 거의 0
+""", en="""
+print(qk.scaling.softmax_jacobian(qk.softmax([0.0, 0.0, 0.0])))   # even scores
+saturated = qk.scaling.softmax_jacobian(qk.softmax([0.0, 0.0, 20.0]))  # scores far apart
+print(f"{np.abs(saturated).max():.1e}")                                 # even its largest entry ~ 0
+""")
+
+lesson.md(slide="subslide", ko="""
+같은 무작위 쿼리와 키로 기울기의 크기(야코비안의 노름)를 재 봐요. 스케일링 없이는 d_k가 커질수록 0으로 줄어들고, 스케일링하면 d_k와 상관없이 거의 일정해요.
+""", en="""
+Now the size of the gradient (the Jacobian's norm) for the same random queries and keys. Without scaling it shrinks towards 0 as d_k grows; with scaling it stays almost constant whatever d_k is.
+""")
+
+lesson.code("""
+for d_k in (4, 16, 64, 256, 1024):
+    s = qk.scaling.dk_stats(d_k)
+    print(qk.t("l03_gradient_row", d_k=d_k, raw=s.grad_raw, scaled=s.grad_scaled))
+""")
+
+lesson.md(slide="slide", ko="""
+## 스케일링은 속도 때문이 아니에요
+
+√d_k로 나누는 건 계산을 빠르게 하려는 게 아니에요. 오히려 나눗셈이 한 번 더 들어가요. 스케일링이 바꾸는 건 **소프트맥스에 들어가는 점수의 폭**뿐이에요. 모든 점수를 같은 양수로 나누니 순서(어느 키가 1등인지)는 그대로고, 가중치가 얼마나 뾰족한지만 달라져요.
+
+d_k = 4인 예제 문장에서도 차이가 보여요. "cat"의 가중치에서 1등은 두 경우 모두 "sat"이지만, 스케일링 없이는 "sat"이 0.74를 가져가고, 스케일링하면 0.47이에요.
+""", en="""
+## Scaling is not about speed
+
+Dividing by √d_k does not make anything faster: it adds a division. What it changes is only **the range of the scores going into softmax**. Dividing every score by the same positive number keeps their order (which key ranks first), and changes only how peaked the weights are.
+
+Even the example sentence, with d_k = 4, shows it. In "cat"'s weights, "sat" ranks first either way, but it takes 0.74 without scaling and 0.47 with it.
+""")
+
+lesson.code("""
+scores = ex.q @ ex.k.T
+print(qk.softmax(scores[cat]).round(2))                     # no scaling
+print(qk.softmax(scores[cat] / np.sqrt(ex.d_k)).round(2))   # ÷ √d_k = 2
+print((scores.argsort(axis=1) == (scores / 2).argsort(axis=1)).all())
+""")
+
+lesson.md(slide="slide", ko="""
+## 위젯: d_k를 키워 보세요
+
+슬라이더로 d_k를 1에서 512까지 바꿔 보세요. 왼쪽은 무작위 q, k 4000쌍의 점수 분포(파란색: 스케일링 전, 주황색: 후), 오른쪽은 쿼리 하나가 키 8개에 주는 가중치예요. 아래 설명에는 쿼리 200개에 대한 평균이 나와요.
+
+**해 볼 것**
+- d_k = 1에서 시작해 한 칸씩 올려 보세요. 파란 분포가 점점 넓게 퍼지는데 주황 분포는 그대로예요.
+- 오른쪽에서 파란 막대(스케일링 없이)가 언제부터 하나만 남는지 보세요.
+
+**눈여겨볼 것**: d_k가 커질수록 스케일링 없는 "가장 큰 가중치"는 1로, "기울기 크기"는 0으로 가요. 스케일링한 값들은 거의 변하지 않아요. 이게 √d_k로 나누는 이유예요.
+""", en="""
+## Widget: grow d_k
+
+Move the slider from d_k = 1 to 512. The left plot is the distribution of 4000 random q·k scores (blue: before scaling, orange: after); the right one is one query's weights over 8 keys. The caption gives averages over 200 queries.
+
+**Try this**
+- Start at d_k = 1 and go up one step at a time. The blue distribution spreads wider and wider; the orange one stays put.
+- On the right, watch when the blue bars (no scaling) collapse to a single bar.
+
+**Notice**: as d_k grows, the unscaled "largest weight" goes to 1 and the "gradient size" to 0; the scaled ones hardly move. That is why we divide by √d_k.
+""")
+
+lesson.code("""
+qk.widgets.scaling_explorer()
+""")
+
+lesson.md(slide="slide", ko="""
+## 직접 해보기: 스케일링된 점수
+
+예제 문장의 점수 행렬 Q·Kᵀ를 √d_k로 나눈 **스케일링된 점수**를 만들어 보세요. d_k는 `ex.d_k`(= 4)에 있어요. `np.sqrt`를 쓰면 돼요.
+""", en="""
+## Try it: scaled scores
+
+Compute the example sentence's **scaled scores**: the score matrix Q·Kᵀ divided by √d_k. d_k is `ex.d_k` (= 4); `np.sqrt` takes the square root.
+""")
+
+lesson.code(exercise=True, ko="""
+my_scaled = ...   # 여기에 Q·Kᵀ / √d_k를 계산해 넣어요
+qk.checks.check_scaled_scores(my_scaled, ex)
+""", en="""
+my_scaled = ...   # compute Q·Kᵀ / √d_k here
+qk.checks.check_scaled_scores(my_scaled, ex)
+""")
+
+lesson.code(solution=True, ko="""
+my_scaled = ex.q @ ex.k.T / np.sqrt(ex.d_k)   # (7, 7), √4 = 2로 나눔
+qk.checks.check_scaled_scores(my_scaled, ex)
+""", en="""
+my_scaled = ex.q @ ex.k.T / np.sqrt(ex.d_k)   # (7, 7), divided by √4 = 2
+qk.checks.check_scaled_scores(my_scaled, ex)
+""")
+
+lesson.md(slide="slide", ko="""
+## 정리
+
+- 평균 0, 분산 1인 q, k의 내적은 분산이 d_k예요. 재 보면 정말 그래요.
+- 스케일링 없이 점수가 커지면 소프트맥스가 한 토큰에 쏠리고(포화), 야코비안 diag(p) − p pᵀ가 0에 가까워져 기울기가 사라져요.
+- √d_k로 나누면 분산이 1로 돌아와서, d_k가 얼마든 소프트맥스가 학습 가능한 범위에 머물러요.
+- 스케일링은 속도를 위한 게 아니에요. 순서는 그대로 두고 가중치의 뾰족함만 바꿔서 학습을 안정시켜요.
+
+다음 시간에는 점수를 확률로 바꾸는 소프트맥스 자체를 들여다보고, `exp`가 넘치는 문제도 고쳐 봐요.
+
+[다음: 04. 소프트맥스 →](04_softmax.ipynb)
+""", en="""
+## Key takeaways
+
+- The dot product of q and k with mean 0 and variance 1 has variance d_k, and measurement agrees.
+- Unscaled, large scores make softmax pile onto one token (saturate); its Jacobian diag(p) − p pᵀ goes to 0 and the gradient vanishes.
+- Dividing by √d_k brings the variance back to 1, so softmax stays in a trainable range whatever d_k is.
+- Scaling is not for speed: it keeps the order of the scores and changes only how peaked the weights are, which keeps training stable.
+
+Next: softmax itself, turning scores into probabilities, and fixing the overflow of `exp`.
+
+[Next: 04. Softmax →](04_softmax.ipynb)
+""")
