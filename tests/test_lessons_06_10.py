@@ -189,7 +189,7 @@ def test_head_selector_redraws_the_chosen_head(language):
     np.testing.assert_array_equal(before["weights"], weights[0])
     np.testing.assert_array_equal(after["weights"], weights[1])
     assert after["differ"] == 7
-    assert lang.t("w_heads_option", number=2) in [o[0] for o in panel.controls["head"].options]
+    assert lang.t("w_heads_option", number=1) in [o[0] for o in panel.controls["head"].options]
 
 
 @pytest.mark.parametrize("language", ["ko", "en"])

@@ -39,7 +39,7 @@ def head_selector(example: EncoderExample | None = None) -> Panel:
     n_heads = weights.shape[0]
     favourite = np.asarray(top_keys(weights, tokens))  # (n_heads, tokens)
     dropdown = widgets.Dropdown(
-        options=[(t("w_heads_option", number=h + 1), h) for h in range(n_heads)],
+        options=[(t("w_heads_option", number=h), h) for h in range(n_heads)],
         value=0, description=t("head"))
 
     def update(panel: Panel) -> None:
@@ -49,14 +49,14 @@ def head_selector(example: EncoderExample | None = None) -> Panel:
         panel.state = dict(head=h, weights=weights[h], favourite=list(favourite[h]),
                            differ=differ)
         pairs = ", ".join(f"{q} → {k}" for q, k in zip(tokens, favourite[h]))
-        panel.caption.value = t("w_heads_caption", number=h + 1, pairs=pairs, differ=differ,
+        panel.caption.value = t("w_heads_caption", number=h, pairs=pairs, differ=differ,
                                 total=len(tokens))
 
     def draw(fig, panel: Panel) -> None:
         state = panel.state
         ax = fig.add_subplot()
         plot_attention_heatmap(state["weights"], tokens, ax=ax,
-                               title=t("w_heads_title", number=state["head"] + 1))
+                               title=t("w_heads_title", number=state["head"]))
 
     return Panel("head_selector", {"head": dropdown}, LiveFigure(draw, figsize=(6.4, 5.0)),
                  update)
