@@ -1,0 +1,642 @@
+"""The classroom kit: student copies, slide decks and a static site, all usable offline.
+
+    python tools/classroom.py student   # build/student/{ko,en}/*.ipynb without solution cells
+    python tools/classroom.py slides    # build/slides/{ko,en}/*.slides.html (reveal.js decks)
+    python tools/classroom.py html      # build/site/index.html and {ko,en}/*.html
+    python tools/classroom.py look      # open the decks and the site in headless Chromium
+
+``make student``, ``make slides`` and ``make html`` call the first three.
+
+Student copies
+    Each executed notebook under ``notebooks/{ko,en}/`` with every cell tagged ``solution``
+    removed. Nothing else changes (cells, outputs, metadata, widget state), so the exercise
+    cells still show "not answered yet" and the copies run top to bottom.
+
+Slides and site
+    nbconvert turns the executed notebooks into HTML (templates in
+    ``tools/classroom_templates/``). The widgets' saved state is embedded, so the sliders
+    show the picture they were saved with. Nothing is loaded from the internet: reveal.js,
+    require.js, jQuery, MathJax 3 and the widget manager ``@jupyter-widgets/html-manager``
+    are copied into ``_static/`` beside the pages, with the NanumGothic font that pip
+    installed (``koreanize-matplotlib``), so Hangul shows even on a machine without a Korean
+    font. The folder can be copied to a USB stick and opened from ``file://``.
+
+    The JavaScript comes from the npm registry, fetched once with ``npm pack`` (Node.js
+    needed, any recent version) into ``build/vendor/``; later builds reuse it. Without npm
+    the pages link the same files from a CDN instead (``--cdn``, or automatically with a
+    warning): they then need the internet. Copying ``build/vendor/`` from a machine that
+    has npm is enough.
+
+    In the decks, a solution cell becomes a slide of its own below the exercise (press ↓),
+    so the answer is not on the screen while the class works on it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import html
+import importlib.util
+import json
+import logging
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = ROOT / "notebooks"
+BUILD = ROOT / "build"
+VENDOR = BUILD / "vendor"
+TEMPLATES = Path(__file__).resolve().parent / "classroom_templates"
+LANGS = ("ko", "en")
+LESSON_GLOB = "[0-9][0-9]_*.ipynb"
+SLIDE_STARTS = ("slide", "subslide")
+
+# The JavaScript the pages need, as npm packages: (package, version, files to copy).
+# Each file is (path inside the package, path under _static/).
+NPM_PACKAGES = {
+    "reveal.js": ("4.6.1", [("dist", "reveal.js/dist"),
+                            ("plugin/notes", "reveal.js/plugin/notes")]),
+    "@jupyter-widgets/html-manager": ("1.0.15", [("dist", "html-manager")]),
+    "requirejs": ("2.3.7", [("require.js", "require.js")]),
+    "jquery": ("3.7.1", [("dist/jquery.min.js", "jquery.min.js")]),
+    "mathjax": ("3.2.2", [("es5/tex-svg.js", "mathjax/tex-svg.js")]),
+}
+CDN = "https://cdn.jsdelivr.net/npm"
+SKIP_SUFFIXES = (".map", ".esm.js")  # source maps and ES-module builds are not loaded
+
+TEXTS = {
+    "ko": {"home": "목차", "prev": "이전", "next": "다음", "other": "English",
+           "solution": "풀이 보기", "lessons": "레슨", "slides": "슬라이드",
+           "title": "어텐션 Q·K·V 실습 코스"},
+    "en": {"home": "Contents", "prev": "Previous", "next": "Next", "other": "한국어",
+           "solution": "Show the solution", "lessons": "Lessons", "slides": "Slides",
+           "title": "Hands-on Q/K/V attention"},
+}
+
+
+# --- lessons --------------------------------------------------------------------------------
+
+def lesson_paths(lang: str, notebooks: Path = NOTEBOOKS) -> list[Path]:
+    """The lesson notebooks of one language, in course order."""
+    return sorted((notebooks / lang).glob(LESSON_GLOB))
+
+
+def tags(cell) -> list[str]:
+    return list(cell.get("metadata", {}).get("tags", []))
+
+
+def is_solution(cell) -> bool:
+    return "solution" in tags(cell)
+
+
+def title_of(nb) -> str:
+    """The lesson's title: the first ``# `` heading of its first markdown cell."""
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            for line in cell.source.splitlines():
+                if line.startswith("# "):
+                    return line[2:].strip()
+    return ""
+
+
+def slide_type(cell) -> str:
+    return cell.get("metadata", {}).get("slideshow", {}).get("slide_type", "-")
+
+
+def count_slides(nb) -> int:
+    """The number of slides (and sub-slides) reveal.js shows for ``nb``.
+
+    A cell of type "slide" or "subslide" starts one; "skip" and "notes" cells are not shown,
+    and the first shown cell always starts a slide.
+
+    >>> nb = nbformat.v4.new_notebook()
+    >>> nb.cells = [nbformat.v4.new_markdown_cell("# T"), nbformat.v4.new_code_cell("x")]
+    >>> nb.cells[1].metadata.slideshow = {"slide_type": "slide"}
+    >>> count_slides(nb)
+    2
+    """
+    count = 0
+    for cell in nb.cells:
+        kind = slide_type(cell)
+        if kind in ("skip", "notes"):
+            continue
+        if kind in SLIDE_STARTS or count == 0:
+            count += 1
+    return count
+
+
+def relink(source: str, suffix: str) -> str:
+    """Point markdown links to sibling lessons (``NN_stem.ipynb``) at ``NN_stem{suffix}``.
+
+    >>> relink("[next](04_softmax.ipynb) and [x](http://a/b.ipynb)", ".html")
+    '[next](04_softmax.html) and [x](http://a/b.ipynb)'
+    """
+    return re.sub(r"\]\((\d\d_[\w-]+)\.ipynb(#[^)]*)?\)",
+                  lambda m: f"]({m.group(1)}{suffix}{m.group(2) or ''})", source)
+
+
+# --- student copies -------------------------------------------------------------------------
+
+def without_solutions(nb):
+    """A copy of ``nb`` with every cell tagged ``solution`` removed; nothing else changes."""
+    out = copy.deepcopy(nb)
+    out.cells = [cell for cell in out.cells if not is_solution(cell)]
+    return out
+
+
+def build_student(out: Path = BUILD / "student", notebooks: Path = NOTEBOOKS) -> list[Path]:
+    """Write the student copies to ``out/{ko,en}/``; return the paths written."""
+    written = []
+    for lang in LANGS:
+        folder = out / lang
+        if folder.exists():
+            shutil.rmtree(folder)
+        folder.mkdir(parents=True)
+        for path in lesson_paths(lang, notebooks):
+            nb = nbformat.read(path, as_version=4)
+            removed = sum(is_solution(c) for c in nb.cells)
+            target = folder / path.name
+            nbformat.write(without_solutions(nb), target)
+            written.append(target)
+            print(f"wrote {_show(target)} ({removed} solution cell(s) removed)")
+    return written
+
+
+# --- offline assets -------------------------------------------------------------------------
+
+@dataclass
+class Assets:
+    """Where a page finds its scripts: ``static`` is the URL of ``_static/`` seen from it."""
+
+    static: str
+    offline: bool
+
+    def urls(self) -> dict[str, str]:
+        if self.offline:
+            s = self.static
+            return {"require_js": f"{s}/require.js", "jquery_js": f"{s}/jquery.min.js",
+                    "widgets_js": f"{s}/html-manager/embed-amd.js",
+                    "mathjax": f"{s}/mathjax/tex-svg.js", "reveal": f"{s}/reveal.js",
+                    "css": f"{s}/course.css"}
+        version = {name: spec[0] for name, spec in NPM_PACKAGES.items()}
+        return {"require_js": f"{CDN}/requirejs@{version['requirejs']}/require.js",
+                "jquery_js": f"{CDN}/jquery@{version['jquery']}/dist/jquery.min.js",
+                "widgets_js": f"{CDN}/@jupyter-widgets/html-manager@"
+                              f"{version['@jupyter-widgets/html-manager']}/dist/embed-amd.js",
+                "mathjax": f"{CDN}/mathjax@{version['mathjax']}/es5/tex-svg.js",
+                "reveal": f"{CDN}/reveal.js@{version['reveal.js']}",
+                "css": f"{self.static}/course.css"}
+
+
+def _tarball(name: str, version: str) -> Path:
+    """The npm tarball of ``name@version`` in build/vendor/, fetched with npm if missing."""
+    stem = name.lstrip("@").replace("/", "-")
+    path = VENDOR / f"{stem}-{version}.tgz"
+    if not path.exists():
+        npm = shutil.which("npm")
+        if npm is None:
+            raise FileNotFoundError("npm")
+        VENDOR.mkdir(parents=True, exist_ok=True)
+        subprocess.run([npm, "pack", f"{name}@{version}", "--silent",
+                        "--pack-destination", str(VENDOR)], check=True,
+                       stdout=subprocess.DEVNULL)
+    return path
+
+
+def fetch_vendor() -> bool:
+    """Make sure build/vendor/ holds every npm tarball; False when npm is missing."""
+    try:
+        for name, (version, _files) in NPM_PACKAGES.items():
+            _tarball(name, version)
+    except (FileNotFoundError, subprocess.CalledProcessError) as error:
+        print(f"warning: could not fetch the JavaScript with npm ({error}); the pages will "
+              "load it from a CDN and need the internet. Install Node.js (npm) and rebuild "
+              "for offline pages.", file=sys.stderr)
+        return False
+    return True
+
+
+def _extract(tgz: Path, inner: str, dest: Path) -> None:
+    """Copy ``package/<inner>`` (a file or a folder) from an npm tarball to ``dest``."""
+    prefix = f"package/{inner}"
+    with tarfile.open(tgz) as tar:
+        members = [m for m in tar.getmembers() if m.isfile()
+                   and (m.name == prefix or m.name.startswith(prefix + "/"))
+                   and not m.name.endswith(SKIP_SUFFIXES)]
+        if not members:
+            raise FileNotFoundError(f"{inner} is not in {tgz.name}")
+        for member in members:
+            rel = member.name[len(prefix):].lstrip("/")
+            target = dest / rel if rel else dest
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(tar.extractfile(member).read())
+
+
+def korean_font_files() -> list[Path]:
+    """NanumGothic (regular and bold) from the pip package koreanize-matplotlib."""
+    spec = importlib.util.find_spec("koreanize_matplotlib")
+    folders = list(spec.submodule_search_locations or []) if spec else []
+    files = []
+    for folder in folders:
+        for name in ("NanumGothic.ttf", "NanumGothicBold.ttf"):
+            if (Path(folder) / "fonts" / name).exists():
+                files.append(Path(folder) / "fonts" / name)
+    return files
+
+
+COURSE_CSS = """\
+/* The course's additions to nbconvert's styles (tools/classroom.py). */
+:root {
+  --jp-ui-font-family: system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans KR",
+                       "Malgun Gothic", "Apple SD Gothic Neo", "NanumGothic", sans-serif;
+  --jp-content-font-family: var(--jp-ui-font-family);
+  --jp-code-font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace, "NanumGothic";
+}
+body { font-family: var(--jp-ui-font-family); }
+.course-nav { max-width: 1100px; margin: 8px auto 0; padding: 6px 20px;
+              font-family: var(--jp-ui-font-family); font-size: 15px; }
+.course-solution { border-left: 4px solid #009E73; margin: 6px 0; padding-left: 6px; }
+.course-solution > summary { cursor: pointer; font-family: var(--jp-ui-font-family);
+                             padding: 4px; color: #006d4f; }
+/* A widget's picture at its own size, as in JupyterLab (not stretched to the page). */
+img.widget-image { width: auto !important; height: auto; max-width: 100%; }
+/* Slides: a 1280 x 720 projector; headings as written (no capitals); Korean fallback font. */
+html:root {
+  --r-main-font: "Source Sans Pro", Helvetica, "Noto Sans KR", "NanumGothic", sans-serif;
+  --r-heading-font: var(--r-main-font);
+  --r-main-font-size: 28px;
+  --r-code-font: var(--jp-code-font-family);
+  --r-heading-text-transform: none;
+  --r-heading1-size: 1.8em;
+  --r-heading2-size: 1.4em;
+  --r-heading3-size: 1.15em;
+  --r-block-margin: 12px;
+}
+.reveal .widget-label, .reveal .widget-readout, .reveal .jupyter-widgets {
+  font-family: var(--r-main-font);
+}
+.reveal .jp-RenderedHTMLCommon { font-size: 0.85em; line-height: 1.35; }
+.reveal .jp-RenderedHTMLCommon table { font-size: 0.8em; }
+.reveal .jp-CodeCell { font-size: 0.85em; }
+.reveal img.widget-image, .reveal .jp-OutputArea-output img { max-height: 400px; width: auto; }
+/* A slide that is still too tall scrolls instead of being cut off. */
+.reveal .slides > section > section, .reveal .slides > section:not(.stack) {
+  max-height: 720px; overflow-y: auto;
+}
+.course-index { max-width: 1000px; margin: 30px auto; padding: 0 20px;
+                font-family: var(--jp-ui-font-family); line-height: 1.5; }
+.course-index table { border-collapse: collapse; width: 100%; }
+.course-index td, .course-index th { border-bottom: 1px solid #ddd; padding: 6px 8px;
+                                     text-align: left; }
+"""
+
+
+def hangul_in(texts) -> set[str]:
+    """The Korean characters (syllables, jamo, CJK punctuation) in some texts.
+
+    >>> sorted(hangul_in(["고양이 cat", "「ㄱ」"]))
+    ['「', '」', 'ㄱ', '고', '양', '이']
+    """
+    ranges = ((0x1100, 0x11FF), (0x3000, 0x303F), (0x3130, 0x318F), (0xAC00, 0xD7A3))
+    return {c for text in texts for c in text if any(a <= ord(c) <= b for a, b in ranges)}
+
+
+def font_face_css(chars: set[str]) -> str:
+    """``@font-face`` rules for NanumGothic cut down to ``chars``, embedded as data URLs.
+
+    Chromium refuses fonts from ``file://`` URLs, so a font file beside the pages would not
+    load offline; a subset holding only the Hangul the pages use is small enough to embed.
+    """
+    import base64
+    import io
+
+    from fontTools import subset
+
+    logging.getLogger("fontTools").setLevel(logging.ERROR)  # "TSI5 NOT subset" and such
+    rules = []
+    for path in korean_font_files():
+        options = subset.Options()
+        options.layout_features = ["*"]
+        font = subset.load_font(str(path), options)
+        subsetter = subset.Subsetter(options)
+        subsetter.populate(unicodes=sorted(ord(c) for c in chars | {" "}))
+        subsetter.subset(font)
+        buffer = io.BytesIO()
+        font.save(buffer)
+        data = base64.b64encode(buffer.getvalue()).decode("ascii")
+        weight = "bold" if "Bold" in path.stem else "normal"
+        rules.append(f'@font-face {{ font-family: "NanumGothic"; font-weight: {weight}; '
+                     f'src: url("data:font/ttf;base64,{data}") format("truetype"); }}')
+    return "\n".join(rules) + "\n"
+
+
+def install_static(static: Path, offline: bool, chars: set[str]) -> None:
+    """Fill ``static`` (a page folder's ``_static/``) with the CSS (NanumGothic for
+    ``chars`` embedded) and, if offline, the JavaScript from the npm tarballs."""
+    if static.exists():
+        shutil.rmtree(static)
+    static.mkdir(parents=True)
+    (static / "course.css").write_text(font_face_css(chars) + COURSE_CSS, encoding="utf-8")
+    if offline:
+        for name, (version, files) in NPM_PACKAGES.items():
+            for inner, dest in files:
+                _extract(_tarball(name, version), inner, static / dest)
+
+
+# --- HTML -----------------------------------------------------------------------------------
+
+def _exporter(kind: str, assets: Assets):
+    from nbconvert import HTMLExporter, SlidesExporter
+
+    common = dict(extra_template_basedirs=[str(TEMPLATES)])
+    if kind == "slides":
+        exporter = SlidesExporter(template_name="course_reveal",
+                                  reveal_url_prefix=assets.urls()["reveal"],
+                                  reveal_theme="white", reveal_transition="none",
+                                  reveal_width="1280", reveal_height="720",
+                                  reveal_number="c/t", **common)
+    else:
+        exporter = HTMLExporter(template_name="course_lab", **common)
+    return exporter
+
+
+# MathJax 3. The widget manager still calls MathJax 2's MathJax.Hub.Queue to typeset labels:
+# a small stand-in forwards that to MathJax 3.
+MATHJAX_HEAD = """<script>
+window.MathJax = {
+  tex: {inlineMath: [['$', '$'], ['\\\\(', '\\\\)']],
+        displayMath: [['$$', '$$'], ['\\\\[', '\\\\]']], processEscapes: true},
+  svg: {fontCache: 'global'},
+  startup: {
+    ready: function () {
+      MathJax.startup.defaultReady();
+      MathJax.Hub = {Queue: function (job) {
+        if (job && job[2] && MathJax.typesetPromise) { MathJax.typesetPromise([job[2]]); }
+      }};
+    }
+  },
+  Hub: {Queue: function () {}}
+};
+</script>
+<script src="%s" async></script>"""
+
+
+def _course_resources(lang: str, stem: str, stems: list[str], suffix: str,
+                      assets: Assets) -> dict:
+    text = TEXTS[lang]
+    other = "en" if lang == "ko" else "ko"
+    index = stems.index(stem)
+    course = dict(assets.urls(), home_label=text["home"], solution_label=text["solution"],
+                  prev_label=text["prev"], next_label=text["next"],
+                  other_label=text["other"], other_lang=other,
+                  mathjax_head=MATHJAX_HEAD % html.escape(assets.urls()["mathjax"]),
+                  other=f"../{other}/{stem}{suffix}",
+                  prev=f"{stems[index - 1]}{suffix}" if index > 0 else "",
+                  next=f"{stems[index + 1]}{suffix}" if index + 1 < len(stems) else "")
+    return {"course": course, "metadata": {"name": stem}, "language_code": lang}
+
+
+def for_slides(nb):
+    """A copy of ``nb`` ready for a deck: solution cells on a sub-slide of their own,
+    links to other lessons pointing at their decks."""
+    out = copy.deepcopy(nb)
+    for cell in out.cells:
+        if is_solution(cell) and slide_type(cell) not in SLIDE_STARTS + ("skip",):
+            cell.metadata["slideshow"] = {"slide_type": "subslide"}
+        if cell.cell_type == "markdown":
+            cell.source = relink(cell.source, ".slides.html")
+    return out
+
+
+def for_site(nb):
+    """A copy of ``nb`` whose links to other lessons point at their pages."""
+    out = copy.deepcopy(nb)
+    for cell in out.cells:
+        if cell.cell_type == "markdown":
+            cell.source = relink(cell.source, ".html")
+    return out
+
+
+def _write_index(out: Path, entries: dict[str, list[tuple[str, str]]], suffix: str,
+                 heading: str) -> Path:
+    """A bilingual index page: one table, a row per lesson, a link per language."""
+    rows = []
+    stems = [stem for stem, _ in entries["ko"]]
+    titles = {lang: dict(entries[lang]) for lang in LANGS}
+    for stem in stems:
+        cells = "".join(
+            f'<td lang="{lang}"><a href="{lang}/{stem}{suffix}">'
+            f"{html.escape(titles[lang].get(stem, stem))}</a></td>" for lang in LANGS)
+        rows.append(f"<tr><td><code>{stem[:2]}</code></td>{cells}</tr>")
+    page = f"""<!DOCTYPE html>
+<html lang="ko">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<title>{TEXTS['ko']['title']} · {TEXTS['en']['title']} · {heading}</title>
+<link rel="stylesheet" href="_static/course.css">
+</head>
+<body>
+<main class="course-index">
+<h1>{TEXTS['ko']['title']} · {TEXTS['en']['title']}</h1>
+<p>{heading}</p>
+<table>
+<thead><tr><th>#</th><th lang="ko">한국어</th><th lang="en">English</th></tr></thead>
+<tbody>
+{chr(10).join(rows)}
+</tbody>
+</table>
+</main>
+</body>
+</html>
+"""
+    path = out / "index.html"
+    path.write_text(page, encoding="utf-8")
+    return path
+
+
+def build_pages(kind: str, out: Path, notebooks: Path = NOTEBOOKS, offline: bool | None = None,
+                stems: list[str] | None = None) -> list[Path]:
+    """Build the decks (``kind="slides"``) or the site (``kind="html"``) into ``out``.
+
+    offline : True copies the JavaScript into ``out/_static`` (needs npm once), False links
+        a CDN, None (default) tries offline and falls back to the CDN with a warning.
+    stems : only these lessons (default: all).
+    """
+    if kind not in ("slides", "html"):
+        raise ValueError(f"kind must be 'slides' or 'html', got {kind!r}")
+    if offline is None or offline:
+        ok = fetch_vendor()
+        if offline and not ok:
+            raise RuntimeError("offline pages need npm to fetch the JavaScript once")
+        offline = ok
+    out.mkdir(parents=True, exist_ok=True)
+    suffix = ".slides.html" if kind == "slides" else ".html"
+    assets = Assets(static="../_static", offline=offline)
+    exporter = _exporter(kind, assets)
+    written, entries = [], {}
+    for lang in LANGS:
+        folder = out / lang
+        if folder.exists():
+            shutil.rmtree(folder)
+        folder.mkdir(parents=True)
+        paths = [p for p in lesson_paths(lang, notebooks) if stems is None or p.stem in stems]
+        all_stems = [p.stem for p in paths]
+        entries[lang] = []
+        for path in paths:
+            nb = nbformat.read(path, as_version=4)
+            entries[lang].append((path.stem, title_of(nb)))
+            nb = for_slides(nb) if kind == "slides" else for_site(nb)
+            resources = _course_resources(lang, path.stem, all_stems, suffix, assets)
+            body, _ = exporter.from_notebook_node(nb, resources=resources)
+            target = folder / f"{path.stem}{suffix}"
+            target.write_text(body, encoding="utf-8")
+            written.append(target)
+            extra = f" ({count_slides(nb)} slides)" if kind == "slides" else ""
+            print(f"wrote {_show(target)}{extra}")
+    heading = ("슬라이드 · Slides" if kind == "slides"
+               else "노트북 (실행 결과 포함) · Notebooks, executed")
+    written.append(_write_index(out, entries, suffix, heading))
+    texts = [p.read_text(encoding="utf-8") for lang in LANGS
+             for p in lesson_paths(lang, notebooks)]  # widget state included
+    texts += [p.read_text(encoding="utf-8") for p in written]
+    texts = [json.dumps(json.loads(t), ensure_ascii=False) if t.startswith("{") else t
+             for t in texts]
+    install_static(out / "_static", offline, hangul_in(texts))
+    print(f"wrote {_show(written[-1])}" + ("" if offline else "  [links a CDN: needs internet]"))
+    return written
+
+
+def _show(path: Path) -> str:
+    try:
+        return str(path.relative_to(ROOT))
+    except ValueError:
+        return str(path)
+
+
+# --- looking at it in a browser -------------------------------------------------------------
+
+CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync", "--no-first-run",
+                  "--disable-quic"]
+
+_PAGE_FACTS = """() => {
+  const imgs = Array.from(document.querySelectorAll('img'));
+  const hangul = /[\\uac00-\\ud7a3]/;
+  return {
+    images: imgs.length,
+    broken_images: imgs.filter(i => !(i.complete && i.naturalWidth > 0)).length,
+    widgets: document.querySelectorAll('.widget-slider, .widget-dropdown, .jupyter-widgets')
+                     .length,
+    widget_placeholders: document.querySelectorAll(
+        'script[type="application/vnd.jupyter.widget-view+json"]').length,
+    nanum_loaded: document.fonts.check('16px NanumGothic', '고양이'),
+    has_hangul: hangul.test(document.body.innerText),
+  };
+}"""
+
+_SLIDE_FACTS = """() => {
+  const R = window.courseReveal;
+  if (!R) return null;
+  return {slides: R.getTotalSlides(), height: R.getConfig().height,
+          indices: R.getSlides().map(s => { const i = R.getIndices(s); return [i.h, i.v || 0]; })};
+}"""
+
+_PRESENT_HEIGHT = """() => {
+  const s = window.courseReveal.getCurrentSlide();
+  return Math.max(s.scrollHeight, ...Array.from(s.children).map(c => c.offsetTop + c.offsetHeight));
+}"""
+
+
+def look(out: Path = Path("/tmp/classroom_look"), site: Path = BUILD / "site",
+         slides: Path = BUILD / "slides", only: list[str] | None = None) -> int:
+    """Open the site and the decks in headless Chromium; screenshot and report what shows.
+
+    Reports, per page: requests that left file:// (should be none), images that did not
+    load, widgets rendered, whether NanumGothic loaded; per deck: slides taller than the
+    projector. Returns the number of problems found.
+    """
+    from playwright.sync_api import sync_playwright
+
+    out.mkdir(parents=True, exist_ok=True)
+    problems = 0
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_FLAGS)
+        page = browser.new_page(viewport={"width": 1280, "height": 800})
+        remote = []
+        page.on("request", lambda r: remote.append(r.url)
+                if not r.url.startswith(("file://", "data:", "blob:")) else None)
+        errors = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        targets = [site / "index.html"]
+        for lang in LANGS:
+            targets += sorted((site / lang).glob("*.html")) + sorted((slides / lang).glob("*.html"))
+        if only:
+            targets = [t for t in targets if t.name == "index.html"
+                       or any(o in t.name for o in only)]
+        for target in targets:
+            if not target.exists():
+                continue
+            remote.clear()
+            errors.clear()
+            page.goto(target.resolve().as_uri())
+            page.wait_for_load_state("load")
+            page.wait_for_timeout(1500)  # the widget manager renders after load
+            facts = page.evaluate(_PAGE_FACTS)
+            deck = page.evaluate(_SLIDE_FACTS) if target.name.endswith(".slides.html") else None
+            name = f"{target.parent.parent.name}_{target.parent.name}_{target.stem}"
+            shot = out / f"{name}.png"
+            page.screenshot(path=str(shot), full_page=deck is None and target.name != "index.html")
+            overflowing = []
+            if deck:  # a picture of every slide, as the projector shows it
+                for index, (h, v) in enumerate(deck.pop("indices")):
+                    page.evaluate(f"() => window.courseReveal.slide({h}, {v})")
+                    page.wait_for_timeout(200)
+                    height = page.evaluate(_PRESENT_HEIGHT)
+                    if height > deck["height"] + 2:
+                        overflowing.append((index + 1, height))
+                    page.screenshot(path=str(out / f"{name}_{index + 1:02d}.png"))
+                deck["overflowing (slide, px)"] = overflowing
+            bad = bool(remote) or facts["broken_images"] or errors or overflowing
+            if facts["widget_placeholders"] and not facts["widgets"]:
+                bad = True
+            problems += bool(bad)
+            print(f"{'FAIL' if bad else 'ok  '} {_show(target)}: {json.dumps(facts)}"
+                  + (f" deck={json.dumps(deck)}" if deck else "")
+                  + (f" remote={remote[:3]}" if remote else "")
+                  + (f" errors={errors[:2]}" if errors else "") + f" -> {shot}")
+        browser.close()
+    return problems
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("what", choices=["student", "slides", "html", "look"])
+    parser.add_argument("--out", type=Path, help="output folder (default: build/<what>)")
+    parser.add_argument("--cdn", action="store_true",
+                        help="link the JavaScript from a CDN instead of copying it")
+    parser.add_argument("--only", nargs="*", help="lessons whose file name contains a text")
+    args = parser.parse_args(argv)
+    if args.what == "student":
+        build_student(args.out or BUILD / "student")
+    elif args.what in ("slides", "html"):
+        default = BUILD / ("slides" if args.what == "slides" else "site")
+        stems = None
+        if args.only:
+            stems = [p.stem for p in lesson_paths("ko") if any(o in p.stem for o in args.only)]
+        build_pages(args.what, args.out or default, offline=False if args.cdn else None,
+                    stems=stems)
+    else:
+        return 1 if look(args.out or Path("/tmp/classroom_look"), only=args.only) else 0
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
