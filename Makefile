@@ -47,8 +47,10 @@ $(VENV)/.torch: $(STAMP)
 bench: $(STAMP) $(VENV)/.torch
 	@for f in benchmarks/bench_*.py; do echo "== $$f"; $(THREADS) $(PY) $$f || exit 1; done
 
+# Every notebook in headless Chromium (Debian's /usr/bin/chromium; no `playwright install`).
+# Screenshots go to build/ui/. See tools/ui_test.py.
 test-ui: $(STAMP)
-	@echo "make test-ui: not written yet"; exit 1
+	$(THREADS) $(PY) tools/ui_test.py
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check qkv_helpers tests benchmarks tools

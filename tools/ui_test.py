@@ -1,0 +1,507 @@
+"""Open every notebook in a real browser and check what a learner would see (make test-ui).
+
+For each notebook under ``notebooks/`` (``ko/`` and ``en/``) this script
+
+1. opens it in JupyterLab in headless Chromium (Debian's ``/usr/bin/chromium``, driven by
+   Python Playwright; ``playwright install`` is never needed),
+2. runs all cells with the menu command ``runmenu:run-all`` and waits until every code
+   cell has run,
+3. fails on any error output, any text written to stderr, or a widget that did not render,
+4. moves one slider with the keyboard and checks that the output beside it changed
+   (an ``<img>`` redrawn or a text updated by the kernel),
+5. saves a screenshot of the whole notebook to ``build/ui/<lang>_<stem>.png``.
+
+JupyterLab runs on a free port of 127.0.0.1 with a random token, a fresh server per run (so
+execution counts start at 1), temporary settings, workspaces and runtime folders, and serves
+a *copy* of the notebooks with autosave off, so nothing is written into the files under
+test. The server is stopped by its process id at the end, whatever happens.
+
+Usage::
+
+    python tools/ui_test.py                      # every notebook under notebooks/
+    python tools/ui_test.py --notebooks DIR      # another folder
+    python tools/ui_test.py --only 03_scaling    # notebooks whose path contains a text
+
+Prints one line per notebook and a summary ``N passed, M failed``; the exit status is 0
+only when every notebook passed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+VIEWPORT = {"width": 1280, "height": 900}
+MAX_SCREENSHOT_HEIGHT = 16000  # Chromium cannot capture much taller pages in one image
+
+# JupyterLab user settings for the temporary server: no autosave (the notebooks under test
+# must not change), no news or update toasts, every cell kept in the page (no windowing),
+# so that every output can be checked and appears in the screenshot.
+LAB_SETTINGS = {
+    "@jupyterlab/docmanager-extension/plugin.jupyterlab-settings": {"autosave": False},
+    "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {
+        "fetchNews": "false",
+        "checkForUpdates": False,
+    },
+    "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {
+        "windowingMode": "none",
+        "scrollPastEnd": False,
+    },
+}
+
+INSTALL_CHROMIUM = """\
+make test-ui needs Chromium, and found none at {path}.
+Install Debian's package:
+
+    sudo apt-get install chromium
+
+or point to another Chromium or Chrome with  CHROMIUM=/path/to/chromium make test-ui
+(`playwright install` is not needed and not used).
+"""
+
+INSTALL_PLAYWRIGHT = """\
+make test-ui needs the Python package playwright (part of the dev extra):
+
+    .venv/bin/pip install -e '.[dev]'      # or: pip install playwright
+
+No `playwright install` is needed: the test drives the system's Chromium.
+"""
+
+# --- JavaScript run in the page (JupyterLab exposes itself as window.jupyterapp) ----------
+# Each snippet is a function of the notebook's path; FIND_PANEL is replaced by a function
+# that returns the open notebook panel of that path (or null).
+
+FIND_PANEL = """
+(path) => {
+  const app = window.jupyterapp;
+  if (!app || !app.shell) return null;
+  return Array.from(app.shell.widgets('main'))
+      .find(w => w.context && w.context.path === path && w.content) || null;
+}
+"""
+
+
+def _js(body: str) -> str:
+    return body.replace("FIND_PANEL", FIND_PANEL.strip())
+
+
+JS_KERNEL_IDLE = _js("""
+(path) => {
+  const panel = (FIND_PANEL)(path);
+  if (!panel || !panel.sessionContext.isReady) return false;
+  const kernel = panel.sessionContext.session && panel.sessionContext.session.kernel;
+  return !!kernel && kernel.status === 'idle' && panel.content.widgets.length > 0;
+}
+""")
+
+JS_RUN_ALL = _js("""
+async (path) => {
+  const app = window.jupyterapp;
+  const panel = (FIND_PANEL)(path);
+  app.shell.activateById(panel.id);
+  await app.commands.execute('runmenu:run-all');
+  return true;
+}
+""")
+
+# Done when the kernel is idle, no prompt shows [*] and every non-empty code cell has an
+# execution count, or when an error stopped the run (the cells after it never run).
+JS_ALL_DONE = _js("""
+(path) => {
+  const panel = (FIND_PANEL)(path);
+  if (!panel) return false;
+  const kernel = panel.sessionContext.session && panel.sessionContext.session.kernel;
+  if (!kernel || kernel.status !== 'idle') return false;
+  const prompts = Array.from(panel.node.querySelectorAll('.jp-InputArea-prompt'));
+  if (prompts.some(p => p.textContent.includes('*'))) return false;
+  const code = panel.content.widgets.filter(c => c.model.type === 'code');
+  if (code.some(c => c.model.outputs.toJSON().some(o => o.output_type === 'error'))) {
+    return true;
+  }
+  return code.filter(c => c.model.sharedModel.getSource().trim() !== '')
+      .every(c => c.model.executionCount !== null);
+}
+""")
+
+# Errors and stderr are read from the cells' models (JupyterLab draws both the same way);
+# widgets are counted in the page, where a learner sees them.
+JS_REPORT = _js("""
+(path) => {
+  const panel = (FIND_PANEL)(path);
+  const code = panel.content.widgets.filter(c => c.model.type === 'code');
+  const outputs = code.flatMap((c, i) => c.model.outputs.toJSON().map(o => [i + 1, o]));
+  const joined = (t) => (Array.isArray(t) ? t.join('') : String(t || '')).trim();
+  return {
+    cells: panel.content.widgets.length,
+    code_cells: code.length,
+    not_run: code.filter(c => c.model.sharedModel.getSource().trim() !== ''
+                           && c.model.executionCount === null).length,
+    errors: outputs.filter(([, o]) => o.output_type === 'error')
+        .map(([i, o]) => `code cell ${i}: ${o.ename}: ${o.evalue}`.slice(0, 600)),
+    stderr: outputs.filter(([, o]) => o.output_type === 'stream' && o.name === 'stderr')
+        .map(([i, o]) => `code cell ${i}: ${joined(o.text)}`.slice(0, 600)),
+    widgets: panel.node.querySelectorAll('.jp-OutputArea .jupyter-widgets').length,
+    sliders: panel.node.querySelectorAll('.jp-OutputArea .widget-slider').length,
+    widget_errors: Array.from(panel.node.querySelectorAll('.jp-OutputArea-output'))
+        .map(e => e.innerText)
+        .filter(t => t.includes('Error displaying widget') || t.includes('Model not found'))
+        .map(t => t.slice(0, 300)),
+  };
+}
+""")
+
+# What the notebook's outputs show, without the sliders themselves (a slider's own readout
+# changes in the browser alone): image sources and text. A change after a slider moved
+# proves that the kernel ran its callback and that the page shows the result.
+JS_OUTPUT_STATE = """
+() => {
+  const areas = Array.from(document.querySelectorAll('.jp-Notebook .jp-OutputArea'));
+  return JSON.stringify(areas.map(area => {
+    const copy = area.cloneNode(true);
+    copy.querySelectorAll('.widget-slider').forEach(e => e.remove());
+    return [Array.from(area.querySelectorAll('img')).map(i => i.src), copy.textContent];
+  }));
+}
+"""
+
+JS_NOTEBOOK_HEIGHT = _js("""
+(path) => {
+  const panel = (FIND_PANEL)(path);
+  const scroller = panel.node.querySelector('.jp-WindowedPanel-outer') || panel.content.node;
+  return scroller.scrollHeight + (window.innerHeight - scroller.clientHeight);
+}
+""")
+
+
+@dataclass
+class Result:
+    name: str
+    seconds: float = 0.0
+    problems: list[str] = field(default_factory=list)
+    screenshot: Path | None = None
+
+    @property
+    def passed(self) -> bool:
+        return not self.problems
+
+
+# --- the server --------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class LabServer:
+    """A JupyterLab server in its own process group, in temporary folders."""
+
+    def __init__(self, root_dir: Path, work: Path, log_path: Path):
+        self.root_dir = root_dir
+        self.port = free_port()
+        self.token = secrets.token_hex(24)
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.log_path = log_path
+        self.process: subprocess.Popen | None = None
+        self.env = dict(os.environ)
+        self.env.pop("MPLBACKEND", None)  # the kernel must use the inline backend
+        for name, sub in [
+            ("JUPYTERLAB_SETTINGS_DIR", "settings"),
+            ("JUPYTERLAB_WORKSPACES_DIR", "workspaces"),
+            ("JUPYTER_RUNTIME_DIR", "runtime"),
+            ("JUPYTER_CONFIG_DIR", "config"),
+            ("JUPYTER_DATA_DIR", "data"),
+            ("IPYTHONDIR", "ipython"),
+        ]:
+            (work / sub).mkdir(parents=True, exist_ok=True)
+            self.env[name] = str(work / sub)
+        self.env["PYDEVD_DISABLE_FILE_VALIDATION"] = "1"
+        for relative, values in LAB_SETTINGS.items():
+            path = work / "settings" / relative
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(values), encoding="utf-8")
+
+    def start(self, timeout: float = 120.0) -> None:
+        command = [
+            sys.executable,
+            "-m",
+            "jupyterlab",
+            "--no-browser",
+            "--ServerApp.ip=127.0.0.1",
+            f"--ServerApp.port={self.port}",
+            "--ServerApp.port_retries=0",
+            f"--IdentityProvider.token={self.token}",
+            f"--ServerApp.root_dir={self.root_dir}",
+            "--LabApp.expose_app_in_browser=True",
+            "--LabApp.news_url=None",
+            "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+        ]
+        if hasattr(os, "geteuid") and os.geteuid() == 0:  # CI containers run as root
+            command.append("--allow-root")
+        self.log = open(self.log_path, "w", encoding="utf-8")  # noqa: SIM115
+        self.process = subprocess.Popen(
+            command,
+            env=self.env,
+            cwd=self.root_dir,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # its own process group, stopped as a whole
+        )
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"JupyterLab exited early; see {self.log_path}")
+            try:
+                status = self.api("GET", "/api/status")
+                if "started" in status:
+                    return
+            except (urllib.error.URLError, ConnectionError, OSError):
+                pass
+            time.sleep(0.25)
+        raise RuntimeError(f"JupyterLab did not answer within {timeout:.0f} s; see {self.log_path}")
+
+    def api(self, method: str, path: str):
+        request = urllib.request.Request(
+            self.base + path, method=method, headers={"Authorization": f"token {self.token}"}
+        )
+        with urllib.request.urlopen(request, timeout=10) as response:
+            body = response.read()
+        return json.loads(body) if body else None
+
+    def shutdown_kernels(self) -> None:
+        for session in self.api("GET", "/api/sessions") or []:
+            self.api("DELETE", f"/api/sessions/{session['id']}")
+
+    def stop(self) -> None:
+        if self.process is None:
+            return
+        if self.process.poll() is None:
+            try:
+                os.killpg(self.process.pid, signal.SIGTERM)
+                self.process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait(timeout=15)
+            except ProcessLookupError:
+                pass
+        self.log.close()
+
+
+# --- one notebook ------------------------------------------------------------------------
+
+
+def dismiss_toasts(page) -> None:
+    """Answer "No" to the "Jupyter news" question if JupyterLab asks it anyway."""
+    for button in page.locator(".jp-toast-button, .Toastify__toast button").all():
+        try:
+            if button.is_visible() and button.inner_text().strip().lower() in {"no", "dismiss"}:
+                button.click(timeout=2000)
+        except Exception:  # a toast that went away by itself is fine
+            pass
+
+
+def move_a_slider(page, count: int, problems: list[str], tries: int = 3) -> None:
+    """Press arrow keys on a slider; some output of the notebook must change.
+
+    Tries the first few sliders in turn (one may need another control set first) and
+    stops at the first that changes an output.
+    """
+    if count == 0:
+        problems.append("no slider to move")
+        return
+    sliders = page.locator(".jp-OutputArea .widget-slider")
+    tried = []
+    for index in range(min(count, tries)):
+        handle = sliders.nth(index).locator(".noUi-handle, [role=slider], input[type=range]")
+        handle = handle.first
+        before = page.evaluate(JS_OUTPUT_STATE)
+        handle.scroll_into_view_if_needed()
+        handle.focus()
+        value_before = handle.get_attribute("aria-valuenow")
+        for _ in range(3):
+            page.keyboard.press("ArrowRight")
+        if handle.get_attribute("aria-valuenow") == value_before:  # already at its maximum
+            for _ in range(3):
+                page.keyboard.press("ArrowLeft")
+        if handle.get_attribute("aria-valuenow") == value_before:
+            tried.append(f"slider {index + 1} did not move with the arrow keys")
+            continue
+        try:
+            page.wait_for_function(
+                f"(before) => ({JS_OUTPUT_STATE})() !== before", arg=before, timeout=15_000
+            )
+            return
+        except Exception:
+            tried.append(f"moving slider {index + 1} changed no output")
+    problems.append("; ".join(tried))
+
+
+def check_notebook(page, server: LabServer, path: str, shot: Path, timeout_s: float) -> Result:
+    result = Result(path)
+    start = time.monotonic()
+    problems = result.problems
+    url = (
+        f"{server.base}/lab/workspaces/ui-{secrets.token_hex(4)}/tree/"
+        f"{urllib.parse.quote(path)}?token={server.token}"
+    )
+    page.goto(url)
+    page.wait_for_function(JS_KERNEL_IDLE, arg=path, timeout=90_000, polling=200)
+    dismiss_toasts(page)
+    page.evaluate(JS_RUN_ALL, path)
+    try:
+        page.wait_for_function(JS_ALL_DONE, arg=path, timeout=timeout_s * 1000, polling=250)
+    except Exception:
+        problems.append(f"cells still running after {timeout_s:.0f} s")
+    report = page.evaluate(JS_REPORT, path)
+    if report["widgets"] == 0 and not report["errors"]:
+        try:  # widget views render a moment after the kernel replied
+            page.wait_for_selector(".jp-OutputArea .jupyter-widgets", timeout=20_000)
+        except Exception:
+            pass
+        report = page.evaluate(JS_REPORT, path)
+    for text in report["errors"]:
+        problems.append("error output: " + text.replace("\n", " | "))
+    for text in report["stderr"]:
+        problems.append("stderr output: " + text.replace("\n", " | "))
+    for text in report["widget_errors"]:
+        problems.append("widget failed: " + text.replace("\n", " | "))
+    if report["not_run"] and not report["errors"]:
+        problems.append(f"{report['not_run']} code cells did not run")
+    if report["widgets"] == 0:
+        problems.append("no widget rendered")
+    if not problems:
+        move_a_slider(page, report["sliders"], problems)
+    dismiss_toasts(page)
+    height = min(page.evaluate(JS_NOTEBOOK_HEIGHT, path), MAX_SCREENSHOT_HEIGHT)
+    page.set_viewport_size({"width": VIEWPORT["width"], "height": max(height, 600)})
+    page.wait_for_timeout(300)  # let the layout settle at the new size
+    page.screenshot(path=str(shot), full_page=True)
+    result.screenshot = shot
+    result.seconds = time.monotonic() - start
+    return result
+
+
+# --- main --------------------------------------------------------------------------------
+
+
+def find_notebooks(folder: Path, only: str | None) -> list[Path]:
+    found = sorted(
+        p.relative_to(folder)
+        for p in folder.rglob("*.ipynb")
+        if ".ipynb_checkpoints" not in p.parts
+    )
+    return [p for p in found if only is None or only in p.as_posix()]
+
+
+def screenshot_name(relative: Path) -> str:
+    parts = [*relative.parent.parts, relative.stem]
+    return "_".join(parts[-2:]) + ".png"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--notebooks", type=Path, default=ROOT / "notebooks")
+    parser.add_argument("--out", type=Path, default=ROOT / "build" / "ui")
+    parser.add_argument("--only", help="test only notebooks whose path contains this text")
+    parser.add_argument(
+        "--timeout", type=float, default=300.0, help="seconds allowed for one notebook's cells"
+    )
+    parser.add_argument("--chromium", default=CHROMIUM, help="path of the Chromium binary")
+    args = parser.parse_args(argv)
+
+    if not Path(args.chromium).exists():
+        print(INSTALL_CHROMIUM.format(path=args.chromium), file=sys.stderr)
+        return 2
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        print(INSTALL_PLAYWRIGHT, file=sys.stderr)
+        return 2
+
+    notebooks = find_notebooks(args.notebooks, args.only)
+    if not notebooks:
+        print(f"no notebooks found under {args.notebooks}", file=sys.stderr)
+        return 1
+    args.out.mkdir(parents=True, exist_ok=True)
+    for old in args.out.glob("*.png"):
+        old.unlink()
+
+    results: list[Result] = []
+    with tempfile.TemporaryDirectory(prefix="qkv-ui-") as tmp:
+        work = Path(tmp)
+        served = work / "notebooks"  # a copy: nothing can write into the files under test
+        shutil.copytree(
+            args.notebooks, served, ignore=shutil.ignore_patterns(".ipynb_checkpoints")
+        )
+        server = LabServer(served, work, args.out / "jupyterlab.log")
+        try:
+            server.start()
+            print(f"JupyterLab (pid {server.process.pid}) on {server.base}; "
+                  f"{len(notebooks)} notebooks", flush=True)
+            with sync_playwright() as playwright:
+                browser = playwright.chromium.launch(
+                    executable_path=args.chromium, args=CHROMIUM_FLAGS, headless=True
+                )
+                try:
+                    for relative in notebooks:
+                        path = relative.as_posix()
+                        page = browser.new_page(viewport=VIEWPORT)
+                        console_errors: list[str] = []
+                        page.on("pageerror", lambda e, sink=console_errors: sink.append(str(e)))
+                        shot = args.out / screenshot_name(relative)
+                        try:
+                            result = check_notebook(page, server, path, shot, args.timeout)
+                        except Exception as error:  # report, then go on with the next one
+                            result = Result(path, problems=[f"{type(error).__name__}: {error}"])
+                            try:
+                                page.screenshot(path=str(shot), full_page=True)
+                            except Exception:
+                                pass
+                        for text in console_errors:
+                            result.problems.append("JavaScript error: " + text[:300])
+                        page.close()
+                        server.shutdown_kernels()
+                        results.append(result)
+                        status = "PASS" if result.passed else "FAIL"
+                        print(f"{status} {path} ({result.seconds:.1f} s) -> {shot}", flush=True)
+                        for problem in result.problems:
+                            print(f"     {problem}", flush=True)
+                finally:
+                    browser.close()
+        finally:
+            server.stop()
+
+    passed = sum(r.passed for r in results)
+    failed = len(results) - passed
+    print(f"{passed} passed, {failed} failed")
+    return 0 if failed == 0 and passed > 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
