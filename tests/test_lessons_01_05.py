@@ -301,3 +301,13 @@ def test_checks_speak_korean(ex):
     qk.set_language("ko")
     assert "아직" in checks.check_score_matrix(..., ex).message
     assert "맞았어요" in checks.check_stable_softmax(qk.softmax).message
+
+
+def test_query_explorer_key_slider():
+    qk.setup("en")
+    panel = qk.widgets.query_explorer()
+    before = bytes(panel.live.image.value)
+    panel.controls["key"].value = 5
+    assert panel.state["key"] == "mat" and "mat" in panel.caption.value
+    assert bytes(panel.live.image.value) != before
+    assert f"{panel.state['weights'][5]:.2f}" in panel.caption.value

@@ -178,10 +178,11 @@ print(ex.tokens[int(view.weights.argmax())])
 lesson.md(slide="slide", ko="""
 ## 위젯: 쿼리 단어를 바꿔 보세요
 
-드롭다운에서 쿼리 단어를 고르면 왼쪽에 그 단어의 유사도 점수, 오른쪽에 어텐션 가중치가 그려져요. 가장 큰 막대는 주황색이에요.
+드롭다운에서 쿼리 단어를 고르면 왼쪽에 그 단어의 유사도 점수, 오른쪽에 어텐션 가중치가 그려져요. "키 위치" 슬라이더는 비교할 키 하나를 골라요. 고른 키의 막대가 주황색이 되고, 아래 설명에 그 키의 점수와 가중치가 나와요.
 
 **해 볼 것**
 - "cat"에서 시작해서 "on", "mat", "."로 바꿔 보세요. 쿼리마다 주목하는 토큰이 달라져요.
+- 쿼리는 그대로 두고 "키 위치"를 0부터 6까지 옮겨 보세요. 쿼리 하나가 키 7개와 하나씩 비교되는 과정이에요.
 - "The"(0번)와 "the"(4번)를 비교해 보세요. 철자는 거의 같아도 임베딩이 다르니 쿼리도, 가중치도 달라요.
 
 **눈여겨볼 것**
@@ -191,10 +192,11 @@ lesson.md(slide="slide", ko="""
 """, en="""
 ## Widget: change the query word
 
-Pick a query word in the dropdown: its similarity scores are drawn on the left, its attention weights on the right. The largest bar is orange.
+Pick a query word in the dropdown: its similarity scores are drawn on the left, its attention weights on the right. The "key position" slider picks one key to compare with: its bars turn orange, and the caption gives its score and weight.
 
 **Try this**
 - Start from "cat", then switch to "on", "mat" and ".". Each query attends to different tokens.
+- Keep the query and move "key position" from 0 to 6: one query compared with the 7 keys, one at a time.
 - Compare "The" (0) with "the" (4). Nearly the same spelling, but different embeddings, so different queries and different weights.
 
 **Notice**

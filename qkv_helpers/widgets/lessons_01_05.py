@@ -43,44 +43,54 @@ def _fmt(vector) -> str:
     return np.array2string(np.asarray(vector), precision=2, suppress_small=True)
 
 
-def query_explorer(token: str = "cat") -> Panel:
+def query_explorer(token: str = "cat", key: str = "sat") -> Panel:
     """Lesson 01: pick a query word; see its scores q·k/√d_k and its weights as bars.
+
+    A slider picks one key to compare with: its bars are drawn in the highlight colour and
+    the caption gives its score and weight.
 
     Examples
     --------
     >>> panel = query_explorer()
-    >>> panel.state["top"]
-    'sat'
+    >>> panel.state["top"], panel.state["key"]
+    ('sat', 'sat')
     >>> panel.controls["query"].value = 3          # "on"
     >>> panel.state["token"], panel.state["top"]
     ('on', 'the')
+    >>> panel.controls["key"].value = 0            # compare "on" with "The"
+    >>> panel.state["key"]
+    'The'
     """
     ex = running_example()
     dropdown = _token_dropdown(ex.tokens, token)
+    slider = widgets.IntSlider(value=ex.index(key), min=0, max=len(ex.tokens) - 1,
+                               description=t("w_query_key"), style=_STYLE)
     state: dict = {}
 
     def update(panel: Panel) -> None:
-        index = dropdown.value
+        index, j = dropdown.value, slider.value
         s = query_scores(ex.q, ex.k, index)
         top = int(np.argmax(s.weights))
         state.update(token=ex.tokens[index], scores=s.scaled, weights=s.weights,
-                     top=ex.tokens[top])
+                     top=ex.tokens[top], key=ex.tokens[j], key_index=j)
         panel.state = state
-        panel.caption.value = t("w_query_caption", token=ex.tokens[index], top=ex.tokens[top],
-                                weight=f"{s.weights[top]:.2f}",
-                                total=f"{s.weights.sum():.2f}")
+        panel.caption.value = (
+            t("w_query_caption", token=ex.tokens[index], top=ex.tokens[top],
+              weight=f"{s.weights[top]:.2f}", total=f"{s.weights.sum():.2f}") + " "
+            + t("w_query_key_caption", word=ex.tokens[j], score=f"{s.scaled[j]:.2f}",
+                weight=f"{s.weights[j]:.2f}"))
 
     def draw(fig, *_) -> None:
         left, right = fig.subplots(1, 2)
-        plot_query_bars(state["scores"], ex.tokens, ax=left, highlight=int(np.argmax(
-            state["scores"])), title=t("w_query_scores_title", token=state["token"]))
+        j = state["key_index"]
+        plot_query_bars(state["scores"], ex.tokens, ax=left, highlight=j,
+                        title=t("w_query_scores_title", token=state["token"]))
         plot_query_bars(state["weights"], ex.tokens, ax=right, ylabel=t("weights"),
-                        highlight=int(np.argmax(state["weights"])),
-                        title=t("w_query_weights_title", token=state["token"]))
+                        highlight=j, title=t("w_query_weights_title", token=state["token"]))
         right.set_ylim(0, 1.0)
 
     live = LiveFigure(draw, figsize=(11.0, 3.8))
-    return Panel("query_explorer", {"query": dropdown}, live, update)
+    return Panel("query_explorer", {"query": dropdown, "key": slider}, live, update)
 
 
 def dot_product_explorer(q_angle: float = 30.0, q_length: float = 1.5) -> Panel:
