@@ -361,4 +361,39 @@ def check_cross_weights_shape(answer, example, name: str = "my_shape") -> Feedba
     return check_value(got, needed, name)
 
 
+def check_decoder_output(answer, example, name: str = "my_output") -> Feedback:
+    """Lesson 10: the whole pipeline with the causal mask, from ``x`` and the projections.
+
+    Recognises the output computed without the mask, and without the scaling.
+
+    >>> from qkv_helpers.lang import set_language
+    >>> from qkv_helpers import running_example
+    >>> set_language("en")
+    >>> ex = running_example()
+    >>> check_decoder_output(..., ex).ok is None
+    True
+    >>> from qkv_helpers import scaled_dot_product_attention
+    >>> check_decoder_output(scaled_dot_product_attention(ex.q, ex.k, ex.v).output, ex).ok
+    False
+    """
+    if not_answered(answer):
+        return unanswered()
+    from .attention import softmax
+    from .masks import causal_mask
+    from .pipeline import pipeline_steps
+
+    mask = causal_mask(example.x.shape[0])  # (tokens, tokens)
+    steps = pipeline_steps(example.x, example.w_q, example.w_k, example.w_v, mask=mask)
+    feedback = check_array(answer, steps.output, name)
+    if feedback.ok is not False or np.shape(answer) != steps.output.shape:
+        return feedback
+    got = np.asarray(answer, dtype=float)
+    unmasked = pipeline_steps(example.x, example.w_q, example.w_k, example.w_v).output
+    if np.allclose(got, unmasked, atol=1e-6):
+        return wrong("check_l10_unmasked", name=name)
+    if np.allclose(got, softmax(np.where(mask, steps.scores, -np.inf)) @ steps.v, atol=1e-6):
+        return wrong("check_l06_unscaled", name=name, root=f"{np.sqrt(steps.q.shape[1]):.0f}")
+    return feedback
+
+
 # --- lesson 09 ---

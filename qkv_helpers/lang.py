@@ -156,6 +156,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "w_mask_caption": "Query position {position} (<b>{token}</b>) may see: <b>{visible}</b> / hidden (score −∞, weight exactly 0): {hidden}",
         "w_mask_nothing_hidden": "nothing, it is the last token",
         "w_cross_target": "decoder token",
+        "w_pipe_query": "query token",
+        "w_pipe_caption": "Query <b>{token}</b>: its largest score, {score}, is on the key <b>{top}</b>; scaled by √d_k it is {scaled}, and softmax makes it the weight {weight}. Its output row is the weighted sum of all 7 rows of V.",
         'w_cross_bars_title': 'where "{token}" looks in the source',
         "w_cross_caption": "The query of the decoder token <b>{token}</b> gives its largest weight ({weight}) to <b>{source}</b> in the source. The query comes from the decoder; the keys and values from the encoder.",
         # --- checks ---
@@ -187,6 +189,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "check_l07_not_bool": "{name} should hold True/False (or 1/0) values, one per (query, key) pair.",
         "check_l07_sees_future": "In {name}, query row {row} (position {position}) may see key {col}, which is in its future.",
         "check_l07_hides_past": "In {name}, query row {row} (position {position}) cannot see key {col}, but a query must see itself and every earlier position.",
+        "check_l10_unmasked": "{name} is the output without the causal mask: pass mask=qk.causal_mask(7), so that no token sees the future.",
         "check_l08_transposed": "{name} is {got}, which is (source tokens, target tokens) turned around: each query has a row, and the queries come from the decoder.",
         # --- kv cache ---
         # --- quiz ---
@@ -361,6 +364,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "w_mask_caption": "쿼리 위치 {position}(<b>{token}</b>)에서 볼 수 있는 토큰: <b>{visible}</b> / 가려진 토큰(점수 −∞, 가중치 정확히 0): {hidden}",
         "w_mask_nothing_hidden": "없어요. 마지막 토큰이에요",
         "w_cross_target": "디코더 토큰",
+        "w_pipe_query": "쿼리 토큰",
+        "w_pipe_caption": "쿼리 <b>{token}</b>: 가장 큰 점수 {score}는 키 <b>{top}</b>의 것이에요. √d_k로 나누면 {scaled}, 소프트맥스를 거치면 가중치 {weight}가 돼요. 출력 행은 V의 7개 행 모두의 가중합이에요.",
         'w_cross_bars_title': '"{token}"의 가중치 (원문 토큰별)',
         "w_cross_caption": "디코더 토큰 <b>{token}</b>의 쿼리는 원문의 <b>{source}</b>에 가장 큰 가중치({weight})를 줘요. 쿼리는 디코더에서, 키와 밸류는 인코더에서 와요.",
         # --- checks ---
@@ -392,6 +397,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "check_l07_not_bool": "{name}에는 (쿼리, 키) 쌍마다 True/False(또는 1/0) 값이 와야 해요.",
         "check_l07_sees_future": "{name}에서 쿼리 행 {row}(위치 {position})가 키 {col}을 볼 수 있어요. 그 키는 미래 위치예요.",
         "check_l07_hides_past": "{name}에서 쿼리 행 {row}(위치 {position})가 키 {col}을 못 봐요. 쿼리는 자기 자신과 그 앞의 모든 위치를 볼 수 있어야 해요.",
+        "check_l10_unmasked": "{name}은 인과 마스크 없이 계산한 출력이에요. mask=qk.causal_mask(7)을 넘겨서 미래 토큰을 가려 주세요.",
         "check_l08_transposed": "{name}이 {got}이에요. (원문 토큰 수, 번역 토큰 수)로 뒤집혔어요. 행은 쿼리마다 하나씩이고, 쿼리는 디코더에서 와요.",
         # --- kv cache ---
         # --- quiz ---

@@ -299,3 +299,32 @@ def test_quiz_widget_gives_feedback_when_answered(language):
     assert panel.caption.value == lang.t("quiz_score", right=1, total=10, answered=1)
     with pytest.raises(ValueError, match="choice must be one of"):
         grade(1, 7)
+
+
+def test_check_decoder_output():
+    lang.set_language("en")
+    ex = qk.running_example()
+    mask = qk.causal_mask(7)
+    right = qk.scaled_dot_product_attention(ex.q, ex.k, ex.v, mask=mask).output
+    assert checks.check_decoder_output(right, ex).ok is True
+    assert checks.check_decoder_output(..., ex).ok is None
+    unmasked = checks.check_decoder_output(
+        qk.scaled_dot_product_attention(ex.q, ex.k, ex.v).output, ex)
+    assert unmasked.ok is False and "causal mask" in unmasked.message
+    unscaled = qk.softmax(np.where(mask, ex.q @ ex.k.T, -np.inf)) @ ex.v
+    feedback = checks.check_decoder_output(unscaled, ex)
+    assert feedback.ok is False and "√d_k = 2" in feedback.message
+    assert checks.check_decoder_output(right[:3], ex).ok is False
+
+
+@pytest.mark.parametrize("language", ["ko", "en"])
+def test_pipeline_explorer_follows_the_query(language):
+    qk.setup(language)
+    panel = qk.widgets.pipeline_explorer()
+    before, after = _changed(panel, "query", 3)
+    steps = pipeline_steps(*(getattr(qk.running_example(), n) for n in ("x", "w_q", "w_k", "w_v")))
+    assert before["token"] == "cat" and before["top"] == "sat"
+    assert after["token"] == "on" and after["top"] == "the"
+    assert after["weight"] == pytest.approx(steps.weights[3].max())
+    assert after["scaled"] == pytest.approx(after["score"] / 2)
+    np.testing.assert_array_equal(after["output"], steps.output[3])

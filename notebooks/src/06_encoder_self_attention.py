@@ -130,7 +130,7 @@ for head, keys in enumerate(qk.encoder_decoder.top_keys(w, enc.tokens)):
 lesson.md(slide="slide", ko="""
 ## 위젯: 헤드를 골라 보세요
 
-드롭다운에서 헤드를 고르면 그 헤드의 (7, 7) 가중치 히트맵이 다시 그려져요. 아래 설명에는 쿼리마다 가장 크게 보는 키와, 다른 헤드와 답이 다른 쿼리 수가 나와요.
+슬라이더로 헤드를 고르면 그 헤드의 (7, 7) 가중치 히트맵이 다시 그려져요. 아래 설명에는 쿼리마다 가장 크게 보는 키와, 다른 헤드와 답이 다른 쿼리 수가 나와요.
 
 **해 볼 것**
 - 헤드 0과 헤드 1을 번갈아 고르면서 "the"와 "mat"의 행을 비교해 보세요.
@@ -142,7 +142,7 @@ lesson.md(slide="slide", ko="""
 """, en="""
 ## Widget: pick a head
 
-Pick a head in the dropdown: its (7, 7) weight heat map is redrawn. The caption lists each query's strongest key, and how many queries disagree with the other head.
+Pick a head with the slider: its (7, 7) weight heat map is redrawn. The caption lists each query's strongest key, and how many queries disagree with the other head.
 
 **Try this**
 - Switch between head 0 and head 1 and compare the rows of "the" and "mat".

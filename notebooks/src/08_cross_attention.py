@@ -150,7 +150,7 @@ print([tr.source_tokens[j] for j in cross.weights.argmax(axis=1)])
 lesson.md(slide="slide", ko="""
 ## 위젯: 디코더 토큰을 골라 보세요
 
-드롭다운에서 번역 토큰 하나를 고르면, 왼쪽 정렬 그림에서 그 행이 표시되고 오른쪽에 그 토큰의 가중치가 원문 토큰별 막대로 나와요.
+슬라이더로 번역 토큰 하나를 고르면, 왼쪽 정렬 그림에서 그 행이 표시되고 오른쪽에 그 토큰의 가중치가 원문 토큰별 막대로 나와요.
 
 **해 볼 것**
 - "고양이가"에서 시작해 "매트", "위에", "앉았다"로 바꿔 보세요.
@@ -162,7 +162,7 @@ lesson.md(slide="slide", ko="""
 """, en="""
 ## Widget: pick a decoder token
 
-Pick a target token in the dropdown: its row is outlined in the alignment picture on the left, and its weights are drawn as bars over the source tokens on the right.
+Pick a target token with the slider: its row is outlined in the alignment picture on the left, and its weights are drawn as bars over the source tokens on the right.
 
 **Try this**
 - Start with "고양이가", then switch to "매트", "위에" and "앉았다".

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 from matplotlib.figure import Figure
-from matplotlib.patches import ConnectionPatch
+from matplotlib.layout_engine import ConstrainedLayoutEngine
+from matplotlib.patches import ConnectionPatch, Rectangle
 
 from .. import style
 from ..examples import running_example
@@ -41,7 +42,7 @@ _ARROWS = (
 
 
 def plot_pipeline(steps: PipelineSteps | None = None, tokens=None, *,
-                  fig: Figure | None = None) -> Figure:
+                  fig: Figure | None = None, highlight_row: int | None = None) -> Figure:
     """x → Q, K, V → scores → scaled → softmax → weights → output, each a small heat map.
 
     Every panel is titled with its formula, its shape and its range of values; rows are
@@ -56,6 +57,10 @@ def plot_pipeline(steps: PipelineSteps | None = None, tokens=None, *,
         Row labels; default the running example's tokens.
     fig : matplotlib Figure, optional
         Draw into it; otherwise a new pyplot figure.
+    highlight_row : int, optional
+        Outline one token's row in every panel where that row is its own (x, Q, scores,
+        scaled, weights, output): the path of one query. K and V are left plain, since
+        every query uses all their rows.
 
     Returns
     -------
@@ -77,7 +82,7 @@ def plot_pipeline(steps: PipelineSteps | None = None, tokens=None, *,
 
         fig = plt.figure(figsize=(15.0, 5.6), layout="constrained")
     engine = fig.get_layout_engine()
-    if hasattr(engine, "set"):
+    if isinstance(engine, ConstrainedLayoutEngine):
         engine.set(wspace=0.15)  # room for the arrows between the panels
     grid = fig.add_gridspec(3, 6, width_ratios=[8, 4, 7, 7, 7, 4])
     axes = {}
@@ -97,6 +102,9 @@ def plot_pipeline(steps: PipelineSteps | None = None, tokens=None, *,
             ax.set_yticks([])
         low, high = values.min(), values.max()
         ax.set_title(f"{t(key)}\n{values.shape}\n[{low:.2f}, {high:.2f}]", fontsize="medium")
+        if highlight_row is not None and name not in ("k", "v"):
+            ax.add_patch(Rectangle((-0.5, highlight_row - 0.5), values.shape[1], 1, fill=False,
+                                   edgecolor=style.COLORS[1], linewidth=2.5))
         axes[name] = ax
     for start, end, leave, arrive in _ARROWS:
         style_kw = ({"connectionstyle": "angle,angleA=0,angleB=90"} if start == "v" and

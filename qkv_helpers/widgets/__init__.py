@@ -18,4 +18,5 @@ from .lessons_01_05 import (
     weighted_sum_stepper,
 )
 from .masking import causal_mask_explorer
+from .pipeline import pipeline_explorer
 from .start import widget_check

@@ -14,7 +14,7 @@ __all__ = ["cross_attention_explorer"]
 
 
 def cross_attention_explorer(example: TranslationExample | None = None) -> Panel:
-    """A dropdown picks a target (decoder) token; its row of the alignment is shown.
+    """A slider picks a target (decoder) token; its row of the alignment is shown.
 
     Left: the (target tokens, source tokens) weights with the chosen row outlined. Right:
     that row as bars over the source tokens, the largest highlighted.
@@ -31,11 +31,11 @@ def cross_attention_explorer(example: TranslationExample | None = None) -> Panel
     ex = translation_example() if example is None else example
     source, target = list(ex.source_tokens), list(ex.target_tokens)
     weights = scaled_dot_product_attention(ex.q, ex.k, ex.v).weights  # (target, source)
-    dropdown = widgets.Dropdown(options=[(tok, i) for i, tok in enumerate(target)], value=0,
-                                description=t("w_cross_target"))
+    slider = widgets.SelectionSlider(options=[(tok, i) for i, tok in enumerate(target)],
+                                     value=0, description=t("w_cross_target"))
 
     def update(panel: Panel) -> None:
-        i = dropdown.value
+        i = slider.value
         j = int(weights[i].argmax())
         panel.state = dict(row=i, token=target[i], source=source[j], weights_row=weights[i])
         panel.caption.value = t("w_cross_caption", token=target[i], source=source[j],
@@ -51,5 +51,5 @@ def cross_attention_explorer(example: TranslationExample | None = None) -> Panel
                         title=t("w_cross_bars_title", token=state["token"]))
         right.set_ylim(0, 1.1)
 
-    return Panel("cross_attention_explorer", {"target": dropdown},
+    return Panel("cross_attention_explorer", {"target": slider},
                  LiveFigure(draw, figsize=(11.5, 4.4)), update)

@@ -14,7 +14,7 @@ __all__ = ["head_selector"]
 
 
 def head_selector(example: EncoderExample | None = None) -> Panel:
-    """A dropdown picks one head; its (tokens, tokens) weight heat map redraws.
+    """A slider picks one head; its (tokens, tokens) weight heat map redraws.
 
     The caption lists each query's strongest key in that head and counts the queries
     whose strongest key differs in another head.
@@ -38,12 +38,12 @@ def head_selector(example: EncoderExample | None = None) -> Panel:
     weights = enc.mha(enc.x).weights  # (n_heads, tokens, tokens)
     n_heads = weights.shape[0]
     favourite = np.asarray(top_keys(weights, tokens))  # (n_heads, tokens)
-    dropdown = widgets.Dropdown(
+    slider = widgets.SelectionSlider(
         options=[(t("w_heads_option", number=h), h) for h in range(n_heads)],
         value=0, description=t("head"))
 
     def update(panel: Panel) -> None:
-        h = dropdown.value
+        h = slider.value
         others = np.delete(favourite, h, axis=0)  # (n_heads - 1, tokens)
         differ = int((others != favourite[h]).any(axis=0).sum())
         panel.state = dict(head=h, weights=weights[h], favourite=list(favourite[h]),
@@ -58,5 +58,5 @@ def head_selector(example: EncoderExample | None = None) -> Panel:
         plot_attention_heatmap(state["weights"], tokens, ax=ax,
                                title=t("w_heads_title", number=state["head"]))
 
-    return Panel("head_selector", {"head": dropdown}, LiveFigure(draw, figsize=(6.4, 5.0)),
+    return Panel("head_selector", {"head": slider}, LiveFigure(draw, figsize=(6.4, 5.0)),
                  update)
