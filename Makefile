@@ -14,7 +14,7 @@ STAMP  := $(VENV)/.installed
 THREADS := OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1
 NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
 
-.PHONY: lab test test-ui bench lint format notebooks clean help
+.PHONY: lab test test-ui bench lint format notebooks clean help student slides html
 
 help:
 	@echo "make lab       open the course in JupyterLab (installs on first run)"
@@ -23,6 +23,9 @@ help:
 	@echo "make bench     speed benchmarks (installs the CPU build of torch 2.13.0)"
 	@echo "make lint      ruff"
 	@echo "make notebooks rebuild and re-execute the notebooks from notebooks/src"
+	@echo "make student   student copies without solutions in build/student/{ko,en}/"
+	@echo "make slides    reveal.js slide decks in build/slides/ (npm once, for offline use)"
+	@echo "make html      the executed notebooks as a static site in build/site/ (npm once)"
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else "Python >= 3.10 is needed, found " + sys.version.split()[0])'
@@ -63,3 +66,15 @@ clean:
 
 notebooks: $(STAMP)
 	$(PY) tools/build_notebooks.py
+
+# The classroom kit (docs/teacher-guide.*.md). slides and html fetch reveal.js and the widget
+# manager once with npm into build/vendor/ so the pages work offline; without npm they link
+# a CDN instead and say so.
+student: $(STAMP)
+	$(PY) tools/classroom.py student
+
+slides: $(STAMP)
+	$(PY) tools/classroom.py slides
+
+html: $(STAMP)
+	$(PY) tools/classroom.py html
