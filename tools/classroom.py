@@ -400,7 +400,7 @@ def _course_resources(lang: str, stem: str, stems: list[str], suffix: str,
                   other=f"../{other}/{stem}{suffix}",
                   prev=f"{stems[index - 1]}{suffix}" if index > 0 else "",
                   next=f"{stems[index + 1]}{suffix}" if index + 1 < len(stems) else "")
-    return {"course": course, "metadata": {"name": stem}, "language_code": lang}
+    return {"course": course, "metadata": {"name": stem}}
 
 
 def for_slides(nb):
@@ -495,6 +495,7 @@ def build_pages(kind: str, out: Path, notebooks: Path = NOTEBOOKS, offline: bool
             entries[lang].append((path.stem, title_of(nb)))
             nb = for_slides(nb) if kind == "slides" else for_site(nb)
             resources = _course_resources(lang, path.stem, all_stems, suffix, assets)
+            exporter.language_code = lang  # <html lang=...>: the browser picks Korean glyphs
             body, _ = exporter.from_notebook_node(nb, resources=resources)
             target = folder / f"{path.stem}{suffix}"
             target.write_text(body, encoding="utf-8")

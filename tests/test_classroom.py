@@ -1,0 +1,334 @@
+"""The classroom kit (tools/classroom.py): student copies, slide decks, the static site.
+
+No npm and no network here: the decks and pages are built with the JavaScript linked from a
+CDN, and the offline wiring is checked with stand-in npm tarballs.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import re
+import subprocess
+import sys
+import tarfile
+from html.parser import HTMLParser
+from pathlib import Path
+
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+
+import classroom  # noqa: E402
+
+LANGS = ("ko", "en")
+STEMS = [p.stem for p in classroom.lesson_paths("ko")]
+
+
+def read(lang: str, stem: str):
+    return nbformat.read(ROOT / "notebooks" / lang / f"{stem}.ipynb", as_version=4)
+
+
+def test_there_are_lessons_in_both_languages():
+    assert "00_start_here" in STEMS
+    assert STEMS == [p.stem for p in classroom.lesson_paths("en")]
+
+
+# --- student copies -------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def student(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("student")
+    classroom.build_student(out)
+    return out
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("stem", STEMS)
+def test_student_copy_is_the_lesson_without_its_solution_cells(student, stem, lang):
+    original = read(lang, stem)
+    copy = nbformat.read(student / lang / f"{stem}.ipynb", as_version=4)
+    solutions = [c for c in original.cells if "solution" in c.metadata.get("tags", [])]
+    assert solutions, f"{stem} has no solution cell, so there is nothing to hand out"
+    assert not [c for c in copy.cells if "solution" in c.metadata.get("tags", [])]
+    kept = [c for c in original.cells if "solution" not in c.metadata.get("tags", [])]
+    assert copy.cells == kept  # same cells, sources, outputs and metadata, in order
+    assert len(copy.cells) == len(original.cells) - len(solutions)
+    assert copy.metadata == original.metadata  # widget state and kernel unchanged
+    exercises = [c for c in copy.cells if "exercise" in c.metadata.get("tags", [])]
+    assert exercises, f"{stem} has no exercise cell"
+
+
+def test_without_solutions_leaves_its_input_alone():
+    nb = read("en", "00_start_here")
+    before = len(nb.cells)
+    out = classroom.without_solutions(nb)
+    assert len(nb.cells) == before > len(out.cells)
+
+
+def _not_answered_text(lang: str) -> str:
+    from qkv_helpers import lang as lang_table
+
+    return lang_table.STRINGS[lang]["check_not_answered"]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_exercise_cells_show_not_answered_yet(student, lang):
+    needle = _not_answered_text(lang)
+    for stem in STEMS:
+        nb = nbformat.read(student / lang / f"{stem}.ipynb", as_version=4)
+        for cell in nb.cells:
+            if "exercise" in cell.metadata.get("tags", []):
+                shown = "".join(str(o.get("data", {}).get("text/plain", ""))
+                                for o in cell.outputs)
+                assert needle in shown, f"{lang}/{stem} cell {cell.id}: {shown!r}"
+
+
+def test_student_copies_run_top_to_bottom_under_nbval_lax(student, tmp_path):
+    """Every copy runs without an error, and each exercise still says "not answered yet".
+
+    ``--nbval-lax`` only fails on errors; the exercise cells of this test's own copy get
+    ``nbval-check-output``, so their feedback is compared with the saved "not answered".
+    """
+    for lang in LANGS:
+        (tmp_path / lang).mkdir()
+        for path in sorted((student / lang).glob("*.ipynb")):
+            nb = nbformat.read(path, as_version=4)
+            for cell in nb.cells:
+                if "exercise" in cell.metadata.get("tags", []):
+                    cell.metadata["tags"] = [*cell.metadata["tags"], "nbval-check-output"]
+            nbformat.write(nb, tmp_path / lang / path.name)
+    env = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "--nbval-lax", "--nbval-current-env", "-q",
+         "-p", "no:cacheprovider", "--rootdir", str(tmp_path), str(tmp_path)],
+        capture_output=True, text=True, cwd=tmp_path,
+        env={**_clean_env(), **env})
+    tail = result.stdout[-3000:]
+    assert result.returncode == 0, tail
+    passed = int(re.search(r"(\d+) passed", tail).group(1))
+    cells = sum(1 for lang in LANGS for p in (tmp_path / lang).glob("*.ipynb")
+                for c in nbformat.read(p, as_version=4).cells if c.cell_type == "code")
+    assert passed == cells, tail
+
+
+def _clean_env() -> dict:
+    import os
+
+    env = dict(os.environ)
+    env.pop("MPLBACKEND", None)  # run as the notebooks were executed (inline plots)
+    return env
+
+
+# --- slides ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("stem", STEMS)
+def test_every_lesson_has_slide_metadata(stem):
+    for lang in LANGS:
+        nb = read(lang, stem)
+        kinds = [classroom.slide_type(c) for c in nb.cells]
+        assert kinds[0] == "slide", "the title starts the first slide"
+        assert "skip" in kinds, "the setup cell is skipped"
+        headings = [c for c in nb.cells if c.cell_type == "markdown"
+                    and c.source.lstrip().startswith("## ")]
+        for cell in headings:
+            assert classroom.slide_type(cell) in ("slide", "subslide"), (
+                f"{stem}: section {cell.source.splitlines()[0]!r} does not start a slide")
+        assert 4 <= classroom.count_slides(classroom.for_slides(nb)) <= 40
+
+
+def test_count_slides_counts_what_reveal_shows():
+    nb = nbformat.v4.new_notebook()
+    kinds = ["slide", "skip", "-", "subslide", "fragment", "notes", "slide"]
+    for kind in kinds:
+        cell = nbformat.v4.new_markdown_cell("x")
+        cell.metadata.slideshow = {"slide_type": kind}
+        nb.cells.append(cell)
+    assert classroom.count_slides(nb) == 3
+    nb.cells[0].metadata.slideshow = {"slide_type": "skip"}
+    assert classroom.count_slides(nb) == 3  # the "-" cell then opens the first slide
+
+
+def test_solutions_get_a_slide_of_their_own():
+    nb = read("en", "00_start_here")
+    deck = classroom.for_slides(nb)
+    for before, after in zip(nb.cells, deck.cells):
+        if "solution" in before.metadata.get("tags", []):
+            assert classroom.slide_type(after) == "subslide"
+    assert classroom.count_slides(deck) > classroom.count_slides(nb)
+
+
+class _Sections(HTMLParser):
+    """Counts reveal.js slides: the <section> elements at the second level."""
+
+    def __init__(self):
+        super().__init__()
+        self.depth = 0
+        self.slides = 0
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "section":
+            self.depth += 1
+            self.slides += self.depth == 2
+
+    def handle_endtag(self, tag):
+        if tag == "section":
+            self.depth -= 1
+
+
+@pytest.fixture(scope="module")
+def decks(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("slides")
+    classroom.build_pages("slides", out, offline=False)
+    return out
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("stem", STEMS)
+def test_deck_builds_with_one_section_per_slide(decks, stem, lang):
+    page = (decks / lang / f"{stem}.slides.html").read_text(encoding="utf-8")
+    parser = _Sections()
+    parser.feed(page)
+    expected = classroom.count_slides(classroom.for_slides(read(lang, stem)))
+    assert parser.slides == expected
+    assert 4 <= parser.slides <= 40
+    assert "application/vnd.jupyter.widget-state+json" in page  # sliders keep their state
+    lesson_links = re.findall(r'href="(\d\d_[\w-]+[^"]*)"', page)
+    assert all(link.endswith(".slides.html") for link in lesson_links), lesson_links
+
+
+def test_slides_index_links_every_deck(decks):
+    index = (decks / "index.html").read_text(encoding="utf-8")
+    for lang in LANGS:
+        for stem in STEMS:
+            assert f'href="{lang}/{stem}.slides.html"' in index
+            assert (decks / lang / f"{stem}.slides.html").exists()
+
+
+# --- the static site ------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("site")
+    classroom.build_pages("html", out, offline=False)
+    return out
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("stem", STEMS)
+def test_site_page_has_the_lesson_its_widgets_and_folded_solutions(site, stem, lang):
+    page = (site / lang / f"{stem}.html").read_text(encoding="utf-8")
+    nb = read(lang, stem)
+    assert f'<html lang="{lang}">' in page
+    assert "application/vnd.jupyter.widget-state+json" in page
+    assert page.count('<details class="course-solution">') == sum(
+        "solution" in c.metadata.get("tags", []) for c in nb.cells)
+    assert re.search(r'\]\(\d\d_\w+\.ipynb\)|href="\d\d_\w+\.ipynb"', page) is None, (
+        "links between lessons point at the .html pages")
+    other = "en" if lang == "ko" else "ko"
+    assert f'href="../{other}/{stem}.html"' in page
+
+
+def test_site_index_lists_every_lesson_with_its_title(site):
+    index = (site / "index.html").read_text(encoding="utf-8")
+    for lang in LANGS:
+        for stem in STEMS:
+            assert f'href="{lang}/{stem}.html"' in index
+            title = classroom.title_of(read(lang, stem))
+            assert title and title in index.replace("&#x27;", "'").replace("&quot;", '"')
+
+
+def test_relink_changes_only_links_to_lessons():
+    text = "[a](03_scaling.ipynb) [b](03_scaling.ipynb#top) [c](x.ipynb) [d](https://x/01_a.ipynb)"
+    assert classroom.relink(text, ".html") == (
+        "[a](03_scaling.html) [b](03_scaling.html#top) [c](x.ipynb) [d](https://x/01_a.ipynb)")
+
+
+# --- offline --------------------------------------------------------------------------------
+
+def _fake_tarballs(folder: Path) -> None:
+    """npm tarballs holding empty stand-ins for the files tools/classroom.py copies."""
+    for name, (version, files) in classroom.NPM_PACKAGES.items():
+        path = folder / f"{name.lstrip('@').replace('/', '-')}-{version}.tgz"
+        with tarfile.open(path, "w:gz") as tar:
+            for inner, _dest in files:
+                leaves = [inner] if "." in Path(inner).name else [
+                    f"{inner}/reveal.js", f"{inner}/reveal.css", f"{inner}/theme/white.css",
+                    f"{inner}/notes.js", f"{inner}/embed-amd.js", f"{inner}/x.js.map"]
+                for leaf in leaves:
+                    info = tarfile.TarInfo(f"package/{leaf}")
+                    info.size = 0
+                    tar.addfile(info, io.BytesIO(b""))
+
+
+class _Links(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.urls = []
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "script" and attrs.get("src"):
+            self.urls.append(attrs["src"])
+        if tag == "link" and attrs.get("href"):
+            self.urls.append(attrs["href"])
+
+
+@pytest.mark.parametrize("kind", ["html", "slides"])
+def test_offline_pages_load_nothing_from_the_internet(tmp_path, monkeypatch, kind):
+    vendor = tmp_path / "vendor"
+    vendor.mkdir()
+    _fake_tarballs(vendor)
+    monkeypatch.setattr(classroom, "VENDOR", vendor)
+    out = tmp_path / "out"
+    stems = STEMS[:2]
+    classroom.build_pages(kind, out, offline=True, stems=stems)
+    suffix = ".slides.html" if kind == "slides" else ".html"
+    for lang in LANGS:
+        for stem in stems:
+            page_path = out / lang / f"{stem}{suffix}"
+            page = page_path.read_text(encoding="utf-8")
+            links = _Links()
+            links.feed(page)
+            assert links.urls
+            for url in links.urls:
+                assert not url.startswith(("http:", "https:", "//")), url
+                assert (page_path.parent / url).resolve().exists(), url
+            assert not re.search(r"""(src|href)=["']https?://(unpkg|cdn|cdnjs)""", page)
+            for url in re.findall(r'"(\.\./_static/[^"]+\.js)"', page):
+                assert (page_path.parent / url).exists(), url
+    assert not list(out.rglob("*.map")), "source maps are left out"
+
+
+def test_online_pages_say_where_the_javascript_comes_from(site):
+    page = (site / "en" / "00_start_here.html").read_text(encoding="utf-8")
+    assert "@jupyter-widgets/html-manager@1.0.15/dist/embed-amd.js" in page
+
+
+def test_embedded_font_holds_the_hangul_the_pages_use():
+    from fontTools.ttLib import TTFont
+
+    css = classroom.font_face_css({"고", "양", "이"})
+    data = re.search(r"base64,([A-Za-z0-9+/=]+)", css).group(1)
+    font = TTFont(io.BytesIO(base64.b64decode(data)))
+    cmap = font.getBestCmap()
+    assert {ord("고"), ord("양"), ord("이")} <= set(cmap)
+    assert ord("가") not in cmap  # only what the pages use: small enough to embed
+    assert len(data) < 60_000
+
+
+def test_site_css_embeds_every_hangul_character_of_the_lessons(site):
+    css = (site / "_static" / "course.css").read_text(encoding="utf-8")
+    from fontTools.ttLib import TTFont
+
+    fonts = [TTFont(io.BytesIO(base64.b64decode(d)))
+             for d in re.findall(r"base64,([A-Za-z0-9+/=]+)", css)]
+    assert fonts
+    used = classroom.hangul_in([(ROOT / "notebooks" / "ko" / f"{s}.ipynb").read_text(
+        encoding="utf-8") for s in STEMS])
+    assert "고" in used
+    for font in fonts:
+        missing = {c for c in used if ord(c) not in font.getBestCmap()}
+        assert not missing - {"\u3000"}, sorted(missing)[:10]
