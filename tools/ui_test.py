@@ -7,8 +7,9 @@ For each notebook under ``notebooks/`` (``ko/`` and ``en/``) this script
 2. runs all cells with the menu command ``runmenu:run-all`` and waits until every code
    cell has run,
 3. fails on any error output, any text written to stderr, or a widget that did not render,
-4. moves one slider with the keyboard and checks that the output beside it changed
-   (an ``<img>`` redrawn or a text updated by the kernel),
+4. moves one slider with the keyboard and checks that an output changed (an ``<img>``
+   redrawn or a text updated by the kernel); a notebook without a slider (the quiz) gets
+   the same test with a dropdown or radio buttons,
 5. saves a screenshot of the whole notebook to ``build/ui/<lang>_<stem>.png``.
 
 JupyterLab runs on a free port of 127.0.0.1 with a random token, a fresh server per run (so
@@ -166,7 +167,6 @@ JS_REPORT = _js("""
     stderr: outputs.filter(([, o]) => o.output_type === 'stream' && o.name === 'stderr')
         .map(([i, o]) => `code cell ${i}: ${joined(o.text)}`.slice(0, 600)),
     widgets: panel.node.querySelectorAll('.jp-OutputArea .jupyter-widgets').length,
-    sliders: panel.node.querySelectorAll('.jp-OutputArea .widget-slider').length,
     widget_errors: Array.from(panel.node.querySelectorAll('.jp-OutputArea-output'))
         .map(e => e.innerText)
         .filter(t => t.includes('Error displaying widget') || t.includes('Model not found'))
@@ -204,6 +204,8 @@ class Result:
     seconds: float = 0.0
     problems: list[str] = field(default_factory=list)
     screenshot: Path | None = None
+    note: str = ""
+    timing: str = ""
 
     @property
     def passed(self) -> bool:
@@ -326,40 +328,79 @@ def dismiss_toasts(page) -> None:
             pass
 
 
-def move_a_slider(page, count: int, problems: list[str], tries: int = 3) -> None:
-    """Press arrow keys on a slider; some output of the notebook must change.
+def _changed(page, before: str, timeout_ms: int = 15_000) -> bool:
+    try:
+        page.wait_for_function(
+            f"(before) => ({JS_OUTPUT_STATE})() !== before", arg=before, timeout=timeout_ms
+        )
+        return True
+    except Exception:
+        return False
 
-    Tries the first few sliders in turn (one may need another control set first) and
-    stops at the first that changes an output.
+
+def _press_keys(page, handle, forward: str, back: str, attribute: str | None) -> bool:
+    """Focus *handle*, press *forward* (or *back* if nothing moved); True if it moved.
+
+    A ``<select>`` (dropdown) opens a pop-up on arrow keys in some Chromium builds: if
+    the keys did not change it, the next option is chosen as a click would.
     """
-    if count == 0:
-        problems.append("no slider to move")
-        return
-    sliders = page.locator(".jp-OutputArea .widget-slider")
-    tried = []
-    for index in range(min(count, tries)):
-        handle = sliders.nth(index).locator(".noUi-handle, [role=slider], input[type=range]")
-        handle = handle.first
-        before = page.evaluate(JS_OUTPUT_STATE)
-        handle.scroll_into_view_if_needed()
-        handle.focus()
-        value_before = handle.get_attribute("aria-valuenow")
+    handle.scroll_into_view_if_needed()
+    handle.focus()
+
+    def state():
+        if attribute is None:
+            return handle.evaluate("e => e.tagName + e.value + '|' + e.checked")
+        return handle.get_attribute(attribute)
+
+    start = state()
+    for _ in range(3):
+        page.keyboard.press(forward)
+    if state() == start:  # already at the end of its range
         for _ in range(3):
-            page.keyboard.press("ArrowRight")
-        if handle.get_attribute("aria-valuenow") == value_before:  # already at its maximum
-            for _ in range(3):
-                page.keyboard.press("ArrowLeft")
-        if handle.get_attribute("aria-valuenow") == value_before:
-            tried.append(f"slider {index + 1} did not move with the arrow keys")
-            continue
-        try:
-            page.wait_for_function(
-                f"(before) => ({JS_OUTPUT_STATE})() !== before", arg=before, timeout=15_000
-            )
-            return
-        except Exception:
-            tried.append(f"moving slider {index + 1} changed no output")
-    problems.append("; ".join(tried))
+            page.keyboard.press(back)
+    if state() == start and start.startswith("SELECT"):
+        page.keyboard.press("Escape")
+        n_options = handle.evaluate("e => e.options.length")
+        index = handle.evaluate("e => e.selectedIndex")
+        if n_options > 1:
+            handle.select_option(index=(index + 1) % n_options)
+    return state() != start
+
+
+# Controls tried, in order, with the keyboard: (name, container, focusable part, keys,
+# attribute that shows the control moved; None: its value or checked state).
+CONTROLS = [
+    ("slider", ".widget-slider", ".noUi-handle, [role=slider], input[type=range]",
+     ("ArrowRight", "ArrowLeft"), "aria-valuenow"),
+    ("dropdown", ".widget-dropdown", "select", ("ArrowDown", "ArrowUp"), None),
+    ("radio buttons", ".widget-radio-box", "input[type=radio]", ("Space", "ArrowDown"), None),
+]
+
+
+def exercise_a_control(page, problems: list[str], tries: int = 3) -> str:
+    """Move a slider with the keyboard; some output of the notebook must change.
+
+    Tries the first few sliders in turn (one may need another control set first) and stops
+    at the first that changes an output. A notebook with no slider (a quiz) gets the same
+    test with a dropdown or radio buttons. Returns what was moved.
+    """
+    tried = []
+    for name, container, part, (forward, back), attribute in CONTROLS:
+        controls = page.locator(f".jp-OutputArea {container}")
+        for index in range(min(controls.count(), tries)):
+            label = f"{name} {index + 1}"
+            handle = controls.nth(index).locator(part).first
+            before = page.evaluate(JS_OUTPUT_STATE)
+            if not _press_keys(page, handle, forward, back, attribute):
+                tried.append(f"{label} did not move with the arrow keys")
+            elif _changed(page, before):
+                return f"{label} moved, output changed"
+            else:
+                tried.append(f"moving {label} changed no output")
+        if tried:  # there were controls of this kind: do not fall back to another kind
+            break
+    problems.append("; ".join(tried) or "no slider, dropdown or radio buttons to move")
+    return ""
 
 
 def check_notebook(page, server: LabServer, path: str, shot: Path, timeout_s: float) -> Result:
@@ -373,11 +414,13 @@ def check_notebook(page, server: LabServer, path: str, shot: Path, timeout_s: fl
     page.goto(url)
     page.wait_for_function(JS_KERNEL_IDLE, arg=path, timeout=90_000, polling=200)
     dismiss_toasts(page)
+    opened = time.monotonic()
     page.evaluate(JS_RUN_ALL, path)
     try:
         page.wait_for_function(JS_ALL_DONE, arg=path, timeout=timeout_s * 1000, polling=250)
     except Exception:
         problems.append(f"cells still running after {timeout_s:.0f} s")
+    ran = time.monotonic()
     report = page.evaluate(JS_REPORT, path)
     if report["widgets"] == 0 and not report["errors"]:
         try:  # widget views render a moment after the kernel replied
@@ -396,7 +439,7 @@ def check_notebook(page, server: LabServer, path: str, shot: Path, timeout_s: fl
     if report["widgets"] == 0:
         problems.append("no widget rendered")
     if not problems:
-        move_a_slider(page, report["sliders"], problems)
+        result.note = exercise_a_control(page, problems)
     dismiss_toasts(page)
     height = min(page.evaluate(JS_NOTEBOOK_HEIGHT, path), MAX_SCREENSHOT_HEIGHT)
     page.set_viewport_size({"width": VIEWPORT["width"], "height": max(height, 600)})
@@ -404,6 +447,10 @@ def check_notebook(page, server: LabServer, path: str, shot: Path, timeout_s: fl
     page.screenshot(path=str(shot), full_page=True)
     result.screenshot = shot
     result.seconds = time.monotonic() - start
+    result.timing = (
+        f"open {opened - start:.1f} s, run {ran - opened:.1f} s, "
+        f"check {time.monotonic() - ran:.1f} s"
+    )
     return result
 
 
@@ -490,6 +537,9 @@ def main(argv: list[str] | None = None) -> int:
                         results.append(result)
                         status = "PASS" if result.passed else "FAIL"
                         print(f"{status} {path} ({result.seconds:.1f} s) -> {shot}", flush=True)
+                        for detail in (result.timing, result.note):
+                            if detail:
+                                print(f"     {detail}", flush=True)
                         for problem in result.problems:
                             print(f"     {problem}", flush=True)
                 finally:
