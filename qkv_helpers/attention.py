@@ -46,7 +46,8 @@ def _softmax_inplace(x: np.ndarray, axis: int = -1, temperature: float = 1.0) ->
             "the scores overflowed to infinity or became NaN: the inputs are too large "
             f"for dtype {x.dtype} (largest score {row_max.max()})"
         )
-    x -= row_max  # every entry now <= 0
+    with np.errstate(over="ignore"):  # a spread wider than the dtype gives -inf: exp -> 0
+        x -= row_max  # every entry now <= 0
     if temperature != 1.0:
         with np.errstate(over="ignore"):  # a very small temperature may send scores to -inf
             x /= temperature
@@ -122,7 +123,8 @@ def _check_mask(mask, score_shape: tuple[int, ...]) -> np.ndarray:
             f"mask of shape {mask.shape} does not broadcast to the scores' shape "
             f"(..., n_q, n_k) = {score_shape}"
         )
-    no_key = ~mask.any(axis=-1)
+    rows = mask.reshape((1,) * (2 - mask.ndim) + mask.shape)  # a scalar or 1-D mask: one row
+    no_key = ~rows.any(axis=-1)
     if no_key.any():
         where = tuple(int(i) for i in np.argwhere(no_key)[0])
         raise ValueError(
@@ -199,18 +201,72 @@ def scaled_dot_product_attention(q, k, v, mask=None, scale=None) -> AttentionRes
     score_shape = (*batch, n_q, n_k)
     if mask is not None:
         mask = _check_mask(mask, score_shape)
+        score_shape = np.broadcast_shapes(score_shape, mask.shape)  # the mask may add batch dims
+        mask = np.broadcast_to(mask, (*mask.shape[:-2], n_q, n_k))  # (..., n_q, n_k), a view
     scale = 1.0 / math.sqrt(d_k) if scale is None else positive_number(scale, "scale")
 
-    # Scale q (n_q·d_k numbers) rather than the scores (n_q·n_k): same result, less work.
-    scores = (q * scale) @ np.swapaxes(k, -1, -2)  # (..., n_q, n_k)
-    if mask is not None:
-        full_shape = np.broadcast_shapes(scores.shape, mask.shape)
-        if scores.shape != full_shape:  # the mask adds batch dimensions
-            scores = np.broadcast_to(scores, full_shape).copy()
-        np.copyto(scores, -np.inf, where=~mask)
-    weights = _softmax_inplace(scores)  # (..., n_q, n_k), rows sum to 1
-    output = weights @ v  # (..., n_q, d_v)
+    # softmax(s) = exp(s) / Σ exp(s) does not change when a row of s is shifted by a constant;
+    # the usual shift by the row's maximum only keeps exp from overflowing. By Cauchy–Schwarz
+    # every score is at most scale·|q|·|k| in size, so when that bound is small (it is for
+    # the usual O(1) scores) exp cannot overflow, and the formula is computed as it stands.
+    bound = scale * math.sqrt(_largest_squared_norm(q) * _largest_squared_norm(k))
+    plain = n_k > 0 and bound <= math.log(np.finfo(dtype).max / n_k) / 2
+    # exp(s) = 2**(s·log2 e): with log2 e folded into the scale, numpy's faster exp2 does it.
+    q = q * (scale * _LOG2_E if plain else scale)  # (..., n_q, d_k)
+    k_t = np.swapaxes(k, -1, -2)  # (..., d_k, n_k), a view
+    ones = np.ones(n_k, dtype)  # (n_k,): w @ ones sums each row (BLAS, faster than w.sum)
+
+    # Keys that a block of queries may not see get no score at all: their weights stay 0.
+    weights = (np.empty if mask is None else np.zeros)(score_shape, dtype)  # (..., n_q, n_k)
+    output = np.empty((*score_shape[:-2], n_q, v.shape[-1]), dtype)  # (..., n_q, d_v)
+    for rows, first, end in _query_blocks(mask, n_q, n_k):
+        w = weights[..., rows, :end]  # (..., block, end): the scores, then in place the weights
+        with np.errstate(over="ignore", invalid="ignore"):  # _softmax_inplace reports those
+            np.matmul(q[..., rows, :], k_t[..., :end], out=w)
+        if plain:
+            np.exp2(w, out=w)
+            if mask is not None:  # keys before `first` are visible to the whole block
+                w[..., first:] *= mask[..., rows, first:end]  # masked weights: exactly 0
+            w *= 1 / (w @ ones[:end])[..., None]  # rows sum to 1
+        else:  # large scores: shift each row by its maximum first
+            if mask is not None:
+                np.copyto(w, -np.inf, where=~mask[..., rows, :end])
+            _softmax_inplace(w)
+        np.matmul(w, v[..., :end, :], out=output[..., rows, :])
     return AttentionResult(output, weights)
+
+
+_LOG2_E = math.log2(math.e)
+
+
+def _largest_squared_norm(x: np.ndarray) -> float:
+    """The largest ``|row|²`` of ``x (..., n, d)``; 0 for no rows, inf if it overflows."""
+    with np.errstate(over="ignore"):
+        return float(np.vecdot(x, x).max(initial=0.0))
+
+
+def _query_blocks(mask, n_q: int, n_k: int):
+    """Blocks of query rows, each with the range of keys that needs work.
+
+    Yields ``(rows, first, end)``: in every batch entry, every query of the block may see
+    keys ``[0, first)`` and none of keys ``[end, n_k)``. So only ``[first, end)`` needs the
+    mask, and keys from ``end`` on need no score at all. This is exact for any mask; for the
+    causal mask it skips about half the work. Without a mask: one block of all rows.
+    """
+    if mask is None:
+        yield slice(0, n_q), n_k, n_k
+        return
+    batch_axes = tuple(range(mask.ndim - 2))
+    seen_somewhere = mask.any(axis=batch_axes)  # (n_q, n_k)
+    seen_everywhere = mask.all(axis=batch_axes)  # (n_q, n_k)
+    # Small enough to skip most masked keys, large enough for BLAS to run at full speed.
+    block = min(128, max(64, n_q // 2))
+    for start in range(0, n_q, block):
+        rows = slice(start, start + block)
+        end = n_k - int(np.argmax(seen_somewhere[rows].any(axis=0)[::-1]))
+        hidden = ~seen_everywhere[rows].all(axis=0)  # (n_k,): hidden from some query
+        first = int(np.argmax(hidden)) if hidden.any() else n_k
+        yield rows, first, end
 
 
 class Projection(NamedTuple):
