@@ -92,12 +92,11 @@ def layer_norm(x: np.ndarray, eps: float = 1e-5) -> np.ndarray:
     array([[-1.225,  0.   ,  1.225]])
     """
     d = x.shape[-1]
-    # Sums rather than means, and one square root: the same numbers, fewer numpy calls
-    # (this runs three times per layer at every decoding step).
-    centred = x - x.sum(axis=-1, keepdims=True) / d  # (..., d_model)
-    sum_sq = np.square(centred).sum(axis=-1, keepdims=True)  # (..., 1) = d · variance
-    sum_sq += d * eps
-    centred *= math.sqrt(d) / np.sqrt(sum_sq)  # divide by sqrt(variance + eps)
+    # np.add.reduce and "* (1 / d)" rather than x.mean: the same numbers, less overhead
+    # per call (this runs three times per layer at every decoding step).
+    centred = x - np.add.reduce(x, -1, keepdims=True) * (1 / d)  # (..., d_model)
+    variance = np.add.reduce(centred * centred, -1, keepdims=True) * (1 / d)  # (..., 1)
+    centred /= np.sqrt(variance + eps)
     return centred
 
 

@@ -117,27 +117,33 @@ class KVCache:
         k, v : numpy.ndarray, shape (n_heads, new_tokens, head_dim)
             The new tokens' keys and values, of the cache's dtype.
         """
-        shape = (self.n_heads, "new_tokens", self.head_dim)
+        # One cheap test per array on the usual path; the message is worked out on failure.
         for name, a in (("k", k), ("v", v)):
-            if not isinstance(a, np.ndarray):
-                raise TypeError(f"{name} must be a numpy array of shape {shape}, "
-                                f"got {type(a).__name__}")
-            if a.ndim != 3 or a.shape[0] != self.n_heads or a.shape[2] != self.head_dim:
-                raise ValueError(
-                    f"{name} must have shape (n_heads, new_tokens, head_dim) = "
-                    f"({self.n_heads}, new_tokens, {self.head_dim}), got {a.shape}"
-                )
-            if a.dtype != self.dtype:
-                raise TypeError(
-                    f"{name} must have the cache's dtype {self.dtype}, got {a.dtype} "
-                    f"(convert with {name}.astype(np.{self.dtype}))"
-                )
-        if k.shape != v.shape:
+            if not (isinstance(a, np.ndarray) and a.ndim == 3 and a.shape[0] == self.n_heads
+                    and a.shape[2] == self.head_dim and a.dtype == self.dtype):
+                self._reject(name, a)
+        if k.shape[1] != v.shape[1]:
             raise ValueError(
                 f"k and v must have the same shape (n_heads, new_tokens, head_dim): "
                 f"k has shape {k.shape}, v has shape {v.shape}"
             )
         self._append(k, v)
+
+    def _reject(self, name: str, a) -> None:
+        """Raise the error that says what is wrong with ``a``, the argument ``name``."""
+        shape = (self.n_heads, "new_tokens", self.head_dim)
+        if not isinstance(a, np.ndarray):
+            raise TypeError(f"{name} must be a numpy array of shape {shape}, "
+                            f"got {type(a).__name__}")
+        if a.ndim != 3 or a.shape[0] != self.n_heads or a.shape[2] != self.head_dim:
+            raise ValueError(
+                f"{name} must have shape (n_heads, new_tokens, head_dim) = "
+                f"({self.n_heads}, new_tokens, {self.head_dim}), got {a.shape}"
+            )
+        raise TypeError(
+            f"{name} must have the cache's dtype {self.dtype}, got {a.dtype} "
+            f"(convert with {name}.astype(np.{self.dtype}))"
+        )
 
     def _append(self, k: np.ndarray, v: np.ndarray) -> None:
         """:meth:`append` without the checks, for the decoder's hot path."""
