@@ -266,7 +266,7 @@ body { font-family: var(--jp-ui-font-family); }
 .course-solution > summary { cursor: pointer; font-family: var(--jp-ui-font-family);
                              padding: 4px; color: #006d4f; }
 /* A widget's picture at its own size, as in JupyterLab (not stretched to the page). */
-img.widget-image { width: auto !important; height: auto; max-width: 100%; }
+img.widget-image { width: auto !important; height: auto; max-width: 100%; align-self: flex-start; }
 /* Slides: a 1280 x 720 projector; headings as written (no capitals); Korean fallback font. */
 html:root {
   --r-main-font: "Source Sans Pro", Helvetica, "Noto Sans KR", "NanumGothic", sans-serif;
