@@ -64,6 +64,9 @@ _LAZY = {
     "encoder_decoder": "qkv_helpers.encoder_decoder",
     "pipeline": "qkv_helpers.pipeline",
     "quiz": "qkv_helpers.quiz",
+    # lesson 09 (numpy only)
+    "kv_math": "qkv_helpers.kv_math",
+    "kv_experiments": "qkv_helpers.kv_experiments",
 }
 
 

@@ -397,3 +397,57 @@ def check_decoder_output(answer, example, name: str = "my_output") -> Feedback:
 
 
 # --- lesson 09 ---
+
+
+def check_kv_cache_bytes(answer, *, layers: int, kv_heads: int, head_dim: int, tokens: int,
+                         batch: int, bytes_per_value: int, query_heads: int | None = None,
+                         name: str = "my_bytes") -> Feedback:
+    """Lesson 09: the bytes of a KV cache, ``2 · layers · kv_heads · head_dim · tokens ·
+    batch · bytes_per_value``.
+
+    Recognises the usual slips: K or V (or the 2 bytes of fp16) forgotten, 4 bytes per
+    value, the batch or the layers left out, the query heads used instead of the K/V
+    heads, an answer in GiB or in bits.
+
+    >>> from qkv_helpers.lang import set_language
+    >>> set_language("en")
+    >>> config = dict(layers=2, kv_heads=4, head_dim=4, tokens=10, batch=1, bytes_per_value=4)
+    >>> check_kv_cache_bytes(2560, **config)
+    ✅ Right! my_bytes = 2,560 bytes (2.50 KiB) is correct.
+    >>> check_kv_cache_bytes(1280, **config).ok
+    False
+    >>> check_kv_cache_bytes(..., **config).ok is None
+    True
+    """
+    if not_answered(answer):
+        return unanswered()
+    from .kv_math import format_bytes, kv_cache_bytes
+
+    expected = kv_cache_bytes(layers, kv_heads, head_dim, tokens, batch, bytes_per_value)
+    try:
+        got = float(answer)
+    except (TypeError, ValueError):
+        return wrong("check_not_numbers", name=name, kind=type(answer).__name__)
+    if not np.isfinite(got):
+        return wrong("check_not_finite", name=name)
+    if got == expected:  # exact: a byte count is a whole number
+        return right("check_l09_right", name=name, bytes=f"{expected:,}",
+                     readable=format_bytes(expected))
+    slips = [  # (what the answer would be, message key), most telling first
+        (expected / 2**30, "check_l09_gib"),
+        (expected * 8, "check_l09_bits"),
+        (expected / 2, "check_l09_half"),
+        (expected * 2, "check_l09_double"),
+        (expected / batch, "check_l09_no_batch"),
+        (expected / layers, "check_l09_no_layers"),
+        (expected / bytes_per_value, "check_l09_values"),
+    ]
+    if query_heads is not None and query_heads != kv_heads:
+        slips.insert(0, (expected * query_heads / kv_heads, "check_l09_query_heads"))
+    for value, key in slips:
+        if value != expected and np.isclose(got, value, rtol=1e-9, atol=0.0):
+            return wrong(key, name=name, got=f"{got:,.0f}", bytes_per_value=bytes_per_value,
+                         batch=batch, layers=layers, kv_heads=kv_heads,
+                         query_heads=query_heads)
+    return wrong("check_l09_wrong", name=name, got=f"{got:,.0f}",
+                 ratio=f"{got / expected:.3g}")

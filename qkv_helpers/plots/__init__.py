@@ -20,6 +20,13 @@ from .attention_maps import (
 
 # Each part of the course adds its plots below, one import line per module.
 # (isort: these come after style.apply() on purpose.)
+from .kv_cache import (
+    plot_cache_fill,
+    plot_cache_growth,
+    plot_flops_per_step,
+    plot_speedup,
+    plot_total_flops,
+)
 from .pipeline import plot_pipeline
 from .scaling import plot_score_histogram, plot_variance_vs_dk
 from .similarity import plot_vectors_2d

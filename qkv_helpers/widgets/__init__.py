@@ -10,6 +10,7 @@ from ._live import LiveFigure, Panel
 # Each part of the course adds its widgets below, one import line per module.
 from .cross import cross_attention_explorer
 from .heads import head_selector
+from .kv_cache import kv_cache_stepper
 from .lessons_01_05 import (
     dot_product_explorer,
     query_explorer,

@@ -1,0 +1,557 @@
+from nbsource import Lesson
+
+lesson = Lesson()
+
+lesson.md(slide="slide", ko="""
+# 09. KV 캐시: 메모리를 써서 계산을 아껴요
+
+**이번 시간의 목표**
+- 자기회귀 디코딩에서 캐시가 없으면 무엇을 다시 계산하는지, 캐시가 있으면 새 토큰의 쿼리 하나만 계산한다는 걸 확인해요. 쿼리는 캐시하지 않아요.
+- 캐시를 쓰든 안 쓰든 출력이 같다는 걸 봐요.
+- 스텝마다, 그리고 전체로 FLOPs를 세어 보고, 비율 공식을 만들어요.
+- 실제로 잰 속도 향상을 이론과 비교하고, 왜 차이가 나는지(스텝마다의 오버헤드) 알아봐요.
+- 캐시의 메모리를 재서 공식 `2 · 레이어 · KV 헤드 · head_dim · 토큰 · 배치 · 값당 바이트`와 맞춰 봐요. 캐시는 메모리를 **줄이지 않고 써요**.
+- 크로스 어텐션의 K, V는 원문 문장마다 한 번만 계산된다는 걸 확인해요.
+
+**수업 시간**: 약 35분
+""", en="""
+# 09. The KV cache: spend memory to save compute
+
+**Goals for this lesson**
+- See what autoregressive decoding recomputes without a cache, and that with one only the new token's query is computed. Queries are not cached.
+- See that the outputs are the same with and without the cache.
+- Count the FLOPs, step by step and in total, and derive the formula for their ratio.
+- Measure the speed-up, set it against the theory, and see why they differ: per-step overhead.
+- Measure the cache's memory against the formula `2 · layers · kv_heads · head_dim · tokens · batch · bytes_per_value`. The cache does **not** save memory: it costs memory.
+- Confirm that cross-attention's K and V are computed once per source sentence.
+
+**Class time**: about 35 minutes
+""")
+
+lesson.code(slide="skip", ko="""
+import numpy as np
+import qkv_helpers as qk
+from qkv_helpers import kv_experiments as kx, kv_math as km
+
+qk.setup(lang=LANG)                       # 그림과 메시지의 언어
+np.set_printoptions(precision=2, suppress=True)
+model = kx.lesson_model()                 # 단어 7개, d_model 16, 너비 4인 헤드 4개, 레이어 2개
+prompt = kx.to_ids("The cat sat")         # 단어 → 토큰 id
+""", en="""
+import numpy as np
+import qkv_helpers as qk
+from qkv_helpers import kv_experiments as kx, kv_math as km
+
+qk.setup(lang=LANG)                       # language of plots and messages
+np.set_printoptions(precision=2, suppress=True)
+model = kx.lesson_model()                 # 7 words, d_model 16, 4 heads of width 4, 2 layers
+prompt = kx.to_ids("The cat sat")         # words → token ids
+""")
+
+lesson.md(slide="slide", ko="""
+## 한 토큰씩 생성하기
+
+07강에서 본 것처럼 디코더는 **자기회귀 디코딩**으로 문장을 만들어요. 지금까지의 토큰을 넣고, 다음 토큰 하나를 고르고, 그걸 붙여서 다시 넣어요.
+
+여기서 쓰는 `model`은 작은 트랜스포머 디코더예요. 어휘는 예제 문장의 단어 7개뿐이고, 가중치는 학습하지 않은 무작위 값이에요. 그래서 이어지는 단어에는 뜻이 없어요. 오늘 보고 싶은 건 **무엇을, 얼마나 계산하는지**니까 괜찮아요. "The cat sat"에서 시작해서 8토큰을 생성해 봐요.
+""", en="""
+## Generating one token at a time
+
+As lesson 07 showed, a decoder writes a sentence by **autoregressive decoding**: feed the tokens so far, pick the next token, append it, feed again.
+
+The `model` here is a small Transformer decoder. Its vocabulary is the 7 words of our sentence, and its weights are random, not trained, so the words it writes mean nothing. That is fine: today we care about **what is computed, and how much**. Start from "The cat sat" and generate 8 tokens.
+""")
+
+lesson.code(ko="""
+cached = model.generate(prompt, 8)                     # KV 캐시 사용 (기본값)
+print(kx.to_words(prompt), "→", kx.to_words(cached.ids))
+""", en="""
+cached = model.generate(prompt, 8)                     # with the KV cache (the default)
+print(kx.to_words(prompt), "→", kx.to_words(cached.ids))
+""")
+
+lesson.md(slide="slide", ko="""
+## 캐시가 없으면 무엇을 다시 계산할까요
+
+캐시가 없으면 스텝마다 **지금까지의 문장 전체**를 디코더에 다시 넣어요. 그러면 모든 레이어에서 앞 토큰들의 K와 V를 처음부터 다시 계산해요. 07강의 실험에서 봤듯이 앞 토큰의 K와 V는 뒤에 토큰이 붙어도 바뀌지 않는데도요.
+
+캐시가 있으면 처음 스텝에서만 프롬프트 전체를 넣고, 그다음부터는 **새 토큰 하나**만 넣어요. 새 토큰의 K와 V는 계산해서 캐시에 덧붙이고, 새 토큰의 쿼리는 캐시에 있는 모든 K, V를 봐요.
+
+스텝마다 디코더에 넣은 토큰 수를 비교해 봐요.
+""", en="""
+## What is recomputed without a cache?
+
+Without a cache, every step feeds **the whole sentence so far** into the decoder again, so every layer recomputes the K and V of all earlier tokens from scratch, although, as lesson 07's experiment showed, they do not change when tokens are appended.
+
+With a cache, only the first step feeds the whole prompt; after that, each step feeds **the new token alone**. Its K and V are computed and appended to the cache, and its query attends over every K and V in the cache.
+
+Compare how many tokens each step runs through the decoder.
+""")
+
+lesson.code(ko="""
+uncached = model.generate(prompt, 8, use_cache=False)   # 스텝마다 전체를 다시 계산
+print([s.new_tokens for s in cached.steps])             # 스텝마다 디코더에 넣은 토큰 수: 캐시 사용
+print([s.new_tokens for s in uncached.steps])           # 캐시 없음
+""", en="""
+uncached = model.generate(prompt, 8, use_cache=False)   # recompute everything at each step
+print([s.new_tokens for s in cached.steps])             # tokens run through the decoder per step: cached
+print([s.new_tokens for s in uncached.steps])           # uncached
+""")
+
+lesson.md(slide="subslide", ko="""
+## 쿼리는 캐시하지 않아요
+
+왜 **K와 V만** 저장할까요? 다음 토큰은 마지막 위치의 출력 하나로 골라요. 그 출력 행은 **마지막 토큰의 쿼리 하나**와 **모든 토큰의 K, V**로 계산해요. 앞 토큰들의 쿼리는 다시 쓸 일이 없어요.
+
+예제 문장으로 확인해요. 인과 마스크로 7행을 한꺼번에 계산한 출력의 마지막 행은, 마지막 쿼리 하나만으로 계산한 것과 같아요. 하지만 K, V를 최근 3개만 쓰면 달라져요.
+""", en="""
+## Queries are not cached
+
+Why keep **only K and V**? The next token is chosen from the last position's output alone, and that output row is computed from **the last token's query** and **every token's K and V**. Earlier queries are never used again.
+
+Check it on our sentence: the last row of the masked output of all 7 rows equals the output of the last query alone. Use only the 3 most recent keys and values, though, and it differs.
+""")
+
+lesson.code(ko="""
+ex = qk.running_example()
+full = qk.scaled_dot_product_attention(ex.q, ex.k, ex.v, mask=qk.causal_mask(7)).output
+last = qk.scaled_dot_product_attention(ex.q[-1:], ex.k, ex.v).output      # 마지막 쿼리 하나만
+print(np.allclose(full[-1:], last))                                       # 앞 쿼리는 필요 없어요
+short = qk.scaled_dot_product_attention(ex.q[-1:], ex.k[-3:], ex.v[-3:]).output
+print(np.allclose(full[-1:], short))                                      # K, V는 모두 필요해요
+""", en="""
+ex = qk.running_example()
+full = qk.scaled_dot_product_attention(ex.q, ex.k, ex.v, mask=qk.causal_mask(7)).output
+last = qk.scaled_dot_product_attention(ex.q[-1:], ex.k, ex.v).output      # the last query alone
+print(np.allclose(full[-1:], last))                                       # earlier queries are not needed
+short = qk.scaled_dot_product_attention(ex.q[-1:], ex.k[-3:], ex.v[-3:]).output
+print(np.allclose(full[-1:], short))                                      # every K and V is
+""")
+
+lesson.md(slide="slide", ko="""
+## 캐시를 써도 답은 같아요
+
+캐시는 계산을 **건너뛰는** 게 아니라, 이미 계산한 값을 **다시 쓰는** 거예요. 그러니 생성하는 토큰은 완전히 같아야 해요. 로짓(다음 토큰의 점수)은 더하는 순서가 달라서 부동소수점 반올림만큼만 달라요. 프롬프트 몇 개로 20토큰씩 생성해서 비교해 봐요.
+""", en="""
+## Same answers with the cache
+
+A cache does not **skip** computation; it **reuses** values already computed. So the tokens generated must be exactly the same. The logits (the next token's scores) differ only by floating-point rounding, because the sums run in a different order. Compare 20 generated tokens for a few prompts.
+""")
+
+lesson.code(ko="""
+print(np.array_equal(cached.ids, uncached.ids), np.allclose(cached.logits, uncached.logits, atol=1e-4))
+prompts = [[0], [1, 2], [3, 4, 5, 6]]
+print(all(np.array_equal(model.generate(p, 20).ids, model.generate(p, 20, use_cache=False).ids)
+          for p in prompts))                            # 프롬프트가 달라도 같아요
+""", en="""
+print(np.array_equal(cached.ids, uncached.ids), np.allclose(cached.logits, uncached.logits, atol=1e-4))
+prompts = [[0], [1, 2], [3, 4, 5, 6]]
+print(all(np.array_equal(model.generate(p, 20).ids, model.generate(p, 20, use_cache=False).ids)
+          for p in prompts))                            # the same for other prompts too
+""")
+
+lesson.md(slide="slide", ko="""
+## FLOPs 세기: 스텝마다
+
+행렬 곱 (m, k)·(k, n)은 곱셈과 덧셈이 m·k·n번씩이라 **2·m·k·n FLOPs**로 세요. 디코더 레이어 하나가 새 토큰 n개를 계산하고, 그 쿼리들이 키 c개를 볼 때 (d = d_model):
+
+- Q, K, V, W_O 선형 변환: 8·n·d²
+- 어텐션 q·kᵀ와 가중치·v: 4·n·d·c
+- MLP: 4·n·d·d_ff
+
+스텝 t(지금까지 토큰 t개)에서 캐시가 없으면 n = c = t, 캐시가 있으면 n = 1, c = t예요. 식에 넣으면 캐시 없는 스텝은 레이어마다 **정확히 t배**의 일을 해요. 마지막의 로짓 계산(2·d·어휘 크기)만 양쪽이 같아요.
+
+`km.decoding_flops`가 이 공식이에요. 모델이 실제로 센 FLOPs와 같은지, 그리고 비율이 t에 가까운지 봐요.
+""", en="""
+## Counting FLOPs, step by step
+
+A matrix product (m, k)·(k, n) does m·k·n multiplications and as many additions: **2·m·k·n FLOPs**. One decoder layer running n new tokens whose queries attend over c keys does (d = d_model):
+
+- Q, K, V and W_O projections: 8·n·d²
+- attention, q·kᵀ and weights·v: 4·n·d·c
+- MLP: 4·n·d·d_ff
+
+At step t (t tokens so far), without a cache n = c = t; with one, n = 1 and c = t. Put them in the formula: without the cache a step does **exactly t times** the work in every layer. Only the final logits (2·d·vocabulary) cost the same both ways.
+
+`km.decoding_flops` is this formula. Check it against the FLOPs the model counted, and that the ratio is close to t.
+""")
+
+lesson.code(ko="""
+sizes = dict(d_model=model.d_model, n_layers=model.n_layers, vocab_size=model.vocab_size)
+flops_cached = km.decoding_flops(3, 8, **sizes)                      # 프롬프트 3토큰, 새 토큰 8개
+flops_uncached = km.decoding_flops(3, 8, use_cache=False, **sizes)
+print(flops_cached.tolist() == [s.flops for s in cached.steps],
+      flops_uncached.tolist() == [s.flops for s in uncached.steps])  # 공식 = 모델이 센 값
+print([s.context for s in cached.steps])                             # t: 지금까지의 토큰 수
+print(flops_uncached / flops_cached)                                 # 비율: 거의 t
+""", en="""
+sizes = dict(d_model=model.d_model, n_layers=model.n_layers, vocab_size=model.vocab_size)
+flops_cached = km.decoding_flops(3, 8, **sizes)                      # 3 prompt tokens, 8 new ones
+flops_uncached = km.decoding_flops(3, 8, use_cache=False, **sizes)
+print(flops_cached.tolist() == [s.flops for s in cached.steps],
+      flops_uncached.tolist() == [s.flops for s in uncached.steps])  # formula = counted by the model
+print([s.context for s in cached.steps])                             # t: tokens so far
+print(flops_uncached / flops_cached)                                 # ratio: close to t
+""")
+
+lesson.md(slide="subslide", ko="""
+첫 스텝은 양쪽 다 프롬프트 3토큰을 계산하니 비율이 1이에요. 그다음부터 캐시 없는 막대는 스텝마다 자라고, 캐시를 쓴 막대는 거의 그대로예요(어텐션이 볼 키가 하나씩 늘어서 아주 조금씩만 커져요).
+""", en="""
+The first step runs the 3 prompt tokens either way, so its ratio is 1. After that the uncached bars grow with every step, while the cached ones stay nearly flat (they grow a little, as the attention has one more key to look at each step).
+""")
+
+lesson.code("""
+ax = qk.plots.plot_flops_per_step([s.context for s in cached.steps], flops_cached, flops_uncached)
+""")
+
+lesson.md(slide="slide", ko="""
+## FLOPs 세기: 전체, 그리고 비율 공식
+
+이제 토큰 T개를 생성하는 데 드는 FLOPs의 합을 T에 따라 봐요. 속도를 잴 때도 쓸, 조금 더 큰 모델(어휘 256, d_model 64, 레이어 2)과 프롬프트 8토큰으로 계산해요.
+
+모든 토큰이 레이어에서 같은 양의 일을 한다고 치면(어텐션과 로짓은 무시), 캐시가 없을 때 스텝 i는 P + i개의 토큰을, 캐시가 있으면 첫 스텝만 P개, 나머지는 1개를 계산해요. 그래서
+
+**비율 ≈ (P + (P+1) + … + (P+T−1)) / (P + T − 1) = T·(2P + T − 1) / (2·(P + T − 1))**
+
+프롬프트가 한 토큰(P = 1)이면 **(T + 1) / 2**예요. 비율이 T에 비례해서 커져요. 캐시가 없으면 전체 FLOPs는 T²에 비례하고, 캐시가 있으면 T에 비례하니까요.
+""", en="""
+## Counting FLOPs in total, and the formula for the ratio
+
+Now the total FLOPs of generating T tokens, against T. We use a somewhat larger model (vocabulary 256, d_model 64, 2 layers), the one we will also time, and an 8-token prompt.
+
+If every token costs the same in a layer (ignoring attention and logits), step i runs P + i tokens without a cache; with one, the first step runs P and the others 1. So
+
+**ratio ≈ (P + (P+1) + … + (P+T−1)) / (P + T − 1) = T·(2P + T − 1) / (2·(P + T − 1))**
+
+which is **(T + 1) / 2** for a one-token prompt (P = 1). The ratio grows in proportion to T: without a cache the total grows like T², with one like T.
+""")
+
+lesson.code(ko="""
+big = qk.TinyTransformer(vocab_size=256, d_model=64, n_heads=4, n_layers=2, seed=0)
+big_sizes, prompt8 = dict(d_model=64, n_layers=2, vocab_size=256), list(range(8))
+lengths = np.array([16, 32, 64, 128, 256])
+total_cached = np.array([km.decoding_flops(8, T, **big_sizes).sum() for T in lengths])
+total_uncached = np.array([km.decoding_flops(8, T, use_cache=False, **big_sizes).sum() for T in lengths])
+print(big.generate(prompt8, 16).flops == total_cached[0])            # 공식 = 모델이 센 값
+ax = qk.plots.plot_total_flops(lengths, total_cached, total_uncached)
+""", en="""
+big = qk.TinyTransformer(vocab_size=256, d_model=64, n_heads=4, n_layers=2, seed=0)
+big_sizes, prompt8 = dict(d_model=64, n_layers=2, vocab_size=256), list(range(8))
+lengths = np.array([16, 32, 64, 128, 256])
+total_cached = np.array([km.decoding_flops(8, T, **big_sizes).sum() for T in lengths])
+total_uncached = np.array([km.decoding_flops(8, T, use_cache=False, **big_sizes).sum() for T in lengths])
+print(big.generate(prompt8, 16).flops == total_cached[0])            # formula = counted by the model
+ax = qk.plots.plot_total_flops(lengths, total_cached, total_uncached)
+""")
+
+lesson.md(slide="subslide", ko="""
+그림에서 캐시를 쓴 선은 바닥에 거의 붙어 있어요. 얼마나 차이 나는지 정확한 비율로 보고, 근사 공식과 나란히 놓아 봐요. 근사 공식이 조금 어긋나는 건 어텐션 비용이 문맥 길이에 따라 늘고, 로짓 비용은 양쪽이 같기 때문이에요. 그래도 T에 비례해 커진다는 모양은 같아요.
+""", en="""
+In the picture the cached line nearly hugs the bottom. Here is by how much: the exact ratio, beside the approximate formula. They differ a little because the attention's cost grows with the context and the logits cost the same both ways; but both grow in proportion to T.
+""")
+
+lesson.code(ko="""
+print(total_uncached / total_cached)          # 정확한 FLOPs 비율
+print(km.approx_flop_ratio(8, lengths))       # T·(2P + T − 1) / (2·(P + T − 1)), P = 8
+""", en="""
+print(total_uncached / total_cached)          # exact FLOP ratio
+print(km.approx_flop_ratio(8, lengths))       # T·(2P + T − 1) / (2·(P + T − 1)), P = 8
+""")
+
+lesson.md(slide="slide", ko="""
+## 실제로 재 보기: 속도 향상과 이론
+
+FLOPs로는 T = 256에서 100배 넘게 빨라져야 해요. 실제 시간을 재 봐요. 길이마다 캐시를 쓴 생성과 안 쓴 생성을 번갈아 다섯 번씩 돌리고, 가장 빠른 값을 써요. 컴퓨터가 다른 일을 하느라 느려진 실행을 빼려는 거예요.
+
+시간은 컴퓨터마다, 실행할 때마다 달라요. 그래서 아래 세 셀의 숫자와 그림은 여러분 화면에서 조금씩 다를 거예요.
+""", en="""
+## Measuring it: the speed-up against the theory
+
+By FLOPs, T = 256 should be more than 100 times faster. Let's time it: for each length, generate with and without the cache, alternately, five times each, and keep the fastest run, the one least slowed down by whatever else the computer was doing.
+
+Timings vary from machine to machine and from run to run, so the numbers and the picture of the next three cells will differ a little on your screen.
+""")
+
+lesson.code(ko="""
+m = kx.measure_speedup(big, prompt8, lengths, repeats=5)
+print(m.speedup.round(1))         # 잰 속도 향상: 캐시 없는 시간 / 캐시 쓴 시간
+print(m.flop_ratio.round(1))      # FLOPs 비율
+""", en="""
+m = kx.measure_speedup(big, prompt8, lengths, repeats=5)
+print(m.speedup.round(1))         # measured speed-up: time without / time with the cache
+print(m.flop_ratio.round(1))      # FLOP ratio
+""", ignore_output=True)
+
+lesson.md(slide="subslide", ko="""
+잰 속도 향상은 FLOPs 비율보다 훨씬 작아요. 왜일까요? 한 스텝에는 FLOPs와 상관없는 **고정 비용**이 있어요. 파이썬 반복문, 레이어마다 수십 번의 numpy 함수 호출, 작은 배열 만들기 같은 거요. 캐시를 쓴 스텝은 FLOPs가 아주 적어서 시간의 대부분이 이 오버헤드예요. 캐시가 줄여 주는 건 FLOPs뿐이니, 오버헤드가 큰 만큼 속도 향상이 작아져요.
+
+그래서 스텝 하나의 시간을 **오버헤드 + FLOPs × FLOP당 시간**으로 놓고, 잰 시간에 두 값을 맞춰 봐요. 이 모델로 예측한 곡선(점선)은 FLOPs 비율보다 잰 값에 훨씬 가까워요. T가 커질수록 캐시 없는 스텝의 FLOPs가 커져서 오버헤드의 비중이 줄고, 속도 향상이 FLOPs 비율 쪽으로 다가가요.
+""", en="""
+The measured speed-up is far below the FLOP ratio. Why? Each step has a **fixed cost** that has nothing to do with FLOPs: the Python loop, dozens of numpy calls per layer, small arrays allocated. A cached step does so few FLOPs that most of its time is this overhead. The cache removes FLOPs only, so the larger the overhead, the smaller the speed-up.
+
+So model a step's time as **overhead + FLOPs × (time per FLOP)** and fit the two numbers to the measured times. The curve this model predicts (dotted) is far closer to the measurements than the FLOP ratio. As T grows, the uncached steps' FLOPs grow, the overhead's share shrinks, and the speed-up climbs toward the FLOP ratio.
+""")
+
+lesson.code("""
+ax = qk.plots.plot_speedup(m.lengths, m.speedup, m.flop_ratio, m.predicted, overhead_us=m.fit.overhead * 1e6)
+""", ignore_output=True)
+
+lesson.md(ko="""
+맞춘 두 값을 비교해 봐요. 위는 스텝마다의 오버헤드, 아래는 T = 16에서 캐시를 쓴 스텝 하나가 평균적으로 FLOPs에 쓰는 시간이에요(둘 다 µs). 오버헤드가 훨씬 커요.
+""", en="""
+Compare the fitted numbers: above, the overhead per step; below, the time an average cached step at T = 16 spends on its FLOPs (both in µs). The overhead is much larger.
+""")
+
+lesson.code(ko="""
+print(round(m.fit.overhead * 1e6))                              # 스텝마다의 오버헤드 (µs)
+print(round(m.flops_cached[0] / 16 * m.fit.seconds_per_flop * 1e6, 1))   # 캐시 쓴 스텝의 FLOPs에 드는 시간 (µs)
+""", en="""
+print(round(m.fit.overhead * 1e6))                              # overhead per step (µs)
+print(round(m.flops_cached[0] / 16 * m.fit.seconds_per_flop * 1e6, 1))   # time of a cached step's FLOPs (µs)
+""", ignore_output=True)
+
+lesson.md(slide="slide", ko="""
+## 메모리: 캐시는 메모리를 **써요**
+
+이 강의가 바탕으로 삼은 글은 "KV 캐싱이 메모리를 줄인다"고 해요. **틀린 말이에요.** 캐시는 계산을 아끼는 대신 메모리를 써요. 레이어마다, KV 헤드마다, 저장한 토큰마다 키 벡터 하나와 밸류 벡터 하나를 들고 있으니까요.
+
+**캐시 바이트 = 2 · 레이어 · KV 헤드 · head_dim · 토큰 · 배치 · 값당 바이트**
+
+맨 앞의 2는 K와 V예요. 토큰 수가 곱해져 있으니 캐시는 토큰 수에 **비례해서** 커져요. 캐시를 쓰며 20토큰을 생성하면서, 스텝마다 캐시 배열의 바이트(numpy가 알려 주는 `nbytes`)를 재서 공식과 비교해 봐요. 캐시를 안 쓰면 스텝 사이에 남겨 두는 게 없어요(0바이트).
+""", en="""
+## Memory: the cache **costs** memory
+
+The article this course grows from says "KV caching reduces memory". **That is wrong.** The cache saves compute by spending memory: it holds a key vector and a value vector for every layer, every K/V head and every token kept.
+
+**cache bytes = 2 · layers · kv_heads · head_dim · tokens · batch · bytes_per_value**
+
+The 2 is for K and V. The number of tokens is a factor, so the cache grows **linearly** with the tokens. Generate 20 tokens with the cache, measure the cache's arrays after every step (numpy's `nbytes`), and compare with the formula. Without a cache nothing is kept between steps (0 bytes).
+""")
+
+lesson.code(ko="""
+tokens, measured = kx.cache_growth(model, prompt, 20)     # 스텝마다: 캐시의 토큰 수, 배열의 바이트
+formula = [km.kv_cache_bytes(layers=2, kv_heads=4, head_dim=4, tokens=n, batch=1, bytes_per_value=4) for n in tokens]
+print(measured.tolist() == formula, np.unique(np.diff(measured)))   # 공식과 같고, 토큰마다 같은 양씩 늘어요
+nothing_kept = [s.cache_bytes for s in model.generate(prompt, 20, use_cache=False).steps]
+ax = qk.plots.plot_cache_growth(tokens, measured, formula, uncached_bytes=nothing_kept)
+""", en="""
+tokens, measured = kx.cache_growth(model, prompt, 20)     # after each step: tokens cached, bytes of the arrays
+formula = [km.kv_cache_bytes(layers=2, kv_heads=4, head_dim=4, tokens=n, batch=1, bytes_per_value=4) for n in tokens]
+print(measured.tolist() == formula, np.unique(np.diff(measured)))   # equal to the formula; the same amount per token
+nothing_kept = [s.cache_bytes for s in model.generate(prompt, 20, use_cache=False).steps]
+ax = qk.plots.plot_cache_growth(tokens, measured, formula, uncached_bytes=nothing_kept)
+""")
+
+lesson.md(slide="subslide", ko="""
+토큰 하나에 256바이트(2 · 2 · 4 · 4 · float32의 4바이트)씩, 직선으로 늘어요. 작은 모델이라 작아 보이지만, 실제 크기의 모델에 넣어 보면 달라요.
+
+**계산 예: Llama-2-7B.** 레이어 32개, KV 헤드 32개, head_dim 128이고, 값은 fp16(2바이트)이에요. 한 시퀀스에 4096토큰을 저장하면 딱 **2 GiB**예요. 토큰 하나에 0.5 MiB씩이고요. 대화 8개를 동시에 처리하면(배치 8) 16 GiB로, fp16 모델 가중치(매개변수 67억 개 × 2바이트 ≈ 12.6 GiB)보다 커요.
+""", en="""
+256 bytes per token (2 · 2 · 4 · 4 · 4 bytes of float32), on a straight line. Small for a small model; a real model is another matter.
+
+**Worked example: Llama-2-7B.** 32 layers, 32 K/V heads, head_dim 128, values in fp16 (2 bytes). Keeping 4096 tokens of one sequence takes exactly **2 GiB**: half a MiB per token. Serving 8 conversations at once (batch 8) takes 16 GiB, more than the model's fp16 weights (6.7 billion parameters × 2 bytes ≈ 12.6 GiB).
+""")
+
+lesson.code(ko="""
+llama = km.kv_cache_bytes(layers=32, kv_heads=32, head_dim=128, tokens=4096, batch=1, bytes_per_value=2)
+print(llama, km.format_bytes(llama), km.format_bytes(llama // 4096))   # 시퀀스 하나, 토큰 하나
+print(km.format_bytes(8 * llama), km.format_bytes(6_738_415_616 * 2))  # 배치 8의 캐시, fp16 가중치
+""", en="""
+llama = km.kv_cache_bytes(layers=32, kv_heads=32, head_dim=128, tokens=4096, batch=1, bytes_per_value=2)
+print(llama, km.format_bytes(llama), km.format_bytes(llama // 4096))   # one sequence, one token
+print(km.format_bytes(8 * llama), km.format_bytes(6_738_415_616 * 2))  # cache of a batch of 8, fp16 weights
+""")
+
+lesson.md(slide="subslide", ko="""
+## 캐시를 줄이는 방법
+
+그럼 캐시를 작게 하려면 어떻게 할까요? 공식의 곱셈 인자를 줄이면 돼요.
+
+- **KV 헤드 수 줄이기**: 멀티 쿼리 어텐션(MQA)은 모든 쿼리 헤드가 K/V 헤드 **하나**를 같이 쓰고, 그룹 쿼리 어텐션(GQA)은 쿼리 헤드 몇 개가 K/V 헤드 하나를 같이 써요. Llama-2-70B는 쿼리 헤드 64개에 K/V 헤드 8개를 써요.
+- **슬라이딩 윈도**: 최근 토큰 몇 개만 저장해요. 캐시가 창 크기에서 더 안 커져요.
+- **낮은 정밀도**: 값을 fp16 대신 int8(1바이트) 등으로 저장해요.
+
+Llama-2-7B의 2 GiB가 각각 얼마가 되는지 봐요.
+""", en="""
+## What makes the cache smaller
+
+How do you shrink the cache, then? Shrink a factor of the formula:
+
+- **Fewer K/V heads**: multi-query attention (MQA) lets every query head share **one** K/V head; grouped-query attention (GQA) lets each group of query heads share one. Llama-2-70B has 64 query heads and 8 K/V heads.
+- **A sliding window**: keep only the most recent tokens; the cache stops growing at the window's size.
+- **Lower precision**: store the values as int8 (1 byte) instead of fp16, for instance.
+
+See what each does to Llama-2-7B's 2 GiB.
+""")
+
+lesson.code(ko="""
+print(km.format_bytes(km.kv_cache_bytes(32, 8, 128, 4096, 1, 2)))    # GQA: KV 헤드 8개
+print(km.format_bytes(km.kv_cache_bytes(32, 1, 128, 4096, 1, 2)))    # MQA: KV 헤드 1개
+print(km.format_bytes(km.kv_cache_bytes(32, 32, 128, 1024, 1, 2)))   # 최근 1024토큰만 저장
+print(km.format_bytes(km.kv_cache_bytes(32, 32, 128, 4096, 1, 1)))   # int8: 값당 1바이트
+""", en="""
+print(km.format_bytes(km.kv_cache_bytes(32, 8, 128, 4096, 1, 2)))    # GQA: 8 K/V heads
+print(km.format_bytes(km.kv_cache_bytes(32, 1, 128, 4096, 1, 2)))    # MQA: 1 K/V head
+print(km.format_bytes(km.kv_cache_bytes(32, 32, 128, 1024, 1, 2)))   # keep the last 1024 tokens only
+print(km.format_bytes(km.kv_cache_bytes(32, 32, 128, 4096, 1, 1)))   # int8: 1 byte per value
+""")
+
+lesson.md(slide="slide", ko="""
+## 크로스 어텐션: 인코더의 K, V는 원문마다 한 번
+
+08강에서 인코더의 K와 V는 디코더 스텝과 상관없이 같다는 걸 봤어요. 번역처럼 원문(source)이 있을 때, 캐시를 쓰면 크로스 어텐션의 K, V를 **첫 스텝에 한 번만** 계산해서 저장해요. 캐시가 없으면 스텝마다 다시 계산하고요.
+
+원문 "The cat sat on the mat ."을 주고 6토큰을 생성하면서, 스텝마다 크로스 어텐션 K, V에 쓴 FLOPs를 봐요. 캐시 바이트에는 이 원문 7토큰의 K, V도 들어가요.
+""", en="""
+## Cross-attention: the encoder's K and V once per source sentence
+
+Lesson 08 showed that the encoder's K and V are the same at every decoder step. With a source sentence, as in translation, a cache computes cross-attention's K and V **once, in the first step**, and keeps them; without one, every step computes them again.
+
+Give the source "The cat sat on the mat ." and generate 6 tokens, looking at the FLOPs spent on cross-attention's K and V at each step. The cache's bytes include the K and V of these 7 source tokens too.
+""")
+
+lesson.code(ko="""
+source = kx.to_ids("The cat sat on the mat .")
+with_cache = model.generate([0], 6, source_ids=source)
+without = model.generate([0], 6, source_ids=source, use_cache=False)
+print([s.flops_by_part["cross_kv"] for s in with_cache.steps])   # 캐시 사용: 첫 스텝에만
+print([s.flops_by_part["cross_kv"] for s in without.steps])      # 캐시 없음: 스텝마다
+print(np.array_equal(with_cache.ids, without.ids), with_cache.steps[0].cache_bytes == km.kv_cache_bytes(2, 4, 4, 1 + 7, 1, 4))
+""", en="""
+source = kx.to_ids("The cat sat on the mat .")
+with_cache = model.generate([0], 6, source_ids=source)
+without = model.generate([0], 6, source_ids=source, use_cache=False)
+print([s.flops_by_part["cross_kv"] for s in with_cache.steps])   # cached: in the first step only
+print([s.flops_by_part["cross_kv"] for s in without.steps])      # uncached: at every step
+print(np.array_equal(with_cache.ids, without.ids), with_cache.steps[0].cache_bytes == km.kv_cache_bytes(2, 4, 4, 1 + 7, 1, 4))
+""")
+
+lesson.md(slide="subslide", ko="""
+첫 스텝의 캐시는 디코더 토큰 1개와 원문 토큰 7개, 합해서 8토큰 분량이에요. 이후 디코더 쪽 캐시는 스텝마다 한 토큰씩 늘지만, 원문 쪽은 7토큰에서 그대로예요.
+""", en="""
+After the first step the cache holds 1 decoder token and 7 source tokens: 8 tokens' worth. From then on the decoder's part grows by a token per step, while the source's part stays at 7 tokens.
+""")
+
+lesson.md(slide="slide", ko="""
+## 위젯: 다음 토큰
+
+**다음 토큰 ▶** 버튼을 한 번 누를 때마다 캐시를 써서 토큰 하나를 생성해요. 위젯은 프롬프트 "The cat sat"을 이미 계산한 상태로 시작해요.
+
+- 왼쪽 그림은 캐시예요. 행은 (레이어, 헤드), 열은 토큰 위치이고, 색은 저장된 키 벡터의 길이예요. 빗금 칸은 아직 빈 자리예요.
+- 오른쪽 그림은 지금까지 스텝마다의 FLOPs예요. 캐시를 쓸 때와 안 쓸 때를 나란히 보여 줘요.
+- 아래 글에는 단어들, 캐시 바이트와 공식, 이번 스텝의 FLOPs가 나와요.
+
+**해 볼 것**
+- 버튼을 다섯 번쯤 눌러 보세요. 그리고 **처음부터**를 눌러 다시 해 보세요.
+
+**눈여겨볼 것**
+- 한 번 누를 때마다 캐시에 열이 **하나씩**, 모든 (레이어, 헤드) 행에 함께 채워져요. 이미 채워진 칸의 색은 바뀌지 않아요. 앞 토큰의 K는 다시 계산하지 않으니까요.
+- 캐시 바이트는 누를 때마다 256바이트씩 늘어요.
+- 캐시를 쓴 막대는 거의 그대로인데, 캐시 없는 막대는 계속 자라요. 둘의 비율은 지금까지의 토큰 수에 가까워요.
+""", en="""
+## Widget: the next token
+
+Each click of **next token ▶** generates one token with the cache. The widget starts with the prompt "The cat sat" already run.
+
+- Left: the cache. Rows are (layer, head), columns token positions; the colour is the length of each kept key vector. Hatched cells are still empty.
+- Right: the FLOPs of each step so far, with the cache and without, side by side.
+- Below: the words, the cache's bytes with the formula, and this step's FLOPs.
+
+**Try this**
+- Click the button five times or so. Then click **reset** and do it again.
+
+**Notice**
+- Each click fills **one** more column of the cache, in every (layer, head) row at once. Cells already filled keep their colour: earlier tokens' keys are not recomputed.
+- The cache's bytes grow by 256 with every click.
+- The cached bars stay nearly flat while the uncached ones keep growing; their ratio is close to the number of tokens so far.
+""")
+
+lesson.code("""
+qk.widgets.kv_cache_stepper()
+""")
+
+lesson.md(slide="slide", ko="""
+## 직접 해보기: 캐시 크기 예측하기
+
+이런 모델로 서비스를 한다고 해 봐요.
+
+- 레이어 32개
+- 쿼리 헤드 32개가 **KV 헤드 8개**를 나눠 써요(GQA). head_dim은 128이에요.
+- 대화 4개를 동시에 처리하고(배치 4), 대화마다 8192토큰을 저장해요.
+- 값은 fp16(값당 2바이트)이에요.
+
+KV 캐시는 모두 몇 **바이트**일까요? 계산식이나 숫자로 `my_bytes`에 적어 보세요.
+""", en="""
+## Try it: predict the size of a cache
+
+Say you serve this model:
+
+- 32 layers
+- 32 query heads sharing **8 K/V heads** (GQA); head_dim is 128
+- 4 conversations at once (batch 4), each keeping 8192 tokens
+- values in fp16 (2 bytes each)
+
+How many **bytes** does its KV cache take? Write a number or an expression in `my_bytes`.
+""")
+
+lesson.code(exercise=True, ko="""
+my_bytes = ...   # 바이트 수
+qk.checks.check_kv_cache_bytes(my_bytes, layers=32, kv_heads=8, query_heads=32, head_dim=128,
+                               tokens=8192, batch=4, bytes_per_value=2)
+""", en="""
+my_bytes = ...   # a number of bytes
+qk.checks.check_kv_cache_bytes(my_bytes, layers=32, kv_heads=8, query_heads=32, head_dim=128,
+                               tokens=8192, batch=4, bytes_per_value=2)
+""")
+
+lesson.code(solution=True, ko="""
+my_bytes = 2 * 32 * 8 * 128 * 8192 * 4 * 2   # K와 V · 레이어 · KV 헤드 · head_dim · 토큰 · 배치 · 바이트
+qk.checks.check_kv_cache_bytes(my_bytes, layers=32, kv_heads=8, query_heads=32, head_dim=128,
+                               tokens=8192, batch=4, bytes_per_value=2)
+""", en="""
+my_bytes = 2 * 32 * 8 * 128 * 8192 * 4 * 2   # K and V · layers · kv_heads · head_dim · tokens · batch · bytes
+qk.checks.check_kv_cache_bytes(my_bytes, layers=32, kv_heads=8, query_heads=32, head_dim=128,
+                               tokens=8192, batch=4, bytes_per_value=2)
+""")
+
+lesson.md(slide="subslide", ko="""
+쿼리 헤드 32개로 계산했다면 4배 큰 16 GiB가 나와요. 캐시에는 KV 헤드만 들어가요. 이게 GQA가 캐시를 줄이는 방법이에요.
+""", en="""
+Counting the 32 query heads instead gives 16 GiB, four times too much: only the K/V heads are cached. That is how GQA shrinks the cache.
+""")
+
+lesson.code(ko="""
+print(km.format_bytes(km.kv_cache_bytes(32, 8, 128, 8192, 4, 2)), km.format_bytes(km.kv_cache_bytes(32, 32, 128, 8192, 4, 2)))  # KV 헤드 8개, 32개
+""", en="""
+print(km.format_bytes(km.kv_cache_bytes(32, 8, 128, 8192, 4, 2)), km.format_bytes(km.kv_cache_bytes(32, 32, 128, 8192, 4, 2)))  # 8 and 32 K/V heads
+""")
+
+lesson.md(slide="slide", ko="""
+## 정리
+
+- 자기회귀 디코딩에서 캐시가 없으면 스텝마다 앞 토큰들의 K, V를 모든 레이어에서 다시 계산해요. 캐시가 있으면 새 토큰 하나만 계산하고, 그 K, V를 캐시에 덧붙여요.
+- 쿼리는 캐시하지 않아요. 다음 토큰은 새 토큰의 쿼리 하나와 모든 K, V로 정해지니까요.
+- 캐시를 써도 생성하는 토큰은 같아요. 로짓은 반올림 오차만큼만 달라요.
+- 캐시 없는 스텝 t는 레이어마다 정확히 t배의 FLOPs를 써요. 전체 FLOPs 비율은 프롬프트가 한 토큰일 때 약 (T + 1)/2로, T에 비례해요.
+- 잰 속도 향상은 FLOPs 비율보다 작아요. 스텝마다 FLOPs와 상관없는 오버헤드가 있기 때문이에요.
+- 캐시는 메모리를 **줄이지 않고 써요**: 2 · 레이어 · KV 헤드 · head_dim · 토큰 · 배치 · 값당 바이트, 토큰 수에 비례해요. Llama-2-7B는 4096토큰에 2 GiB예요. 줄이려면 KV 헤드를 줄이거나(MQA/GQA), 슬라이딩 윈도를 쓰거나, 정밀도를 낮춰요.
+- 크로스 어텐션의 K, V는 원문마다 한 번만 계산해서 캐시에 둬요.
+
+다음 시간에는 지금까지 배운 걸 돌아보고 퀴즈로 확인해요.
+
+[다음: 10. 복습 →](10_review.ipynb)
+""", en="""
+## Key takeaways
+
+- In autoregressive decoding without a cache, every step recomputes the earlier tokens' K and V in every layer. With a cache, a step computes the new token only and appends its K and V to the cache.
+- Queries are not cached: the next token depends on the new token's query alone, and on every K and V.
+- The cache changes no generated token; the logits differ only by rounding.
+- Without a cache, step t does exactly t times the FLOPs in every layer. The ratio of the totals is about (T + 1)/2 for a one-token prompt: it grows in proportion to T.
+- The measured speed-up is smaller than the FLOP ratio, because every step has an overhead that does not depend on FLOPs.
+- The cache does **not** reduce memory, it costs memory: 2 · layers · kv_heads · head_dim · tokens · batch · bytes_per_value, growing linearly with the tokens. Llama-2-7B takes 2 GiB at 4096 tokens. Fewer K/V heads (MQA/GQA), a sliding window or a lower precision shrink it.
+- Cross-attention's K and V are computed once per source sentence and kept in the cache.
+
+Next: a look back at everything so far, with a quiz.
+
+[Next: 10. Review →](10_review.ipynb)
+""")

@@ -1,0 +1,297 @@
+"""The arithmetic of the KV cache: its bytes, the FLOPs of decoding, and the speed-up.
+
+Lesson 09 measures all of these on :class:`~qkv_helpers.decoding.TinyTransformer`; the
+formulas here say what the measurements should be, so the notebook can put the two side
+by side.
+
+Memory. A cache keeps a key and a value vector per layer, K/V head and token::
+
+    bytes = 2 · layers · kv_heads · head_dim · tokens · batch · bytes_per_value
+
+It grows linearly with the tokens kept: the cache *costs* memory and saves compute.
+
+Compute. FLOPs are counted as :mod:`qkv_helpers.decoding` counts them: ``2·m·k·n`` for an
+``(m, k) @ (k, n)`` matrix product, nothing else. A decoder layer that runs ``n`` new
+tokens whose queries attend over ``c`` keys does::
+
+    projections  Q, K, V, W_O     8 · n · d²
+    attention    q·kᵀ, weights·v  4 · n · d · c
+    MLP          W_1, W_2         4 · n · d · d_ff
+
+Without a cache, step ``t`` runs all ``t`` tokens (``n = c = t``); with a cache only the
+newest (``n = 1``, ``c = t``). Per layer that is exactly ``t`` times the work, and over a
+whole generation of ``T`` tokens from a one-token prompt the ratio of the totals is about
+``(1 + 2 + … + T) / T = (T + 1) / 2``.
+
+numpy only.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from ._checks import as_float_array, positive_int
+
+__all__ = [
+    "StepTimeFit",
+    "approx_flop_ratio",
+    "decoding_flops",
+    "fit_step_time",
+    "format_bytes",
+    "kv_cache_bytes",
+    "predicted_speedup",
+    "step_flops",
+    "step_flops_by_part",
+]
+
+
+def _count(x, name: str) -> int:
+    """``x`` as an int >= 0."""
+    if x == 0 and not isinstance(x, bool):
+        return 0
+    return positive_int(x, name)
+
+
+def kv_cache_bytes(layers: int, kv_heads: int, head_dim: int, tokens: int, batch: int = 1,
+                   bytes_per_value: int = 2) -> int:
+    """Bytes of a KV cache: ``2 · layers · kv_heads · head_dim · tokens · batch · bytes``.
+
+    The 2 is for keys *and* values. ``bytes_per_value`` is 2 for fp16/bf16, 4 for fp32,
+    1 for int8.
+
+    Examples
+    --------
+    Llama-2-7B (32 layers, 32 K/V heads of width 128) keeping 4096 tokens in fp16:
+
+    >>> kv_cache_bytes(32, 32, 128, tokens=4096, batch=1, bytes_per_value=2)
+    2147483648
+    >>> format_bytes(_)
+    '2.00 GiB'
+    >>> kv_cache_bytes(2, 4, 4, tokens=1, bytes_per_value=4)   # one more token, tiny model
+    256
+    """
+    layers = positive_int(layers, "layers")
+    kv_heads = positive_int(kv_heads, "kv_heads")
+    head_dim = positive_int(head_dim, "head_dim")
+    tokens = _count(tokens, "tokens")
+    batch = positive_int(batch, "batch")
+    bytes_per_value = positive_int(bytes_per_value, "bytes_per_value")
+    return 2 * layers * kv_heads * head_dim * tokens * batch * bytes_per_value
+
+
+def format_bytes(n: int) -> str:
+    """A byte count in the largest binary unit that keeps it >= 1 (B, KiB, MiB, GiB, TiB).
+
+    Examples
+    --------
+    >>> format_bytes(256), format_bytes(1536), format_bytes(2 * 1024**3)
+    ('256 B', '1.50 KiB', '2.00 GiB')
+    """
+    n = int(n)
+    if n < 1024:
+        return f"{n} B"
+    value = float(n)
+    for unit in ("KiB", "MiB", "GiB", "TiB"):
+        value /= 1024
+        if value < 1024 or unit == "TiB":
+            return f"{value:.2f} {unit}"
+    raise AssertionError("unreachable")
+
+
+def step_flops_by_part(new_tokens: int, context: int, *, d_model: int, n_layers: int,
+                       vocab_size: int, d_ff: int | None = None, source_tokens: int = 0,
+                       cross_kv: bool = False, encoder: bool = False) -> dict:
+    """FLOPs of one decoding step, split as :data:`qkv_helpers.decoding.FLOP_PARTS`.
+
+    Parameters
+    ----------
+    new_tokens : int
+        Tokens run through the decoder this step (``n``): the prompt in the first step,
+        then 1 with a cache, or every token so far without one.
+    context : int
+        Keys each self-attention query attends over (``c``): the tokens so far.
+    d_model, n_layers, vocab_size, d_ff : int
+        The model's sizes (``d_ff`` is ``4 · d_model`` by default).
+    source_tokens : int
+        Tokens of the source sentence (0 for a decoder-only model).
+    cross_kv : bool
+        Whether this step computes the cross-attention keys and values of the encoder
+        output (``2 · source · d · 2d`` per layer).
+    encoder : bool
+        Whether this step runs the encoder over the source sentence.
+
+    Returns
+    -------
+    dict
+        FLOPs by part: ``encoder``, ``cross_kv``, ``projections``, ``attention``, ``mlp``,
+        ``logits``.
+
+    Examples
+    --------
+    One layer, d = 2, d_ff = 8, a vocabulary of 5; one new token attending over 3 keys:
+    Q, K, V and W_O cost 8·1·4 = 32, attention 4·1·2·3 = 24, the MLP 4·1·2·8 = 64 and
+    the logits 2·2·5 = 20.
+
+    >>> step_flops_by_part(1, 3, d_model=2, n_layers=1, vocab_size=5, d_ff=8)
+    {'encoder': 0, 'cross_kv': 0, 'projections': 32, 'attention': 24, 'mlp': 64, 'logits': 20}
+    """
+    n = positive_int(new_tokens, "new_tokens")
+    c = positive_int(context, "context")
+    if n > c:
+        raise ValueError(f"new_tokens ({n}) cannot exceed context ({c}): the new tokens "
+                         f"are among the tokens attended over")
+    d = positive_int(d_model, "d_model")
+    layers = positive_int(n_layers, "n_layers")
+    vocab = positive_int(vocab_size, "vocab_size")
+    d_ff = 4 * d if d_ff is None else positive_int(d_ff, "d_ff")
+    s = _count(source_tokens, "source_tokens")
+    if (cross_kv or encoder) and s == 0:
+        raise ValueError("cross_kv and encoder need source_tokens >= 1")
+    parts = {"encoder": 0, "cross_kv": 0, "projections": 0, "attention": 0, "mlp": 0,
+             "logits": 2 * d * vocab}
+    if encoder:  # per layer: Q, K, V, W_O over the source; attention over it; the MLP
+        parts["encoder"] = layers * (8 * s * d * d + 4 * s * d * s + 4 * s * d * d_ff)
+    if cross_kv:  # per layer: the encoder output (s, d) @ [W_K | W_V] (d, 2d)
+        parts["cross_kv"] = layers * 4 * s * d * d
+    cross = s > 0
+    parts["projections"] = layers * (8 + 4 * cross) * n * d * d  # + cross Q and W_O
+    parts["attention"] = layers * 4 * n * d * (c + s)
+    parts["mlp"] = layers * 4 * n * d * d_ff
+    return parts
+
+
+def step_flops(new_tokens: int, context: int, **sizes) -> int:
+    """Total FLOPs of one decoding step: the sum of :func:`step_flops_by_part`.
+
+    Examples
+    --------
+    >>> step_flops(1, 3, d_model=2, n_layers=1, vocab_size=5, d_ff=8)
+    140
+    """
+    return sum(step_flops_by_part(new_tokens, context, **sizes).values())
+
+
+def decoding_flops(prompt_tokens: int, new_tokens: int, *, use_cache: bool = True,
+                   d_model: int, n_layers: int, vocab_size: int, d_ff: int | None = None,
+                   source_tokens: int = 0) -> np.ndarray:
+    """FLOPs of every step of greedy decoding, as ``TinyTransformer.generate`` counts them.
+
+    Step ``i`` predicts token ``prompt_tokens + i``; the tokens so far are
+    ``t = prompt_tokens + i``. Step 0 runs the prompt either way. After that, with a cache
+    a step runs one token; without, all ``t``. With a source sentence, the encoder runs
+    in step 0, and the cross-attention keys and values are computed in step 0 with a
+    cache and at every step without one.
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (new_tokens,)
+
+    Examples
+    --------
+    >>> sizes = dict(d_model=2, n_layers=1, vocab_size=5, d_ff=8)
+    >>> decoding_flops(1, 4, **sizes)
+    array([124, 132, 140, 148])
+    >>> decoding_flops(1, 4, use_cache=False, **sizes)
+    array([124, 244, 380, 532])
+    """
+    prompt = positive_int(prompt_tokens, "prompt_tokens")
+    steps = positive_int(new_tokens, "new_tokens")
+    s = _count(source_tokens, "source_tokens")
+    sizes = dict(d_model=d_model, n_layers=n_layers, vocab_size=vocab_size, d_ff=d_ff,
+                 source_tokens=s)
+    flops = np.empty(steps, np.int64)  # (new_tokens,)
+    for i in range(steps):
+        t = prompt + i
+        n = 1 if use_cache and i > 0 else t
+        flops[i] = step_flops(n, t, cross_kv=s > 0 and (i == 0 or not use_cache),
+                              encoder=s > 0 and i == 0, **sizes)
+    return flops
+
+
+def approx_flop_ratio(prompt_tokens: int, new_tokens) -> np.ndarray | float:
+    """Uncached over cached total FLOPs when every token costs the same per layer.
+
+    Step ``i`` runs ``P + i`` tokens without a cache and one with it (both run the whole
+    prompt in step 0)::
+
+        ratio = (P + (P+1) + … + (P+T−1)) / (P + T − 1) = T·(2P + T − 1) / (2·(P + T − 1))
+
+    which is ``(T + 1) / 2`` for a one-token prompt: it grows linearly with ``T``.
+    The attention's cost grows with the context, and the logits cost the same with and
+    without a cache, so the exact ratio (:func:`decoding_flops`) differs a little.
+
+    Examples
+    --------
+    >>> approx_flop_ratio(1, 9)
+    5.0
+    >>> approx_flop_ratio(8, np.array([1, 16, 256]))
+    array([  1.        ,  10.7826087 , 131.89353612])
+    """
+    p = positive_int(prompt_tokens, "prompt_tokens")
+    t = np.asarray(new_tokens)
+    if t.dtype.kind not in "iu" or (t < 1).any():
+        raise ValueError(f"new_tokens must be integers >= 1, got {new_tokens!r}")
+    ratio = t * (2 * p + t - 1) / (2 * (p + t - 1))
+    return float(ratio) if ratio.ndim == 0 else ratio
+
+
+class StepTimeFit(NamedTuple):
+    """A step's time modelled as ``overhead + seconds_per_flop · flops``."""
+
+    overhead: float
+    """Seconds every step costs whatever its FLOPs (Python, numpy calls, small arrays)."""
+    seconds_per_flop: float
+    """Seconds per FLOP of the matrix products."""
+
+    def seconds(self, steps, flops):
+        """Predicted time of ``steps`` steps doing ``flops`` FLOPs in all."""
+        return self.overhead * np.asarray(steps) + self.seconds_per_flop * np.asarray(flops)
+
+
+def fit_step_time(steps, flops, seconds) -> StepTimeFit:
+    """Least-squares fit of ``seconds ≈ overhead · steps + seconds_per_flop · flops``.
+
+    Each entry is one measured run: how many steps it took, its total FLOPs and its
+    time. Both coefficients are kept >= 0.
+
+    Examples
+    --------
+    >>> fit = fit_step_time([10, 10, 20], [1e6, 5e6, 2e7], [0.0011, 0.0015, 0.0040])
+    >>> round(fit.overhead * 1e6), round(fit.seconds_per_flop * 1e12)
+    (100, 100)
+    """
+    columns = [as_float_array(x, name) for x, name in
+               ((steps, "steps"), (flops, "flops"), (seconds, "seconds"))]
+    shapes = [c.shape for c in columns]
+    if any(len(s) != 1 or s != shapes[0] for s in shapes) or shapes[0][0] < 2:
+        raise ValueError(f"steps, flops and seconds must be 1-D of the same length >= 2; "
+                         f"got shapes {shapes[0]}, {shapes[1]} and {shapes[2]}")
+    a = np.column_stack(columns[:2])  # (runs, 2)
+    y = columns[2]  # (runs,)
+    coef = np.linalg.lstsq(a, y, rcond=None)[0]  # (2,)
+    if coef[0] < 0:  # the best fit with no overhead
+        coef = np.array([0.0, max(float(a[:, 1] @ y / (a[:, 1] @ a[:, 1])), 0.0)])
+    elif coef[1] < 0:  # the best fit with no cost per FLOP
+        coef = np.array([max(float(a[:, 0] @ y / (a[:, 0] @ a[:, 0])), 0.0), 0.0])
+    return StepTimeFit(float(coef[0]), float(coef[1]))
+
+
+def predicted_speedup(fit: StepTimeFit, steps, flops_cached, flops_uncached) -> np.ndarray:
+    """Uncached over cached time that ``fit`` predicts for runs of ``steps`` steps.
+
+    With no overhead this is the FLOP ratio; a fixed cost per step, paid equally with
+    and without the cache, pulls it down, most where the cached steps are cheap.
+
+    Examples
+    --------
+    >>> fit = StepTimeFit(overhead=1e-4, seconds_per_flop=1e-10)
+    >>> predicted_speedup(fit, [100], [1e6], [5e7]).round(2)    # FLOP ratio 50
+    array([1.49])
+    >>> predicted_speedup(StepTimeFit(0.0, 1e-10), [100], [1e6], [5e7])
+    array([50.])
+    """
+    cached = fit.seconds(steps, flops_cached)
+    uncached = fit.seconds(steps, flops_uncached)
+    return np.asarray(uncached / cached, dtype=float)

@@ -1,0 +1,213 @@
+"""Lesson 09's pictures: the KV cache's bytes, the FLOPs of decoding, the speed-up, the fill."""
+
+from __future__ import annotations
+
+import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.ticker import MaxNLocator
+
+from .. import style
+from ..lang import t
+from ._common import as_matrix, check_labels, new_axes
+
+__all__ = [
+    "plot_cache_fill",
+    "plot_cache_growth",
+    "plot_flops_per_step",
+    "plot_speedup",
+    "plot_total_flops",
+]
+
+
+def _same_length(name_a: str, a, name_b: str, b) -> None:
+    if len(a) != len(b):
+        raise ValueError(f"{name_b} must have one entry per entry of {name_a}: "
+                         f"{name_a} has {len(a)}, {name_b} has {len(b)}")
+
+
+def plot_cache_growth(tokens, measured_bytes, formula_bytes, *, uncached_bytes=None,
+                      ax: Axes | None = None) -> Axes:
+    """Cache bytes against tokens kept: measured points on the formula's line.
+
+    Parameters
+    ----------
+    tokens : sequence of int
+        Tokens kept after each step.
+    measured_bytes, formula_bytes : sequence of int
+        The bytes measured (e.g. ``Step.cache_bytes``) and those the formula gives.
+    uncached_bytes : sequence of int, optional
+        Bytes kept between steps without a cache (all 0), drawn for contrast.
+
+    Examples
+    --------
+    >>> ax = plot_cache_growth([1, 2, 3], [256, 512, 768], [256, 512, 768])
+    >>> [line.get_label() for line in ax.lines][:1] == [t("p_kv_formula")]
+    True
+    """
+    tokens = np.asarray(tokens)  # (steps,)
+    _same_length("tokens", tokens, "measured_bytes", measured_bytes)
+    _same_length("tokens", tokens, "formula_bytes", formula_bytes)
+    ax = new_axes(ax, figsize=(6.4, 3.8))
+    ax.plot(tokens, formula_bytes, color="grey", linestyle="--", linewidth=1.5,
+            label=t("p_kv_formula"))
+    ax.plot(tokens, measured_bytes, "o", color=style.COLORS[0], markersize=4,
+            label=t("p_kv_measured"))
+    if uncached_bytes is not None:
+        _same_length("tokens", tokens, "uncached_bytes", uncached_bytes)
+        ax.plot(tokens, uncached_bytes, "s", color=style.COLORS[1], markersize=3,
+                label=t("p_kv_uncached_kept"))
+    ax.set_xlabel(t("p_kv_tokens"))
+    ax.set_ylabel(t("p_kv_bytes"))
+    ax.set_title(t("p_kv_growth_title"))
+    ax.set_ylim(bottom=0)
+    ax.legend(fontsize="small", loc="upper left")
+    return ax
+
+
+def plot_flops_per_step(context, cached, uncached, *, ax: Axes | None = None,
+                        title: str | None = None) -> Axes:
+    """FLOPs of each decoding step, with and without the cache, against the tokens so far.
+
+    Examples
+    --------
+    >>> ax = plot_flops_per_step([1, 2, 3], [10, 11, 12], [10, 21, 33])
+    >>> ax.get_xlabel() == t("p_kv_step_axis")
+    True
+    """
+    context = np.asarray(context)  # (steps,)
+    _same_length("context", context, "cached", cached)
+    _same_length("context", context, "uncached", uncached)
+    ax = new_axes(ax, figsize=(6.4, 3.8))
+    width = 0.4
+    ax.bar(context - width / 2, uncached, width, color=style.COLORS[1],
+           label=t("p_kv_uncached"))
+    ax.bar(context + width / 2, cached, width, color=style.COLORS[0], label=t("p_kv_cached"))
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_xlabel(t("p_kv_step_axis"))
+    ax.set_ylabel(t("p_kv_flops"))
+    ax.set_title(t("p_kv_step_title") if title is None else title)
+    ax.legend(fontsize="small", loc="upper left")
+    return ax
+
+
+def plot_total_flops(lengths, cached, uncached, *, ax: Axes | None = None) -> Axes:
+    """Total FLOPs of generating T tokens, with and without the cache, against T.
+
+    Examples
+    --------
+    >>> ax = plot_total_flops([1, 2, 4], [10, 20, 40], [10, 30, 100])
+    >>> len(ax.lines)
+    2
+    """
+    lengths = np.asarray(lengths)  # (n,)
+    _same_length("lengths", lengths, "cached", cached)
+    _same_length("lengths", lengths, "uncached", uncached)
+    ax = new_axes(ax, figsize=(6.4, 3.8))
+    ax.plot(lengths, uncached, "s-", color=style.COLORS[1], markersize=4,
+            label=t("p_kv_uncached"))
+    ax.plot(lengths, cached, "o-", color=style.COLORS[0], markersize=4, label=t("p_kv_cached"))
+    ax.set_xlabel(t("p_kv_total_axis"))
+    ax.set_ylabel(t("p_kv_flops"))
+    ax.set_title(t("p_kv_total_title"))
+    ax.set_ylim(bottom=0)
+    ax.legend(fontsize="small", loc="upper left")
+    return ax
+
+
+def plot_speedup(lengths, measured, flop_ratio, predicted=None, *, overhead_us=None,
+                 ax: Axes | None = None) -> Axes:
+    """Measured speed-up (uncached / cached time) against the FLOP ratio, over T.
+
+    Parameters
+    ----------
+    lengths : sequence of int
+        Tokens generated, T.
+    measured : sequence of float
+        Measured time ratios.
+    flop_ratio : sequence of float
+        Theory: the FLOP ratios.
+    predicted : sequence of float, optional
+        Theory with a fixed overhead per step (``overhead_us`` microseconds, for the label).
+
+    Examples
+    --------
+    >>> ax = plot_speedup([16, 32], [2.0, 3.5], [9.0, 17.0], [2.2, 3.6], overhead_us=300)
+    >>> len(ax.get_legend().get_texts())
+    3
+    """
+    lengths = np.asarray(lengths)  # (n,)
+    _same_length("lengths", lengths, "measured", measured)
+    _same_length("lengths", lengths, "flop_ratio", flop_ratio)
+    ax = new_axes(ax, figsize=(6.4, 3.8))
+    ax.plot(lengths, flop_ratio, "--", color="grey", linewidth=1.5, label=t("p_kv_flop_ratio"))
+    if predicted is not None:
+        _same_length("lengths", lengths, "predicted", predicted)
+        label = t("p_kv_predicted", overhead=f"{overhead_us:.0f}" if overhead_us else "?")
+        ax.plot(lengths, predicted, ":", color=style.COLORS[2], linewidth=2, label=label)
+    ax.plot(lengths, measured, "o-", color=style.COLORS[0], markersize=5,
+            label=t("p_kv_measured_speedup"))
+    ax.axhline(1.0, color="black", linewidth=0.6)
+    ax.set_xlabel(t("p_kv_total_axis"))
+    ax.set_ylabel(t("p_kv_speedup"))
+    ax.set_title(t("p_kv_speedup_title"))
+    ax.set_ylim(bottom=0)
+    ax.legend(fontsize="small", loc="upper left")
+    return ax
+
+
+def plot_cache_fill(values, capacity: int, *, tokens=None, n_heads: int | None = None,
+                    ax: Axes | None = None) -> Axes:
+    """The cache as a grid: a row per (layer, head), a column per position up to ``capacity``.
+
+    Kept positions are coloured by ``values`` (e.g. the length of each key vector); the
+    positions not yet filled are hatched.
+
+    Parameters
+    ----------
+    values : array, shape (layers · heads, tokens kept)
+    capacity : int
+        Columns to draw (tokens kept <= capacity).
+    tokens : sequence of str, optional
+        The words at the kept positions, for the x tick labels.
+    n_heads : int, optional
+        Heads per layer, to label the rows "layer l, head h" (otherwise "row r").
+
+    Examples
+    --------
+    >>> ax = plot_cache_fill(np.ones((8, 3)), 6, tokens=["The", "cat", "sat"], n_heads=4)
+    >>> [label.get_text() for label in ax.get_xticklabels()][:3]
+    ['The', 'cat', 'sat']
+    """
+    values = as_matrix(values, "values")  # (rows, kept)
+    rows, kept = values.shape
+    if kept > capacity:
+        raise ValueError(f"values has {kept} token columns but capacity is {capacity}")
+    ax = new_axes(ax, figsize=(6.4, 3.2))
+    grid = np.full((rows, capacity), np.nan)  # (rows, capacity)
+    grid[:, :kept] = values
+    vmax = float(values.max()) if kept else 1.0
+    ax.imshow(np.ma.masked_invalid(grid), cmap=style.CMAP, vmin=0.0, vmax=vmax,
+              aspect="auto", interpolation="nearest")
+    ax.add_patch(_hatched(kept, rows, capacity))
+    if n_heads:
+        labels = [t("p_kv_fill_row", layer=r // n_heads, head=r % n_heads) for r in range(rows)]
+    else:
+        labels = [str(r) for r in range(rows)]
+    ax.set_yticks(range(rows), labels, fontsize="small")
+    ticks = list(range(capacity))
+    names = [str(i) for i in ticks]
+    if tokens is not None:
+        names[:kept] = check_labels(tokens, kept, "tokens", "cache")
+    ax.set_xticks(ticks, names, rotation=90, fontsize="small")
+    ax.set_xlim(-0.5, capacity - 0.5)
+    ax.set_xlabel(t("p_kv_fill_x"))
+    ax.set_title(t("p_kv_fill_title"))
+    return ax
+
+
+def _hatched(kept: int, rows: int, capacity: int):
+    """A hatched rectangle over the empty positions ``kept .. capacity - 1``."""
+    from matplotlib.patches import Rectangle
+
+    return Rectangle((kept - 0.5, -0.5), capacity - kept, rows, facecolor=style.MASK_COLOR,
+                     edgecolor="white", hatch=style.MASK_HATCH, linewidth=0)

@@ -1,0 +1,88 @@
+"""Lesson 09's widget: a "next token" button that decodes one token with the KV cache."""
+
+from __future__ import annotations
+
+import ipywidgets as widgets
+
+from ..kv_experiments import CachedDecoder, lesson_model, to_ids, to_words
+from ..kv_math import kv_cache_bytes
+from ..lang import t
+from ..plots.kv_cache import plot_cache_fill, plot_flops_per_step
+from ._live import LiveFigure, Panel
+
+__all__ = ["kv_cache_stepper"]
+
+
+def kv_cache_stepper(prompt: str = "The cat sat", max_tokens: int = 20) -> Panel:
+    """Each click of "next token" decodes one token with the cache; "reset" starts over.
+
+    The panel opens with the prompt already run (its keys and values in the cache, the
+    first new word chosen). Left: the cache, a row per (layer, head), a column per
+    position, coloured by the length of each kept key; empty positions hatched. Right:
+    the FLOPs of every step so far, with the cache and without. The caption gives the
+    words, the cache's bytes by the formula and this step's FLOPs.
+
+    Examples
+    --------
+    >>> panel = kv_cache_stepper()
+    >>> panel.state["cache_tokens"], panel.state["cache_bytes"]
+    (3, 768)
+    >>> panel.controls["next"].click()
+    >>> panel.state["cache_tokens"], panel.state["cache_bytes"]
+    (4, 1024)
+    >>> panel.controls["reset"].click()
+    >>> panel.state["cache_tokens"]
+    3
+    """
+    model = lesson_model()
+    decoder = CachedDecoder(model, to_ids(prompt), capacity=max_tokens)
+    itemsize = model.dtype.itemsize
+    per_token = kv_cache_bytes(model.n_layers, model.n_heads, model.head_dim, 1,
+                               bytes_per_value=itemsize)
+    next_button = widgets.Button(description=t("w_kv_next"), button_style="primary")
+    reset_button = widgets.Button(description=t("w_kv_reset"))
+
+    def update(panel: Panel) -> None:
+        steps = decoder.steps
+        n = len(decoder)
+        panel.state = dict(
+            words=to_words(decoder.ids), cache_tokens=n, cache_bytes=decoder.cache_bytes,
+            per_token_bytes=per_token, key_norms=decoder.key_norms(),  # (layers·heads, n)
+            context=[s.context for s in steps], flops_cached=[s.flops for s in steps],
+            flops_uncached=[s.flops_uncached for s in steps])
+        last = steps[-1]
+        full = n >= max_tokens
+        next_button.disabled = full
+        panel.caption.value = t(
+            "w_kv_caption", words=to_words(decoder.ids[:-1]),
+            new=to_words(decoder.ids[-1:]), n=n, per_token=per_token,
+            bytes=f"{decoder.cache_bytes:,}", layers=model.n_layers, heads=model.n_heads,
+            head_dim=model.head_dim, itemsize=itemsize, new_tokens=last.new_tokens,
+            cached=f"{last.flops:,}", uncached=f"{last.flops_uncached:,}",
+            ratio=f"{last.flops_uncached / last.flops:.1f}",
+        ) + (t("w_kv_full") if full else "")
+
+    def draw(fig, panel: Panel) -> None:
+        state = panel.state
+        left, right = fig.subplots(1, 2, width_ratios=[1.5, 1.0])
+        plot_cache_fill(state["key_norms"], max_tokens, n_heads=model.n_heads, ax=left,
+                        tokens=to_words(decoder.ids[: state["cache_tokens"]]).split())
+        plot_flops_per_step(state["context"], state["flops_cached"], state["flops_uncached"],
+                            ax=right)
+
+    def step(_button) -> None:
+        if len(decoder) < max_tokens:
+            decoder.step()
+            panel.refresh()
+
+    def reset(_button) -> None:
+        decoder.reset()
+        decoder.step()  # run the prompt again
+        panel.refresh()
+
+    decoder.step()  # the prompt
+    panel = Panel("kv_cache_stepper", {"next": next_button, "reset": reset_button},
+                  LiveFigure(draw, figsize=(11.5, 4.2)), update)
+    next_button.on_click(step)
+    reset_button.on_click(reset)
+    return panel
