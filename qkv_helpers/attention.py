@@ -256,16 +256,15 @@ def _query_blocks(mask, n_q: int, n_k: int):
     if mask is None:
         yield slice(0, n_q), n_k, n_k
         return
-    batch_axes = tuple(range(mask.ndim - 2))
-    seen_somewhere = mask.any(axis=batch_axes)  # (n_q, n_k)
-    seen_everywhere = mask.all(axis=batch_axes)  # (n_q, n_k)
+    all_but_keys = tuple(range(mask.ndim - 1))
     # Small enough to skip most masked keys, large enough for BLAS to run at full speed.
     block = min(128, max(64, n_q // 2))
     for start in range(0, n_q, block):
         rows = slice(start, start + block)
-        end = n_k - int(np.argmax(seen_somewhere[rows].any(axis=0)[::-1]))
-        hidden = ~seen_everywhere[rows].all(axis=0)  # (n_k,): hidden from some query
-        first = int(np.argmax(hidden)) if hidden.any() else n_k
+        seen_by_some = mask[..., rows, :].any(axis=all_but_keys)  # (n_k,)
+        seen_by_all = mask[..., rows, :].all(axis=all_but_keys)  # (n_k,)
+        end = n_k - int(np.argmax(seen_by_some[::-1]))  # one past the last key seen
+        first = n_k if seen_by_all.all() else int(np.argmin(seen_by_all))
         yield rows, first, end
 
 
