@@ -207,8 +207,10 @@ def scaled_dot_product_attention(q, k, v, mask=None, scale=None) -> AttentionRes
 
     # softmax(s) = exp(s) / Σ exp(s) does not change when a row of s is shifted by a constant;
     # the usual shift by the row's maximum only keeps exp from overflowing. By Cauchy–Schwarz
-    # every score is at most scale·|q|·|k| in size, so when that bound is small (it is for
-    # the usual O(1) scores) exp cannot overflow, and the formula is computed as it stands.
+    # every |score| is at most scale·|q|·|k|. When that bound is small (it is for the usual
+    # O(1) scores), every exp(score) lies within [1/√(max/n_k), √(max/n_k)], max the largest
+    # float: no row sum can overflow, no largest term underflow, and the formula is computed
+    # as it stands, without the extra passes over the scores that the shift costs.
     bound = scale * math.sqrt(_largest_squared_norm(q) * _largest_squared_norm(k))
     plain = n_k > 0 and bound <= math.log(np.finfo(dtype).max / n_k) / 2
     # exp(s) = 2**(s·log2 e): with log2 e folded into the scale, numpy's faster exp2 does it.
