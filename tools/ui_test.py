@@ -8,8 +8,8 @@ For each notebook under ``notebooks/`` (``ko/`` and ``en/``) this script
    cell has run,
 3. fails on any error output, any text written to stderr, or a widget that did not render,
 4. moves one slider with the keyboard and checks that an output changed (an ``<img>``
-   redrawn or a text updated by the kernel); a notebook without a slider (the quiz) gets
-   the same test with a dropdown or radio buttons,
+   redrawn or a text updated by the kernel); a notebook without a slider (a quiz) gets
+   the same test with a dropdown, radio buttons or a button (pressed with Enter),
 5. saves a screenshot of the whole notebook to ``build/ui/<lang>_<stem>.png``.
 
 JupyterLab runs on a free port of 127.0.0.1 with a random token, a fresh server per run (so
@@ -374,6 +374,7 @@ CONTROLS = [
      ("ArrowRight", "ArrowLeft"), "aria-valuenow"),
     ("dropdown", ".widget-dropdown", "select", ("ArrowDown", "ArrowUp"), None),
     ("radio buttons", ".widget-radio-box", "input[type=radio]", ("Space", "ArrowDown"), None),
+    ("button", ".widget-button", "", ("Enter", ""), ""),  # pressed once; it has no state
 ]
 
 
@@ -381,25 +382,33 @@ def exercise_a_control(page, problems: list[str], tries: int = 3) -> str:
     """Move a slider with the keyboard; some output of the notebook must change.
 
     Tries the first few sliders in turn (one may need another control set first) and stops
-    at the first that changes an output. A notebook with no slider (a quiz) gets the same
-    test with a dropdown or radio buttons. Returns what was moved.
+    at the first that changes an output. A notebook with no slider (a quiz, a stepper) gets
+    the same test with a dropdown, radio buttons or a button. Returns what was moved.
     """
     tried = []
     for name, container, part, (forward, back), attribute in CONTROLS:
         controls = page.locator(f".jp-OutputArea {container}")
         for index in range(min(controls.count(), tries)):
             label = f"{name} {index + 1}"
-            handle = controls.nth(index).locator(part).first
+            handle = controls.nth(index).locator(part).first if part else controls.nth(index)
             before = page.evaluate(JS_OUTPUT_STATE)
-            if not _press_keys(page, handle, forward, back, attribute):
+            if name == "button":
+                handle.scroll_into_view_if_needed()
+                handle.focus()
+                page.keyboard.press(forward)
+                moved = True
+            else:
+                moved = _press_keys(page, handle, forward, back, attribute)
+            if not moved:
                 tried.append(f"{label} did not move with the arrow keys")
             elif _changed(page, before):
-                return f"{label} moved, output changed"
+                verb = "pressed" if name == "button" else "moved"
+                return f"{label} {verb}, output changed"
             else:
                 tried.append(f"moving {label} changed no output")
         if tried:  # there were controls of this kind: do not fall back to another kind
             break
-    problems.append("; ".join(tried) or "no slider, dropdown or radio buttons to move")
+    problems.append("; ".join(tried) or "no slider, dropdown, radio buttons or button to use")
     return ""
 
 
@@ -496,8 +505,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"no notebooks found under {args.notebooks}", file=sys.stderr)
         return 1
     args.out.mkdir(parents=True, exist_ok=True)
-    for old in args.out.glob("*.png"):
-        old.unlink()
+    if args.only is None:  # a full run: no screenshot of a notebook that is gone
+        for old in args.out.glob("*.png"):
+            old.unlink()
 
     results: list[Result] = []
     with tempfile.TemporaryDirectory(prefix="qkv-ui-") as tmp:
