@@ -189,6 +189,27 @@ JS_OUTPUT_STATE = """
 }
 """
 
+# Whether the browser draws Hangul with a real font: with none, every syllable becomes the
+# same empty box, so two different syllables give the same pixels. Only asked when the
+# notebook has Hangul in it.
+JS_HANGUL_DRAWN = _js("""
+(path) => {
+  const panel = (FIND_PANEL)(path);
+  if (!/[\uac00-\ud7a3]/.test(panel.node.innerText)) return true;
+  const canvas = document.createElement('canvas');
+  canvas.width = canvas.height = 48;
+  const g = canvas.getContext('2d');
+  const family = getComputedStyle(panel.node).fontFamily;
+  const draw = (text) => {
+    g.clearRect(0, 0, 48, 48);
+    g.font = `36px ${family}`;
+    g.fillText(text, 4, 40);
+    return Array.from(g.getImageData(0, 0, 48, 48).data).join(',');
+  };
+  return draw('\uac00') !== draw('\ud7a3');
+}
+""")
+
 JS_NOTEBOOK_HEIGHT = _js("""
 (path) => {
   const panel = (FIND_PANEL)(path);
@@ -424,6 +445,11 @@ def check_notebook(page, server: LabServer, path: str, shot: Path, timeout_s: fl
     page.wait_for_function(JS_KERNEL_IDLE, arg=path, timeout=90_000, polling=200)
     dismiss_toasts(page)
     opened = time.monotonic()
+    if not page.evaluate(JS_HANGUL_DRAWN, path):
+        problems.append(
+            "Hangul shows as empty boxes in the browser: it has no Korean font "
+            "(sudo apt-get install fonts-nanum)"
+        )
     page.evaluate(JS_RUN_ALL, path)
     try:
         page.wait_for_function(JS_ALL_DONE, arg=path, timeout=timeout_s * 1000, polling=250)
