@@ -251,13 +251,14 @@ def main() -> None:
     append = bench_append()
     equal = bench_bytes()
     print("Summary")
-    print(f"  cached vs uncached, T = 512, 1 layer:      {speedup:6.1f}×  "
-          f"(target ≥ {TARGET_SPEEDUP:.0f}×)  {verdict(speedup >= TARGET_SPEEDUP)}")
-    for head_dim, ratio in append.items():
-        print(f"  append vs concatenate, T = 2048, hd {head_dim}: {ratio:6.1f}×  "
-              f"(target ≥ {TARGET_APPEND:.0f}×)  {verdict(ratio >= TARGET_APPEND)}")
-    print(f"  cache bytes = formula:                     {'yes' if equal else 'no':>6}"
-          f"                 {verdict(equal)}")
+    lines = [("cached vs uncached, T = 512, 1 layer", f"{speedup:.1f}×",
+              f"≥ {TARGET_SPEEDUP:.0f}×", speedup >= TARGET_SPEEDUP)]
+    lines += [(f"append vs concatenate, T = 2048, head_dim {head_dim}", f"{ratio:.1f}×",
+               f"≥ {TARGET_APPEND:.0f}×", ratio >= TARGET_APPEND)
+              for head_dim, ratio in append.items()]
+    lines.append(("cache bytes equal the formula", "yes" if equal else "no", "yes", equal))
+    for what, measured, target, ok in lines:
+        print(f"  {what:<46} {measured:>7}   target {target:<6} {verdict(ok)}")
     print(f"  (total time {time.perf_counter() - start:.0f} s)")
 
 

@@ -15,8 +15,8 @@ The cross-attention keys and values come from the encoder output, which does not
 change while decoding: with a cache they are computed once per source sentence.
 
 FLOPs are counted for the matrix products only, ``2·m·k·n`` for an ``(m, k) @ (k, n)``
-product (a multiply and an add per term); layer norms, softmax, the embedding lookup
-and the additions of biases and residuals are not counted.
+product (a multiply and an add per term); layer norms, softmax, ReLU, the embedding
+lookup and the residual additions are not counted, though they take time too.
 """
 
 from __future__ import annotations
@@ -200,7 +200,8 @@ class TinyTransformer:
     decoder-only model, like GPT.
 
     The weights are random (no training) and fixed at construction; they are scaled
-    so that the logits are spread out and greedy decoding does not repeat one token.
+    so that the logits are spread out and greedy decoding mostly moves from token to
+    token (like any greedy decoding it can fall into a loop).
 
     Parameters
     ----------
