@@ -403,7 +403,10 @@ class MultiHeadAttention:
         return np.swapaxes(x, -2, -3).reshape(*batch, n, self.d_model)
 
     def project_q(self, x_q) -> np.ndarray:
-        """Each head's queries ``(..., n_heads, n_q, head_dim)`` from ``x_q (..., n_q, d_model)``."""
+        """Each head's queries, ``(..., n_heads, n_q, head_dim)``, from ``x_q (..., n_q, d_model)``.
+
+        ``Q = x_q·W_Q + b_Q``, then split into heads.
+        """
         x_q = self._check_x(x_q, "x_q")
         return self.split_heads(_affine(x_q, self.w_q, self.b_q))
 
@@ -415,7 +418,9 @@ class MultiHeadAttention:
                 self.split_heads(kv[..., self.d_model:]))
 
     def project(self, x_q, x_kv=None) -> Projection:
-        """Each head's Q, K and V: ``Projection(q, k, v)``, each ``(..., n_heads, tokens, head_dim)``.
+        """Each head's Q, K and V: ``Projection(q, k, v)``.
+
+        Each is ``(..., n_heads, tokens, head_dim)``.
 
         ``x_kv=None`` takes keys and values from ``x_q`` (self-attention).
         """

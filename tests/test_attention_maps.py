@@ -97,6 +97,18 @@ def test_masked_scores_marks_exactly_the_masked_cells(lang):
     render(ax)
 
 
+def test_masked_weights_show_zero_in_the_hidden_cells():
+    ex = qk.running_example()
+    mask = qk.causal_mask(7)
+    weights = qk.scaled_dot_product_attention(ex.q, ex.k, ex.v, mask=mask).weights
+    ax = plots.plot_masked_scores(weights, mask, ex.tokens)
+    texts = [text.get_text() for text in ax.texts]
+    assert "−∞" not in texts
+    assert texts.count("0") == 21  # one per hidden cell; visible ones read 0.xx or 1.00
+    assert ax.images[0].norm.vmin == 0.0 and ax.images[0].norm.vmax == 1.0
+    render(ax)
+
+
 def test_masked_scores_with_cache_shaped_mask_labels_the_last_queries():
     ax = plots.plot_masked_scores(np.zeros((2, 4)), qk.causal_mask(2, 4), list("abcd"))
     assert tick_texts(ax.get_yticklabels()) == ["c", "d"]

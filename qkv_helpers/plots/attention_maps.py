@@ -121,6 +121,9 @@ def plot_masked_scores(scores, mask, labels, *, ax: Axes | None = None,
                        title: str | None = None, annotate: bool = True) -> Axes:
     """A score matrix with the masked cells drawn distinctly (grey, hatched, "−∞").
 
+    Given weights after softmax (every visible value in 0..1), the masked cells read "0"
+    instead: the weight a hidden key gets is exactly 0.
+
     Parameters
     ----------
     scores : array_like, shape (n_q, n_k)
@@ -154,13 +157,14 @@ def plot_masked_scores(scores, mask, labels, *, ax: Axes | None = None,
         limit = float(np.abs(values[mask]).max()) or 1.0
         image = ax.imshow(shown, cmap=style.DIVERGING_CMAP, vmin=-limit, vmax=limit)
     ax.figure.colorbar(image, ax=ax, shrink=0.8)
+    hidden_text = "0" if weights_like else "−∞"
     # The masked cells: a flat colour with hatching, readable in greyscale too.
     ax.imshow(np.ma.masked_array(np.zeros_like(values), mask),
               cmap=ListedColormap([style.MASK_COLOR]), vmin=0, vmax=1)
     for i, j in np.argwhere(~mask):
         ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, hatch=style.MASK_HATCH,
                                edgecolor="white", linewidth=0))
-        ax.text(j, i, "−∞", ha="center", va="center", fontsize="small", color="black")
+        ax.text(j, i, hidden_text, ha="center", va="center", fontsize="small", color="black")
     _token_axes(ax, rows, cols, None, None)
     if annotate:
         annotate_cells(ax, values, image, skip=~mask)
