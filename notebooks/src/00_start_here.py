@@ -87,7 +87,7 @@ widgets work.
 If you see only text such as `Panel` instead of a slider, re-run the cell or reload the page.
 """)
 
-lesson.code("qk.widgets.widget_check()")
+lesson.code(slide="subslide", source="qk.widgets.widget_check()")
 
 lesson.md(slide="slide", ko="""
 ## 한글이 보이나요?

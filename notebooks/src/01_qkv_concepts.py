@@ -205,7 +205,7 @@ Pick a query word in the dropdown: its similarity scores are drawn on the left, 
 - The token with the largest score also gets the largest weight: softmax keeps the order and turns sizes into probabilities.
 """)
 
-lesson.code("""
+lesson.code(slide="subslide", source="""
 qk.widgets.query_explorer()
 """)
 

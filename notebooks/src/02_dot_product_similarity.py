@@ -144,7 +144,7 @@ Use the sliders to set the key k's angle and length. The query q (blue) stays at
 **Notice**: at a fixed angle the score is proportional to the length. So the dot product measures not only "alikeness" but also the size of the vectors, which leads to lesson 03.
 """)
 
-lesson.code("""
+lesson.code(slide="subslide", source="""
 qk.widgets.dot_product_explorer()
 """)
 

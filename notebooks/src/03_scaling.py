@@ -175,7 +175,7 @@ Move the slider from d_k = 1 to 512. The left plot is the distribution of 4000 r
 **Notice**: as d_k grows, the unscaled "largest weight" goes to 1 and the "gradient size" to 0; the scaled ones hardly move. That is why we divide by √d_k.
 """)
 
-lesson.code("""
+lesson.code(slide="subslide", source="""
 qk.widgets.scaling_explorer()
 """)
 

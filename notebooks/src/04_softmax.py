@@ -128,7 +128,7 @@ Move the temperature T between 0.1 and 10. On the left, "cat"'s weights; on the 
 **Notice**: "sat" ranks first at every T. The temperature never changes the order, only how much the winner takes.
 """)
 
-lesson.code("""
+lesson.code(slide="subslide", source="""
 qk.widgets.temperature_explorer()
 """)
 

@@ -112,7 +112,7 @@ Pick a query word, then move the "keys added" slider from 0 to 7, one step at a 
 **Notice**: tokens with small weights barely move the bars. A weighted sum "takes only as much as it attends".
 """)
 
-lesson.code("""
+lesson.code(slide="subslide", source="""
 qk.widgets.weighted_sum_stepper()
 """)
 

@@ -153,7 +153,7 @@ Pick a head with the slider: its (7, 7) weight heat map is redrawn. The caption 
 - Every row still sums to 1, in either head: each head has its own softmax.
 """)
 
-lesson.code("""
+lesson.code(slide="subslide", source="""
 qk.widgets.head_selector()
 """)
 

@@ -133,7 +133,7 @@ Pick a query position with the slider: on the left its row of the masked score m
 - Position 0 sees only itself, so its weight is 1.00.
 """)
 
-lesson.code("""
+lesson.code(slide="subslide", source="""
 qk.widgets.causal_mask_explorer()
 """)
 

@@ -173,7 +173,7 @@ Pick a target token with the slider: its row is outlined in the alignment pictur
 - No bar is hidden: cross-attention has no causal mask.
 """)
 
-lesson.code("""
+lesson.code(slide="subslide", source="""
 qk.widgets.cross_attention_explorer()
 """)
 

@@ -466,7 +466,7 @@ Each click of **next token ▶** generates one token with the cache. The widget 
 - The cached bars stay nearly flat while the uncached ones keep growing; their ratio is close to the number of tokens so far.
 """)
 
-lesson.code("""
+lesson.code(slide="subslide", source="""
 qk.widgets.kv_cache_stepper()
 """)
 

@@ -110,7 +110,7 @@ Pick a query token with the slider: its row is outlined at every step: embedding
 - The scaled score is always half the score (divided by √d_k = 2), and the largest score becomes the largest weight.
 """)
 
-lesson.code("""
+lesson.code(slide="subslide", source="""
 qk.widgets.pipeline_explorer()
 """)
 
@@ -204,7 +204,7 @@ Ten questions. Choose an answer and the feedback appears right below it, with th
 Questions 7 to 9 are about common misconceptions about the KV cache. Even the article this course grows from says "KV caching reduces memory"; it is the other way round. Think back to what you measured in lesson 09.
 """)
 
-lesson.code("""
+lesson.code(slide="subslide", source="""
 qk.quiz.quiz_widget()
 """)
 
