@@ -34,8 +34,12 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e '.[lab,dev]'
 	@touch $(STAMP)
 
+# Token authentication stays on and the server listens on this machine only. Jupyter
+# refuses to run as root unless told; containers (and CI) often are root.
+ALLOW_ROOT := $(if $(filter 0,$(shell id -u 2>/dev/null)),--allow-root)
+
 lab: $(STAMP)
-	$(VENV)/bin/jupyter lab --ServerApp.ip=127.0.0.1 --ServerApp.root_dir=notebooks
+	$(VENV)/bin/jupyter lab --ServerApp.ip=127.0.0.1 --ServerApp.root_dir=notebooks $(ALLOW_ROOT)
 
 test: $(STAMP)
 	MPLBACKEND=Agg $(THREADS) $(PY) -m pytest --doctest-modules qkv_helpers tests
