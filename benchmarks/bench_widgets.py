@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import inspect
 import statistics
+import sys
 import time
 
 import ipywidgets
@@ -55,11 +56,12 @@ def time_panel(panel: Panel) -> list[float]:
     return times
 
 
-def main() -> int:
+def main(names: list[str] | None = None) -> int:
+    """Time every widget (or only those in ``names``) and print a table."""
     qk.setup(lang="en")
     factories = [
         (name, fn) for name, fn in vars(widgets).items()
-        if inspect.isfunction(fn) and not name.startswith("_")
+        if inspect.isfunction(fn) and not name.startswith("_") and (not names or name in names)
         and all(p.default is not p.empty or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
                 for p in inspect.signature(fn).parameters.values())
     ]
@@ -82,4 +84,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(main(sys.argv[1:]))

@@ -35,6 +35,15 @@ class LiveFigure:
     dpi : int
         Resolution of the PNG.
 
+    update : callable, optional
+        Update mode: ``draw(fig, *args)`` builds the figure once and returns a handle (e.g.
+        a dict of artists); on each later redraw ``update(handle, *args)`` changes those
+        artists in place (``set_data``, ``set_text``, ``set_height``, ...) instead of
+        drawing anew. Artists that change are marked ``set_animated(True)`` when built:
+        the rest of the figure is rendered once as a background and only the animated
+        artists are drawn over it (blitting). ``update`` returns True when it changed a
+        static part too (limits, tick labels), so the background is rendered again.
+
     The first drawing is laid out by matplotlib's constrained layout; later drawings reuse
     its axes positions (as long as they make the same number of axes), which halves the
     time of a redraw.
@@ -45,19 +54,50 @@ class LiveFigure:
     >>> live.redraw()
     >>> bytes(live.image.value[:4])
     b'\\x89PNG'
+
+    Update mode: build once, then only move the line.
+
+    >>> def build(fig, y):
+    ...     return fig.add_subplot().plot([0, 1], [y, 0], animated=True)[0]
+    >>> def move(line, y):
+    ...     line.set_ydata([y, 0])
+    >>> live = LiveFigure(build, figsize=(2, 2), update=move)
+    >>> live.redraw(1.0)
+    >>> first = bytes(live.image.value)
+    >>> live.redraw(0.5)
+    >>> bytes(live.image.value) != first, live.redraws
+    (True, 2)
     """
 
-    def __init__(self, draw: Callable[[Figure], object], figsize=(6.4, 4.0), dpi: int = 80):
+    def __init__(self, draw: Callable[[Figure], object], figsize=(6.4, 4.0), dpi: int = 80,
+                 update: Callable[..., object] | None = None):
         self.draw = draw
+        self.update = update
         self.figure = Figure(figsize=figsize, dpi=dpi, layout="constrained")
         FigureCanvasAgg(self.figure)
         self.image = widgets.Image(format="png")
         self.image.layout.max_width = "100%"
         self.redraws = 0
         self._positions = None  # the axes' places, fixed after the first drawing
+        self._handle = None  # what ``draw`` returned (update mode)
+        self._background = None  # the rendered static parts (update mode)
+        self._animated: list = []  # the artists drawn over the background (update mode)
 
     def redraw(self, *args) -> None:
-        """Clear the figure, draw it anew and show the new PNG."""
+        """Show the new state: redraw in full, or (update mode) change and blit the artists."""
+        if self.update is None:
+            self._full_redraw(*args)
+        else:
+            if self._handle is None:
+                self._build(*args)
+            elif self.update(self._handle, *args):
+                self._capture()  # the static parts changed: render them again
+            self._blit()
+        self.image.value = _png(np.asarray(self.figure.canvas.buffer_rgba()))
+        self.redraws += 1
+
+    def _full_redraw(self, *args) -> None:
+        """Clear the figure and draw it anew."""
         fig = self.figure
         fig.clear()
         self.draw(fig, *args)
@@ -72,8 +112,32 @@ class LiveFigure:
         if self._positions is None or len(fig.axes) != len(self._positions):
             self._positions = [ax.get_position() for ax in fig.axes]
             fig.set_layout_engine("none")
-        self.image.value = _png(np.asarray(fig.canvas.buffer_rgba()))
-        self.redraws += 1
+
+    def _build(self, *args) -> None:
+        """Update mode, first drawing: build the artists once and lay the figure out."""
+        fig = self.figure
+        fig.clear()
+        self._handle = self.draw(fig, *args)
+        fig.set_layout_engine("constrained")
+        fig.canvas.draw()
+        fig.set_layout_engine("none")
+        self._capture(draw=False)
+
+    def _capture(self, draw: bool = True) -> None:
+        """Render the static artists and keep that picture as the background."""
+        fig = self.figure
+        if draw:
+            fig.canvas.draw()
+        self._background = fig.canvas.copy_from_bbox(fig.bbox)
+        animated = fig.findobj(lambda artist: artist.get_animated())
+        self._animated = sorted(animated, key=lambda artist: artist.get_zorder())
+
+    def _blit(self) -> None:
+        """Restore the background and draw the changing artists over it."""
+        fig = self.figure
+        fig.canvas.restore_region(self._background)
+        for artist in self._animated:
+            fig.draw_artist(artist)
 
 
 def _png(rgba: np.ndarray) -> bytes:

@@ -7,7 +7,7 @@ import ipywidgets as widgets
 from ..attention import scaled_dot_product_attention
 from ..examples import TranslationExample, translation_example
 from ..lang import t
-from ..plots.attention_maps import plot_cross_attention, plot_query_bars
+from ._artists import bars_handle, heatmap_handle, set_bars, set_heatmap
 from ._live import LiveFigure, Panel
 
 __all__ = ["cross_attention_explorer"]
@@ -41,15 +41,25 @@ def cross_attention_explorer(example: TranslationExample | None = None) -> Panel
         panel.caption.value = t("w_cross_caption", token=target[i], source=source[j],
                                 weight=f"{weights[i, j]:.2f}")
 
-    def draw(fig, panel: Panel) -> None:
+    def draw(fig, panel: Panel) -> dict:
         state = panel.state
         i = state["row"]
         left, right = fig.subplots(1, 2, width_ratios=[1.2, 1.0])
-        plot_cross_attention(weights, target, source, ax=left, highlight_row=i)
-        plot_query_bars(state["weights_row"], source, ax=right, ylabel=t("weights"),
-                        highlight=int(state["weights_row"].argmax()),
-                        title=t("w_cross_bars_title", token=state["token"]))
-        right.set_ylim(0, 1.1)
+        # plot_cross_attention's picture; the weights stay, the outlined row moves.
+        alignment = heatmap_handle(left, weights, target, source, highlight_row=i,
+                                   values_change=False, title=t("cross_attention"),
+                                   xlabel=t("source_tokens"), ylabel=t("target_tokens"))
+        bars = bars_handle(right, state["weights_row"], source, ylim=(0, 1.1),
+                           ylabel=t("weights"), highlight=int(state["weights_row"].argmax()),
+                           title=t("w_cross_bars_title", token=state["token"]))
+        return dict(alignment=alignment, bars=bars)
+
+    def change(handle: dict, panel: Panel) -> None:
+        state = panel.state
+        set_heatmap(handle["alignment"], highlight_row=state["row"])
+        set_bars(handle["bars"], state["weights_row"],
+                 highlight=int(state["weights_row"].argmax()),
+                 title=t("w_cross_bars_title", token=state["token"]))
 
     return Panel("cross_attention_explorer", {"target": slider},
-                 LiveFigure(draw, figsize=(11.5, 4.4)), update)
+                 LiveFigure(draw, figsize=(11.5, 4.4), update=change), update)

@@ -7,7 +7,7 @@ import numpy as np
 
 from ..encoder_decoder import EncoderExample, encoder_example, top_keys
 from ..lang import t
-from ..plots.attention_maps import plot_attention_heatmap
+from ._artists import heatmap_handle, set_heatmap
 from ._live import LiveFigure, Panel
 
 __all__ = ["head_selector"]
@@ -52,11 +52,14 @@ def head_selector(example: EncoderExample | None = None) -> Panel:
         panel.caption.value = t("w_heads_caption", number=h, pairs=pairs, differ=differ,
                                 total=len(tokens))
 
-    def draw(fig, panel: Panel) -> None:
+    def draw(fig, panel: Panel) -> dict:
         state = panel.state
-        ax = fig.add_subplot()
-        plot_attention_heatmap(state["weights"], tokens, ax=ax,
-                               title=t("w_heads_title", number=state["head"]))
+        return heatmap_handle(fig.add_subplot(), state["weights"], tokens,
+                              title=t("w_heads_title", number=state["head"]))
 
-    return Panel("head_selector", {"head": slider}, LiveFigure(draw, figsize=(6.4, 5.0)),
-                 update)
+    def change(handle: dict, panel: Panel) -> None:
+        state = panel.state
+        set_heatmap(handle, state["weights"], title=t("w_heads_title", number=state["head"]))
+
+    return Panel("head_selector", {"head": slider},
+                 LiveFigure(draw, figsize=(6.4, 5.0), update=change), update)

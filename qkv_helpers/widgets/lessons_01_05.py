@@ -12,13 +12,13 @@ import numpy as np
 from ..attention import scaled_dot_product_attention, softmax
 from ..examples import running_example
 from ..lang import t
-from ..plots import plot_query_bars
 from ..plots.scaling import plot_score_histogram
 from ..plots.similarity import plot_vectors_2d
 from ..plots.softmax_curves import plot_softmax_curves
 from ..scaling import dk_stats, dot_product_variance
 from ..similarity import dot_and_angle, query_scores, vector_from_angle
 from ..weighted_sum import weighted_sum_steps
+from ._artists import animate, bars_handle, padded_limits, set_bars
 from ._live import LiveFigure, Panel
 
 __all__ = [
@@ -80,16 +80,29 @@ def query_explorer(token: str = "cat", key: str = "sat") -> Panel:
             + t("w_query_key_caption", word=ex.tokens[j], score=f"{s.scaled[j]:.2f}",
                 weight=f"{s.weights[j]:.2f}"))
 
-    def draw(fig, *_) -> None:
+    # One y-range for every query's scores, so bars of different queries compare.
+    all_scores = np.stack([query_scores(ex.q, ex.k, i).scaled for i in range(len(ex.tokens))])
+    score_limits = padded_limits(all_scores)
+
+    def draw(fig, *_) -> dict:
         left, right = fig.subplots(1, 2)
         j = state["key_index"]
-        plot_query_bars(state["scores"], ex.tokens, ax=left, highlight=j,
-                        title=t("w_query_scores_title", token=state["token"]))
-        plot_query_bars(state["weights"], ex.tokens, ax=right, ylabel=t("weights"),
-                        highlight=j, title=t("w_query_weights_title", token=state["token"]))
-        right.set_ylim(0, 1.0)
+        return dict(
+            scores=bars_handle(left, state["scores"], ex.tokens, ylim=score_limits,
+                               highlight=j,
+                               title=t("w_query_scores_title", token=state["token"])),
+            weights=bars_handle(right, state["weights"], ex.tokens, ylim=(0, 1.0),
+                                ylabel=t("weights"), highlight=j,
+                                title=t("w_query_weights_title", token=state["token"])))
 
-    live = LiveFigure(draw, figsize=(11.0, 3.8))
+    def change(handle: dict, *_) -> None:
+        j = state["key_index"]
+        set_bars(handle["scores"], state["scores"], highlight=j,
+                 title=t("w_query_scores_title", token=state["token"]))
+        set_bars(handle["weights"], state["weights"], highlight=j,
+                 title=t("w_query_weights_title", token=state["token"]))
+
+    live = LiveFigure(draw, figsize=(11.0, 3.8), update=change)
     return Panel("query_explorer", {"query": dropdown, "key": slider}, live, update)
 
 
@@ -213,16 +226,30 @@ def temperature_explorer(token: str = "cat") -> Panel:
                                 low=f"{weights.min():.3f}",
                                 uniform=f"{1 / len(weights):.2f}")
 
-    def draw(fig, *_) -> None:
+    def draw(fig, *_) -> dict:
         left, right = fig.subplots(1, 2)
         weights = state["weights"]
-        plot_query_bars(weights, ex.tokens, ax=left, ylabel=t("weights"),
-                        highlight=int(np.argmax(weights)),
-                        title=t("w_temp_title", token=token, t=f"{state['temperature']:.2f}"))
-        left.set_ylim(0, 1.05)
+        bars = bars_handle(left, weights, ex.tokens, ylim=(0, 1.05), ylabel=t("weights"),
+                           highlight=int(np.argmax(weights)),
+                           title=t("w_temp_title", token=token,
+                                   t=f"{state['temperature']:.2f}"))
         plot_softmax_curves((1.0,), ax=right, highlight=state["temperature"])
+        animate(right.lines[-1], right.get_legend())
+        return dict(bars=bars, line=right.lines[-1],
+                    legend_text=right.get_legend().get_texts()[-1])
 
-    live = LiveFigure(draw, figsize=(11.0, 3.8))
+    def change(handle: dict, *_) -> None:
+        weights, temp = state["weights"], state["temperature"]
+        set_bars(handle["bars"], weights, highlight=int(np.argmax(weights)),
+                 title=t("w_temp_title", token=token, t=f"{temp:.2f}"))
+        # The same curve plot_softmax_curves draws for the highlighted temperature.
+        line = handle["line"]
+        diff = line.get_xdata()  # (points,)
+        pairs = np.stack([diff, np.zeros_like(diff)], axis=1)  # (points, 2)
+        line.set_ydata(softmax(pairs, axis=-1, temperature=float(temp))[:, 0])
+        handle["legend_text"].set_text(t("p_smax_legend", t=f"{temp:.2g}"))
+
+    live = LiveFigure(draw, figsize=(11.0, 3.8), update=change)
     return Panel("temperature_explorer", {"temperature": slider}, live, update)
 
 
@@ -264,26 +291,42 @@ def weighted_sum_stepper(token: str = "cat") -> Panel:
                      partial=_fmt(steps.partial_sums[s]))
         panel.caption.value = text
 
-    def draw(fig, *_) -> None:
+    outputs = weights_all @ ex.v  # (tokens, d_v): every query's final output
+    limit = 1.15 * max(np.abs(ex.v).max() * 0.6, np.abs(outputs).max())
+
+    def alphas(s: int) -> list[float]:
+        return [1.0 if i < s else 0.3 for i in range(n)]  # keys not added yet: faint
+
+    def draw(fig, *_) -> dict:
         left, right = fig.subplots(1, 2)
         s = state["step"]
-        plot_query_bars(state["weights"], ex.tokens, ax=left, ylabel=t("weights"),
-                        highlight=s - 1 if s else None,
-                        title=t("w_sum_weights_title", token=state["token"]))
-        for patch in left.patches[s:]:
-            patch.set_alpha(0.3)  # keys not added yet
-        left.set_ylim(0, 1.0)
+        bars = bars_handle(left, state["weights"], ex.tokens, ylim=(0, 1.0),
+                           ylabel=t("weights"), highlight=s - 1 if s else None,
+                           title=t("w_sum_weights_title", token=state["token"]))
+        for patch, alpha in zip(bars["bars"], alphas(s)):
+            patch.set_alpha(alpha)
         x = np.arange(len(state["output"]))
-        right.bar(x, state["partial"], width=0.6, label=t("w_sum_partial"))
-        right.scatter(x, state["output"], marker="_", s=900, color="black", linewidths=3,
-                      label=t("w_sum_final"), zorder=3)
-        right.axhline(0, color="black", linewidth=0.8)
-        limit = 1.15 * max(np.abs(ex.v).max() * 0.6, np.abs(state["output"]).max())
+        partial = right.bar(x, state["partial"], width=0.6, label=t("w_sum_partial"))
+        final = right.scatter(x, state["output"], marker="_", s=900, color="black",
+                              linewidths=3, label=t("w_sum_final"), zorder=3)
+        zero = right.axhline(0, color="black", linewidth=0.8)
+        # One range for every query's output, so the axis stays put while stepping.
         right.set_ylim(-limit, limit)
         right.set_xticks(x, [f"v[{i}]" for i in x])
         right.set_xlabel(t("w_sum_component"))
         right.set_title(t("w_sum_vector_title"), fontsize="medium")
-        right.legend(fontsize="small", loc="lower right")
+        legend = right.legend(fontsize="small", loc="lower right")
+        animate(*partial, final, zero, legend)
+        return dict(bars=bars, partial=list(partial), final=final)
 
-    live = LiveFigure(draw, figsize=(11.0, 3.8))
+    def change(handle: dict, *_) -> None:
+        s = state["step"]
+        set_bars(handle["bars"], state["weights"], highlight=s - 1 if s else None,
+                 title=t("w_sum_weights_title", token=state["token"]), alphas=alphas(s))
+        for bar, value in zip(handle["partial"], state["partial"]):
+            bar.set_height(value)
+        x = np.arange(len(state["output"]))
+        handle["final"].set_offsets(np.column_stack([x, state["output"]]))
+
+    live = LiveFigure(draw, figsize=(11.0, 3.8), update=change)
     return Panel("weighted_sum_stepper", {"query": dropdown, "step": step}, live, update)

@@ -13,7 +13,8 @@ from ..attention import scaled_dot_product_attention
 from ..examples import RunningExample, running_example
 from ..lang import t
 from ..masks import causal_mask
-from ..plots.attention_maps import HIGHLIGHT_COLOR, plot_masked_scores, plot_query_bars
+from ..plots.attention_maps import HIGHLIGHT_COLOR, plot_masked_scores
+from ._artists import animate, bars_handle, set_bars
 from ._live import LiveFigure, Panel
 
 __all__ = ["causal_mask_explorer"]
@@ -61,21 +62,35 @@ def causal_mask_explorer(example: RunningExample | None = None, position: int = 
             "w_mask_caption", token=tokens[i], position=i, visible=", ".join(visible),
             hidden=", ".join(hidden) if hidden else t("w_mask_nothing_hidden"))
 
-    def draw(fig, panel: Panel) -> None:
+    def draw(fig, panel: Panel) -> dict:
         state = panel.state
         i = state["position"]
         left, right = fig.subplots(1, 2, width_ratios=[1.1, 1.0])
         plot_masked_scores(scores, mask, tokens, ax=left, annotate=False,
                            title=t("w_mask_scores_title"))
-        left.add_patch(Rectangle((-0.5, i - 0.5), n, 1, fill=False,
-                                 edgecolor=HIGHLIGHT_COLOR, linewidth=3))
-        plot_query_bars(state["weights_row"], tokens, ax=right, ylabel=t("weights"),
-                        highlight=int(state["weights_row"].argmax()),
-                        title=t("w_mask_weights_title", token=tokens[i]))
-        right.set_ylim(0, 1.1)
-        if i + 1 < n:
-            right.axvspan(i + 0.5, n - 0.5, color=style.MASK_COLOR, hatch=style.MASK_HATCH,
-                          zorder=0, linewidth=0)
+        outline = left.add_patch(Rectangle((-0.5, i - 0.5), n, 1, fill=False,
+                                           edgecolor=HIGHLIGHT_COLOR, linewidth=3))
+        bars = bars_handle(right, state["weights_row"], tokens, ylim=(0, 1.1),
+                           ylabel=t("weights"), highlight=int(state["weights_row"].argmax()),
+                           title=t("w_mask_weights_title", token=tokens[i]))
+        # The hidden keys' shade: from just after the query to the last key.
+        shade = right.axvspan(i + 0.5, n - 0.5, color=style.MASK_COLOR,
+                              hatch=style.MASK_HATCH, zorder=0, linewidth=0)
+        shade.set_visible(i + 1 < n)
+        right.set_xlim(-0.5 - 0.4, n - 0.5 + 0.4)  # as the bars alone give
+        animate(outline, shade)
+        return dict(outline=outline, bars=bars, shade=shade)
+
+    def change(handle: dict, panel: Panel) -> None:
+        state = panel.state
+        i = state["position"]
+        handle["outline"].set_y(i - 0.5)
+        set_bars(handle["bars"], state["weights_row"],
+                 highlight=int(state["weights_row"].argmax()),
+                 title=t("w_mask_weights_title", token=tokens[i]))
+        handle["shade"].set_x(i + 0.5)
+        handle["shade"].set_width(n - 1 - i)
+        handle["shade"].set_visible(i + 1 < n)
 
     return Panel("causal_mask_explorer", {"position": slider},
-                 LiveFigure(draw, figsize=(11.0, 4.4)), update)
+                 LiveFigure(draw, figsize=(11.0, 4.4), update=change), update)
