@@ -67,19 +67,27 @@ def unanswered() -> Feedback:
     return Feedback(None, t("check_not_answered"))
 
 
-def check_array(answer, expected, name: str, atol: float = 1e-6) -> Feedback:
-    """Compare an array answer with the expected one: first the shape, then the values."""
+def _answer_array(answer, expected, name: str):
+    """The answer as a float array of the expected shape, or the Feedback that says why not."""
     if not_answered(answer):
         return unanswered()
     try:
         got = np.asarray(answer, dtype=float)
     except (TypeError, ValueError):
         return wrong("check_not_numbers", name=name, kind=type(answer).__name__)
-    expected = np.asarray(expected, dtype=float)
-    if got.shape != expected.shape:
-        return wrong("check_shape", name=name, got=got.shape, needed=expected.shape)
+    if got.shape != np.shape(expected):
+        return wrong("check_shape", name=name, got=got.shape, needed=np.shape(expected))
     if not np.isfinite(got).all():
         return wrong("check_not_finite", name=name)
+    return got
+
+
+def check_array(answer, expected, name: str, atol: float = 1e-6) -> Feedback:
+    """Compare an array answer with the expected one: first the shape, then the values."""
+    got = _answer_array(answer, expected, name)
+    if isinstance(got, Feedback):
+        return got
+    expected = np.asarray(expected, dtype=float)
     diff = np.abs(got - expected)
     if diff.max(initial=0.0) > atol + 1e-6 * np.abs(expected).max(initial=0.0):
         index = tuple(int(i) for i in np.unravel_index(diff.argmax(), diff.shape))
@@ -106,17 +114,9 @@ def check_value(answer, expected, name: str, rtol: float = 1e-6) -> Feedback:
 
 def check_weights(answer, expected, name: str = "weights") -> Feedback:
     """Check attention weights: shape, no negatives, rows summing to 1, then the values."""
-    if not_answered(answer):
-        return unanswered()
-    try:
-        got = np.asarray(answer, dtype=float)
-    except (TypeError, ValueError):
-        return wrong("check_not_numbers", name=name, kind=type(answer).__name__)
-    expected = np.asarray(expected, dtype=float)
-    if got.shape != expected.shape:
-        return wrong("check_shape", name=name, got=got.shape, needed=expected.shape)
-    if not np.isfinite(got).all():
-        return wrong("check_not_finite", name=name)
+    got = _answer_array(answer, expected, name)
+    if isinstance(got, Feedback):
+        return got
     if (got < 0).any():
         return wrong("check_negative", name=name)
     sums = got.sum(axis=-1)
