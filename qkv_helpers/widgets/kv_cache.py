@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import ipywidgets as widgets
+import numpy as np
+from matplotlib.ticker import FixedFormatter
 
 from ..kv_experiments import CachedDecoder, lesson_model, to_ids, to_words
-from ..kv_math import kv_cache_bytes
+from ..kv_math import kv_cache_bytes, step_flops
 from ..lang import t
 from ..plots.kv_cache import plot_cache_fill, plot_flops_per_step
+from ._artists import animate
 from ._live import LiveFigure, Panel
 
 __all__ = ["kv_cache_stepper"]
@@ -62,13 +65,57 @@ def kv_cache_stepper(prompt: str = "The cat sat", max_tokens: int = 20) -> Panel
             ratio=f"{last.flops_uncached / last.flops:.1f}",
         ) + (t("w_kv_full") if full else "")
 
-    def draw(fig, panel: Panel) -> None:
+    # The right-hand plot's axes are fixed: steps from the prompt's to the last one, FLOPs
+    # up to the last step's without a cache (the largest), so only the bars change.
+    sizes = dict(d_model=model.d_model, n_layers=model.n_layers,
+                 vocab_size=model.vocab_size, d_ff=model.d_ff)
+    first_context = len(decoder.prompt)
+    most_flops = step_flops(max_tokens, max_tokens, **sizes)
+    contexts = np.arange(first_context, max_tokens + 1)  # (steps,): every step's context
+
+    def draw(fig, panel: Panel) -> dict:
         state = panel.state
         left, right = fig.subplots(1, 2, width_ratios=[1.5, 1.0])
         plot_cache_fill(state["key_norms"], max_tokens, n_heads=model.n_heads, ax=left,
                         tokens=to_words(decoder.ids[: state["cache_tokens"]]).split())
-        plot_flops_per_step(state["context"], state["flops_cached"], state["flops_uncached"],
-                            ax=right)
+        # Every step's bars made now, empty until the step is done.
+        empty = np.zeros(len(contexts))  # (steps,)
+        plot_flops_per_step(contexts, empty, empty, ax=right)
+        right.set_xlim(first_context - 0.8, max_tokens + 0.8)
+        right.set_ylim(0, 1.05 * most_flops)
+        uncached, cached = right.containers
+        # What changes with a step: the cache image, its hatching, the token names along
+        # the x-axis and the bars.
+        animate(left.images[0], left.patches[0], left.xaxis, *uncached, *cached)
+        names = FixedFormatter([label.get_text() for label in left.get_xticklabels()])
+        left.xaxis.set_major_formatter(names)  # its names change with each step
+        handle = dict(left=left, uncached=list(uncached), cached=list(cached), names=names)
+        change(handle, panel)
+        return handle
+
+    def change(handle: dict, panel: Panel) -> None:
+        state = panel.state
+        left = handle["left"]
+        values = state["key_norms"]  # (rows, kept)
+        rows, kept = values.shape
+        grid = np.full((rows, max_tokens), np.nan)  # (rows, capacity)
+        grid[:, :kept] = values
+        image = left.images[0]
+        image.set_data(np.ma.masked_invalid(grid))
+        image.norm.vmax = float(values.max()) if kept else 1.0  # as plot_cache_fill sets it
+        hatched = left.patches[0]
+        hatched.set_x(kept - 0.5)
+        hatched.set_width(max_tokens - kept)
+        names = [str(i) for i in range(max_tokens)]
+        names[:kept] = to_words(decoder.ids[:kept]).split()
+        handle["names"].seq = names
+        done = dict(zip(state["context"], zip(state["flops_uncached"], state["flops_cached"])))
+        for context, bar_u, bar_c in zip(contexts, handle["uncached"], handle["cached"]):
+            flops_u, flops_c = done.get(context, (0, 0))
+            bar_u.set_height(flops_u)
+            bar_c.set_height(flops_c)
+            bar_u.set_visible(context in done)
+            bar_c.set_visible(context in done)
 
     def step(_button) -> None:
         if len(decoder) < max_tokens:
@@ -82,7 +129,7 @@ def kv_cache_stepper(prompt: str = "The cat sat", max_tokens: int = 20) -> Panel
 
     decoder.step()  # the prompt
     panel = Panel("kv_cache_stepper", {"next": next_button, "reset": reset_button},
-                  LiveFigure(draw, figsize=(11.5, 4.2)), update)
+                  LiveFigure(draw, figsize=(11.5, 4.2), update=change), update)
     next_button.on_click(step)
     reset_button.on_click(reset)
     return panel

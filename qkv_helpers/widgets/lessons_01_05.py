@@ -15,7 +15,7 @@ from ..lang import t
 from ..plots.scaling import plot_score_histogram
 from ..plots.similarity import plot_vectors_2d
 from ..plots.softmax_curves import plot_softmax_curves
-from ..scaling import dk_stats, dot_product_variance
+from ..scaling import dk_stats, random_queries_keys
 from ..similarity import dot_and_angle, query_scores, vector_from_angle
 from ..weighted_sum import weighted_sum_steps
 from ._artists import animate, bars_handle, padded_limits, set_bars
@@ -163,15 +163,28 @@ def scaling_explorer(d_k: int = 4) -> Panel:
     """
     slider = widgets.SelectionSlider(options=list(DK_VALUES), value=d_k,
                                      description=t("w_dk_slider"), style=_STYLE)
+    limit = 4.0 * np.sqrt(max(DK_VALUES)) / 2  # the histogram's fixed half-width
+    bins = np.linspace(-limit, limit, 61)  # as plot_score_histogram makes them
     state: dict = {}
+
+    def scores(d: int) -> tuple[np.ndarray, np.ndarray]:
+        """The 4000 raw and scaled scores plot_score_histogram and the caption use."""
+        q, k = random_queries_keys(d, 4000, 0)  # (4000, d) each
+        raw = np.einsum("nd,nd->n", q, k)  # (4000,)
+        return raw, raw / np.sqrt(d)
+
+    def counts(values: np.ndarray) -> np.ndarray:
+        return np.histogram(np.clip(values, -limit, limit), bins=bins)[0]  # (60,)
 
     def update(panel: Panel) -> None:
         stats = dk_stats(slider.value)
-        raw_var, scaled_var = dot_product_variance(slider.value, n=4000)
+        raw, scaled = scores(slider.value)
         state.update(d_k=slider.value, weights_raw=stats.weights_raw,
                      weights_scaled=stats.weights_scaled, max_raw=stats.max_raw,
                      max_scaled=stats.max_scaled, grad_raw=stats.grad_raw,
-                     grad_scaled=stats.grad_scaled, var_raw=raw_var, var_scaled=scaled_var)
+                     grad_scaled=stats.grad_scaled, var_raw=float(raw.var()),
+                     var_scaled=float(scaled.var()), counts_raw=counts(raw),
+                     counts_scaled=counts(scaled))
         panel.state = state
         panel.caption.value = t("w_dk_caption", d_k=slider.value,
                                 max_raw=f"{stats.max_raw:.2f}",
@@ -179,19 +192,43 @@ def scaling_explorer(d_k: int = 4) -> Panel:
                                 grad_raw=f"{stats.grad_raw:.3f}",
                                 grad_scaled=f"{stats.grad_scaled:.3f}")
 
-    def draw(fig, *_) -> None:
+    def draw(fig, *_) -> dict:
         left, right = fig.subplots(1, 2)
-        plot_score_histogram(state["d_k"], ax=left, limit=4.0 * np.sqrt(max(DK_VALUES)) / 2)
+        plot_score_histogram(state["d_k"], ax=left, limit=limit)
+        # One count axis for every d_k (the tallest bin of any), so it stays put.
+        tallest = max(max(counts(raw).max(), counts(scaled).max())
+                      for raw, scaled in map(scores, DK_VALUES))
+        left.set_ylim(0, 1.05 * tallest)
+        hist_raw, hist_scaled = left.patches[:60], left.patches[60:120]
         x = np.arange(len(state["weights_raw"]))
-        right.bar(x - 0.2, state["weights_raw"], width=0.4, label=t("w_dk_unscaled"))
-        right.bar(x + 0.2, state["weights_scaled"], width=0.4, label=t("w_dk_scaled"))
+        bars_raw = right.bar(x - 0.2, state["weights_raw"], width=0.4, label=t("w_dk_unscaled"))
+        bars_scaled = right.bar(x + 0.2, state["weights_scaled"], width=0.4,
+                                label=t("w_dk_scaled"))
         right.set_ylim(0, 1.05)
         right.set_xticks(x, [f"k{i + 1}" for i in x])
         right.set_ylabel(t("weights"))
         right.set_title(t("w_dk_weights_title"), fontsize="medium")
         right.legend(fontsize="small", loc="upper right")
+        animate(*hist_raw, *hist_scaled, left.get_legend(), left.title, *bars_raw,
+                *bars_scaled, right.get_legend())
+        return dict(hist_raw=hist_raw, hist_scaled=hist_scaled, left=left,
+                    bars_raw=list(bars_raw), bars_scaled=list(bars_scaled))
 
-    live = LiveFigure(draw, figsize=(11.0, 3.8))
+    def change(handle: dict, *_) -> None:
+        for key in ("raw", "scaled"):
+            for patch, count in zip(handle[f"hist_{key}"], state[f"counts_{key}"]):
+                patch.set_height(count)
+                patch.set_visible(count > 0)  # an empty bin draws nothing: skip it
+            for bar, weight in zip(handle[f"bars_{key}"], state[f"weights_{key}"]):
+                bar.set_height(weight)
+        left = handle["left"]
+        # The texts plot_score_histogram writes for this d_k.
+        legend_raw, legend_scaled = left.get_legend().get_texts()
+        legend_raw.set_text(t("p_scal_raw", var=f"{state['var_raw']:.1f}"))
+        legend_scaled.set_text(t("p_scal_scaled", var=f"{state['var_scaled']:.2f}"))
+        left.title.set_text(t("p_scal_hist_title", d_k=state["d_k"]))
+
+    live = LiveFigure(draw, figsize=(11.0, 3.8), update=change)
     return Panel("scaling_explorer", {"d_k": slider}, live, update)
 
 

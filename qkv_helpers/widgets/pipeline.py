@@ -8,6 +8,7 @@ from ..examples import RunningExample, running_example
 from ..lang import t
 from ..pipeline import pipeline_steps
 from ..plots.pipeline import plot_pipeline
+from ._artists import animate
 from ._live import LiveFigure, Panel
 
 __all__ = ["pipeline_explorer"]
@@ -44,8 +45,15 @@ def pipeline_explorer(example: RunningExample | None = None, token: str = "cat")
             "w_pipe_caption", token=tokens[i], top=tokens[j], score=f"{steps.scores[i, j]:.2f}",
             scaled=f"{steps.scaled[i, j]:.2f}", weight=f"{steps.weights[i, j]:.2f}")
 
-    def draw(fig, panel: Panel) -> None:
+    def draw(fig, panel: Panel) -> list:
         plot_pipeline(steps, tokens, fig=fig, highlight_row=panel.state["row"])
+        outlines = [patch for ax in fig.axes for patch in ax.patches]  # the row outlines
+        animate(*outlines)
+        return outlines
 
-    return Panel("pipeline_explorer", {"query": slider}, LiveFigure(draw, figsize=(15.0, 5.6)),
-                 update)
+    def change(outlines: list, panel: Panel) -> None:
+        for outline in outlines:
+            outline.set_y(panel.state["row"] - 0.5)
+
+    return Panel("pipeline_explorer", {"query": slider},
+                 LiveFigure(draw, figsize=(15.0, 5.6), update=change), update)
