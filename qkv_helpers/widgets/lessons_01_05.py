@@ -143,10 +143,33 @@ def dot_product_explorer(q_angle: float = 30.0, q_length: float = 1.5) -> Panel:
         panel.state = state
         panel.caption.value = t("w_dot_caption", dot=f"{d.dot:.2f}", hint=t(hint))
 
-    def draw(fig, *_) -> None:
-        plot_vectors_2d(q, state["k"], ax=fig.add_subplot(), limit=2.8)
+    def draw(fig, *_) -> dict:
+        ax = plot_vectors_2d(q, state["k"], ax=fig.add_subplot(), limit=2.8)
+        arrow, label, arc = ax.texts[2], ax.texts[3], ax.patches[0]  # k's arrow, name, angle
+        animate(arrow, label, arc, ax.title)
+        return dict(ax=ax, arrow=arrow, label=label, arc=arc)
 
-    live = LiveFigure(draw, figsize=(5.6, 5.4))
+    def change(handle: dict, *_) -> None:
+        # What plot_vectors_2d draws for the new k: its arrow and name, the angle's arc,
+        # the title with the numbers.
+        k = state["k"]
+        d = dot_and_angle(q, k)
+        handle["arrow"].xy = tuple(k)
+        handle["label"].set_position(tuple(k * 1.1))
+        start = np.degrees(np.arctan2(q[1], q[0]))
+        end = np.degrees(np.arctan2(k[1], k[0]))
+        if (end - start) % 360 > 180:
+            start, end = end, start
+        arc = handle["arc"]
+        arc.theta1, arc.theta2 = start, end
+        diameter = 2 * 0.35 * min(d.length_a, d.length_b)
+        arc.set_width(diameter)
+        arc.set_height(diameter)
+        handle["ax"].title.set_text(t(
+            "p_sim_title", dot=f"{d.dot:.2f}", la=f"{d.length_a:.2f}", lb=f"{d.length_b:.2f}",
+            cos=f"{d.cos_angle:.2f}", angle=f"{d.angle_deg:.0f}"))
+
+    live = LiveFigure(draw, figsize=(5.6, 5.4), update=change)
     return Panel("dot_product_explorer", {"angle": angle, "length": length}, live, update)
 
 

@@ -8,7 +8,7 @@ import numpy as np
 from ..attention import softmax
 from ..examples import running_example
 from ..lang import t
-from ..plots import plot_query_bars
+from ._artists import bars_handle, set_bars
 from ._live import LiveFigure, Panel
 
 __all__ = ["widget_check"]
@@ -41,12 +41,16 @@ def widget_check() -> Panel:
         panel.caption.value = t("w_start_caption", value=f"{slider.value:.2f}",
                                 token=ex.tokens[top], weight=f"{weights[top]:.2f}")
 
-    def draw(fig, panel: Panel) -> None:
+    def draw(fig, panel: Panel) -> dict:
         weights = panel.state["weights"]
-        plot_query_bars(weights, ex.tokens, ax=fig.add_subplot(), ylabel=t("weights"),
-                        highlight=int(np.argmax(weights)), title=t("w_start_title"))
-        fig.axes[0].set_ylim(0, 1.05)
+        return bars_handle(fig.add_subplot(), weights, ex.tokens, ylim=(0, 1.05),
+                           ylabel=t("weights"), highlight=int(np.argmax(weights)),
+                           title=t("w_start_title"))
 
-    live = LiveFigure(draw, figsize=(6.4, 3.6))
+    def change(handle: dict, panel: Panel) -> None:
+        weights = panel.state["weights"]
+        set_bars(handle, weights, highlight=int(np.argmax(weights)))
+
+    live = LiveFigure(draw, figsize=(6.4, 3.6), update=change)
     panel = Panel("widget_check", {"sharpness": slider}, live, update)
     return panel
