@@ -4,6 +4,8 @@ Every widget function exported by ``qkv_helpers.widgets`` is built with its defa
 its controls is then moved through several values (or clicked, for buttons) and the time
 from setting the value to the new PNG being in place is measured. Both languages' labels
 are the same length, so English is used.
+
+``python benchmarks/bench_widgets.py query_explorer head_selector`` times only those.
 """
 
 from __future__ import annotations
