@@ -146,11 +146,16 @@ Dividing by √d_k does not make anything faster: it adds a division. What it ch
 Even the example sentence, with d_k = 4, shows it. In "cat"'s weights, "sat" ranks first either way, but it takes 0.74 without scaling and 0.47 with it.
 """)
 
-lesson.code("""
+lesson.code(ko="""
+scores = ex.q @ ex.k.T
+print(qk.softmax(scores[cat]).round(2))                     # 스케일링 없이
+print(qk.softmax(scores[cat] / np.sqrt(ex.d_k)).round(2))   # ÷ √d_k = 2
+print((scores.argsort(axis=1) == (scores / 2).argsort(axis=1)).all())  # 순서는 그대로
+""", en="""
 scores = ex.q @ ex.k.T
 print(qk.softmax(scores[cat]).round(2))                     # no scaling
 print(qk.softmax(scores[cat] / np.sqrt(ex.d_k)).round(2))   # ÷ √d_k = 2
-print((scores.argsort(axis=1) == (scores / 2).argsort(axis=1)).all())
+print((scores.argsort(axis=1) == (scores / 2).argsort(axis=1)).all())  # same order
 """)
 
 lesson.md(slide="slide", ko="""
