@@ -198,12 +198,49 @@ def scaled_dot_product_attention(q, k, v, mask=None, scale=None) -> AttentionRes
             f"the leading (batch) dimensions of q {q.shape}, k {k.shape} and v {v.shape} "
             "do not broadcast together"
         ) from None
-    score_shape = (*batch, n_q, n_k)
     if mask is not None:
-        mask = _check_mask(mask, score_shape)
-        score_shape = np.broadcast_shapes(score_shape, mask.shape)  # the mask may add batch dims
+        mask = _check_mask(mask, (*batch, n_q, n_k))
         mask = np.broadcast_to(mask, (*mask.shape[:-2], n_q, n_k))  # (..., n_q, n_k), a view
     scale = 1.0 / math.sqrt(d_k) if scale is None else positive_number(scale, "scale")
+    return _attention_unchecked(q, k, v, mask, scale)
+
+
+def _attention_unchecked(q, k, v, mask, scale: float) -> AttentionResult:
+    """:func:`scaled_dot_product_attention` after its checks: the computation itself.
+
+    For callers that have checked their inputs already, such as a decoder at every step.
+    ``q (..., n_q, d_k)``, ``k (..., n_k, d_k)`` and ``v (..., n_k, d_v)`` are finite float
+    arrays of one dtype whose leading dimensions broadcast; ``mask`` is None or a bool array
+    ``(..., n_q, n_k)`` with a True in every row; ``scale`` is a float > 0. Nothing is
+    checked here: other input gives wrong numbers or a numpy error, not a clear message.
+
+    >>> q = np.array([[1.0, 0.0]]); k = np.array([[1.0, 0.0], [0.0, 1.0]])
+    >>> _attention_unchecked(q, k, 10 * k, None, 1.0).weights.round(3)
+    array([[0.731, 0.269]])
+    """
+    n_q, n_k = q.shape[-2], k.shape[-2]
+    dtype = q.dtype
+    if (mask is None and n_q == 1 and n_k and dtype in _LARGEST
+            and q.shape[:-2] == k.shape[:-2] == v.shape[:-2]):
+        # One query and no mask, as at every decoder step with a KV cache: the plain formula
+        # of the general path below, in fewer numpy calls. Its condition is checked after
+        # the fact, on the row sums: when each lies in [n_k·2^-b, max] (b the general path's
+        # bound, base 2), no exp2 overflowed and the largest term of each row is >= 2^-b, as
+        # the general path makes sure beforehand. Otherwise the general path does it again.
+        with np.errstate(over="ignore", invalid="ignore"):
+            w = np.exp2((q * (scale * _LOG2_E)) @ k.swapaxes(-1, -2))  # (..., 1, n_k)
+        sums = np.add.reduce(w, -1, keepdims=True)  # (..., 1, 1)
+        listed = sums.ravel().tolist()
+        largest = _LARGEST[dtype]
+        # min() finds a tiny sum; sum() is inf or NaN if any row sum is
+        if min(listed) >= n_k * math.sqrt(n_k / largest) and sum(listed) <= largest:
+            w /= sums  # rows sum to 1
+            return AttentionResult(w @ v, w)
+
+    batch = np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
+    score_shape = (*batch, n_q, n_k)
+    if mask is not None:
+        score_shape = np.broadcast_shapes(score_shape, mask.shape)  # the mask may add batch dims
 
     # softmax(s) = exp(s) / Σ exp(s) does not change when a row of s is shifted by a constant;
     # the usual shift by the row's maximum only keeps exp from overflowing. By Cauchy–Schwarz
@@ -239,6 +276,7 @@ def scaled_dot_product_attention(q, k, v, mask=None, scale=None) -> AttentionRes
 
 
 _LOG2_E = math.log2(math.e)
+_LARGEST = {np.dtype(t): float(np.finfo(t).max) for t in (np.float16, np.float32, np.float64)}
 
 
 def _largest_squared_norm(x: np.ndarray) -> float:
@@ -395,12 +433,12 @@ class MultiHeadAttention:
     def split_heads(self, x: np.ndarray) -> np.ndarray:
         """``(..., tokens, d_model)`` → ``(..., n_heads, tokens, head_dim)``."""
         *batch, n, _ = x.shape
-        return np.swapaxes(x.reshape(*batch, n, self.n_heads, self.head_dim), -2, -3)
+        return x.reshape(*batch, n, self.n_heads, self.head_dim).swapaxes(-2, -3)
 
     def merge_heads(self, x: np.ndarray) -> np.ndarray:
         """``(..., n_heads, tokens, head_dim)`` → ``(..., tokens, d_model)``."""
         *batch, _, n, _ = x.shape
-        return np.swapaxes(x, -2, -3).reshape(*batch, n, self.d_model)
+        return x.swapaxes(-2, -3).reshape(*batch, n, self.d_model)
 
     def project_q(self, x_q) -> np.ndarray:
         """Each head's queries, ``(..., n_heads, n_q, head_dim)``, from ``x_q (..., n_q, d_model)``.
@@ -435,6 +473,17 @@ class MultiHeadAttention:
         """
         heads, weights = scaled_dot_product_attention(q, k, v, mask=mask)
         return AttentionResult(_affine(self.merge_heads(heads), self.w_o, self.b_o), weights)
+
+    def _attend_unchecked(self, q, k, v, mask=None) -> np.ndarray:
+        """:meth:`attend`'s output, ``(..., n_q, d_model)``, without its input checks.
+
+        For a decoder, at every step: ``q, k, v`` must be arrays of this layer's dtype,
+        ``(..., n_heads, tokens, head_dim)``, and ``mask`` None or a bool array
+        ``(..., n_q, n_k)`` with a True in every row (see :func:`_attention_unchecked`).
+        The weights are not returned.
+        """
+        heads = _attention_unchecked(q, k, v, mask, 1.0 / math.sqrt(self.head_dim)).output
+        return _affine(self.merge_heads(heads), self.w_o, self.b_o)
 
     def __call__(self, x_q, x_kv=None, mask=None) -> AttentionResult:
         """Attend from ``x_q (..., n_q, d_model)`` to ``x_kv (..., n_k, d_model)``.

@@ -87,6 +87,23 @@ def test_layer_norm_matches_mean_and_variance():
     np.testing.assert_allclose(y.var(-1), 1, atol=1e-4)  # eps = 1e-5 against variance 4
 
 
+@pytest.mark.parametrize("dtype, atol", [(np.float64, 1e-12), (np.float32, 2e-6)])
+def test_layer_norm_of_one_row_equals_that_row_among_others(dtype, atol):
+    """One row (every cached step) takes a shorter path: the same numbers as in a batch."""
+    x = np.random.default_rng(1).normal(-2.0, 3.0, (5, 16)).astype(dtype)
+    many = layer_norm(x)
+    assert many.dtype == dtype
+    for i in range(5):
+        one = layer_norm(x[i : i + 1])
+        assert one.shape == (1, 16) and one.dtype == dtype
+        np.testing.assert_allclose(one[0], many[i], atol=atol, rtol=0)
+        np.testing.assert_allclose(one, reference_layer_norm(x[i : i + 1].astype(np.float64)),
+                                   atol=atol, rtol=0)
+    before = x.copy()
+    layer_norm(x[:1])
+    np.testing.assert_array_equal(x, before)  # the input is not changed
+
+
 def test_the_fast_projection_and_attention_equal_multi_head_attention():
     """decoding.py's unchecked hot path gives the numbers MultiHeadAttention gives."""
     model = TinyTransformer(20, 12, 3, 1, seed=3, dtype=np.float64)
@@ -365,3 +382,99 @@ def test_bad_construction():
         TinyTransformer(10, 8, 2, 1, dtype=np.float16)
     with pytest.raises(ValueError, match=r"n_layers must be a positive integer, got 0"):
         TinyTransformer(10, 8, 2, 0)
+
+
+# --- the package's attention, as the decoder calls it ----------------------------------
+
+
+def naive_softmax_attention(q, k, v, scale):
+    """softmax(q·kᵀ·scale)·v per leading index, in float64 with the max shift."""
+    s = np.einsum("...qd,...kd->...qk", q.astype(np.float64), k.astype(np.float64)) * scale
+    w = np.exp(s - s.max(-1, keepdims=True))
+    w /= w.sum(-1, keepdims=True)
+    return w @ v.astype(np.float64), w
+
+
+@given(
+    heads=st.integers(1, 4),
+    n_k=st.integers(1, 40),
+    d=st.sampled_from([1, 4, 8]),
+    size=st.floats(0.1, 30.0),
+    seed=st.integers(0, 2**16),
+    dtype=st.sampled_from([np.float32, np.float64]),
+)
+def test_one_query_core_equals_the_general_path_and_a_reference(heads, n_k, d, size, seed,
+                                                                 dtype):
+    """One query without a mask (a cached decoding step) takes a shorter path in the core.
+
+    It must give what the general path gives (forced here by an all-True mask, which has
+    the same meaning) and what a float64 reference gives, for small and large scores alike
+    (large ones fall back to the max-shifted softmax: no overflow, no warning).
+    """
+    from qkv_helpers.attention import _attention_unchecked
+
+    rng = np.random.default_rng(seed)
+    q = (size * rng.normal(size=(heads, 1, d))).astype(dtype)
+    k = (size * rng.normal(size=(heads, n_k, d))).astype(dtype)
+    v = rng.normal(size=(heads, n_k, d)).astype(dtype)
+    scale = 1 / math.sqrt(d)
+    out, w = _attention_unchecked(q, k, v, None, scale)
+    general = _attention_unchecked(q, k, v, np.ones((1, n_k), bool), scale)
+    ref_out, ref_w = naive_softmax_attention(q, k, v, scale)
+    assert out.dtype == w.dtype == dtype
+    assert out.shape == (heads, 1, d) and w.shape == (heads, 1, n_k)
+    tol = 1e-12 if dtype == np.float64 else 1e-5
+    np.testing.assert_allclose(w, general.weights, atol=tol, rtol=0)
+    np.testing.assert_allclose(out, general.output, atol=tol * 10, rtol=0)
+    np.testing.assert_allclose(w, ref_w, atol=tol * 10, rtol=0)
+    np.testing.assert_allclose(out, ref_out, atol=tol * 100, rtol=0)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_one_query_core_with_huge_or_overflowing_scores(dtype):
+    """Scores far beyond exp's range: exact one-hot weights; beyond the dtype: a clear error."""
+    from qkv_helpers import scaled_dot_product_attention
+    from qkv_helpers.attention import _attention_unchecked
+
+    big = float(np.sqrt(np.finfo(dtype).max)) / 4  # score big² / 16 · 2 = finite, huge
+    q = np.array([[[big, 0.0]]], dtype)  # (1 head, 1 query, d = 2)
+    k = np.array([[[1.0, 0.0], [big, 0.0], [-big, 0.0]]], dtype)
+    v = np.array([[[1.0, 0.0], [2.0, 0.0], [3.0, 0.0]]], dtype)
+    out, w = _attention_unchecked(q, k, v, None, 1.0)
+    np.testing.assert_array_equal(w, [[[0.0, 1.0, 0.0]]])
+    np.testing.assert_array_equal(out, [[[2.0, 0.0]]])
+    with pytest.raises(ValueError, match="overflow"):  # and no RuntimeWarning first
+        scaled_dot_product_attention(q * 8, k * 8, v)
+
+
+@pytest.mark.parametrize("bias", [False, True])
+@pytest.mark.parametrize("n_q", [1, 4])
+def test_attend_unchecked_equals_attend(bias, n_q):
+    mha = MultiHeadAttention(12, 3, seed=5, bias=bias)
+    rng = np.random.default_rng(2)
+    q, k, v = mha.project(rng.normal(size=(n_q, 12)), rng.normal(size=(6, 12)))
+    for mask in (None, causal_mask(n_q, 6)):
+        want = mha.attend(q, k, v, mask=mask).output
+        np.testing.assert_allclose(mha._attend_unchecked(q, k, v, mask), want, atol=1e-13)
+
+
+def test_generate_uses_the_package_attention(monkeypatch):
+    """Every attention of a decoding step goes through the package's attention core, the
+    one scaled_dot_product_attention runs after its checks: not a copy in decoding.py."""
+    from qkv_helpers import attention
+
+    calls = []
+    core = attention._attention_unchecked
+
+    def counting(q, k, v, mask, scale):
+        calls.append((q.shape, k.shape, mask is None))
+        return core(q, k, v, mask, scale)
+
+    monkeypatch.setattr(attention, "_attention_unchecked", counting)
+    model = TinyTransformer(20, 8, 2, 2, seed=0)
+    model.generate([1, 2, 3], 4, source_ids=[4, 5])
+    # per step: 2 layers × (self + cross); the encoder (step 0): 2 layers × self
+    assert len(calls) == 4 * 2 * 2 + 2
+    decoder_self = [c for c in calls if c[1][-2] not in (2,)]
+    assert [c[1][-2] for c in decoder_self[-2:]] == [6, 6]  # the last step: 6 tokens kept
+    assert decoder_self[-1][0] == (2, 1, 4)  # one query, 2 heads of width 4
