@@ -108,17 +108,28 @@ def bench_decoding() -> float:
 
 
 def append_all(ks, vs) -> np.ndarray:
-    """Keep the tokens one by one in a KVCache preallocated for all of them."""
-    n, n_heads, _, head_dim = ks.shape
-    cache = KVCache(n_heads, head_dim, capacity=n)
+    """Keep the tokens one by one in a KVCache preallocated for all of them (checked append)."""
+    n_heads, _, head_dim = ks[0].shape
+    cache = KVCache(n_heads, head_dim, capacity=len(ks))
+    append = cache.append
     for k, v in zip(ks, vs):
-        cache.append(k, v)
+        append(k, v)
+    return cache.keys
+
+
+def append_unchecked_all(ks, vs) -> np.ndarray:
+    """The same with KVCache._append, the decoder's internal path without the input checks."""
+    n_heads, _, head_dim = ks[0].shape
+    cache = KVCache(n_heads, head_dim, capacity=len(ks))
+    append = cache._append
+    for k, v in zip(ks, vs):
+        append(k, v)
     return cache.keys
 
 
 def concatenate_all(ks, vs) -> np.ndarray:
     """Keep the tokens one by one, concatenating the whole cache with each new token."""
-    _, n_heads, _, head_dim = ks.shape
+    n_heads, _, head_dim = ks[0].shape
     keys = np.empty((n_heads, 0, head_dim), np.float32)
     values = np.empty((n_heads, 0, head_dim), np.float32)
     for k, v in zip(ks, vs):
@@ -128,36 +139,44 @@ def concatenate_all(ks, vs) -> np.ndarray:
 
 
 def bench_append() -> dict:
-    print("2. Updating one layer's cache, one token per step: KVCache.append (preallocated)")
-    print("   vs np.concatenate of the whole cache with the new token (4 heads, float32;")
-    print("   CPU time, median of interleaved runs)")
+    print("2. Updating one layer's cache, one token per step: KVCache.append (preallocated,")
+    print("   the public, checked call) vs np.concatenate of the whole cache with the new")
+    print("   token (4 heads, float32; CPU time, median of interleaved runs). Each token's k")
+    print("   and v are separate arrays made before the clock starts, as a decoder hands")
+    print("   them over. 'internal' is KVCache._append, the decoder's path without the")
+    print("   checks, shown beside it; the target is judged on the public append.")
     print()
     header = (f"{'head_dim':>8} {'T':>5} {'append ms':>10} {'concat ms':>10} "
-              f"{'append µs/step':>15} {'concat µs/step':>15} {'ratio':>8} {'wall ratio':>11}")
+              f"{'append µs/step':>15} {'concat µs/step':>15} {'ratio':>8} {'wall ratio':>11} "
+              f"{'internal µs/step':>17} {'ratio':>8}")
     print(header)
     print("-" * len(header))
     at_2048 = {}
     for head_dim in (32, 64):
         for n in (256, 2048, 4096):
             rng = np.random.default_rng(0)
-            ks = rng.normal(size=(n, N_HEADS, 1, head_dim)).astype(np.float32)
-            vs = rng.normal(size=(n, N_HEADS, 1, head_dim)).astype(np.float32)
-            repeats = 3 if n >= 2048 else 7
+            ks = list(rng.normal(size=(n, N_HEADS, 1, head_dim)).astype(np.float32))
+            vs = list(rng.normal(size=(n, N_HEADS, 1, head_dim)).astype(np.float32))
+            repeats = 5 if n >= 2048 else 9
             append_t, concat_t, a, b = time_pair(functools.partial(append_all, ks, vs),
                                                  functools.partial(concatenate_all, ks, vs),
                                                  repeats)
-            assert np.array_equal(a, b)
+            internal_t, _, c, _ = time_pair(functools.partial(append_unchecked_all, ks, vs),
+                                            functools.partial(append_all, ks, vs), repeats)
+            assert np.array_equal(a, b) and np.array_equal(c, b)
             ratio = concat_t.cpu / append_t.cpu
             print(f"{head_dim:>8} {n:>5} {append_t.cpu * 1e3:>10.2f} {concat_t.cpu * 1e3:>10.1f} "
                   f"{append_t.cpu / n * 1e6:>15.2f} {concat_t.cpu / n * 1e6:>15.1f} "
-                  f"{ratio:>7.1f}× {concat_t.wall / append_t.wall:>10.1f}×")
+                  f"{ratio:>7.1f}× {concat_t.wall / append_t.wall:>10.1f}× "
+                  f"{internal_t.cpu / n * 1e6:>17.2f} {concat_t.cpu / internal_t.cpu:>7.1f}×")
             if n == 2048:
                 at_2048[head_dim] = ratio
             sys.stdout.flush()
     print()
     for head_dim, ratio in at_2048.items():
         print(f"   target: append ≥ {TARGET_APPEND:.0f}× faster than concatenate at T = 2048, "
-              f"head_dim {head_dim}: measured {ratio:.1f}× -> {verdict(ratio >= TARGET_APPEND)}")
+              f"head_dim {head_dim}: measured {ratio:.1f}× (public append) -> "
+              f"{verdict(ratio >= TARGET_APPEND)}")
     print()
     return at_2048
 

@@ -66,6 +66,8 @@ class KVCache:
     (8, 512)
     """
 
+    __slots__ = ("_capacity", "_k", "_len", "_token_shape", "_v", "dtype", "head_dim", "n_heads")
+
     def __init__(self, n_heads: int, head_dim: int, capacity: int, dtype=np.float32):
         self.n_heads = positive_int(n_heads, "n_heads")
         self.head_dim = positive_int(head_dim, "head_dim")
@@ -76,6 +78,8 @@ class KVCache:
         self._k = np.empty((self.n_heads, capacity, self.head_dim), self.dtype)
         self._v = np.empty((self.n_heads, capacity, self.head_dim), self.dtype)
         self._len = 0
+        self._capacity = capacity  # self._k.shape[1], read at every append
+        self._token_shape = (self.n_heads, 1, self.head_dim)  # one new token's k or v
 
     def __len__(self) -> int:
         return self._len
@@ -117,39 +121,50 @@ class KVCache:
         k, v : numpy.ndarray, shape (n_heads, new_tokens, head_dim)
             The new tokens' keys and values, of the cache's dtype.
         """
-        # One cheap test per array on the usual path; the message is worked out on failure.
-        for name, a in (("k", k), ("v", v)):
-            if not (isinstance(a, np.ndarray) and a.ndim == 3 and a.shape[0] == self.n_heads
-                    and a.shape[2] == self.head_dim and a.dtype == self.dtype):
-                self._reject(name, a)
-        if k.shape[1] != v.shape[1]:
-            raise ValueError(
-                f"k and v must have the same shape (n_heads, new_tokens, head_dim): "
-                f"k has shape {k.shape}, v has shape {v.shape}"
-            )
-        self._append(k, v)
+        # A few comparisons on the usual path (one token of the right dtype); what is
+        # wrong is worked out only on failure.
+        shape = k.shape if isinstance(k, np.ndarray) and isinstance(v, np.ndarray) else ()
+        if not ((shape == self._token_shape
+                 or (len(shape) == 3 and shape[0] == self.n_heads
+                     and shape[2] == self.head_dim))
+                and v.shape == shape and k.dtype == v.dtype == self.dtype):
+            self._reject(k, v)
+        # The body of _append, written out: a method call would add a tenth to the cost.
+        start = self._len
+        stop = start + shape[1]
+        if stop > self._capacity:
+            self._grow(stop)
+        self._k[:, start:stop] = k
+        self._v[:, start:stop] = v
+        self._len = stop
 
-    def _reject(self, name: str, a) -> None:
-        """Raise the error that says what is wrong with ``a``, the argument ``name``."""
+    def _reject(self, k, v) -> None:
+        """Raise the error that says what is wrong with ``k`` or ``v``."""
         shape = (self.n_heads, "new_tokens", self.head_dim)
-        if not isinstance(a, np.ndarray):
-            raise TypeError(f"{name} must be a numpy array of shape {shape}, "
-                            f"got {type(a).__name__}")
-        if a.ndim != 3 or a.shape[0] != self.n_heads or a.shape[2] != self.head_dim:
-            raise ValueError(
-                f"{name} must have shape (n_heads, new_tokens, head_dim) = "
-                f"({self.n_heads}, new_tokens, {self.head_dim}), got {a.shape}"
-            )
-        raise TypeError(
-            f"{name} must have the cache's dtype {self.dtype}, got {a.dtype} "
-            f"(convert with {name}.astype(np.{self.dtype}))"
+        for name, a in (("k", k), ("v", v)):
+            if not isinstance(a, np.ndarray):
+                raise TypeError(f"{name} must be a numpy array of shape {shape}, "
+                                f"got {type(a).__name__}")
+            if a.ndim != 3 or a.shape[0] != self.n_heads or a.shape[2] != self.head_dim:
+                raise ValueError(
+                    f"{name} must have shape (n_heads, new_tokens, head_dim) = "
+                    f"({self.n_heads}, new_tokens, {self.head_dim}), got {a.shape}"
+                )
+            if a.dtype != self.dtype:
+                raise TypeError(
+                    f"{name} must have the cache's dtype {self.dtype}, got {a.dtype} "
+                    f"(convert with {name}.astype(np.{self.dtype}))"
+                )
+        raise ValueError(
+            f"k and v must have the same shape (n_heads, new_tokens, head_dim): "
+            f"k has shape {k.shape}, v has shape {v.shape}"
         )
 
     def _append(self, k: np.ndarray, v: np.ndarray) -> None:
         """:meth:`append` without the checks, for the decoder's hot path."""
         start = self._len
         stop = start + k.shape[1]
-        if stop > self._k.shape[1]:
+        if stop > self._capacity:
             self._grow(stop)
         self._k[:, start:stop] = k
         self._v[:, start:stop] = v
@@ -163,6 +178,7 @@ class KVCache:
             new = np.empty((self.n_heads, capacity, self.head_dim), self.dtype)
             new[:, : self._len] = old[:, : self._len]
             setattr(self, name, new)
+        self._capacity = capacity
 
     def clear(self) -> None:
         """Forget every kept token (the reserved storage stays)."""

@@ -204,3 +204,33 @@ def test_a_failed_append_changes_nothing(cache):
 def test_bad_construction(kwargs, match):
     with pytest.raises((ValueError, TypeError), match=match):
         KVCache(**kwargs)
+
+
+@pytest.mark.parametrize("k_kind, v_kind, error, match", [
+    ("ok", "list", TypeError, r"v must be a numpy array of shape \(2, 'new_tokens', 4\), got list"),
+    ("list", "ok", TypeError, r"k must be a numpy array"),
+    ("ok", "float64", TypeError, r"v must have the cache's dtype float32, got float64"),
+    ("two", "ok", ValueError, r"k and v must have the same shape .* k has shape \(2, 2, 4\), "
+                              r"v has shape \(2, 1, 4\)"),
+])
+def test_the_checked_append_names_what_is_wrong(cache, k_kind, v_kind, error, match):
+    """append's usual path is a few comparisons; each failure still gets its own message."""
+    arrays = {
+        "ok": np.zeros((2, 1, 4), np.float32),
+        "two": np.zeros((2, 2, 4), np.float32),
+        "list": np.zeros((2, 1, 4)).tolist(),
+        "float64": np.zeros((2, 1, 4)),
+    }
+    with pytest.raises(error, match=match):
+        cache.append(arrays[k_kind], arrays[v_kind])
+    assert len(cache) == 0
+
+
+def test_append_takes_one_token_or_many_and_no_other_attributes():
+    cache = KVCache(2, 4, capacity=2)
+    cache.append(np.ones((2, 1, 4), np.float32), np.ones((2, 1, 4), np.float32))
+    cache.append(np.ones((2, 3, 4), np.float32), np.ones((2, 3, 4), np.float32))  # grows
+    cache.append(np.ones((2, 0, 4), np.float32), np.ones((2, 0, 4), np.float32))  # nothing
+    assert len(cache) == 4 and cache.capacity >= 4
+    with pytest.raises(AttributeError):
+        cache.note = "slots: a misspelt attribute is an error, not a new attribute"
