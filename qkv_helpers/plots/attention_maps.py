@@ -136,7 +136,7 @@ def plot_masked_scores(scores, mask, labels, *, ax: Axes | None = None,
     Examples
     --------
     >>> from qkv_helpers import causal_mask
-    >>> ax = plot_masked_scores(np.ones((3, 3)), causal_mask(3), ["a", "b", "c"])
+    >>> ax = plot_masked_scores(np.full((3, 3), 2.0), causal_mask(3), ["a", "b", "c"])
     >>> sum(text.get_text() == "−∞" for text in ax.texts)
     3
     """
