@@ -103,7 +103,7 @@ axis (고양이가, 매트, 위에, 앉았다) must show as letters, not as boxe
 NanumGothic font installed by pip, so no system font is needed.
 """)
 
-lesson.code("""
+lesson.code(slide="subslide", source="""
 tr = qk.translation_example()
 cross = qk.scaled_dot_product_attention(tr.q, tr.k, tr.v)
 ax = qk.plots.plot_cross_attention(cross.weights, tr.target_tokens, tr.source_tokens)""")

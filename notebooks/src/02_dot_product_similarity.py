@@ -86,7 +86,7 @@ $$q \\cdot k = |q|\\,|k|\\cos\\theta$$
 where θ is the angle between the vectors. So the dot product is **large when they point the same way** (cos θ → 1), **zero at a right angle** and **negative when they point apart**, and it grows with their **lengths**. 2-D vectors show it at a glance. We fix the query q at 30°, length 1.5.
 """)
 
-lesson.code(ko="""
+lesson.code(slide="subslide", ko="""
 q2 = qk.similarity.vector_from_angle(30, 1.5)     # 2차원 쿼리
 k2 = qk.similarity.vector_from_angle(75, 1.0)     # 2차원 키
 ax = qk.plots.plot_vectors_2d(q2, k2)
@@ -184,7 +184,7 @@ print(scores.shape)
 print(round(float(scores[cat, sat]), 3), round(float(ex.q[cat] @ ex.k[sat]), 3))
 """)
 
-lesson.code("""
+lesson.code(slide="subslide", source="""
 ax = qk.plots.plot_attention_heatmap(scores, ex.tokens, signed=True, highlight_row=cat,
                                      title=qk.t("score"))
 """)

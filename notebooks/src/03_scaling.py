@@ -60,7 +60,7 @@ for d_k in (1, 4, 16, 64, 256, 1024):
     print(f"d_k = {d_k:5d}   var(q·k) = {raw:8.1f}   var(q·k/√d_k) = {scaled:5.2f}")
 """)
 
-lesson.code("""
+lesson.code(slide="subslide", source="""
 d_ks = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024]
 raw, scaled = zip(*[qk.scaling.dot_product_variance(d_k) for d_k in d_ks])
 ax = qk.plots.plot_variance_vs_dk(d_ks, raw, scaled)

@@ -97,7 +97,7 @@ Dividing the scores by a temperature T before softmax controls how peaked the we
 With two scores, the first token's weight plotted against the score difference is a step for small T and a gentle slope for large T. The √d_k of lesson 03 acts exactly like a temperature T = √d_k.
 """)
 
-lesson.code("""
+lesson.code(slide="subslide", source="""
 ax = qk.plots.plot_softmax_curves((0.25, 1.0, 4.0))
 """)
 

@@ -176,7 +176,7 @@ At step t (t tokens so far), without a cache n = c = t; with one, n = 1 and c = 
 `km.decoding_flops` is this formula. Check it against the FLOPs the model counted, and that the ratio is close to t.
 """)
 
-lesson.code(ko="""
+lesson.code(slide="subslide", ko="""
 sizes = dict(d_model=model.d_model, n_layers=model.n_layers, vocab_size=model.vocab_size)
 flops_cached = km.decoding_flops(3, 8, **sizes)                      # 프롬프트 3토큰, 새 토큰 8개
 flops_uncached = km.decoding_flops(3, 8, use_cache=False, **sizes)
@@ -226,7 +226,7 @@ If every token costs the same in a layer (ignoring attention and logits), step i
 which is **(T + 1) / 2** for a one-token prompt (P = 1). The ratio grows in proportion to T: without a cache the total grows like T², with one like T.
 """)
 
-lesson.code(ko="""
+lesson.code(slide="subslide", ko="""
 big = qk.TinyTransformer(vocab_size=256, d_model=64, n_heads=4, n_layers=2, seed=0)
 big_sizes, prompt8 = dict(d_model=64, n_layers=2, vocab_size=256), list(range(8))
 lengths = np.array([16, 32, 64, 128, 256])
@@ -292,7 +292,7 @@ The measured speed-up is far below the FLOP ratio. Why? Each step has a **fixed 
 So model a step's time as **overhead + FLOPs × (time per FLOP)** and fit the two numbers to the measured times. The curve this model predicts (dotted) is far closer to the measurements than the FLOP ratio. As T grows, the uncached steps' FLOPs grow, the overhead's share shrinks, and the speed-up climbs toward the FLOP ratio.
 """)
 
-lesson.code("""
+lesson.code(slide="subslide", source="""
 ax = qk.plots.plot_speedup(m.lengths, m.speedup, m.flop_ratio, m.predicted, overhead_us=m.fit.overhead * 1e6)
 """, ignore_output=True)
 
@@ -328,7 +328,7 @@ The article this course grows from says "KV caching reduces memory". **That is w
 The 2 is for K and V. The number of tokens is a factor, so the cache grows **linearly** with the tokens. Generate 20 tokens with the cache, measure the cache's arrays after every step (numpy's `nbytes`), and compare with the formula. Without a cache nothing is kept between steps (0 bytes).
 """)
 
-lesson.code(ko="""
+lesson.code(slide="subslide", ko="""
 tokens, measured = kx.cache_growth(model, prompt, 20)     # 스텝마다: 캐시의 토큰 수, 배열의 바이트
 formula = [km.kv_cache_bytes(layers=2, kv_heads=4, head_dim=4, tokens=n, batch=1, bytes_per_value=4) for n in tokens]
 print(measured.tolist() == formula, np.unique(np.diff(measured)))   # 공식과 같고, 토큰마다 같은 양씩 늘어요

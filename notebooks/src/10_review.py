@@ -68,7 +68,7 @@ The computation of lessons 01 to 05, step by step, in a single picture. Read it 
 Under each title: the array's shape in parentheses, its range of values in brackets.
 """)
 
-lesson.code("""
+lesson.code(slide="subslide", source="""
 fig = qk.plots.plot_pipeline()
 """)
 
