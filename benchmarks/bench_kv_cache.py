@@ -107,21 +107,15 @@ def bench_decoding() -> float:
 # --- 2. appending to the cache vs np.concatenate ---------------------------------------
 
 
-def append_all(ks, vs) -> np.ndarray:
-    """Keep the tokens one by one in a KVCache preallocated for all of them (checked append)."""
+def append_all(ks, vs, checked: bool = True) -> np.ndarray:
+    """Keep the tokens one by one in a KVCache preallocated for all of them.
+
+    ``checked=True`` uses the public ``append``; ``False`` uses ``KVCache._append``, the
+    decoder's internal path without the input checks.
+    """
     n_heads, _, head_dim = ks[0].shape
     cache = KVCache(n_heads, head_dim, capacity=len(ks))
-    append = cache.append
-    for k, v in zip(ks, vs):
-        append(k, v)
-    return cache.keys
-
-
-def append_unchecked_all(ks, vs) -> np.ndarray:
-    """The same with KVCache._append, the decoder's internal path without the input checks."""
-    n_heads, _, head_dim = ks[0].shape
-    cache = KVCache(n_heads, head_dim, capacity=len(ks))
-    append = cache._append
+    append = cache.append if checked else cache._append
     for k, v in zip(ks, vs):
         append(k, v)
     return cache.keys
@@ -161,7 +155,7 @@ def bench_append() -> dict:
             append_t, concat_t, a, b = time_pair(functools.partial(append_all, ks, vs),
                                                  functools.partial(concatenate_all, ks, vs),
                                                  repeats)
-            internal_t, _, c, _ = time_pair(functools.partial(append_unchecked_all, ks, vs),
+            internal_t, _, c, _ = time_pair(functools.partial(append_all, ks, vs, checked=False),
                                             functools.partial(append_all, ks, vs), repeats)
             assert np.array_equal(a, b) and np.array_equal(c, b)
             ratio = concat_t.cpu / append_t.cpu
