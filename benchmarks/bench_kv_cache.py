@@ -110,12 +110,12 @@ def bench_decoding() -> float:
 def append_all(ks, vs, checked: bool = True) -> np.ndarray:
     """Keep the tokens one by one in a KVCache preallocated for all of them.
 
-    ``checked=True`` uses the public ``append``; ``False`` uses ``KVCache._append``, the
-    decoder's internal path without the input checks.
+    ``checked=True`` uses the public ``append``; ``False`` uses ``KVCache._append_one``,
+    the decoder's internal one-token path without the input checks.
     """
     n_heads, _, head_dim = ks[0].shape
     cache = KVCache(n_heads, head_dim, capacity=len(ks))
-    append = cache.append if checked else cache._append
+    append = cache.append if checked else cache._append_one
     for k, v in zip(ks, vs):
         append(k, v)
     return cache.keys
@@ -137,8 +137,8 @@ def bench_append() -> dict:
     print("   the public, checked call) vs np.concatenate of the whole cache with the new")
     print("   token (4 heads, float32; CPU time, median of interleaved runs). Each token's k")
     print("   and v are separate arrays made before the clock starts, as a decoder hands")
-    print("   them over. 'internal' is KVCache._append, the decoder's path without the")
-    print("   checks, shown beside it; the target is judged on the public append.")
+    print("   them over. 'internal' is KVCache._append_one, the decoder's path without")
+    print("   the checks, shown beside it; the target is judged on the public append.")
     print()
     header = (f"{'head_dim':>8} {'T':>5} {'append ms':>10} {'concat ms':>10} "
               f"{'append µs/step':>15} {'concat µs/step':>15} {'ratio':>8} {'wall ratio':>11} "

@@ -66,7 +66,8 @@ class KVCache:
     (8, 512)
     """
 
-    __slots__ = ("_capacity", "_k", "_len", "_token_shape", "_v", "dtype", "head_dim", "n_heads")
+    __slots__ = ("_k", "_k_tokens", "_len", "_token_shape", "_v", "_v_tokens", "dtype",
+                 "head_dim", "n_heads")
 
     def __init__(self, n_heads: int, head_dim: int, capacity: int, dtype=np.float32):
         self.n_heads = positive_int(n_heads, "n_heads")
@@ -75,11 +76,23 @@ class KVCache:
         self.dtype = np.dtype(dtype)
         if self.dtype.kind != "f":
             raise TypeError(f"dtype must be a float dtype, got {self.dtype}")
-        self._k = np.empty((self.n_heads, capacity, self.head_dim), self.dtype)
-        self._v = np.empty((self.n_heads, capacity, self.head_dim), self.dtype)
         self._len = 0
-        self._capacity = capacity  # self._k.shape[1], read at every append
         self._token_shape = (self.n_heads, 1, self.head_dim)  # one new token's k or v
+        self._allocate(capacity)
+
+    def _allocate(self, capacity: int) -> None:
+        """New storage for ``capacity`` tokens, with the kept tokens copied over."""
+        shape = (self.n_heads, capacity, self.head_dim)
+        old = getattr(self, "_k", None), getattr(self, "_v", None)
+        self._k, self._v = np.empty(shape, self.dtype), np.empty(shape, self.dtype)
+        if self._len:
+            self._k[:, : self._len] = old[0][:, : self._len]
+            self._v[:, : self._len] = old[1][:, : self._len]
+        # The same storage seen token by token, (capacity, n_heads, 1, head_dim): slot t
+        # has exactly the shape of one new token's k, so storing it is `_k_tokens[t] = k`,
+        # which numpy does with less work than the slice `_k[:, t:t+1] = k`.
+        self._k_tokens = self._k.swapaxes(0, 1)[:, :, None]
+        self._v_tokens = self._v.swapaxes(0, 1)[:, :, None]
 
     def __len__(self) -> int:
         return self._len
@@ -121,25 +134,42 @@ class KVCache:
         k, v : numpy.ndarray, shape (n_heads, new_tokens, head_dim)
             The new tokens' keys and values, of the cache's dtype.
         """
-        # A few comparisons on the usual path (one token of the right dtype); what is
-        # wrong is worked out only on failure.
-        shape = k.shape if isinstance(k, np.ndarray) and isinstance(v, np.ndarray) else ()
-        if not ((shape == self._token_shape
-                 or (len(shape) == 3 and shape[0] == self.n_heads
-                     and shape[2] == self.head_dim))
-                and v.shape == shape and k.dtype == v.dtype == self.dtype):
-            self._reject(k, v)
-        # The body of _append, written out: a method call would add a tenth to the cost.
+        if (isinstance(k, np.ndarray) and isinstance(v, np.ndarray)
+                and k.shape == self._token_shape and v.shape == self._token_shape
+                and k.dtype == self.dtype and v.dtype == self.dtype):
+            # One token, as at every decoding step: the body of _append_one, written out
+            # (a second method call would add a tenth to the time of this call).
+            t = self._len
+            if t == len(self._k_tokens):
+                self._allocate(2 * t)
+            self._k_tokens[t] = k
+            self._v_tokens[t] = v
+            self._len = t + 1
+        else:
+            self._check(k, v)
+            self._append(k, v)
+
+    def _append_one(self, k: np.ndarray, v: np.ndarray) -> None:
+        """Keep one token's ``k`` and ``v``, each ``(n_heads, 1, head_dim)``; no checks."""
+        t = self._len
+        if t == len(self._k_tokens):
+            self._allocate(2 * t)
+        self._k_tokens[t] = k
+        self._v_tokens[t] = v
+        self._len = t + 1
+
+    def _append(self, k: np.ndarray, v: np.ndarray) -> None:
+        """:meth:`append` without the checks, for the decoder: any number of tokens."""
         start = self._len
-        stop = start + shape[1]
-        if stop > self._capacity:
-            self._grow(stop)
+        stop = start + k.shape[1]
+        if stop > len(self._k_tokens):
+            self._allocate(max(stop, 2 * len(self._k_tokens)))  # at least double the capacity
         self._k[:, start:stop] = k
         self._v[:, start:stop] = v
         self._len = stop
 
-    def _reject(self, k, v) -> None:
-        """Raise the error that says what is wrong with ``k`` or ``v``."""
+    def _check(self, k, v) -> None:
+        """Raise the error that says what is wrong with ``k`` or ``v``, if anything is."""
         shape = (self.n_heads, "new_tokens", self.head_dim)
         for name, a in (("k", k), ("v", v)):
             if not isinstance(a, np.ndarray):
@@ -155,30 +185,11 @@ class KVCache:
                     f"{name} must have the cache's dtype {self.dtype}, got {a.dtype} "
                     f"(convert with {name}.astype(np.{self.dtype}))"
                 )
-        raise ValueError(
-            f"k and v must have the same shape (n_heads, new_tokens, head_dim): "
-            f"k has shape {k.shape}, v has shape {v.shape}"
-        )
-
-    def _append(self, k: np.ndarray, v: np.ndarray) -> None:
-        """:meth:`append` without the checks, for the decoder's hot path."""
-        start = self._len
-        stop = start + k.shape[1]
-        if stop > self._capacity:
-            self._grow(stop)
-        self._k[:, start:stop] = k
-        self._v[:, start:stop] = v
-        self._len = stop
-
-    def _grow(self, needed: int) -> None:
-        """Reserve room for at least ``needed`` tokens (at least double), keeping the contents."""
-        capacity = max(needed, 2 * self._k.shape[1])
-        for name in ("_k", "_v"):
-            old = getattr(self, name)
-            new = np.empty((self.n_heads, capacity, self.head_dim), self.dtype)
-            new[:, : self._len] = old[:, : self._len]
-            setattr(self, name, new)
-        self._capacity = capacity
+        if k.shape != v.shape:
+            raise ValueError(
+                f"k and v must have the same shape (n_heads, new_tokens, head_dim): "
+                f"k has shape {k.shape}, v has shape {v.shape}"
+            )
 
     def clear(self) -> None:
         """Forget every kept token (the reserved storage stays)."""

@@ -234,3 +234,19 @@ def test_append_takes_one_token_or_many_and_no_other_attributes():
     assert len(cache) == 4 and cache.capacity >= 4
     with pytest.raises(AttributeError):
         cache.note = "slots: a misspelt attribute is an error, not a new attribute"
+
+
+def test_one_token_appends_take_views_and_grow_like_many():
+    # One-token appends go through the token-by-token view of the storage; feed them
+    # strided views across several growths.
+    rng = np.random.default_rng(5)
+    wide = rng.normal(size=(2, 10, 8)).astype(np.float32)
+    k_all, v_all = wide[..., ::2], wide[..., 1::2]  # (2, 10, 4) each, not contiguous
+    cache = KVCache(2, 4, capacity=1)
+    for t in range(10):
+        k, v = k_all[:, t : t + 1], v_all[:, t : t + 1]
+        assert not k.flags.c_contiguous
+        cache.append(k, v)
+        np.testing.assert_array_equal(cache.keys, k_all[:, : t + 1])
+        np.testing.assert_array_equal(cache.values, v_all[:, : t + 1])
+    assert cache.capacity == 16  # 1 -> 2 -> 4 -> 8 -> 16
