@@ -238,9 +238,8 @@ def _attention_unchecked(q, k, v, mask, scale: float) -> AttentionResult:
             return AttentionResult(w @ v, w)
 
     batch = np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
-    score_shape = (*batch, n_q, n_k)
     if mask is not None:
-        score_shape = np.broadcast_shapes(score_shape, mask.shape)  # the mask may add batch dims
+        batch = np.broadcast_shapes(batch, mask.shape[:-2])  # the mask may add batch dims
 
     # softmax(s) = exp(s) / Σ exp(s) does not change when a row of s is shifted by a constant;
     # the usual shift by the row's maximum only keeps exp from overflowing. By Cauchy–Schwarz
@@ -253,27 +252,52 @@ def _attention_unchecked(q, k, v, mask, scale: float) -> AttentionResult:
     # exp(s) = 2**(s·log2 e): with log2 e folded into the scale, numpy's faster exp2 does it.
     q = q * (scale * _LOG2_E if plain else scale)  # (..., n_q, d_k)
     k_t = np.swapaxes(k, -1, -2)  # (..., d_k, n_k), a view
-    ones = np.ones(n_k, dtype)  # (n_k,): w @ ones sums each row (BLAS, faster than w.sum)
 
     # Keys that a block of queries may not see get no score at all: their weights stay 0.
-    weights = (np.empty if mask is None else np.zeros)(score_shape, dtype)  # (..., n_q, n_k)
-    output = np.empty((*score_shape[:-2], n_q, v.shape[-1]), dtype)  # (..., n_q, d_v)
-    for rows, first, end in _query_blocks(mask, n_q, n_k):
+    weights = (np.empty if mask is None else np.zeros)((*batch, n_q, n_k), dtype)
+    output = np.empty((*batch, n_q, v.shape[-1]), dtype)  # (..., n_q, d_v)
+    blocks = list(_query_blocks(mask, n_q, n_k))
+    hidden = None if mask is None else ~mask  # True where a query may not attend
+    if batch and n_q * n_k >= _ONE_HEAD_AT_A_TIME:
+        # Large scores: one batch entry (head) at a time, so that its scores stay in the
+        # CPU's cache through the passes below instead of going out to memory after each.
+        q, k_t, v = (np.broadcast_to(a, (*batch, *a.shape[-2:])) for a in (q, k_t, v))
+        if hidden is not None:
+            hidden = np.broadcast_to(hidden, (*batch, n_q, n_k))
+        for i in np.ndindex(batch):
+            _softmax_times_v(q[i], k_t[i], v[i], None if hidden is None else hidden[i],
+                             weights[i], output[i], blocks, plain)
+    else:
+        _softmax_times_v(q, k_t, v, hidden, weights, output, blocks, plain)
+    return AttentionResult(output, weights)
+
+
+def _softmax_times_v(q, k_t, v, hidden, weights, output, blocks, plain: bool) -> None:
+    """Fill ``weights = softmax(q·k_t)`` and ``output = weights·v``, block by block of queries.
+
+    ``q (..., n_q, d_k)`` is already scaled (by log2 e too when ``plain``, for exp2);
+    ``hidden`` is None or ``~mask``, True where a query may not attend; ``blocks`` come
+    from :func:`_query_blocks`; ``weights`` must start at 0 where a block skips keys.
+    """
+    ones = np.ones(k_t.shape[-1], q.dtype)  # (n_k,): w @ ones sums each row (BLAS, faster)
+    for rows, first, end in blocks:
         w = weights[..., rows, :end]  # (..., block, end): the scores, then in place the weights
         with np.errstate(over="ignore", invalid="ignore"):  # _softmax_inplace reports those
             np.matmul(q[..., rows, :], k_t[..., :end], out=w)
         if plain:
             np.exp2(w, out=w)
-            if mask is not None:  # keys before `first` are visible to the whole block
-                w[..., first:] *= mask[..., rows, first:end]  # masked weights: exactly 0
+            if hidden is not None:  # keys before `first` are visible to the whole block
+                np.copyto(w[..., first:], 0, where=hidden[..., rows, first:end])  # exactly 0
             w *= 1 / (w @ ones[:end])[..., None]  # rows sum to 1
         else:  # large scores: shift each row by its maximum first
-            if mask is not None:
-                np.copyto(w, -np.inf, where=~mask[..., rows, :end])
+            if hidden is not None:
+                np.copyto(w, -np.inf, where=hidden[..., rows, :end])
             _softmax_inplace(w)
         np.matmul(w, v[..., :end, :], out=output[..., rows, :])
-    return AttentionResult(output, weights)
 
+
+# From this many scores per head on, heads are done one at a time (see above).
+_ONE_HEAD_AT_A_TIME = 128 * 1024
 
 _LOG2_E = math.log2(math.e)
 _LARGEST = {np.dtype(t): float(np.finfo(t).max) for t in (np.float16, np.float32, np.float64)}
