@@ -223,10 +223,8 @@ def _attention_unchecked(q, k, v, mask, scale: float) -> AttentionResult:
     if (mask is None and n_q == 1 and n_k and dtype in _LARGEST
             and q.shape[:-2] == k.shape[:-2] == v.shape[:-2]):
         # One query and no mask, as at every decoder step with a KV cache: the plain formula
-        # of the general path below, in fewer numpy calls. Its condition is checked after
-        # the fact, on the row sums: when each lies in [n_k·2^-b, max] (b the general path's
-        # bound, base 2), no exp2 overflowed and the largest term of each row is >= 2^-b, as
-        # the general path makes sure beforehand. Otherwise the general path does it again.
+        # of the general path below, with the same check on the row sums, in fewer numpy
+        # calls. If the check fails, the general path does it again.
         with np.errstate(over="ignore", invalid="ignore"):
             w = np.exp2((q * (scale * _LOG2_E)) @ k.swapaxes(-1, -2))  # (..., 1, n_k)
         sums = np.add.reduce(w, -1, keepdims=True)  # (..., 1, 1)
@@ -237,63 +235,73 @@ def _attention_unchecked(q, k, v, mask, scale: float) -> AttentionResult:
             w /= sums  # rows sum to 1
             return AttentionResult(w @ v, w)
 
-    batch = np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
+    batch = q.shape[:-2]  # the leading (batch) dimensions, usually the same for all
+    if not (batch == k.shape[:-2] == v.shape[:-2]):
+        batch = np.broadcast_shapes(batch, k.shape[:-2], v.shape[:-2])
     if mask is not None:
         batch = np.broadcast_shapes(batch, mask.shape[:-2])  # the mask may add batch dims
-
-    # softmax(s) = exp(s) / Σ exp(s) does not change when a row of s is shifted by a constant;
-    # the usual shift by the row's maximum only keeps exp from overflowing. By Cauchy–Schwarz
-    # every |score| is at most scale·|q|·|k|. When that bound is small (it is for the usual
-    # O(1) scores), every exp(score) lies within [1/√(max/n_k), √(max/n_k)], max the largest
-    # float: no row sum can overflow, no largest term underflow, and the formula is computed
-    # as it stands, without the extra passes over the scores that the shift costs.
-    bound = scale * math.sqrt(_largest_squared_norm(q) * _largest_squared_norm(k))
-    plain = n_k > 0 and bound <= math.log(np.finfo(dtype).max / n_k) / 2
-    # exp(s) = 2**(s·log2 e): with log2 e folded into the scale, numpy's faster exp2 does it.
-    q = q * (scale * _LOG2_E if plain else scale)  # (..., n_q, d_k)
-    k_t = np.swapaxes(k, -1, -2)  # (..., d_k, n_k), a view
-
+    k_t = k.swapaxes(-1, -2)  # (..., d_k, n_k), a view
     # Keys that a block of queries may not see get no score at all: their weights stay 0.
     weights = (np.empty if mask is None else np.zeros)((*batch, n_q, n_k), dtype)
     output = np.empty((*batch, n_q, v.shape[-1]), dtype)  # (..., n_q, d_v)
+    sums = np.empty((*batch, n_q, 1), dtype)  # each row's Σ exp(score)
     blocks = list(_query_blocks(mask, n_q, n_k))
     hidden = None if mask is None else ~mask  # True where a query may not attend
+    heads = [...]  # all batch entries (heads) at once
     if batch and n_q * n_k >= _ONE_HEAD_AT_A_TIME:
-        # Large scores: one batch entry (head) at a time, so that its scores stay in the
-        # CPU's cache through the passes below instead of going out to memory after each.
-        q, k_t, v = (np.broadcast_to(a, (*batch, *a.shape[-2:])) for a in (q, k_t, v))
+        # Large scores: one head at a time, so that its scores stay in the CPU's cache
+        # through the passes below instead of going out to memory after each.
+        heads = list(np.ndindex(batch))
+        k_t, v = (np.broadcast_to(a, (*batch, *a.shape[-2:])) for a in (k_t, v))
         if hidden is not None:
             hidden = np.broadcast_to(hidden, (*batch, n_q, n_k))
-        for i in np.ndindex(batch):
-            _softmax_times_v(q[i], k_t[i], v[i], None if hidden is None else hidden[i],
-                             weights[i], output[i], blocks, plain)
-    else:
-        _softmax_times_v(q, k_t, v, hidden, weights, output, blocks, plain)
-    return AttentionResult(output, weights)
+
+    # softmax(s) = exp(s) / Σ exp(s) does not change when a row of s is shifted by a constant;
+    # the usual shift by the row's maximum only keeps exp from overflowing. For the usual
+    # O(1) scores nothing overflows without it, so the formula is first computed as it
+    # stands ("plain"), without the passes over the scores that the shift costs. The row
+    # sums then show whether that was safe: each must be finite (no exp overflowed) and at
+    # least n_k·√(n_k/max), max the largest float, so that the row's largest term (at least
+    # sum/n_k) is far above underflow. If not, it is all done again with the shift.
+    largest = _LARGEST.get(dtype)  # other dtypes (long double) always take the shift
+    for plain in (True, False) if largest else (False,):
+        # exp(s) = 2**(s·log2 e): with log2 e folded into the scale, numpy's faster exp2 does it.
+        scaled = np.broadcast_to(q * (scale * _LOG2_E if plain else scale),
+                                 (*batch, *q.shape[-2:]))  # (..., n_q, d_k)
+        for h in heads:
+            _softmax_times_v(scaled[h], k_t[h], v[h], None if hidden is None else hidden[h],
+                             weights[h], output[h], sums[h], blocks, plain)
+        if not plain or (sums.min() >= n_k * math.sqrt(n_k / largest)
+                         and sums.max() <= largest):  # NaN fails both
+            return AttentionResult(output, weights)
 
 
-def _softmax_times_v(q, k_t, v, hidden, weights, output, blocks, plain: bool) -> None:
+def _softmax_times_v(q, k_t, v, hidden, weights, output, sums, blocks, plain: bool) -> None:
     """Fill ``weights = softmax(q·k_t)`` and ``output = weights·v``, block by block of queries.
 
     ``q (..., n_q, d_k)`` is already scaled (by log2 e too when ``plain``, for exp2);
     ``hidden`` is None or ``~mask``, True where a query may not attend; ``blocks`` come
-    from :func:`_query_blocks`; ``weights`` must start at 0 where a block skips keys.
+    from :func:`_query_blocks`; ``weights`` must start at 0 where a block skips keys. When
+    ``plain``, the row sums of exp go to ``sums (..., n_q, 1)`` for the caller to check;
+    if they are out of range, what is written is wrong and must be computed again.
     """
-    ones = np.ones(k_t.shape[-1], q.dtype)  # (n_k,): w @ ones sums each row (BLAS, faster)
+    ones = np.ones((k_t.shape[-1], 1), q.dtype)  # w @ ones sums each row (BLAS, faster)
     for rows, first, end in blocks:
         w = weights[..., rows, :end]  # (..., block, end): the scores, then in place the weights
-        with np.errstate(over="ignore", invalid="ignore"):  # _softmax_inplace reports those
+        # Overflow, NaN, 1/0: the caller checks the sums (plain), _softmax_inplace reports.
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
             np.matmul(q[..., rows, :], k_t[..., :end], out=w)
-        if plain:
-            np.exp2(w, out=w)
-            if hidden is not None:  # keys before `first` are visible to the whole block
-                np.copyto(w[..., first:], 0, where=hidden[..., rows, first:end])  # exactly 0
-            w *= 1 / (w @ ones[:end])[..., None]  # rows sum to 1
-        else:  # large scores: shift each row by its maximum first
-            if hidden is not None:
-                np.copyto(w, -np.inf, where=hidden[..., rows, :end])
-            _softmax_inplace(w)
-        np.matmul(w, v[..., :end, :], out=output[..., rows, :])
+            if plain:
+                np.exp2(w, out=w)
+                if hidden is not None:  # keys before `first` are visible to the whole block
+                    np.copyto(w[..., first:], 0, where=hidden[..., rows, first:end])  # exactly 0
+                row_sums = np.matmul(w, ones[:end], out=sums[..., rows, :])  # (..., block, 1)
+                w *= 1 / row_sums  # rows sum to 1
+            else:  # large scores: shift each row by its maximum first
+                if hidden is not None:
+                    np.copyto(w, -np.inf, where=hidden[..., rows, :end])
+                _softmax_inplace(w)
+            np.matmul(w, v[..., :end, :], out=output[..., rows, :])
 
 
 # From this many scores per head on, heads are done one at a time (see above).
@@ -302,11 +310,6 @@ _ONE_HEAD_AT_A_TIME = 128 * 1024
 _LOG2_E = math.log2(math.e)
 _LARGEST = {np.dtype(t): float(np.finfo(t).max) for t in (np.float16, np.float32, np.float64)}
 
-
-def _largest_squared_norm(x: np.ndarray) -> float:
-    """The largest ``|row|²`` of ``x (..., n, d)``; 0 for no rows, inf if it overflows."""
-    with np.errstate(over="ignore"):
-        return float(np.vecdot(x, x).max(initial=0.0))
 
 
 def _query_blocks(mask, n_q: int, n_k: int):

@@ -145,6 +145,64 @@ def test_matches_the_naive_reference(inputs, use_mask, scale):
         np.testing.assert_allclose(out, ref_out, rtol=1e-10, atol=1e-12)
 
 
+def reference_softmax_attention(q, k, v, mask, scale):
+    """Batched attention in float64 with the textbook max-shifted softmax (numpy, no tricks)."""
+    scores = scale * (q.astype(np.float64) @ np.swapaxes(k, -1, -2).astype(np.float64))
+    scores = np.where(mask, scores, -np.inf) if mask is not None else scores
+    e = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    w = e / e.sum(axis=-1, keepdims=True)
+    return w @ v.astype(np.float64), w
+
+
+@given(
+    size=st.sampled_from([0.01, 1.0, 10.0, 40.0, 300.0]),
+    shift=st.sampled_from([0.0, -200.0, 200.0]),
+    n_q=st.integers(1, 9),
+    n_k=st.integers(1, 9),
+    use_mask=st.booleans(),
+    dtype=st.sampled_from([np.float32, np.float64]),
+    seed=st.integers(0, 2**16),
+)
+def test_scores_far_beyond_exp_s_range_still_give_the_softmax(size, shift, n_q, n_k,
+                                                             use_mask, dtype, seed):
+    """Scores are first exponentiated without the max shift; when a row sum overflows or
+    underflows, the whole computation is redone with it. Either way: the true softmax."""
+    rng = np.random.default_rng(seed)
+    q = (size * rng.normal(size=(2, n_q, 4))).astype(dtype)
+    k = (size * rng.normal(size=(2, n_k, 4))).astype(dtype)
+    q[..., 0], k[..., 0] = 1.0, shift  # adds `shift / 2` (scale 1/2) to every score
+    v = rng.normal(size=(2, n_k, 3)).astype(dtype)
+    mask = None
+    if use_mask:
+        mask = rng.random((n_q, n_k)) < 0.6
+        mask[np.arange(n_q), rng.integers(0, n_k, n_q)] = True
+    with np.errstate(over="raise", invalid="raise", divide="raise"):  # no warning escapes
+        out, w = scaled_dot_product_attention(q, k, v, mask=mask)
+    ref_out, ref_w = reference_softmax_attention(q, k, v, mask, 0.5)
+    tol = 1e-5 if dtype == np.float32 else 1e-12
+    assert out.dtype == w.dtype == dtype
+    np.testing.assert_allclose(w, ref_w, atol=tol, rtol=0)
+    np.testing.assert_allclose(out, ref_out, atol=10 * tol * max(1.0, np.abs(v).max()), rtol=0)
+    if mask is not None:
+        assert (w[:, ~mask] == 0).all()
+
+
+@pytest.mark.parametrize("use_mask", [False, True])
+@pytest.mark.parametrize("size", [1.0, 30.0])
+def test_large_scores_one_head_at_a_time_match_the_reference(use_mask, size):
+    # 2 heads of 380 x 380 scores each: large enough to be done a head at a time
+    rng = np.random.default_rng(1)
+    q, k, v = (rng.normal(size=(2, 380, 8)).astype(np.float32) for _ in range(3))
+    q *= size
+    k *= size
+    mask = causal_mask(380) if use_mask else None
+    out, w = scaled_dot_product_attention(q, k, v, mask=mask)
+    ref_out, ref_w = reference_softmax_attention(q, k, v, mask, 1 / math.sqrt(8))
+    tol = 1e-5 * size**2  # float32 scores of size² carry rounding errors of about size²·1e-7
+    np.testing.assert_allclose(w, ref_w, atol=tol, rtol=0)
+    np.testing.assert_allclose(out, ref_out, atol=10 * tol, rtol=0)
+
+
 # --- properties -------------------------------------------------------------------
 
 
