@@ -81,24 +81,18 @@ class KVCache:
         self._allocate(capacity)
 
     def _allocate(self, capacity: int) -> None:
-        """New storage for ``capacity`` tokens, with the kept tokens copied over.
-
-        Keys and values are stored transposed, ``(n_heads, head_dim, capacity)``: each
-        head's ``Kᵀ``, the shape ``q·Kᵀ`` multiplies by. With one query per step, numpy's
-        BLAS runs ``q·Kᵀ`` and ``weights·V`` faster on this layout (long rows of tokens)
-        than on ``(n_heads, capacity, head_dim)`` (short rows of 32 or 64 numbers).
-        """
-        shape = (self.n_heads, self.head_dim, capacity)
+        """New storage for ``capacity`` tokens, with the kept tokens copied over."""
+        shape = (self.n_heads, capacity, self.head_dim)
         old = getattr(self, "_k", None), getattr(self, "_v", None)
         self._k, self._v = np.empty(shape, self.dtype), np.empty(shape, self.dtype)
         if self._len:
-            self._k[..., : self._len] = old[0][..., : self._len]
-            self._v[..., : self._len] = old[1][..., : self._len]
+            self._k[:, : self._len] = old[0][:, : self._len]
+            self._v[:, : self._len] = old[1][:, : self._len]
         # The same storage seen token by token, (capacity, n_heads, 1, head_dim): slot t
         # has exactly the shape of one new token's k, so storing it is `_k_tokens[t] = k`,
-        # which numpy does with less work than a slice assignment.
-        self._k_tokens = self._k.transpose(2, 0, 1)[:, :, None]
-        self._v_tokens = self._v.transpose(2, 0, 1)[:, :, None]
+        # which numpy does with less work than the slice `_k[:, t:t+1] = k`.
+        self._k_tokens = self._k.swapaxes(0, 1)[:, :, None]
+        self._v_tokens = self._v.swapaxes(0, 1)[:, :, None]
 
     def __len__(self) -> int:
         return self._len
@@ -110,17 +104,17 @@ class KVCache:
     @property
     def capacity(self) -> int:
         """Number of tokens the storage has room for before it must grow."""
-        return self._k.shape[2]
+        return self._k.shape[1]
 
     @property
     def keys(self) -> np.ndarray:
         """The kept keys, ``(n_heads, len, head_dim)``: a view, not a copy."""
-        return self._k[..., : self._len].swapaxes(1, 2)
+        return self._k[:, : self._len]
 
     @property
     def values(self) -> np.ndarray:
         """The kept values, ``(n_heads, len, head_dim)``: a view, not a copy."""
-        return self._v[..., : self._len].swapaxes(1, 2)
+        return self._v[:, : self._len]
 
     @property
     def nbytes(self) -> int:
@@ -170,8 +164,8 @@ class KVCache:
         stop = start + k.shape[1]
         if stop > len(self._k_tokens):
             self._allocate(max(stop, 2 * len(self._k_tokens)))  # at least double the capacity
-        self._k[..., start:stop] = k.swapaxes(1, 2)
-        self._v[..., start:stop] = v.swapaxes(1, 2)
+        self._k[:, start:stop] = k
+        self._v[:, start:stop] = v
         self._len = stop
 
     def _check(self, k, v) -> None:
