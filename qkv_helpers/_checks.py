@@ -35,11 +35,10 @@ def as_float_array(x, name: str, min_ndim: int = 1) -> np.ndarray:
 
 def require_finite(arr: np.ndarray, name: str) -> None:
     """Raise ValueError if ``arr`` holds NaN or infinity, saying where the first one is."""
-    # The sum of squares (one BLAS call, no temporary array) is finite when every entry
-    # is; only when it is not (or when it overflows) are the entries looked at one by one.
-    with np.errstate(over="ignore", invalid="ignore"):
-        if arr.dtype.kind == "f" and math.isfinite(np.vdot(arr, arr)):
-            return
+    # The sum of squares (one BLAS call, no temporary array, no warning when it overflows)
+    # is finite when every entry is; only when it is not are the entries looked at.
+    if arr.dtype.kind == "f" and math.isfinite(np.vdot(arr, arr)):
+        return
     finite = np.isfinite(arr)
     if not finite.all():
         where = tuple(int(i) for i in np.argwhere(~finite)[0])

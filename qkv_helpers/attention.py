@@ -248,7 +248,8 @@ def _attention_unchecked(q, k, v, mask, scale: float) -> AttentionResult:
     blocks = list(_query_blocks(mask, n_q, n_k))
     hidden = None if mask is None else ~mask  # True where a query may not attend
     heads = [...]  # all batch entries (heads) at once
-    if batch and n_q * n_k >= _ONE_HEAD_AT_A_TIME:
+    one_at_a_time = batch and n_q * n_k >= _ONE_HEAD_AT_A_TIME
+    if one_at_a_time:
         # Large scores: one head at a time, so that its scores stay in the CPU's cache
         # through the passes below instead of going out to memory after each.
         heads = list(np.ndindex(batch))
@@ -266,8 +267,9 @@ def _attention_unchecked(q, k, v, mask, scale: float) -> AttentionResult:
     largest = _LARGEST.get(dtype)  # other dtypes (long double) always take the shift
     for plain in (True, False) if largest else (False,):
         # exp(s) = 2**(s·log2 e): with log2 e folded into the scale, numpy's faster exp2 does it.
-        scaled = np.broadcast_to(q * (scale * _LOG2_E if plain else scale),
-                                 (*batch, *q.shape[-2:]))  # (..., n_q, d_k)
+        scaled = q * (scale * _LOG2_E if plain else scale)  # (..., n_q, d_k)
+        if one_at_a_time:
+            scaled = np.broadcast_to(scaled, (*batch, n_q, scaled.shape[-1]))
         for h in heads:
             _softmax_times_v(scaled[h], k_t[h], v[h], None if hidden is None else hidden[h],
                              weights[h], output[h], sums[h], blocks, plain)
