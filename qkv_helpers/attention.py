@@ -309,6 +309,27 @@ def _softmax_times_v(q, k_t, v, hidden, weights, output, sums, blocks, plain: bo
 # From this many scores per head on, heads are done one at a time (see above).
 _ONE_HEAD_AT_A_TIME = 128 * 1024
 
+def _one_query_output(q, k, v, scale: float) -> np.ndarray | None:
+    """Attention's output for one query per head, no mask, without the weights.
+
+    A decoder's step with a KV cache, where numpy's cost per call outweighs the work, in
+    the fewest calls: the textbook softmax, shifted by each row's maximum, so that every
+    exp is at most 1 and the sums at least 1; the output is normalised instead of the
+    weights (``head_dim`` numbers per head instead of ``n_k``). ``q (..., 1, d_k)``, ``k``
+    and ``v`` as for :func:`_attention_unchecked`. Returns None if a score overflowed (the
+    caller then takes the general path, which reports it).
+    """
+    s = (q * (scale * _LOG2_E)) @ k.swapaxes(-1, -2)  # (..., 1, n_k): scores, base 2
+    s -= s.max(axis=-1, keepdims=True)  # every score <= 0, the largest 0
+    np.exp2(s, out=s)  # the weights, not yet normalised
+    sums = np.add.reduce(s, -1, keepdims=True)  # (..., 1, 1), each >= 1; NaN after overflow
+    if not math.isfinite(sum(sums.ravel().tolist())):
+        return None
+    out = s @ v  # (..., 1, d_v)
+    out /= sums
+    return out
+
+
 _LOG2_E = math.log2(math.e)
 _LARGEST = {np.dtype(t): float(np.finfo(t).max) for t in (np.float16, np.float32, np.float64)}
 
@@ -509,9 +530,15 @@ class MultiHeadAttention:
         For a decoder, at every step: ``q, k, v`` must be arrays of this layer's dtype,
         ``(..., n_heads, tokens, head_dim)``, and ``mask`` None or a bool array
         ``(..., n_q, n_k)`` with a True in every row (see :func:`_attention_unchecked`).
-        The weights are not returned.
+        The weights are not returned; one query without a mask (a cached step) takes
+        :func:`_one_query_output`.
         """
-        heads = _attention_unchecked(q, k, v, mask, 1.0 / math.sqrt(self.head_dim)).output
+        scale = 1.0 / math.sqrt(self.head_dim)
+        if mask is None and q.ndim == 3 and q.shape[1] == 1:  # one query: a decoder's step
+            heads = _one_query_output(q, k, v, scale)  # (n_heads, 1, head_dim)
+            if heads is not None:
+                return _affine(heads.reshape(1, self.d_model), self.w_o, self.b_o)
+        heads = _attention_unchecked(q, k, v, mask, scale).output
         return _affine(self.merge_heads(heads), self.w_o, self.b_o)
 
     def __call__(self, x_q, x_kv=None, mask=None) -> AttentionResult:

@@ -17,7 +17,8 @@ change while decoding: with a cache they are computed once per source sentence.
 Attention is the package's own: each layer's
 :class:`~qkv_helpers.attention.MultiHeadAttention` runs the computation of
 :func:`~qkv_helpers.attention.scaled_dot_product_attention` (without its input checks,
-which would cost more than the work at every step) and its ``W_O``.
+which would cost more than the work at every step; for the one query of a cached step,
+in its shortest form, without the weights) and its ``W_O``.
 
 FLOPs are counted for the matrix products only, ``2·m·k·n`` for an ``(m, k) @ (k, n)``
 product (a multiply and an add per term); layer norms, softmax, ReLU, the embedding

@@ -430,6 +430,48 @@ def test_one_query_core_equals_the_general_path_and_a_reference(heads, n_k, d, s
     np.testing.assert_allclose(out, ref_out, atol=tol * 100, rtol=0)
 
 
+@given(
+    heads=st.integers(1, 4),
+    n_k=st.integers(1, 40),
+    d=st.sampled_from([1, 4, 8]),
+    size=st.floats(0.1, 30.0),
+    seed=st.integers(0, 2**16),
+    dtype=st.sampled_from([np.float32, np.float64]),
+)
+def test_one_query_output_equals_the_core_and_a_reference(heads, n_k, d, size, seed, dtype):
+    """A decoder's cached step takes _one_query_output (max-shifted softmax, output only)."""
+    from qkv_helpers.attention import _attention_unchecked, _one_query_output
+
+    rng = np.random.default_rng(seed)
+    q = (size * rng.normal(size=(heads, 1, d))).astype(dtype)
+    k = (size * rng.normal(size=(heads, n_k, d))).astype(dtype)
+    v = rng.normal(size=(heads, n_k, d)).astype(dtype)
+    scale = 1 / math.sqrt(d)
+    out = _one_query_output(q, k, v, scale)
+    ref_out, _ = naive_softmax_attention(q, k, v, scale)
+    tol = 1e-12 if dtype == np.float64 else 1e-5
+    assert out.dtype == dtype and out.shape == (heads, 1, d)
+    np.testing.assert_allclose(out, _attention_unchecked(q, k, v, None, scale).output,
+                               atol=tol * 10, rtol=0)
+    np.testing.assert_allclose(out, ref_out, atol=tol * 100, rtol=0)
+
+
+def test_one_query_output_hands_overflow_to_the_core():
+    from qkv_helpers.attention import MultiHeadAttention, _one_query_output
+
+    big = float(np.sqrt(np.finfo(np.float32).max))
+    q = np.array([[[big, 0.0]]], np.float32)
+    k = np.array([[[big, 0.0], [-big, 0.0]]], np.float32)
+    with np.errstate(all="ignore"):
+        assert _one_query_output(q, k, k, 1.0) is None  # a score is inf: not NaN output
+    # ... and the core gets it right: its max-shifted path keeps log2 e out of the scores
+    mha = MultiHeadAttention.from_weights(1, *[np.eye(2, dtype=np.float32)] * 4)
+    with np.errstate(all="ignore"):
+        out = mha._attend_unchecked(q, k, k)
+    np.testing.assert_array_equal(out, [[big, 0.0]])
+    np.testing.assert_array_equal(out, mha.attend(q, k, k).output)
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_one_query_core_with_huge_or_overflowing_scores(dtype):
     """Scores far beyond exp's range: exact one-hot weights; beyond the dtype: a clear error."""
@@ -464,13 +506,18 @@ def test_generate_uses_the_package_attention(monkeypatch):
     from qkv_helpers import attention
 
     calls = []
-    core = attention._attention_unchecked
+    core, one_query = attention._attention_unchecked, attention._one_query_output
 
     def counting(q, k, v, mask, scale):
         calls.append((q.shape, k.shape, mask is None))
         return core(q, k, v, mask, scale)
 
+    def counting_one(q, k, v, scale):  # the core's one-query form (cached steps)
+        calls.append((q.shape, k.shape, True))
+        return one_query(q, k, v, scale)
+
     monkeypatch.setattr(attention, "_attention_unchecked", counting)
+    monkeypatch.setattr(attention, "_one_query_output", counting_one)
     model = TinyTransformer(20, 8, 2, 2, seed=0)
     model.generate([1, 2, 3], 4, source_ids=[4, 5])
     # per step: 2 layers × (self + cross); the encoder (step 0): 2 layers × self
