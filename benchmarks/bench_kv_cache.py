@@ -151,7 +151,7 @@ def bench_append() -> dict:
             rng = np.random.default_rng(0)
             ks = list(rng.normal(size=(n, N_HEADS, 1, head_dim)).astype(np.float32))
             vs = list(rng.normal(size=(n, N_HEADS, 1, head_dim)).astype(np.float32))
-            repeats = 5 if n >= 2048 else 9
+            repeats = 7 if n >= 4096 else 11
             append_t, concat_t, a, b = time_pair(functools.partial(append_all, ks, vs),
                                                  functools.partial(concatenate_all, ks, vs),
                                                  repeats)

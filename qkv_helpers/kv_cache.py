@@ -26,6 +26,8 @@ from ._checks import positive_int
 
 __all__ = ["KVCache"]
 
+_ndarray = np.ndarray  # looked up at every append
+
 
 class KVCache:
     """One decoder layer's cached keys and values, shaped ``(n_heads, tokens, head_dim)``.
@@ -66,8 +68,8 @@ class KVCache:
     (8, 512)
     """
 
-    __slots__ = ("_k", "_k_tokens", "_len", "_token_shape", "_v", "_v_tokens", "dtype",
-                 "head_dim", "n_heads")
+    __slots__ = ("_capacity", "_k", "_k_tokens", "_len", "_token_shape", "_v", "_v_tokens",
+                 "dtype", "head_dim", "n_heads")
 
     def __init__(self, n_heads: int, head_dim: int, capacity: int, dtype=np.float32):
         self.n_heads = positive_int(n_heads, "n_heads")
@@ -91,6 +93,7 @@ class KVCache:
         # The same storage seen token by token, (capacity, n_heads, 1, head_dim): slot t
         # has exactly the shape of one new token's k, so storing it is `_k_tokens[t] = k`,
         # which numpy does with less work than the slice `_k[:, t:t+1] = k`.
+        self._capacity = capacity
         self._k_tokens = self._k.swapaxes(0, 1)[:, :, None]
         self._v_tokens = self._v.swapaxes(0, 1)[:, :, None]
 
@@ -134,13 +137,16 @@ class KVCache:
         k, v : numpy.ndarray, shape (n_heads, new_tokens, head_dim)
             The new tokens' keys and values, of the cache's dtype.
         """
-        if (isinstance(k, np.ndarray) and isinstance(v, np.ndarray)
-                and k.shape == self._token_shape and v.shape == self._token_shape
-                and k.dtype == self.dtype and v.dtype == self.dtype):
+        # The usual case, one token of a plain array of the cache's dtype, in a few cheap
+        # tests (anything else, such as a subclass or an equal but distinct dtype object,
+        # goes through the full checks).
+        shape, dtype = self._token_shape, self.dtype
+        if (type(k) is _ndarray and type(v) is _ndarray and k.shape == shape
+                and v.shape == shape and k.dtype is dtype and v.dtype is dtype):
             # One token, as at every decoding step: the body of _append_one, written out
             # (a second method call would add a tenth to the time of this call).
             t = self._len
-            if t == len(self._k_tokens):
+            if t == self._capacity:
                 self._allocate(2 * t)
             self._k_tokens[t] = k
             self._v_tokens[t] = v
@@ -152,7 +158,7 @@ class KVCache:
     def _append_one(self, k: np.ndarray, v: np.ndarray) -> None:
         """Keep one token's ``k`` and ``v``, each ``(n_heads, 1, head_dim)``; no checks."""
         t = self._len
-        if t == len(self._k_tokens):
+        if t == self._capacity:
             self._allocate(2 * t)
         self._k_tokens[t] = k
         self._v_tokens[t] = v
@@ -162,8 +168,8 @@ class KVCache:
         """:meth:`append` without the checks, for the decoder: any number of tokens."""
         start = self._len
         stop = start + k.shape[1]
-        if stop > len(self._k_tokens):
-            self._allocate(max(stop, 2 * len(self._k_tokens)))  # at least double the capacity
+        if stop > self._capacity:
+            self._allocate(max(stop, 2 * self._capacity))  # at least double the capacity
         self._k[:, start:stop] = k
         self._v[:, start:stop] = v
         self._len = stop

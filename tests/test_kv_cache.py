@@ -250,3 +250,17 @@ def test_one_token_appends_take_views_and_grow_like_many():
         np.testing.assert_array_equal(cache.keys, k_all[:, : t + 1])
         np.testing.assert_array_equal(cache.values, v_all[:, : t + 1])
     assert cache.capacity == 16  # 1 -> 2 -> 4 -> 8 -> 16
+
+
+def test_subclasses_and_equal_dtypes_take_the_checked_path_and_are_kept():
+    class Sub(np.ndarray):
+        pass
+
+    cache = KVCache(2, 3, capacity=4)
+    k = np.arange(6, dtype=np.float32).reshape(2, 1, 3)
+    same_dtype = np.dtype(np.float32, metadata={"note": "equal, not the same object"})
+    assert same_dtype == cache.dtype and same_dtype is not cache.dtype
+    cache.append(k.view(Sub), (2 * k).view(Sub))
+    cache.append(k.astype(same_dtype), (2 * k).astype(same_dtype))
+    np.testing.assert_array_equal(cache.keys, np.concatenate([k, k], axis=1))
+    np.testing.assert_array_equal(cache.values, np.concatenate([2 * k, 2 * k], axis=1))
