@@ -68,7 +68,7 @@ class KVCache:
     (8, 512)
     """
 
-    __slots__ = ("_capacity", "_k", "_k_tokens", "_len", "_token_shape", "_v", "_v_tokens",
+    __slots__ = ("_capacity", "_k", "_k_tokens", "_len", "_token_size", "_v", "_v_tokens",
                  "dtype", "head_dim", "n_heads")
 
     def __init__(self, n_heads: int, head_dim: int, capacity: int, dtype=np.float32):
@@ -79,7 +79,7 @@ class KVCache:
         if self.dtype.kind != "f":
             raise TypeError(f"dtype must be a float dtype, got {self.dtype}")
         self._len = 0
-        self._token_shape = (self.n_heads, 1, self.head_dim)  # one new token's k or v
+        self._token_size = self.n_heads * self.head_dim  # numbers in one token's k or v
         self._allocate(capacity)
 
     def _allocate(self, capacity: int) -> None:
@@ -138,18 +138,25 @@ class KVCache:
             The new tokens' keys and values, of the cache's dtype.
         """
         # The usual case, one token of a plain array of the cache's dtype, in a few cheap
-        # tests (anything else, such as a subclass or an equal but distinct dtype object,
-        # goes through the full checks).
-        shape, dtype = self._token_shape, self.dtype
-        if (type(k) is _ndarray and type(v) is _ndarray and k.shape == shape
-                and v.shape == shape and k.dtype is dtype and v.dtype is dtype):
-            # One token, as at every decoding step: the body of _append_one, written out
-            # (a second method call would add a tenth to the time of this call).
+        # tests; anything else (a subclass, an equal but distinct dtype object, several
+        # tokens) goes through the full checks. Of the 3-D shapes with n_heads·head_dim
+        # numbers, (n_heads, 1, head_dim) is the only one numpy will store in a token's
+        # slot (the others cannot broadcast to it: numpy raises), so numpy checks the shape.
+        dtype = self.dtype
+        if (type(k) is _ndarray and type(v) is _ndarray and k.ndim == 3 == v.ndim
+                and k.size == self._token_size == v.size
+                and k.dtype is dtype and v.dtype is dtype):
+            # The body of _append_one, written out (a second method call would add a
+            # tenth to the time of this call).
             t = self._len
             if t == self._capacity:
                 self._allocate(2 * t)
-            self._k_tokens[t] = k
-            self._v_tokens[t] = v
+            try:
+                self._k_tokens[t] = k
+                self._v_tokens[t] = v
+            except ValueError:
+                self._check(k, v)  # raises the error that says what is wrong
+                raise
             self._len = t + 1
         else:
             self._check(k, v)

@@ -264,3 +264,16 @@ def test_subclasses_and_equal_dtypes_take_the_checked_path_and_are_kept():
     cache.append(k.astype(same_dtype), (2 * k).astype(same_dtype))
     np.testing.assert_array_equal(cache.keys, np.concatenate([k, k], axis=1))
     np.testing.assert_array_equal(cache.values, np.concatenate([2 * k, 2 * k], axis=1))
+
+
+@pytest.mark.parametrize("bad", [(1, 2, 4), (2, 2, 2), (4, 1, 2)])  # 8 numbers, like (2, 1, 4)
+def test_wrong_shapes_of_one_token_s_size_are_clear_errors_and_change_nothing(cache, bad):
+    good = np.ones((2, 1, 4), np.float32)
+    cache.append(good, good)
+    wrong = np.zeros(bad, np.float32)
+    for k, v, name in ((wrong, good, "k"), (good, wrong, "v")):
+        with pytest.raises(ValueError, match=rf"{name} must have shape .*\(2, new_tokens, 4\)"):
+            cache.append(k, v)
+        assert len(cache) == 1
+        np.testing.assert_array_equal(cache.keys, good)
+        np.testing.assert_array_equal(cache.values, good)
