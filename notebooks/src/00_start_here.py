@@ -206,7 +206,7 @@ lesson.md(slide="slide", ko="""
 | 10 | [Review](10_review.ipynb) | the whole pipeline, a quiz, where to go next |
 
 **Key takeaways**
-- Run cells with `Shift + Enter`; when stuck, *Restart Kernel and Run All Cells* starts clean.
+- `Shift + Enter` runs a cell; *Restart Kernel and Run All Cells* starts clean.
 - One call at the top of each notebook, `qk.setup(lang="en")`, sets the language and fonts.
 - Read array shapes by the names of their axes, as in `(tokens, d_k)`.
 

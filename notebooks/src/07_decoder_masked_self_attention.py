@@ -95,13 +95,11 @@ And the weights after softmax: every hidden cell, above the diagonal, is exactly
 
 lesson.code(ko="""
 weights = qk.scaled_dot_product_attention(ex.q, ex.k, ex.v, mask=mask).weights
-print((weights[~mask] == 0).all())        # 가려진 칸은 정확히 0
-print(weights.sum(axis=1))                # 각 행의 합은 여전히 1
+print((weights[~mask] == 0).all(), weights.sum(axis=1))   # 가려진 칸은 정확히 0, 행의 합은 여전히 1
 ax = qk.plots.plot_attention_heatmap(weights, ex.tokens)
 """, en="""
 weights = qk.scaled_dot_product_attention(ex.q, ex.k, ex.v, mask=mask).weights
-print((weights[~mask] == 0).all())        # hidden cells are exactly 0
-print(weights.sum(axis=1))                # each row still sums to 1
+print((weights[~mask] == 0).all(), weights.sum(axis=1))   # hidden cells exactly 0, rows sum to 1
 ax = qk.plots.plot_attention_heatmap(weights, ex.tokens)
 """)
 

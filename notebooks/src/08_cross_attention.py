@@ -142,7 +142,7 @@ Notice the word order differs. English says "cat sat on the mat" (subject-verb-o
 These numbers are not learned either: the example is made to resemble the picture trained translation models often show.
 """)
 
-lesson.code("""
+lesson.code(slide="subslide", source="""
 ax = qk.plots.plot_cross_attention(cross.weights, tr.target_tokens, tr.source_tokens)
 print([tr.source_tokens[j] for j in cross.weights.argmax(axis=1)])
 """)
