@@ -220,18 +220,13 @@ def _attention_unchecked(q, k, v, mask, scale: float) -> AttentionResult:
     """
     n_q, n_k = q.shape[-2], k.shape[-2]
     dtype = q.dtype
-    if (mask is None and n_q == 1 and n_k and dtype in _LARGEST
-            and q.shape[:-2] == k.shape[:-2] == v.shape[:-2]):
-        # One query and no mask, as at every decoder step with a KV cache: the plain formula
-        # of the general path below, with the same check on the row sums, in fewer numpy
-        # calls. If the check fails, the general path does it again.
-        with np.errstate(over="ignore", invalid="ignore"):
-            w = np.exp2((q * (scale * _LOG2_E)) @ k.swapaxes(-1, -2))  # (..., 1, n_k)
-        sums = np.add.reduce(w, -1, keepdims=True)  # (..., 1, 1)
-        listed = sums.ravel().tolist()
-        largest = _LARGEST[dtype]
-        # min() finds a tiny sum; sum() is inf or NaN if any row sum is
-        if min(listed) >= n_k * math.sqrt(n_k / largest) and sum(listed) <= largest:
+    if mask is None and n_q == 1 and n_k and q.shape[:-2] == k.shape[:-2] == v.shape[:-2]:
+        # One query and no mask, as at every decoder step with a KV cache: in fewer numpy
+        # calls. If a score overflowed, the general path below does it again and reports it.
+        with np.errstate(over="ignore", invalid="ignore"):  # an overflow shows in the sums
+            one = _one_query_exp(q, k, scale)
+        if one is not None:
+            w, sums = one
             w /= sums  # rows sum to 1
             return AttentionResult(w @ v, w)
 
@@ -309,23 +304,34 @@ def _softmax_times_v(q, k_t, v, hidden, weights, output, sums, blocks, plain: bo
 # From this many scores per head on, heads are done one at a time (see above).
 _ONE_HEAD_AT_A_TIME = 128 * 1024
 
-def _one_query_output(q, k, v, scale: float) -> np.ndarray | None:
-    """Attention's output for one query per head, no mask, without the weights.
+def _one_query_exp(q, k, scale: float):
+    """For one query per head: ``exp`` of its scores, shifted by their maximum, and their sum.
 
-    A decoder's step with a KV cache, where numpy's cost per call outweighs the work, in
-    the fewest calls: the textbook softmax, shifted by each row's maximum, so that every
-    exp is at most 1 and the sums at least 1; the output is normalised instead of the
-    weights (``head_dim`` numbers per head instead of ``n_k``). ``q (..., 1, d_k)``, ``k``
-    and ``v`` as for :func:`_attention_unchecked`. Returns None if a score overflowed (the
-    caller then takes the general path, which reports it).
+    The textbook softmax before its division, in the fewest numpy calls: every term is at
+    most 1 and each sum at least 1. ``q (..., 1, d_k)`` and ``k (..., n_k, d_k)`` as for
+    :func:`_attention_unchecked`. Returns ``(terms (..., 1, n_k), sums (..., 1, 1))``, or
+    None if a score overflowed (then numpy may warn: the caller decides).
     """
     s = (q * (scale * _LOG2_E)) @ k.swapaxes(-1, -2)  # (..., 1, n_k): scores, base 2
     s -= s.max(axis=-1, keepdims=True)  # every score <= 0, the largest 0
-    np.exp2(s, out=s)  # the weights, not yet normalised
+    np.exp2(s, out=s)
     sums = np.add.reduce(s, -1, keepdims=True)  # (..., 1, 1), each >= 1; NaN after overflow
-    if not math.isfinite(sum(sums.ravel().tolist())):
+    return (s, sums) if math.isfinite(sum(sums.ravel().tolist())) else None
+
+
+def _one_query_output(q, k, v, scale: float) -> np.ndarray | None:
+    """Attention's output for one query per head, no mask, without the weights.
+
+    A decoder's step with a KV cache, where numpy's cost per call outweighs the work: the
+    output is normalised instead of the weights (``head_dim`` numbers per head instead of
+    ``n_k``). Returns None if a score overflowed (the caller then takes the general path,
+    which reports it).
+    """
+    one = _one_query_exp(q, k, scale)
+    if one is None:
         return None
-    out = s @ v  # (..., 1, d_v)
+    terms, sums = one
+    out = terms @ v  # (..., 1, d_v)
     out /= sums
     return out
 

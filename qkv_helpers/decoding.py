@@ -400,8 +400,8 @@ class TinyTransformer:
         for i, layer in enumerate(self.decoder_layers):
             # masked self-attention
             q, k, v = self._project_qkv(layer, layer_norm(x), flops)
-            if caches is not None:  # keep the new keys and values (one token: the fast path)
-                (caches[i]._append_one if n_new == 1 else caches[i]._append)(k, v)
+            if caches is not None:  # keep the new keys and values
+                caches[i]._append(k, v)
                 k, v = caches[i].keys, caches[i].values  # (n_heads, context, head_dim)
             mask = causal_mask(n_new, k.shape[-2]) if n_new > 1 else None
             x = x + self._attend(layer.self_attn, q, k, v, mask, flops)

@@ -146,18 +146,11 @@ class KVCache:
         if (type(k) is _ndarray and type(v) is _ndarray and k.ndim == 3 == v.ndim
                 and k.size == self._token_size == v.size
                 and k.dtype is dtype and v.dtype is dtype):
-            # The body of _append_one, written out (a second method call would add a
-            # tenth to the time of this call).
-            t = self._len
-            if t == self._capacity:
-                self._allocate(2 * t)
             try:
-                self._k_tokens[t] = k
-                self._v_tokens[t] = v
+                self._append_one(k, v)
             except ValueError:
                 self._check(k, v)  # raises the error that says what is wrong
                 raise
-            self._len = t + 1
         else:
             self._check(k, v)
             self._append(k, v)
@@ -173,6 +166,9 @@ class KVCache:
 
     def _append(self, k: np.ndarray, v: np.ndarray) -> None:
         """:meth:`append` without the checks, for the decoder: any number of tokens."""
+        if k.shape[1] == 1:
+            self._append_one(k, v)
+            return
         start = self._len
         stop = start + k.shape[1]
         if stop > self._capacity:
