@@ -311,3 +311,14 @@ def test_query_explorer_key_slider():
     assert panel.state["key"] == "mat" and "mat" in panel.caption.value
     assert bytes(panel.live.image.value) != before
     assert f"{panel.state['weights'][5]:.2f}" in panel.caption.value
+
+
+def test_lesson_00_preview_shows_the_lessons_weights():
+    """Lesson 00's slider at multiplier 1 shows the weights lessons 01-06 show for "cat"."""
+    from qkv_helpers.widgets import widget_check
+
+    ex = qk.running_example()
+    panel = widget_check()
+    panel.controls["sharpness"].value = 1.0
+    lessons = qk.scaled_dot_product_attention(ex.q, ex.k, ex.v).weights[ex.index("cat")]
+    np.testing.assert_allclose(panel.state["weights"], lessons, rtol=1e-12)

@@ -70,8 +70,8 @@ lesson.md(slide="slide", ko="""
 아래 슬라이더를 좌우로 움직여 보세요. 막대그래프와 그 아래 문장이 바로 바뀌면 위젯이 잘 작동하는 거예요.
 
 > 여기서 보이는 건 다음 레슨들의 미리보기예요. 문장 "The cat sat on the mat."에서 쿼리 "cat"이
-> 각 단어에 주는 **어텐션 가중치**인데, 배율을 키울수록 한 단어("sat")가 가중치를 거의 다 가져가요.
-> 왜 그런지는 04 레슨(소프트맥스)에서 배워요.
+> 각 단어에 주는 <b>어텐션 가중치</b>예요. 배율이 1이면 01~06 레슨에서 보는 가중치와 같아요("sat"이 0.47).
+> 배율을 키울수록 한 단어("sat")가 가중치를 거의 다 가져가요. 왜 그런지는 04 레슨(소프트맥스)에서 배워요.
 
 슬라이더가 보이지 않고 `Panel` 같은 글자만 보인다면 셀을 다시 실행하거나 페이지를 새로고침해 보세요.
 """, en="""
@@ -81,8 +81,9 @@ Move the slider below left and right. If the bars and the sentence under them ch
 widgets work.
 
 > This is a preview of later lessons: the **attention weights** that the query "cat" gives each
-> word of "The cat sat on the mat.". The larger the multiplier, the more one word ("sat") takes
-> almost all of the weight. Lesson 04 (softmax) explains why.
+> word of "The cat sat on the mat.". At multiplier 1 they are the weights lessons 01–06 show
+> ("sat" gets 0.47). The larger the multiplier, the more one word ("sat") takes almost all of
+> the weight. Lesson 04 (softmax) explains why.
 
 If you see only text such as `Panel` instead of a slider, re-run the cell or reload the page.
 """)

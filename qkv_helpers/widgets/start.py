@@ -18,7 +18,9 @@ def widget_check() -> Panel:
     """A slider that sharpens a softmax over the running sentence; the bars follow it.
 
     Moving the slider should redraw the bars at once. It also previews the course:
-    scores become weights, and a bigger multiplier makes one token take almost all.
+    scores become weights, and a bigger multiplier makes one token take almost all. At
+    multiplier 1 the bars are the weights lessons 01-06 show for "cat" (scores scaled by
+    1/sqrt(d_k)), so the preview and the lessons agree.
 
     Examples
     --------
@@ -27,9 +29,13 @@ def widget_check() -> Panel:
     >>> panel.controls["sharpness"].value = 3.0
     >>> bool((panel.state["weights"] != before).any())
     True
+    >>> panel.controls["sharpness"].value = 1.0   # the lessons' weights: "sat" gets 0.47
+    >>> round(float(panel.state["weights"][2]), 2)
+    0.47
     """
     ex = running_example()
-    scores = (ex.q @ ex.k.T)[ex.index("cat")]  # (tokens,): "cat" asking every token
+    d_k = ex.q.shape[-1]
+    scores = (ex.q @ ex.k.T)[ex.index("cat")] / np.sqrt(d_k)  # (tokens,): "cat" asks each token
     slider = widgets.FloatSlider(value=1.0, min=0.0, max=3.0, step=0.25,
                                  description=t("w_start_sharpness"), continuous_update=True,
                                  style={"description_width": "initial"})
