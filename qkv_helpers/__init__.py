@@ -67,6 +67,9 @@ _LAZY = {
     # lesson 09 (numpy only)
     "kv_math": "qkv_helpers.kv_math",
     "kv_experiments": "qkv_helpers.kv_experiments",
+    # lesson 12 (numpy only)
+    "positions": "qkv_helpers.positions",
+    "apply_rope": "qkv_helpers.positions",
 }
 
 

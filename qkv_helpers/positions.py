@@ -1,0 +1,268 @@
+"""Where is each token? Positions in attention: sinusoidal, learned and rotary (RoPE).
+
+Attention alone treats its input as a set (lesson 06): shuffle the tokens and the output rows
+shuffle with them. Order has to be put in. This module holds the three ways lesson 12 shows:
+
+- **sinusoidal** positions, added to the embeddings once (:func:`sinusoidal_positions`, the
+  original Transformer's; :func:`sinusoidal_shift_matrix` shows that moving k positions on is a
+  fixed rotation of each (sin, cos) pair);
+- **learned** positions, a trained table added the same way (lesson 11's model has 512 of them;
+  :func:`cosine_similarity_matrix` compares its rows);
+- **rotary** positions (RoPE, :func:`apply_rope`), which are *not* added: in every layer they
+  rotate each query and key by an angle proportional to its position, so that the score
+  ``q_m · k_n`` depends on the positions only through ``m − n``.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import NamedTuple
+
+import numpy as np
+
+from ._checks import as_float_array, positive_int, positive_number
+from .decoding import sinusoidal_positions
+
+__all__ = [
+    "apply_rope",
+    "causal_permutation_check",
+    "cosine_similarity_matrix",
+    "rope_angles",
+    "rope_rotation_matrix",
+    "rope_score_by_distance",
+    "sinusoidal_positions",
+    "sinusoidal_shift_matrix",
+]
+
+
+def _positions(positions, n: int | None, name: str = "positions") -> np.ndarray:
+    """``positions`` as an int64 array of non-negative integers (``0..n-1`` when None)."""
+    if positions is None:
+        return np.arange(n)
+    if isinstance(positions, numbers.Integral) and not isinstance(positions, bool):
+        positions = [positions]
+    arr = np.asarray(positions)
+    if arr.dtype.kind == "b" or arr.dtype.kind not in "iuf" or arr.ndim != 1:
+        raise TypeError(f"{name} must be a 1-D sequence of integer positions, got "
+                        f"{np.asarray(positions).dtype} of shape {arr.shape}")
+    if arr.dtype.kind == "f":
+        if not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr)):
+            raise TypeError(f"{name} must hold whole numbers, got {arr.tolist()}")
+        arr = arr.astype(np.int64)
+    if np.any(arr < 0):
+        raise ValueError(f"{name} must be >= 0, got {arr.tolist()}")
+    if n is not None and arr.shape[0] != n:
+        raise ValueError(f"{name} has {arr.shape[0]} entries but x has n = {n} tokens "
+                         "(one position per token, x of shape (..., n, d))")
+    return arr.astype(np.int64)
+
+
+def _even_dim(d, name: str) -> int:
+    d = positive_int(d, name)
+    if d % 2:
+        raise ValueError(f"{name} must be even (RoPE rotates pairs of dimensions), got {d}")
+    return d
+
+
+def rope_angles(positions, d: int, base: float = 10000.0) -> np.ndarray:
+    """The rotation angle of each position and each pair of dimensions: ``m · θ_i``.
+
+    ``θ_i = base^(−2i/d)`` for ``i = 0 … d/2 − 1``: the first pair turns by 1 radian per
+    position, the last almost not at all.
+
+    Returns
+    -------
+    numpy.ndarray, shape (len(positions), d // 2), float64
+
+    Examples
+    --------
+    >>> rope_angles([0, 1, 2], 4).round(3)
+    array([[0.  , 0.  ],
+           [1.  , 0.01],
+           [2.  , 0.02]])
+    """
+    d = _even_dim(d, "d")
+    base = positive_number(base, "base")
+    m = _positions(positions, None)  # (n,)
+    theta = base ** (-np.arange(0, d, 2) / d)  # (d/2,)
+    return m[:, None] * theta[None, :]  # (n, d/2)
+
+
+def apply_rope(x, positions=None, base: float = 10000.0) -> np.ndarray:
+    """Rotate queries or keys by their positions (rotary position embedding, RoPE).
+
+    Dimension ``i`` is paired with dimension ``i + d/2`` (the "rotate half" layout of the
+    common Llama implementations, not the interleaved ``2i, 2i+1`` of the RoPE paper: the same
+    rotations on a different ordering of the dimensions). The pair at position ``m`` turns by
+    the angle ``m · θ_i``, with ``θ_i = base^(−2i/d)``::
+
+        x1, x2 = x[..., :d/2], x[..., d/2:]
+        out = concat(x1·cos − x2·sin, x2·cos + x1·sin)
+
+    Apply it to q and k (never to v) in every layer, right before the scores: then
+    ``apply_rope(q)[m] · apply_rope(k)[n]`` depends on ``m`` and ``n`` only through ``m − n``.
+
+    Parameters
+    ----------
+    x : array_like, shape (..., n, d)
+        Queries or keys, ``d`` even.
+    positions : sequence of int, shape (n,), optional
+        The position of each of the ``n`` tokens; ``0 … n−1`` by default.
+    base : float
+        10000 in the RoPE paper and Llama 2 (larger in newer long-context models).
+
+    Returns
+    -------
+    numpy.ndarray, shape (..., n, d)
+        float32 in gives float32 out; integers give float64.
+
+    Examples
+    --------
+    >>> q = np.array([[1.0, 0.0]])           # one token, d = 2: one pair (x1, x2) = (1, 0)
+    >>> apply_rope(q, positions=[1]).round(3)  # turned by 1 radian
+    array([[0.54 , 0.841]])
+    """
+    x = as_float_array(x, "x", min_ndim=2)
+    n, d = x.shape[-2], x.shape[-1]
+    if d % 2:
+        raise ValueError(f"x must have an even last dimension d (RoPE rotates pairs), "
+                         f"got x of shape {x.shape}")
+    if d == 0 or n == 0:
+        raise ValueError(f"x must have at least one token and d >= 2, got shape {x.shape}")
+    angles = rope_angles(_positions(positions, n), d, base)  # (n, d/2)
+    cos, sin = np.cos(angles).astype(x.dtype), np.sin(angles).astype(x.dtype)  # (n, d/2)
+    x1, x2 = x[..., : d // 2], x[..., d // 2:]  # (..., n, d/2) each
+    return np.concatenate([x1 * cos - x2 * sin, x2 * cos + x1 * sin], axis=-1)  # (..., n, d)
+
+
+def rope_rotation_matrix(position: int, d: int, base: float = 10000.0) -> np.ndarray:
+    """The ``(d, d)`` matrix R with ``apply_rope(x, [position]) == x @ R`` for a row x.
+
+    Each pair ``(i, i + d/2)`` gets a 2-D rotation by ``position · θ_i``; everything else is 0.
+
+    Examples
+    --------
+    >>> rope_rotation_matrix(1, 2).round(3)
+    array([[ 0.54 ,  0.841],
+           [-0.841,  0.54 ]])
+    """
+    d = _even_dim(d, "d")
+    (angles,) = rope_angles(_positions(position, 1, "position"), d, base)  # (d/2,)
+    half = d // 2
+    r = np.zeros((d, d))  # (d, d)
+    i = np.arange(half)
+    r[i, i] = r[i + half, i + half] = np.cos(angles)
+    r[i, i + half] = np.sin(angles)    # x1 contributes + x1·sin to the second half
+    r[i + half, i] = -np.sin(angles)   # x2 contributes − x2·sin to the first half
+    return r
+
+
+def rope_score_by_distance(d: int, distances, base: float = 10000.0) -> np.ndarray:
+    """The average score of a vector with itself placed ``distance`` positions apart.
+
+    For q = k with independent components of variance 1, the expected RoPE score
+    ``E[R_m q · R_n q] = Σ_i 2·cos((m − n)·θ_i)``: d at distance 0, and on average smaller the
+    farther apart the two positions are (with ripples), the "long-term decay" of RoPE.
+
+    Returns
+    -------
+    numpy.ndarray, shape (len(distances),)
+
+    Examples
+    --------
+    >>> rope_score_by_distance(4, [0, 1]).round(3)
+    array([4.   , 3.081])
+    """
+    d = _even_dim(d, "d")
+    angles = rope_angles(_positions(distances, None, "distances"), d, base)  # (n, d/2)
+    return 2 * np.cos(angles).sum(axis=-1)  # (n,)
+
+
+def sinusoidal_shift_matrix(shift: int, d_model: int, base: float = 10000.0) -> np.ndarray:
+    """The ``(d_model, d_model)`` matrix M with ``PE[p + shift] == PE[p] @ M`` for every p.
+
+    ``sinusoidal_positions`` puts ``sin(p·ω_i)`` at ``2i`` and ``cos(p·ω_i)`` at ``2i + 1``;
+    moving ``shift`` positions on turns each (sin, cos) pair by ``shift·ω_i`` — the same matrix
+    for every p. That is why the paper expected a model to find relative positions easy.
+
+    Examples
+    --------
+    >>> pe = sinusoidal_positions(10, 8, dtype=np.float64)
+    >>> bool(np.allclose(pe[:7] @ sinusoidal_shift_matrix(3, 8), pe[3:]))
+    True
+    """
+    if isinstance(shift, bool) or not isinstance(shift, numbers.Integral):
+        raise TypeError(f"shift must be an integer, got {type(shift).__name__} {shift!r}")
+    d_model = _even_dim(d_model, "d_model")
+    base = positive_number(base, "base")
+    omega = base ** (-np.arange(0, d_model, 2) / d_model)  # (d_model/2,)
+    angle = int(shift) * omega  # (d_model/2,)
+    m = np.zeros((d_model, d_model))  # (d_model, d_model)
+    i = np.arange(0, d_model, 2)
+    # (sin a, cos a) @ [[cos b, -sin b], [sin b, cos b]] = (sin(a+b), cos(a+b))
+    m[i, i], m[i, i + 1] = np.cos(angle), -np.sin(angle)
+    m[i + 1, i], m[i + 1, i + 1] = np.sin(angle), np.cos(angle)
+    return m
+
+
+def cosine_similarity_matrix(vectors) -> np.ndarray:
+    """Cosine similarity of every row with every row: ``(n, d) → (n, n)``.
+
+    Used on a table of position vectors: how alike are positions p and p'?
+
+    Examples
+    --------
+    >>> cosine_similarity_matrix([[1.0, 0.0], [1.0, 1.0]]).round(3)
+    array([[1.   , 0.707],
+           [0.707, 1.   ]])
+    """
+    v = as_float_array(vectors, "vectors", min_ndim=2)
+    if v.ndim != 2:
+        raise ValueError(f"vectors must have shape (n, d), got {v.shape}")
+    norms = np.linalg.norm(v, axis=1, keepdims=True)  # (n, 1)
+    if np.any(norms == 0):
+        row = int(np.argmax(norms[:, 0] == 0))
+        raise ValueError(f"vectors row {row} is all zeros: its cosine is undefined")
+    unit = v / norms  # (n, d)
+    return unit @ unit.T  # (n, n)
+
+
+class OrderCheck(NamedTuple):
+    """Self-attention on tokens in two orders: does the output just follow the tokens?"""
+
+    encoder_difference: float
+    """Largest ``|out(x[order]) − out(x)[order]|`` without a mask: 0 up to rounding."""
+    causal_difference: float
+    """The same with the causal mask: far from 0, the mask itself knows the order."""
+
+
+def causal_permutation_check(mha, x, order) -> OrderCheck:
+    """Shuffle the tokens: the encoder's rows only shuffle, a causal decoder's change.
+
+    Without a mask, ``mha(x[order]) == mha(x)[order]`` (attention sees a set). With the causal
+    mask, token ``i`` sees tokens ``0 … i`` — which tokens those are depends on the order, so a
+    decoder is *not* permutation-equivariant, even with no position vectors at all.
+
+    Examples
+    --------
+    >>> from qkv_helpers.encoder_decoder import encoder_example
+    >>> enc = encoder_example()
+    >>> check = causal_permutation_check(enc.mha, enc.x, [6, 5, 4, 3, 2, 1, 0])
+    >>> check.encoder_difference < 1e-12, check.causal_difference > 0.01
+    (True, True)
+    """
+    from .masks import causal_mask
+
+    x = as_float_array(x, "x", min_ndim=2)
+    if x.ndim != 2:
+        raise ValueError(f"x must have shape (tokens, d_model), got {x.shape}")
+    n = x.shape[0]
+    order = np.asarray(order)
+    if order.dtype.kind not in "iu" or order.shape != (n,) or sorted(order.tolist()) != list(
+            range(n)):
+        raise ValueError(f"order must be a permutation of range({n}) (x has {n} tokens), "
+                         f"got {order.tolist()}")
+    mask = causal_mask(n)  # (n, n)
+    plain = np.abs(mha(x[order]).output - mha(x).output[order]).max()
+    causal = np.abs(mha(x[order], mask=mask).output - mha(x, mask=mask).output[order]).max()
+    return OrderCheck(float(plain), float(causal))
