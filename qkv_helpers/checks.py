@@ -451,3 +451,34 @@ def check_kv_cache_bytes(answer, *, layers: int, kv_heads: int, head_dim: int, t
                          query_heads=query_heads)
     return wrong("check_l09_wrong", name=name, got=f"{got:,.0f}",
                  ratio=f"{got / expected:.3g}")
+
+
+# --- lesson 12: positions ---
+
+
+def _rope_score(example, query_token: str, m: int, key_token: str, n: int) -> float:
+    from .positions import apply_rope
+
+    q = example.q[example.index(query_token)][None, :]  # (1, d_k)
+    k = example.k[example.index(key_token)][None, :]  # (1, d_k)
+    return float(apply_rope(q, [m])[0] @ apply_rope(k, [n])[0])
+
+
+def check_rope_score(answer, example, *, query_token: str, query_position: int,
+                     key_token: str, key_position: int, name: str = "my_score") -> Feedback:
+    """Lesson 12: the RoPE score of one token's query at one position with another's key."""
+    expected = _rope_score(example, query_token, query_position, key_token, key_position)
+    return check_value(answer, expected, name)
+
+
+def check_same_distance(answer, *, query_position: int, key_position: int,
+                        new_query_position: int, name: str = "my_n") -> Feedback:
+    """Lesson 12: the key position that keeps the same distance as (m, n) with a new m."""
+    if not_answered(answer):
+        return unanswered()
+    if isinstance(answer, bool) or not isinstance(answer, (int, np.integer)):
+        return wrong("check_not_numbers", name=name, kind=type(answer).__name__)
+    expected = new_query_position - (query_position - key_position)
+    if int(answer) == expected:
+        return right(name=name)
+    return wrong("check_wrong_value", name=name, got=answer)

@@ -296,6 +296,21 @@ STRINGS: dict[str, dict[str, str]] = {
         "quiz_q10_c2": "A longer context",
         "quiz_q10_c3": "More query heads",
         "quiz_q10_why": "The cache grows with kv_heads: multi-query attention keeps one K/V head, grouped-query attention a few. A sliding window (fewer tokens kept) and lower-precision values shrink it too.",
+        # --- lesson 12: positions ---
+        "p_pos_dimension": "dimension",
+        "p_pos_position": "position",
+        "p_pos_vectors_title": "sinusoidal position vectors",
+        "p_pos_similarity_title": "cosine similarity of position vectors",
+        "p_pos_distance": "distance m − n",
+        "p_pos_score": "score",
+        "p_pos_decay_title": "average RoPE score by distance",
+        "w_rope_m": "query position m",
+        "w_rope_n": "key position n",
+        "w_rope_caption": "m = {m}, n = {n}, m − n = {distance}: score RoPE(q)·RoPE(k) = <b>{score}</b>. Move both sliders by the same amount: the score stays.",
+        "w_rope_pair": "dimension pair ({first}, {second}): {speed} rad per position",
+        "w_rope_q": "q of \"cat\" at m",
+        "w_rope_k": "k of \"sat\" at n",
+        "w_rope_curve_title": "score for each distance m − n",
     },
     "ko": {
         # --- glossary ---
@@ -542,6 +557,21 @@ STRINGS: dict[str, dict[str, str]] = {
         "quiz_q10_c2": "컨텍스트 늘리기",
         "quiz_q10_c3": "쿼리 헤드 늘리기",
         "quiz_q10_why": "캐시는 KV 헤드 수에 비례해요. 멀티쿼리 어텐션(MQA)은 K/V 헤드를 하나만, 그룹 쿼리 어텐션(GQA)은 몇 개만 둬요. 슬라이딩 윈도(저장하는 토큰 줄이기)나 더 낮은 정밀도의 값도 캐시를 줄여요.",
+        # --- lesson 12: positions ---
+        "p_pos_dimension": "차원",
+        "p_pos_position": "위치",
+        "p_pos_vectors_title": "사인파 위치 벡터",
+        "p_pos_similarity_title": "위치 벡터끼리의 코사인 유사도",
+        "p_pos_distance": "거리 m − n",
+        "p_pos_score": "점수",
+        "p_pos_decay_title": "거리에 따른 RoPE 평균 점수",
+        "w_rope_m": "쿼리 위치 m",
+        "w_rope_n": "키 위치 n",
+        "w_rope_caption": "m = {m}, n = {n}, m − n = {distance}: 점수 RoPE(q)·RoPE(k) = <b>{score}</b>. 두 슬라이더를 같은 만큼 움직여 보세요. 점수는 그대로예요.",
+        "w_rope_pair": "차원 쌍 ({first}, {second}): 위치마다 {speed} 라디안",
+        "w_rope_q": "\"cat\"의 q (위치 m)",
+        "w_rope_k": "\"sat\"의 k (위치 n)",
+        "w_rope_curve_title": "거리 m − n마다의 점수",
     },
 }
 

@@ -163,3 +163,38 @@ def test_causal_attention_is_not_permutation_equivariant():
     assert check.causal_difference > 1e-3
     with pytest.raises(ValueError, match="permutation"):
         positions.causal_permutation_check(enc.mha, enc.x, [0, 0, 1, 2, 3, 4, 5])
+
+
+def test_lesson_12_checks_accept_the_right_answer_and_refuse_near_misses():
+    from qkv_helpers import checks
+
+    ex = qk.running_example()
+    q = ex.q[ex.index("cat")][None, :]
+    k = ex.k[ex.index("sat")][None, :]
+    right = float(qk.apply_rope(q, [7])[0] @ qk.apply_rope(k, [3])[0])
+    args = dict(query_token="cat", query_position=7, key_token="sat", key_position=3)
+    assert checks.check_rope_score(right, ex, **args).ok is True
+    unrotated = float(q[0] @ k[0])
+    swapped = float(qk.apply_rope(q, [3])[0] @ qk.apply_rope(k, [7])[0])
+    for wrong in (unrotated, swapped, "0.5", ...):
+        assert checks.check_rope_score(wrong, ex, **args).ok is not True
+    same = dict(query_position=7, key_position=3, new_query_position=12)
+    assert checks.check_same_distance(8, **same).ok is True
+    for wrong in (3, 7, 12, 4, 8.0, "8", True, ...):
+        assert checks.check_same_distance(wrong, **same).ok is not True
+
+
+def test_rope_widget_keeps_the_score_when_both_positions_move_together():
+    from qkv_helpers.widgets import rope_explorer
+
+    panel = rope_explorer()
+    panel.controls["m"].value, panel.controls["n"].value = 5, 5
+    at_zero = panel.state["score"]
+    image = bytes(panel.live.image.value)
+    panel.controls["m"].value, panel.controls["n"].value = 17, 17
+    assert panel.state["score"] == pytest.approx(at_zero, abs=1e-12)
+    assert bytes(panel.live.image.value) != image  # the arrows turned
+    ex = qk.running_example()
+    assert at_zero == pytest.approx(float(ex.q[ex.index("cat")] @ ex.k[ex.index("sat")]))
+    with pytest.raises(ValueError, match="query_position"):
+        rope_explorer(query_position=99)

@@ -28,6 +28,11 @@ from .kv_cache import (
     plot_total_flops,
 )
 from .pipeline import plot_pipeline
+from .positions import (
+    plot_position_similarity,
+    plot_position_vectors,
+    plot_rope_score_by_distance,
+)
 from .scaling import plot_score_histogram, plot_variance_vs_dk
 from .similarity import plot_vectors_2d
 from .softmax_curves import plot_softmax_curves
