@@ -296,6 +296,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "quiz_q10_c2": "A longer context",
         "quiz_q10_c3": "More query heads",
         "quiz_q10_why": "The cache grows with kv_heads: multi-query attention keeps one K/V head, grouped-query attention a few. A sliding window (fewer tokens kept) and lower-precision values shrink it too.",
+        # --- issue 12: lesson 03's gradient spread ---
+        "l03_spread_raw": "without scaling",
+        "l03_spread_scaled": "scaled",
+        "l03_spread_row": "{name:>16}: median {median:.2g}, mean {mean:.2f}, largest {top:.1f}, share below 0.01: {vanishing:.0%}",
     },
     "ko": {
         # --- glossary ---
@@ -542,6 +546,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "quiz_q10_c2": "컨텍스트 늘리기",
         "quiz_q10_c3": "쿼리 헤드 늘리기",
         "quiz_q10_why": "캐시는 KV 헤드 수에 비례해요. 멀티쿼리 어텐션(MQA)은 K/V 헤드를 하나만, 그룹 쿼리 어텐션(GQA)은 몇 개만 둬요. 슬라이딩 윈도(저장하는 토큰 줄이기)나 더 낮은 정밀도의 값도 캐시를 줄여요.",
+        # --- issue 12: lesson 03's gradient spread ---
+        "l03_spread_raw": "스케일링 없이",
+        "l03_spread_scaled": "스케일링 후",
+        "l03_spread_row": "{name:>8}: 중앙값 {median:.2g}, 평균 {mean:.2f}, 최댓값 {top:.1f}, 0.01보다 작은 비율 {vanishing:.0%}",
     },
 }
 
