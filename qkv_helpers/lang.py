@@ -41,7 +41,39 @@ encoder / decoder         인코더 / 디코더
 KV cache                  KV 캐시
 autoregressive decoding   자기회귀 디코딩
 inference                 추론
+parameters                매개변수
+weight matrix             가중치 행렬
+dimension                 차원
+layer                     레이어
+step                      스텝
+KV head                   KV 헤드
+FLOPs                     FLOPs(부동소수점 연산 수)
+positional encoding       위치 인코딩
+RoPE                      회전 위치 임베딩(RoPE)
+prefill / decode          프리필 / 디코드
+lesson                    강 (03강)
+course                    코스
 ========================  ==============================
+
+가중치 alone means the attention weights. The learned matrices W_Q, W_K, W_V, W_O are
+매개변수 or 가중치 행렬 (W_Q …), never bare 가중치. FLOPs is written
+"FLOPs(부동소수점 연산 수)" where it first appears in a lesson.
+
+One word per idea: Korean prose (every lesson, the Korean teacher guide and the Korean
+table below) uses the first column's word, never the forms in the second (a form counts
+where it starts a word: "03강의" is 03강 with a particle, "이 강의" is a different word).
+tests/test_lang.py checks it.
+
+========================  ==================================================
+use                       never
+========================  ==================================================
+강                        레슨, 강의
+레이어                    층
+스텝                      단계마다, 새 단계, 이번 단계, 한 단계에서는, 단계별
+KV 헤드                   K/V 헤드
+차원 d_k                  길이 d_k, 폭 d_k, 너비 d_k
+매개변수                  학습된 가중치, 학습으로 정해지는 가중치, 가중치를 고쳐, 가중치를 학습
+========================  ==================================================
 """
 
 from __future__ import annotations

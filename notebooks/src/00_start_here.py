@@ -69,9 +69,9 @@ lesson.md(slide="slide", ko="""
 
 아래 슬라이더를 좌우로 움직여 보세요. 막대그래프와 그 아래 문장이 바로 바뀌면 위젯이 잘 작동하는 거예요.
 
-> 여기서 보이는 건 다음 레슨들의 미리보기예요. 문장 "The cat sat on the mat."에서 쿼리 "cat"이
+> 여기서 보이는 건 다음 강들의 미리보기예요. 문장 "The cat sat on the mat."에서 쿼리 "cat"이
 > 각 단어에 주는 **어텐션 가중치**인데, 배율을 키울수록 한 단어("sat")가 가중치를 거의 다 가져가요.
-> 왜 그런지는 04 레슨(소프트맥스)에서 배워요.
+> 왜 그런지는 04강(소프트맥스)에서 배워요.
 
 슬라이더가 보이지 않고 `Panel` 같은 글자만 보인다면 셀을 다시 실행하거나 페이지를 새로고침해 보세요.
 """, en="""
@@ -92,7 +92,7 @@ lesson.code(slide="subslide", source="qk.widgets.widget_check()")
 lesson.md(slide="slide", ko="""
 ## 한글이 보이나요?
 
-아래 그림은 08 레슨에서 다룰 번역 예제예요. 세로축의 한국어 토큰(고양이가, 매트, 위에, 앉았다)이
+아래 그림은 08강에서 다룰 번역 예제예요. 세로축의 한국어 토큰(고양이가, 매트, 위에, 앉았다)이
 네모(□)가 아니라 글자로 보여야 해요. 코스는 pip로 설치되는 나눔고딕 글꼴을 쓰기 때문에,
 시스템에 한글 글꼴이 없어도 돼요.
 """, en="""
@@ -114,7 +114,7 @@ lesson.code(ko="""qk.style.korean_font_name()  # 그래프에 쓰이는 한글 �
 lesson.md(slide="slide", ko="""
 ## 표기법: 배열의 모양
 
-코스 전체에서 쓰는 예문은 **"The cat sat on the mat."** 이에요. 이 문장을 7개의 **토큰**으로 나누고,
+코스 전체에서 쓰는 예문은 <b>"The cat sat on the mat."</b>이에요. 이 문장을 7개의 **토큰**으로 나누고,
 토큰마다 숫자 8개짜리 **임베딩** 벡터를 붙여요. 이 숫자들은 학습된 값이 아니라 시드로 고정한
 무작위 값이라서, 누가 언제 실행해도 똑같이 나와요.
 
@@ -166,9 +166,9 @@ my_shape = (7, 4)  # (tokens, d_k): rows from X, columns from W_Q
 qk.checks.check_value(my_shape, ex.q.shape, "Q.shape")""")
 
 lesson.md(slide="slide", ko="""
-## 레슨 지도
+## 강 지도
 
-| # | 레슨 | 배우는 것 |
+| # | 강 | 배우는 것 |
 |---|---|---|
 | 00 | [여기서 시작하세요](00_start_here.ipynb) | 코스 사용법, 표기법 |
 | 01 | [Q, K, V의 역할](01_qkv_concepts.ipynb) | 임베딩, Q = X·W_Q 등과 모양, 쿼리 단어 고르기 |
@@ -187,7 +187,7 @@ lesson.md(slide="slide", ko="""
 - 노트북 맨 위에서 `qk.setup(lang="ko")`를 한 번 부르면 언어와 한글 글꼴이 정해져요.
 - 배열의 모양은 `(토큰, d_k)`처럼 축의 이름으로 읽어요.
 
-**다음 레슨**: [01. Q, K, V의 역할](01_qkv_concepts.ipynb)
+**다음 강**: [01. Q, K, V의 역할](01_qkv_concepts.ipynb)
 """, en="""
 ## The lesson map
 

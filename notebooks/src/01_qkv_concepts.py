@@ -43,7 +43,7 @@ ex = qk.running_example()                 # the example sentence "The cat sat on
 lesson.md(slide="slide", ko="""
 ## 예제 문장
 
-이 강의 내내 같은 문장 하나를 들고 다닐 거예요. 마침표까지 토큰 7개예요.
+이 코스 내내 같은 문장 하나를 들고 다닐 거예요. 마침표까지 토큰 7개예요.
 """, en="""
 ## The running example
 

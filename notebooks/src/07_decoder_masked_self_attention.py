@@ -45,7 +45,7 @@ lesson.md(slide="slide", ko="""
 
 **디코더**는 문장을 만들어 내는 쪽이에요. 번역이든 챗봇의 답이든, 디코더는 앞에서 쓴 토큰들을 보고 **다음 토큰 하나**를 고르고, 그 토큰을 붙여서 또 다음 토큰을 골라요. 이게 **자기회귀 디코딩**이에요.
 
-디코더의 셀프 어텐션도 Q, K, V를 모두 디코더 자신의 토큰에서 만들어요. 다른 점은 하나예요. "sat" 다음에 올 단어를 고를 때 "on"이나 "mat"을 미리 보면 안 돼요. 실제로 쓸 때는 아직 없는 단어니까요. 그래서 위치 i의 쿼리는 **자기 자신과 그 앞 위치(0..i)의 키만** 보게 해요. 이걸 정하는 게 **인과 마스크**예요. 이 과정에서는 PyTorch의 `F.scaled_dot_product_attention`처럼 `True`가 "볼 수 있음"이에요. 조심하세요. PyTorch 안에서도 `nn.MultiheadAttention`과 `nn.Transformer*`의 `attn_mask`는 반대로 `True`가 "가림"이에요. 또 PyTorch의 `is_causal=True`는 쿼리가 키보다 적을 때 마스크를 왼쪽 위에 맞추지만, 이 과정의 `causal_mask(n_q, n_k)`는 쿼리를 **마지막** n_q개 위치로 봐요(이 강 끝에서 확인해요).
+디코더의 셀프 어텐션도 Q, K, V를 모두 디코더 자신의 토큰에서 만들어요. 다른 점은 하나예요. "sat" 다음에 올 단어를 고를 때 "on"이나 "mat"을 미리 보면 안 돼요. 실제로 쓸 때는 아직 없는 단어니까요. 그래서 위치 i의 쿼리는 **자기 자신과 그 앞 위치(0..i)의 키만** 보게 해요. 이걸 정하는 게 **인과 마스크**예요. 이 코스에서는 PyTorch의 `F.scaled_dot_product_attention`처럼 `True`가 "볼 수 있음"이에요. 조심하세요. PyTorch 안에서도 `nn.MultiheadAttention`과 `nn.Transformer*`의 `attn_mask`는 반대로 `True`가 "가림"이에요. 또 PyTorch의 `is_causal=True`는 쿼리가 키보다 적을 때 마스크를 왼쪽 위에 맞추지만, 이 코스의 `causal_mask(n_q, n_k)`는 쿼리를 **마지막** n_q개 위치로 봐요(이 강 끝에서 확인해요).
 """, en="""
 ## The decoder writes one word at a time
 
@@ -78,7 +78,7 @@ ax = qk.plots.plot_attention_heatmap(scores, ex.tokens, signed=True, title=qk.t(
 """)
 
 lesson.md(slide="subslide", ko="""
-이제 마스크가 `False`인 칸, 즉 대각선 위쪽의 미래 칸의 점수를 **−∞**로 바꿔요. 회색 빗금 칸이 가려진 곳이에요. 왜 0이 아니라 −∞일까요? 점수 0은 소프트맥스 뒤에도 exp(0) = 1이라 가중치가 남아요. −∞는 exp(−∞) = 0이라 가중치가 **정확히 0**이에요.
+이제 마스크가 `False`인 칸, 즉 대각선 위쪽의 미래 칸의 점수를 <b>−∞</b>로 바꿔요. 회색 빗금 칸이 가려진 곳이에요. 왜 0이 아니라 −∞일까요? 점수 0은 소프트맥스 뒤에도 exp(0) = 1이라 가중치가 남아요. −∞는 exp(−∞) = 0이라 가중치가 **정확히 0**이에요.
 """, en="""
 Now the cells where the mask is `False`, the future cells above the diagonal, get the score **−∞**; they are the grey hatched cells. Why −∞ and not 0? A score of 0 still becomes exp(0) = 1 inside softmax and keeps some weight. −∞ gives exp(−∞) = 0, a weight of **exactly 0**.
 """)
