@@ -8,9 +8,9 @@ Lessons are found by glob, so a new lesson is covered as soon as its source exis
 from __future__ import annotations
 
 import re
-import unicodedata
 import runpy
 import sys
+import unicodedata
 from pathlib import Path
 
 import pytest

@@ -53,7 +53,7 @@ lesson.md(slide="slide", ko="""
 
 07강에서 본 것처럼 디코더는 **자기회귀 디코딩**으로 문장을 만들어요. 지금까지의 토큰을 넣고, 다음 토큰 하나를 고르고, 그걸 붙여서 다시 넣어요.
 
-여기서 쓰는 `model`은 작은 트랜스포머 디코더예요. 어휘는 예제 문장의 단어 7개뿐이고, 가중치는 학습하지 않은 무작위 값이에요. 그래서 이어지는 단어에는 뜻이 없어요. 오늘 보고 싶은 건 **무엇을, 얼마나 계산하는지**니까 괜찮아요. "The cat sat"에서 시작해서 8토큰을 생성해 봐요.
+여기서 쓰는 `model`은 작은 트랜스포머 디코더예요. 어휘는 예제 문장의 단어 7개뿐이고, 매개변수는 학습하지 않은 무작위 값이에요. 그래서 이어지는 단어에는 뜻이 없어요. 오늘 보고 싶은 건 **무엇을, 얼마나 계산하는지**니까 괜찮아요. "The cat sat"에서 시작해서 8토큰을 생성해 봐요.
 """, en="""
 ## Generating one token at a time
 
@@ -345,7 +345,7 @@ ax = qk.plots.plot_cache_growth(tokens, measured, formula, uncached_bytes=nothin
 lesson.md(slide="subslide", ko="""
 토큰 하나에 256바이트(2 · 2 · 4 · 4 · float32의 4바이트)씩, 직선으로 늘어요. 작은 모델이라 작아 보이지만, 실제 크기의 모델에 넣어 보면 달라요.
 
-**계산 예: Llama-2-7B.** 레이어 32개, KV 헤드 32개, head_dim 128이고, 값은 fp16(2바이트)이에요. 한 시퀀스에 4096토큰을 저장하면 딱 **2 GiB**예요. 토큰 하나에 0.5 MiB씩이고요. 대화 8개를 동시에 처리하면(배치 8) 16 GiB로, fp16 모델 가중치(매개변수 67억 개 × 2바이트 ≈ 12.6 GiB)보다 커요.
+**계산 예: Llama-2-7B.** 레이어 32개, KV 헤드 32개, head_dim 128이고, 값은 fp16(2바이트)이에요. 한 시퀀스에 4096토큰을 저장하면 딱 **2 GiB**예요. 토큰 하나에 0.5 MiB씩이고요. 대화 8개를 동시에 처리하면(배치 8) 16 GiB로, fp16 모델 매개변수(67억 개 × 2바이트 ≈ 12.6 GiB)보다 커요.
 """, en="""
 256 bytes per token (2 · 2 · 4 · 4 · 4 bytes of float32), on a straight line. Small for a small model; a real model is another matter.
 
@@ -355,7 +355,7 @@ lesson.md(slide="subslide", ko="""
 lesson.code(ko="""
 llama = km.kv_cache_bytes(layers=32, kv_heads=32, head_dim=128, tokens=4096, batch=1, bytes_per_value=2)
 print(llama, km.format_bytes(llama), km.format_bytes(llama // 4096))   # 시퀀스 하나, 토큰 하나
-print(km.format_bytes(8 * llama), km.format_bytes(6_738_415_616 * 2))  # 배치 8의 캐시, fp16 가중치
+print(km.format_bytes(8 * llama), km.format_bytes(6_738_415_616 * 2))  # 배치 8의 캐시, fp16 매개변수
 """, en="""
 llama = km.kv_cache_bytes(layers=32, kv_heads=32, head_dim=128, tokens=4096, batch=1, bytes_per_value=2)
 print(llama, km.format_bytes(llama), km.format_bytes(llama // 4096))   # one sequence, one token
