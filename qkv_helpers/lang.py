@@ -331,7 +331,7 @@ STRINGS: dict[str, dict[str, str]] = {
         # --- issue 12: lesson 03's gradient spread ---
         "l03_spread_raw": "without scaling",
         "l03_spread_scaled": "scaled",
-        "l03_spread_row": "{name:>16}: median {median:.2g}, mean {mean:.2f}, largest {top:.1f}, share below 0.01: {vanishing:.0%}",
+        "l03_spread_row": "{name:>16}: median {median:.2g}, mean {mean:.2f}, largest {top:.2f}, share below 0.01: {vanishing:.0%}",
     },
     "ko": {
         # --- glossary ---
@@ -581,7 +581,7 @@ STRINGS: dict[str, dict[str, str]] = {
         # --- issue 12: lesson 03's gradient spread ---
         "l03_spread_raw": "스케일링 없이",
         "l03_spread_scaled": "스케일링 후",
-        "l03_spread_row": "{name:>8}: 중앙값 {median:.2g}, 평균 {mean:.2f}, 최댓값 {top:.1f}, 0.01보다 작은 비율 {vanishing:.0%}",
+        "l03_spread_row": "{name:>8}: 중앙값 {median:.2g}, 평균 {mean:.2f}, 최댓값 {top:.2f}, 0.01보다 작은 비율 {vanishing:.0%}",
     },
 }
 
