@@ -45,13 +45,13 @@ lesson.md(slide="slide", ko="""
 
 참고한 글은 "내적 값이 너무 커지지 않도록 √d_k로 나눈다"고만 말하고 넘어가요. 왜 커지는지, 커지면 뭐가 문제인지는 보여 주지 않죠. 여기서는 하나씩 재 볼게요.
 
-먼저 이유부터요. 원 논문은 이렇게 **가정**해요. 쿼리와 키의 성분이 서로 독립이고 평균 0, 분산 1이라면(무작위로 초기화한 선형 변환에서는 대략 그래요), 내적 $q \cdot k = q_1 k_1 + q_2 k_2 + \dots + q_{d_k} k_{d_k}$는 분산 1짜리 항을 **d_k개 더한 것**이라서 분산도 d_k가 돼요. 학습된 모델의 q, k가 꼭 이렇다는 뜻은 아니에요. 스케일링이 왜 필요한지 보여 주는 출발점이에요. 시드를 고정한 무작위 벡터 2만 쌍으로 재 보면, 왼쪽 열(스케일링 전 분산)이 d_k를 그대로 따라가요. √d_k로 나눈 오른쪽 열은 늘 1 근처예요.
+먼저 이유부터요. 원 논문은 이렇게 **가정**해요. 쿼리와 키의 성분이 서로 독립이고 평균 0, 분산 1이라면(무작위로 초기화한 선형 변환에서는 대략 그래요), 내적 $q \\cdot k = q_1 k_1 + q_2 k_2 + \\dots + q_{d_k} k_{d_k}$는 분산 1짜리 항을 **d_k개 더한 것**이라서 분산도 d_k가 돼요. 학습된 모델의 q, k가 꼭 이렇다는 뜻은 아니에요. 스케일링이 왜 필요한지 보여 주는 출발점이에요. 시드를 고정한 무작위 벡터 2만 쌍으로 재 보면, 왼쪽 열(스케일링 전 분산)이 d_k를 그대로 따라가요. √d_k로 나눈 오른쪽 열은 늘 1 근처예요.
 """, en="""
 ## Measuring instead of asserting
 
 The article only says that we divide by √d_k "so that the dot products do not grow too large". It does not show why they grow, or what goes wrong when they do. We measure each step.
 
-The reason first, as the original paper argues it: **if** the components of a query and a key are independent, with mean 0 and variance 1 (roughly true of randomly initialised projections), then $q \cdot k = q_1 k_1 + q_2 k_2 + \dots + q_{d_k} k_{d_k}$ is a **sum of d_k terms** of variance 1, so its variance is d_k. That is an assumption, not a fact about trained models; it is the starting point for seeing why scaling helps. Measured on 20,000 seeded random pairs, the left column (variance before scaling) follows d_k; the right one (after dividing by √d_k) stays near 1.
+The reason first, as the original paper argues it: **if** the components of a query and a key are independent, with mean 0 and variance 1 (roughly true of randomly initialised projections), then $q \\cdot k = q_1 k_1 + q_2 k_2 + \\dots + q_{d_k} k_{d_k}$ is a **sum of d_k terms** of variance 1, so its variance is d_k. That is an assumption, not a fact about trained models; it is the starting point for seeing why scaling helps. Measured on 20,000 seeded random pairs, the left column (variance before scaling) follows d_k; the right one (after dividing by √d_k) stays near 1.
 """)
 
 lesson.code("""
@@ -81,7 +81,7 @@ lesson.md(slide="slide", ko="""
 
 다음 강(04강)에서 자세히 다룰 **소프트맥스**를 여기서 짧게 먼저 봐요. 소프트맥스는 점수 한 행을 가중치로 바꿔요. 점수마다 exp를 취하고, 그 합으로 나눠요.
 
-$$\operatorname{softmax}(s)_i = \frac{e^{s_i}}{\sum_j e^{s_j}}$$
+$$\\operatorname{softmax}(s)_i = \\frac{e^{s_i}}{\\sum_j e^{s_j}}$$
 
 그래서 가중치는 모두 양수이고 합이 1이며, 점수가 클수록 가중치도 커요. 중요한 건 점수의 **차이**예요. [1, 2, 3]과 그 10배인 [10, 20, 30]은 순서가 같지만, 차이가 커진 쪽은 거의 모든 가중치가 가장 큰 점수 하나에 몰려요.
 """, en="""
@@ -89,7 +89,7 @@ $$\operatorname{softmax}(s)_i = \frac{e^{s_i}}{\sum_j e^{s_j}}$$
 
 Lesson 04 studies **softmax** in detail; here is the short version we need now. Softmax turns one row of scores into weights: take exp of each score and divide by their sum.
 
-$$\operatorname{softmax}(s)_i = \frac{e^{s_i}}{\sum_j e^{s_j}}$$
+$$\\operatorname{softmax}(s)_i = \\frac{e^{s_i}}{\\sum_j e^{s_j}}$$
 
 So the weights are positive, sum to 1, and a larger score gets a larger weight. What matters is the **differences** between scores: [1, 2, 3] and ten times it, [10, 20, 30], have the same order, but with the larger differences almost all the weight goes to the largest score.
 """)

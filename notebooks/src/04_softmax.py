@@ -153,7 +153,7 @@ with np.errstate(over="ignore"):                 # silence the overflow warning,
 """)
 
 lesson.md(slide="subslide", ko="""
-GPU에서 큰 모델을 돌릴 때 흔히 쓰는 반정밀도(float16)는 훨씬 빨라요. 가장 큰 수가 65504라서 `exp`는 x가 **11.09**만 넘어도 넘쳐요. 03강에서 본 d_k = 256의 스케일링 전 점수는 ±40까지 퍼졌고, 스케일링한 점수도 학습된 모델에서는 작게 머문다는 보장이 없어요. 그래서 최댓값 빼기는 이론상의 안전장치가 아니라 실제로 꼭 필요해요. 점수 [2, 7, 12]를 float16으로 넣어 보면, 식 그대로의 소프트맥스는 NaN을 내고 `qk.softmax`는 float16 그대로 제대로 계산해요.
+GPU에서 큰 모델을 돌릴 때 흔히 쓰는 반정밀도(float16)는 담을 수 있는 범위가 훨씬 좁아요. 가장 큰 수가 65504라서 `exp`는 x가 **11.09**만 넘어도 넘쳐요. 03강에서 본 d_k = 256의 스케일링 전 점수는 ±40까지 퍼졌고, 스케일링한 점수도 학습된 모델에서는 작게 머문다는 보장이 없어요. 그래서 최댓값 빼기는 이론상의 안전장치가 아니라 실제로 꼭 필요해요. 점수 [2, 7, 12]를 float16으로 넣어 보면, 식 그대로의 소프트맥스는 NaN을 내고 `qk.softmax`는 float16 그대로 제대로 계산해요.
 """, en="""
 Half precision (float16), common when running large models on GPUs, is far tighter: its largest number is 65504, so `exp` overflows once x passes just **11.09**. Lesson 03's unscaled scores at d_k = 256 spread to ±40, and nothing guarantees that a trained model's scaled scores stay small, so subtracting the maximum is not a theoretical safeguard: it matters in practice. Feed the scores [2, 7, 12] in float16: softmax written from the formula gives NaN, while `qk.softmax` computes them correctly, still in float16.
 """)
