@@ -9,7 +9,7 @@ lesson.md(slide="slide", ko="""
 - 임베딩에서 출력까지, 어텐션의 모든 단계를 모양과 함께 한 그림으로 정리하고, 쿼리 하나의 길을 위젯으로 따라가요.
 - 인코더, 디코더, 크로스 어텐션의 차이를 표 하나로 비교해요.
 - 퀴즈 10문제로 스스로 확인해요. KV 캐시에 대한 흔한 오해도 들어 있어요.
-- 다음에 공부할 거리(MQA와 GQA, FlashAttention의 온라인 소프트맥스, PagedAttention)를 알아봐요.
+- 다음에 공부할 거리를 알아봐요. 11강(학습된 실제 모델), 12강(위치 정보), 13강(큰 규모의 어텐션: MQA와 GQA, FlashAttention의 온라인 소프트맥스, PagedAttention)으로 이어져요.
 
 **수업 시간**: 약 25분
 """, en="""
@@ -19,7 +19,7 @@ lesson.md(slide="slide", ko="""
 - Put every step of attention, from embeddings to output, in one picture with its shapes, and follow one query's path with a widget.
 - Compare encoder self-attention, decoder self-attention and cross-attention in one table.
 - Check yourself with a ten-question quiz, including the common misconceptions about the KV cache.
-- Know where to go next: MQA and GQA, FlashAttention's online softmax, PagedAttention.
+- Know where to go next: lessons 11 (a real trained model), 12 (positions) and 13 (attention at scale: MQA and GQA, FlashAttention's online softmax, PagedAttention).
 
 **Class time**: about 25 minutes
 """)
@@ -267,7 +267,7 @@ lesson.md(slide="slide", ko="""
 
 - 어텐션은 x → Q, K, V → 점수 Q·Kᵀ → ÷√d_k → 소프트맥스 → 가중치·V예요. 모양은 (7, 8) → (7, 4) → (7, 7) → (7, 7) → (7, 7) → (7, 4).
 - 인코더 셀프 어텐션, 디코더 마스크드 셀프 어텐션, 크로스 어텐션은 같은 계산이고, Q와 K, V의 출처와 마스크만 달라요.
-- KV 캐시는 메모리를 줄이지 않아요. 메모리를 써서 다시 계산할 일을 줄이고, 저장한 토큰 수에 비례해 커져요. 쿼리는 캐시하지 않아요. 캐시는 추론(토큰 하나씩 생성)을 위한 거예요.
+- KV 캐시는 메모리를 줄이지 않아요. 스텝 사이에 들고 있는 메모리(레이어 · KV 헤드 · head_dim · 토큰 · 배치에 비례)를 더 써서 다시 계산할 일을 줄여요. 큰 언어 모델에서는 이 메모리가 아주 커요. 쿼리는 캐시하지 않아요. 캐시는 추론(토큰 하나씩 생성)을 위한 거예요.
 - 캐시를 줄이는 건 KV 헤드 줄이기(MQA, GQA), 슬라이딩 윈도, 더 낮은 정밀도예요.
 
 수고했어요! 다음 11강에서는 학습된 실제 모델의 어텐션을 들여다봐요. 처음부터 다시 보고 싶다면 00강으로, KV 캐시를 다시 재 보고 싶다면 09강으로 가세요.
@@ -278,7 +278,7 @@ lesson.md(slide="slide", ko="""
 
 - Attention is x → Q, K, V → scores Q·Kᵀ → ÷√d_k → softmax → weights·V, with shapes (7, 8) → (7, 4) → (7, 7) → (7, 7) → (7, 7) → (7, 4).
 - Encoder self-attention, decoder masked self-attention and cross-attention are the same computation; only the source of Q and K, V and the mask differ.
-- The KV cache does not reduce memory: it spends memory, growing with the tokens kept, to avoid recomputation. Queries are not cached. The cache is for inference, generating one token at a time.
+- The KV cache does not reduce memory: it keeps memory between steps (proportional to layers · kv_heads · head_dim · tokens · batch) to avoid recomputation; for large language models that memory is large. Queries are not cached. The cache is for inference, generating one token at a time.
 - What shrinks the cache: fewer K/V heads (MQA, GQA), a sliding window, lower precision.
 
 Well done! Next, lesson 11 looks inside a real trained model's attention. To start over, go to lesson 00; to measure the KV cache again, lesson 09.
