@@ -208,7 +208,7 @@ print(check.max_difference < 1e-12)                               # mha(x[order]
 lesson.md(slide="subslide", ko="""
 "cat"의 출력을 직접 비교해 봐요. 원래 문장에서 "cat"은 위치 1, 거꾸로 된 문장에서는 위치 5예요. 두 벡터가 똑같아요. 인코더에게 "The cat sat on the mat."과 ". mat the on sat cat The"는 같은 단어 묶음일 뿐이에요.
 
-그래서 실제 트랜스포머는 **위치 정보**를 넣어 줘요. 원래 논문은 위치마다 정해진 사인·코사인 벡터를 임베딩에 더하고(사인파 위치 인코딩), 위치마다 학습한 벡터를 더하는 모델도 있어요. 요즘 많은 모델이 쓰는 **회전 위치 임베딩**(RoPE)은 다르게 해요. 임베딩에는 아무것도 더하지 않고, **모든 레이어에서** 쿼리와 키를 위치에 비례한 각도만큼 회전시켜요. 그러면 점수 q·k가 두 토큰의 절대 위치가 아니라 **상대 위치**(거리)에만 달라져요. 세 방법은 12강(위치 정보)에서 직접 계산하고, RoPE의 점수가 상대 위치에만 달라진다는 것도 확인해요.
+그래서 실제 트랜스포머는 **위치 정보**를 넣어 줘요. 원래 논문은 위치마다 정해진 사인·코사인 벡터를 임베딩에 더하고(사인파 위치 인코딩), 위치마다 학습한 벡터를 더하는 모델도 있어요. 요즘 많은 모델이 쓰는 **회전 위치 임베딩**(RoPE)은 다르게 해요. 임베딩에는 아무것도 더하지 않고, **모든 레이어에서** 쿼리와 키를 위치에 비례한 각도만큼 회전시켜요. 그러면 점수 q·k가 두 토큰의 절대 위치가 아니라 **상대 위치**(거리)에만 달려 있어요. 세 방법은 12강(위치 정보)에서 직접 계산하고, RoPE의 점수가 상대 위치에만 달려 있다는 것도 확인해요.
 """, en="""
 Compare the output of "cat" directly: position 1 in the sentence, position 5 backwards. The two vectors are identical. To the encoder, "The cat sat on the mat." and ". mat the on sat cat The" are the same bag of words.
 
