@@ -127,7 +127,7 @@ $$\\operatorname{Attention}(Q, K, V) = \\underbrace{\\operatorname{softmax}\\!\\
 """, en="""
 ## All at once: softmax(Q·Kᵀ/√d_k)·V
 
-Doing every query's weighted sum at once is the product of the weight matrix and V. Written in one line, every step since lesson 01 is **scaled dot-product attention**:
+Doing every query's weighted sum at once is the matrix product of the (7, 7) attention weights and V. Written in one line, every step since lesson 01 is **scaled dot-product attention**:
 
 $$\\operatorname{Attention}(Q, K, V) = \\underbrace{\\operatorname{softmax}\\!\\left(\\frac{Q K^\\top}{\\sqrt{d_k}}\\right)}_{(7,\\,7)} \\underbrace{V}_{(7,\\,4)} \\;\\to\\; (7,\\,4)$$
 
@@ -186,7 +186,7 @@ lesson.md(slide="slide", ko="""
 """, en="""
 ## Try it: "cat"'s contextual vector
 
-Compute "cat"'s contextual vector from `weights` (the weight matrix) and `ex.v`. Its shape should be `(4,)`. "cat"'s position is in the variable `cat` (= 1).
+Compute "cat"'s contextual vector from `weights` (the attention weights) and `ex.v`. Its shape should be `(4,)`. "cat"'s position is in the variable `cat` (= 1).
 """)
 
 lesson.code(exercise=True, ko="""
