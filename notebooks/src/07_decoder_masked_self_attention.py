@@ -8,8 +8,8 @@ lesson.md(slide="slide", ko="""
 **이번 시간의 목표**
 - 디코더가 왜 미래 토큰을 보면 안 되는지 설명하고, 인과 마스크(`causal_mask`)를 만들 수 있어요.
 - 마스크를 씌우기 전과 후의 점수, 소프트맥스 뒤의 가중치를 비교해요.
-- 미래 토큰을 바꿔도 앞 위치의 출력이 하나도 안 바뀐다는 걸 실험으로 증명해요.
-- 학습 때는 모든 위치를 한 번에, 생성 때는 한 토큰씩 계산하는 이유를 알고, 09강의 KV 캐시로 이어지는 길을 봐요.
+- 미래 토큰을 바꿔도 앞 위치의 출력이 하나도 안 바뀐다는 걸 실험으로 확인해요.
+- 학습과 프롬프트(프리필)는 모든 위치를 마스크를 씌워 한 번에, 그 뒤의 생성(디코드)은 한 토큰씩 계산하는 이유를 알고, 09강의 KV 캐시로 이어지는 길을 봐요.
 
 **수업 시간**: 약 25분
 """, en="""
@@ -18,8 +18,8 @@ lesson.md(slide="slide", ko="""
 **Goals for this lesson**
 - Explain why the decoder must not see future tokens, and build the causal mask (`causal_mask`).
 - Compare the scores before and after masking, and the weights after softmax.
-- Prove by experiment that changing a future token changes no earlier output.
-- Know why training computes all positions at once while generation goes one token at a time, the road to lesson 09's KV cache.
+- Check by experiment that changing a future token changes no earlier output.
+- Know why training and the prompt (prefill) compute all positions in one masked pass while generation (decode) then goes one token at a time, the road to lesson 09's KV cache.
 
 **Class time**: about 25 minutes
 """)
@@ -198,7 +198,7 @@ print(unmasked.row_change)                # without the mask every row changes
 """)
 
 lesson.md(slide="slide", ko="""
-## 학습은 한 번에, 생성은 한 토큰씩
+## 학습과 프리필은 한 번에, 디코드는 한 토큰씩
 
 **학습할 때**는 정답 문장 전체를 이미 알고 있어요. 마스크 덕분에 위치 i는 0..i만 보니까, 7개 위치를 **행렬 곱 한 번**으로 동시에 계산해도 미래를 훔쳐보는 위치가 없어요. 문장의 모든 위치에서 "다음 토큰 맞히기"를 한꺼번에 연습하는 셈이에요.
 
@@ -206,7 +206,7 @@ lesson.md(slide="slide", ko="""
 
 두 방식이 같은 답을 내는지 확인해 봐요. `attend_one_at_a_time`은 생성처럼 스텝마다 `q[i]`로 `k[:i+1]`, `v[:i+1]`만 보고 계산해요.
 """, en="""
-## Training all at once, generation one token at a time
+## Training and prefill all at once, decode one token at a time
 
 **In training** the whole target sentence is known. Thanks to the mask, position i sees only 0..i, so all 7 positions can be computed in **one matrix product** with none of them peeking at the future: the model practises "guess the next token" at every position at once.
 
