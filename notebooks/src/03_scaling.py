@@ -7,7 +7,7 @@ lesson.md(slide="slide", ko="""
 
 **이번 시간의 목표**
 - d_k가 커지면 내적 q·k의 분산이 d_k만큼 커진다는 걸 **직접 재 봐요**.
-- 스케일링 없이 점수가 커지면 소프트맥스가 한 토큰에 쏠리고(포화), 기울기가 사라진다는 걸 확인해요.
+- 스케일링 없이 점수가 커지면 소프트맥스가 한 토큰에 쏠리고(포화), 기울기가 대부분 사라지고 몇몇은 아주 커진다는 걸 확인해요.
 - √d_k로 나누면 분산이 1로 돌아온다는 걸 보고, 스케일링의 진짜 이유를 설명할 수 있어요.
 
 **수업 시간**: 약 30분
@@ -16,7 +16,7 @@ lesson.md(slide="slide", ko="""
 
 **Goals for this lesson**
 - **Measure** that the variance of the dot product q·k grows with d_k, as d_k itself.
-- See that, without scaling, large scores make softmax pile onto one token (saturate) and its gradient vanish.
+- See that, without scaling, large scores make softmax pile onto one token (saturate): most gradients vanish and a few blow up.
 - See that dividing by √d_k brings the variance back to 1, and explain the real reason for scaling.
 
 **Class time**: about 30 minutes
