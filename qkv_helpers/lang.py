@@ -41,7 +41,39 @@ encoder / decoder         인코더 / 디코더
 KV cache                  KV 캐시
 autoregressive decoding   자기회귀 디코딩
 inference                 추론
+parameters                매개변수
+weight matrix             가중치 행렬
+dimension                 차원
+layer                     레이어
+step                      스텝
+KV head                   KV 헤드
+FLOPs                     FLOPs(부동소수점 연산 수)
+positional encoding       위치 인코딩
+RoPE                      회전 위치 임베딩(RoPE)
+prefill / decode          프리필 / 디코드
+lesson                    강 (03강)
+course                    코스
 ========================  ==============================
+
+가중치 alone means the attention weights. The learned matrices W_Q, W_K, W_V, W_O are
+매개변수 or 가중치 행렬 (W_Q …), never bare 가중치. FLOPs is written
+"FLOPs(부동소수점 연산 수)" where it first appears in a lesson.
+
+One word per idea: Korean prose (every lesson, the Korean teacher guide and the Korean
+table below) uses the first column's word, never the forms in the second (a form counts
+where it starts a word: "03강의" is 03강 with a particle, "이 강의" is a different word).
+tests/test_lang.py checks it.
+
+========================  ==================================================
+use                       never
+========================  ==================================================
+강                        레슨, 강의
+레이어                    층
+스텝                      단계마다, 새 단계, 이번 단계, 한 단계에서는, 단계별
+KV 헤드                   K/V 헤드
+차원 d_k                  길이 d_k, 폭 d_k, 너비 d_k
+매개변수                  학습된 가중치, 학습으로 정해지는 가중치, 가중치를 고쳐, 가중치를 학습, 모델 가중치, fp16 가중치, 가중치는 학습
+========================  ==================================================
 """
 
 from __future__ import annotations
@@ -135,7 +167,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "w_temp_slider": "temperature T",
         "w_temp_title": "weights of \"{token}\" at T = {t}",
         "w_temp_caption": "T = {t}: the largest weight is {high} (on <b>{top}</b>), the smallest {low}. Uniform would be {uniform} each.",
-        "w_sum_step": "keys added",
+        "w_sum_step": "values added",
         "w_sum_weights_title": "weights of \"{token}\"",
         "w_sum_vector_title": "the weighted sum, component by component",
         "w_sum_partial": "sum so far",
@@ -198,7 +230,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "p_kv_measured": "measured (KVCache.nbytes)",
         "p_kv_formula": "formula: 2·layers·kv_heads·head_dim·tokens·batch·bytes",
         "p_kv_uncached_kept": "without a cache: nothing kept",
-        "p_kv_growth_title": "The KV cache grows linearly with the tokens it keeps",
+        "p_kv_growth_title": "KV cache size against the tokens kept",
         "p_kv_step_axis": "tokens so far, t",
         "p_kv_flops": "FLOPs",
         "p_kv_cached": "with the KV cache",
@@ -311,6 +343,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "w_rope_q": "q of \"cat\" at m",
         "w_rope_k": "k of \"sat\" at n",
         "w_rope_curve_title": "score for each distance m − n",
+        # --- issue 12: lesson 03's gradient spread ---
+        "l03_spread_raw": "without scaling",
+        "l03_spread_scaled": "scaled",
+        "l03_spread_row": "{name:>16}: median {median:.2g}, mean {mean:.2f}, largest {top:.2f}, share below 0.01: {vanishing:.0%}",
     },
     "ko": {
         # --- glossary ---
@@ -354,7 +390,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "p_scal_count": "개수",
         "p_scal_hist_title": "d_k = {d_k}인 무작위 q, k의 점수 분포",
         "p_scal_variance": "분산",
-        "p_scal_var_title": "점수의 분산을 재 보면",
+        "p_scal_var_title": "측정한 점수의 분산",
         "p_smax_legend": "T = {t}",
         "p_smax_xlabel": "두 점수의 차이 s1 - s2",
         "p_smax_ylabel": "토큰 1의 가중치",
@@ -386,8 +422,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "w_dot_same": "같은 방향이에요: 이 길이에서 낼 수 있는 가장 큰 점수예요.",
         "w_dot_right": "직각이에요: 점수가 0이에요.",
         "w_dot_opposite": "정반대 방향이에요: 가장 작은(음수) 점수예요.",
-        "w_dot_positive": "90°보다 가까워요: 점수가 양수예요.",
-        "w_dot_negative": "90°보다 멀어요: 점수가 음수예요.",
+        "w_dot_positive": "사이각이 90°보다 작아요: 점수가 양수예요.",
+        "w_dot_negative": "사이각이 90°보다 커요: 점수가 음수예요.",
         "w_dk_slider": "d_k",
         "w_dk_weights_title": "쿼리 하나가 무작위 키 8개에 주는 가중치",
         "w_dk_unscaled": "스케일링 없이",
@@ -396,9 +432,9 @@ STRINGS: dict[str, dict[str, str]] = {
         "w_temp_slider": "온도 T",
         "w_temp_title": "T = {t}일 때 \"{token}\"의 가중치",
         "w_temp_caption": "T = {t}: 가장 큰 가중치 {high}(<b>{top}</b>), 가장 작은 가중치 {low}. 모두 같다면 하나에 {uniform}씩이에요.",
-        "w_sum_step": "더한 키 개수",
+        "w_sum_step": "더한 밸류 개수",
         "w_sum_weights_title": "\"{token}\"의 가중치",
-        "w_sum_vector_title": "가중합을 성분별로 보면",
+        "w_sum_vector_title": "성분별로 본 가중합",
         "w_sum_partial": "지금까지의 합",
         "w_sum_final": "최종 출력",
         "w_sum_component": "벡터의 성분",
@@ -459,7 +495,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "p_kv_measured": "측정값 (KVCache.nbytes)",
         "p_kv_formula": "공식: 2·레이어·KV 헤드·head_dim·토큰·배치·바이트",
         "p_kv_uncached_kept": "캐시 없음: 저장하는 것 없음",
-        "p_kv_growth_title": "KV 캐시는 저장한 토큰 수에 비례해 커져요",
+        "p_kv_growth_title": "저장한 토큰 수에 따른 KV 캐시 크기",
         "p_kv_step_axis": "지금까지의 토큰 수 t",
         "p_kv_flops": "FLOPs",
         "p_kv_cached": "KV 캐시 사용",
@@ -553,10 +589,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "quiz_q09_why": "학습은 정답 문장 전체를 알고 있어서 마스크를 씌운 행렬곱 한 번으로 모든 위치를 계산해요. 다시 쓸 게 없죠. 토큰을 하나씩 생성할 때는 매 스텝 지난 키와 밸류를 다시 읽어요. 캐시는 바로 그걸 보관해요.",
         "quiz_q10": "다음 중 KV 캐시를 작게 만드는 방법은?",
         "quiz_q10_c0": "쿼리도 함께 캐시하기",
-        "quiz_q10_c1": "쿼리 헤드들이 함께 쓰는 K/V 헤드 수 줄이기 (MQA, GQA)",
+        "quiz_q10_c1": "쿼리 헤드들이 함께 쓰는 KV 헤드 수 줄이기 (MQA, GQA)",
         "quiz_q10_c2": "컨텍스트 늘리기",
         "quiz_q10_c3": "쿼리 헤드 늘리기",
-        "quiz_q10_why": "캐시는 KV 헤드 수에 비례해요. 멀티쿼리 어텐션(MQA)은 K/V 헤드를 하나만, 그룹 쿼리 어텐션(GQA)은 몇 개만 둬요. 슬라이딩 윈도(저장하는 토큰 줄이기)나 더 낮은 정밀도의 값도 캐시를 줄여요.",
+        "quiz_q10_why": "캐시는 KV 헤드 수에 비례해요. 멀티쿼리 어텐션(MQA)은 KV 헤드를 하나만, 그룹 쿼리 어텐션(GQA)은 몇 개만 둬요. 슬라이딩 윈도(저장하는 토큰 줄이기)나 더 낮은 정밀도의 값도 캐시를 줄여요.",
         # --- lesson 12: positions ---
         "p_pos_dimension": "차원",
         "p_pos_position": "위치",
@@ -572,6 +608,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "w_rope_q": "\"cat\"의 q (위치 m)",
         "w_rope_k": "\"sat\"의 k (위치 n)",
         "w_rope_curve_title": "거리 m − n마다의 점수",
+        # --- issue 12: lesson 03's gradient spread ---
+        "l03_spread_raw": "스케일링 없이",
+        "l03_spread_scaled": "스케일링 후",
+        "l03_spread_row": "{name:>8}: 중앙값 {median:.2g}, 평균 {mean:.2f}, 최댓값 {top:.2f}, 0.01보다 작은 비율 {vanishing:.0%}",
     },
 }
 

@@ -8,13 +8,15 @@ exponent ``exp(0) = 1``: nothing overflows, and the sum is at least 1. numpy onl
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import numpy as np
 
 from ._checks import as_float_array
 
-__all__ = ["MaxSubtraction", "exp_limit", "max_subtraction_steps", "naive_softmax"]
+__all__ = ["MaxSubtraction", "exp_limit", "exp_underflow_limit", "fill_and_softmax",
+           "max_subtraction_steps", "naive_softmax"]
 
 
 def exp_limit(dtype=np.float64) -> float:
@@ -24,8 +26,27 @@ def exp_limit(dtype=np.float64) -> float:
     --------
     >>> round(exp_limit(np.float64), 2), round(exp_limit(np.float32), 2)
     (709.78, 88.72)
+    >>> round(exp_limit(np.float16), 2)          # half precision: just 11.09
+    11.09
     """
-    return float(np.log(np.finfo(dtype).max))
+    return math.log(float(np.finfo(dtype).max))  # in float64, also for float16
+
+
+def exp_underflow_limit(dtype=np.float64) -> float:
+    """The x below which ``exp(x)`` rounds to exactly 0 in ``dtype``.
+
+    That is ``ln(s / 2)`` for the smallest positive (subnormal) number ``s``: anything
+    smaller rounds to 0. In softmax, after the maximum is subtracted, a score this far
+    below its row's maximum gets a weight of exactly 0, as if it were masked with −∞.
+
+    Examples
+    --------
+    >>> round(exp_underflow_limit(np.float32), 2), round(exp_underflow_limit(np.float64), 2)
+    (-103.97, -745.13)
+    >>> float(np.exp(np.float32(-104.0))), float(np.exp(np.float32(-103.9))) > 0
+    (0.0, True)
+    """
+    return math.log(float(np.finfo(dtype).smallest_subnormal)) - math.log(2.0)
 
 
 def naive_softmax(x) -> np.ndarray:
@@ -40,10 +61,17 @@ def naive_softmax(x) -> np.ndarray:
     array([0.09 , 0.245, 0.665])
     >>> naive_softmax([1000.0, 1001.0])
     array([nan, nan])
+
+    It computes in the dtype it is given; in float16 ``exp`` overflows above 11.09:
+
+    >>> naive_softmax(np.array([2.0, 7.0, 12.0], dtype=np.float16))
+    array([ 0.,  0., nan], dtype=float16)
     """
-    x = np.asarray(x, dtype=float)
+    x = np.asarray(x)
+    if x.dtype.kind != "f":
+        x = x.astype(np.float64)
     with np.errstate(over="ignore", invalid="ignore"):
-        e = np.exp(x)  # same shape as x; inf where x > 709.78
+        e = np.exp(x)  # same shape and dtype as x; inf where x > exp_limit(x.dtype)
         return e / e.sum(axis=-1, keepdims=True)
 
 
@@ -73,3 +101,44 @@ def max_subtraction_steps(x) -> MaxSubtraction:
     shifted = x - x.max(axis=-1, keepdims=True)  # same shape as x, entries <= 0
     exps = np.exp(shifted)  # same shape, entries in (0, 1]
     return MaxSubtraction(shifted, exps, exps / exps.sum(axis=-1, keepdims=True))
+
+
+def fill_and_softmax(scores, mask, fill=-np.inf) -> np.ndarray:
+    """Masking the way libraries write it: ``fill`` where ``mask`` is False, then softmax.
+
+    The softmax is the stable one (maximum subtracted), in the dtype of ``scores``. There
+    is deliberately no guard for a row whose mask allows no key: with ``fill = −∞`` such
+    a row is ``exp(−∞ − (−∞)) = exp(NaN)``, all NaN; with a large finite negative fill it
+    is uniform weights over keys that should not be seen. (``qk.scaled_dot_product_attention``
+    refuses such a row with an error instead.)
+
+    Parameters
+    ----------
+    scores : array, shape (..., n_k)
+    mask : bool array broadcastable to ``scores``; True = may attend.
+    fill : the score put where ``mask`` is False.
+
+    Examples
+    --------
+    >>> s = np.array([[1.0, 2.0], [1.0, 2.0]])
+    >>> m = np.array([[True, False], [False, False]])       # row 1: nothing visible
+    >>> fill_and_softmax(s, m)
+    array([[ 1.,  0.],
+           [nan, nan]])
+    >>> fill_and_softmax(s, m, fill=-1e9)                     # no NaN, but meaningless
+    array([[1. , 0. ],
+           [0.5, 0.5]])
+    """
+    scores = as_float_array(scores, "scores")
+    mask = np.asarray(mask)
+    if mask.dtype != bool:
+        raise TypeError(f"mask must be a boolean array (True = may attend), got dtype {mask.dtype}")
+    try:
+        filled = np.where(mask, scores, scores.dtype.type(fill))  # (..., n_k)
+    except ValueError:
+        raise ValueError(f"mask of shape {mask.shape} does not broadcast to scores of shape "
+                         f"{scores.shape}") from None
+    with np.errstate(invalid="ignore"):
+        shifted = filled - filled.max(axis=-1, keepdims=True)  # NaN on an all −∞ row
+        e = np.exp(shifted)  # (..., n_k)
+        return e / e.sum(axis=-1, keepdims=True)

@@ -1,6 +1,7 @@
 """Why attention divides by √d_k (lesson 03), measured rather than asserted.
 
-If the entries of q and k are independent with mean 0 and variance 1, then
+*If* the entries of q and k are independent with mean 0 and variance 1 (the paper's
+assumption, roughly true of random projections at initialisation), then
 ``q·k = Σ q_i k_i`` is a sum of d_k terms of variance 1: its variance is d_k, so its
 typical size grows like √d_k. Unscaled, large d_k makes the scores far apart, softmax
 puts almost all weight on one key (it *saturates*), and its gradient, the Jacobian
@@ -20,8 +21,10 @@ from .attention import softmax
 
 __all__ = [
     "DkStats",
+    "GradientSpread",
     "dk_stats",
     "dot_product_variance",
+    "query_gradient_spread",
     "random_queries_keys",
     "softmax_gradient_norm",
     "softmax_jacobian",
@@ -155,3 +158,64 @@ def dk_stats(d_k: int, n_keys: int = 8, n_queries: int = 200, seed: int = 0) -> 
     return DkStats(d_k, raw[0], scaled[0], w_raw[0], w_scaled[0],
                    float(w_raw.max(axis=1).mean()), float(w_scaled.max(axis=1).mean()),
                    mean_grad(w_raw), mean_grad(w_scaled))
+
+
+class GradientSpread(NamedTuple):
+    """Per-query gradient sizes without and with scaling (see :func:`query_gradient_spread`).
+
+    Attributes
+    ----------
+    raw, scaled : ndarray, shape (n_queries,)
+        ``‖∂p/∂q‖`` for each query: the Frobenius norm of the gradient of its softmax
+        weights p with respect to the query vector q, for scores ``q·k`` and ``q·k/√d_k``.
+    """
+
+    d_k: int
+    raw: np.ndarray
+    scaled: np.ndarray
+
+
+def query_gradient_spread(d_k: int, n_keys: int = 8, n_queries: int = 2000,
+                          seed: int = 0) -> GradientSpread:
+    """How large the gradient that reaches each query is, unscaled and scaled.
+
+    For scores ``s = c · K q`` (``c = 1`` unscaled, ``c = 1/√d_k`` scaled) the weights are
+    ``p = softmax(s)`` and, by the chain rule,
+
+        ∂p/∂q = J · K · c,     J = diag(p) − p pᵀ  (softmax's Jacobian)
+
+    J alone only shrinks (saturation), but K's rows have length about √d_k, so without
+    scaling the result is not uniformly small: for most queries softmax has saturated and
+    it is almost 0, for the few whose two best scores are close it is large. With scaling
+    every query gets a gradient of about the same size.
+
+    Returns
+    -------
+    GradientSpread
+        ``raw`` and ``scaled``: one norm per query, each of shape (n_queries,).
+
+    Examples
+    --------
+    >>> g = query_gradient_spread(1024, n_queries=500)
+    >>> g.raw.shape, g.scaled.shape
+    ((500,), (500,))
+    >>> bool(np.median(g.raw) < 0.01 < 0.1 < np.median(g.scaled))   # most raw ones vanish
+    True
+    >>> bool(g.raw.max() > 10 * g.scaled.max())                      # a few blow up
+    True
+    """
+    d_k = positive_int(d_k, "d_k")
+    n_keys = positive_int(n_keys, "n_keys")
+    n_queries = positive_int(n_queries, "n_queries")
+    rng = np.random.default_rng(seed)
+    q = rng.standard_normal((n_queries, d_k))  # (n_queries, d_k)
+    k = rng.standard_normal((n_keys, d_k))  # (n_keys, d_k)
+
+    def norms(c: float) -> np.ndarray:
+        p = softmax(c * (q @ k.T))  # (n_queries, n_keys)
+        # J for every query at once: diag(p) − p pᵀ                    # (n_queries, n_keys, n_keys)
+        jac = p[:, :, None] * np.eye(n_keys) - p[:, :, None] * p[:, None, :]
+        grad = c * (jac @ k)  # (n_queries, n_keys, d_k): ∂p/∂q for each query
+        return np.linalg.norm(grad, axis=(1, 2))  # (n_queries,)
+
+    return GradientSpread(d_k, norms(1.0), norms(1.0 / math.sqrt(d_k)))

@@ -43,7 +43,7 @@ ex = qk.running_example()                 # the example sentence "The cat sat on
 lesson.md(slide="slide", ko="""
 ## 예제 문장
 
-이 강의 내내 같은 문장 하나를 들고 다닐 거예요. 마침표까지 토큰 7개예요.
+이 코스 내내 같은 문장 하나를 들고 다닐 거예요. 마침표까지 토큰 7개예요.
 """, en="""
 ## The running example
 
@@ -60,9 +60,9 @@ lesson.md(slide="slide", ko="""
 
 도서관에서 책을 찾는 장면을 떠올려 보세요.
 
-- **쿼리(Q)** 는 내가 들고 간 질문이에요. "나는 어떤 정보가 필요하지?" 예를 들어 "cat"이 문장에서 자기와 관련된 단어를 찾고 싶다면, "cat"의 쿼리가 그 질문이에요.
-- **키(K)** 는 책마다 붙은 색인 카드예요. 모든 토큰이 자기 키를 가지고 있고, 쿼리는 이 키들과 하나하나 비교돼요. "sat", "on", "mat"의 키를 보고 누가 "cat"과 잘 맞는지 가리는 거죠.
-- **밸류(V)** 는 책의 실제 내용이에요. 어느 토큰에 주목할지 정해지면, 그 토큰의 밸류가 실제로 전달돼요.
+- **쿼리**(Q)는 내가 들고 간 질문이에요. "나는 어떤 정보가 필요하지?" 예를 들어 "cat"이 문장에서 자기와 관련된 단어를 찾고 싶다면, "cat"의 쿼리가 그 질문이에요.
+- **키**(K)는 책마다 붙은 색인 카드예요. 모든 토큰이 자기 키를 가지고 있고, 쿼리는 이 키들과 하나하나 비교돼요. "sat", "on", "mat"의 키를 보고 누가 "cat"과 잘 맞는지 가리는 거죠.
+- **밸류**(V)는 책의 실제 내용이에요. 어느 토큰에 주목할지 정해지면, 그 토큰의 밸류가 실제로 전달돼요.
 
 중요한 점은 **비교할 때 쓰는 것(K)과 전달되는 것(V)이 따로** 있다는 거예요. 그래서 한 토큰에서 세 벡터를 따로 만들어요. 어떻게 만드는지가 이번 시간의 핵심이에요.
 """, en="""
@@ -102,7 +102,7 @@ ex.x[ex.index("cat")]             # the embedding of "cat": 8 numbers
 lesson.md(slide="slide", ko="""
 ## Q = X·W_Q, K = X·W_K, V = X·W_V
 
-참고한 글은 Q, K, V 벡터가 "다음과 같은 연산을 거쳐 구해진다"고 해 놓고 정작 식을 빼먹었어요. 여기서 모양까지 적어 볼게요. 세 행렬 W_Q, W_K, W_V가 바로 **선형 변환(프로젝션)** 이에요. 학습으로 정해지는 가중치이고, 모양은 `(d_model, d_k)` = `(8, 4)`예요.
+참고한 글은 Q, K, V 벡터가 "다음과 같은 연산을 거쳐 구해진다"고 해 놓고 정작 식을 빼먹었어요. 여기서 모양까지 적어 볼게요. 세 행렬 W_Q, W_K, W_V가 바로 **선형 변환**(프로젝션)이에요. 학습으로 정해지는 매개변수(가중치 행렬)이고, 모양은 `(d_model, d_k)` = `(8, 4)`예요.
 
 $$
 \\underbrace{Q}_{(7,\\,4)} = \\underbrace{X}_{(7,\\,8)} \\cdot \\underbrace{W_Q}_{(8,\\,4)}, \\qquad
@@ -114,7 +114,7 @@ $$
 """, en="""
 ## Q = X·W_Q, K = X·W_K, V = X·W_V
 
-The article this course grows from says the Q, K and V vectors "are computed as follows", and then leaves the formula out. Here it is, with shapes. The three matrices W_Q, W_K and W_V are the **projections**: weights set by training, each of shape `(d_model, d_k)` = `(8, 4)`.
+The article this course grows from says the Q, K and V vectors "are computed as follows", and then leaves the formula out. Here it is, with shapes. The three matrices W_Q, W_K and W_V are the **projections**: parameters (weight matrices) set by training, each of shape `(d_model, d_k)` = `(8, 4)`.
 
 $$
 \\underbrace{Q}_{(7,\\,4)} = \\underbrace{X}_{(7,\\,8)} \\cdot \\underbrace{W_Q}_{(8,\\,4)}, \\qquad
@@ -162,11 +162,15 @@ print("v:", ex.v[cat])
 lesson.md(slide="slide", ko="""
 ## 쿼리 하나가 문장을 바라보는 방법
 
-"cat"의 쿼리를 모든 토큰의 키와 비교하면 토큰마다 **유사도 점수**가 하나씩 나와요. 이 점수를 소프트맥스로 바꾸면 **어텐션 가중치**가 되고, 가중치는 모두 더해 1이에요. 비교 방법(내적)은 02강, √d_k로 나누는 이유는 03강, 소프트맥스는 04강에서 자세히 다뤄요. 지금은 결과만 볼게요. 참고한 글의 설명대로, "cat"은 "sat"에 가장 큰 가중치를 줘요.
+"cat"의 쿼리를 모든 토큰의 키와 비교하면 토큰마다 **유사도 점수**가 하나씩 나와요. 이 점수를 소프트맥스로 바꾸면 **어텐션 가중치**가 되고, 가중치는 모두 더해 1이에요. 비교 방법(내적)은 02강, √d_k로 나누는 이유는 03강, 소프트맥스는 04강에서 자세히 다뤄요. 지금은 결과만 볼게요. 참고한 글의 예처럼 "cat"은 "sat"에 가장 큰 가중치를 줘요.
+
+솔직히 말하면 이건 우연이 아니에요. 임베딩과 W_Q, W_K, W_V는 학습되지 않은 무작위 숫자라서, 시드에 따라 "cat"이 어느 토큰을 가장 크게 볼지가 달라져요. 그래서 "sat"이 1등이 되는 시드를 골랐어요(`tools/find_example_seeds.py`가 찾았어요. 08강의 번역 예제도 마찬가지예요). 학습된 모델의 헤드는 데이터에서 배운 관계를 따라요. 바로 앞 토큰을 보는 헤드, 동사가 주어를 보는 헤드처럼 헤드마다 하는 일이 달라요. 11강에서 실제로 학습된 모델(MiniLM)의 헤드가 무엇을 보는지 재 봐요.
 """, en="""
 ## How one query looks at the sentence
 
-Comparing "cat"'s query with every token's key gives one **similarity score** per token. Softmax turns the scores into **attention weights**, which add up to 1. The comparison (the dot product) is lesson 02, dividing by √d_k is lesson 03, softmax is lesson 04; for now, only the result. Just as the article describes, "cat" gives "sat" the largest weight.
+Comparing "cat"'s query with every token's key gives one **similarity score** per token. Softmax turns the scores into **attention weights**, which add up to 1. The comparison (the dot product) is lesson 02, dividing by √d_k is lesson 03, softmax is lesson 04; for now, only the result. Just as in the article's example, "cat" gives "sat" the largest weight.
+
+To be open about it: that is no accident. The embeddings and W_Q, W_K, W_V are untrained random numbers, and which token "cat" weighs most depends on the seed, so we chose a seed that makes it "sat" (`tools/find_example_seeds.py` found it; lesson 08's translation example was chosen the same way). A trained model's heads follow relations learned from data instead: one head looks at the previous token, another from a verb to its subject, each head doing its own job. Lesson 11 measures what the heads of a real trained model (MiniLM) look at.
 """)
 
 lesson.code("""

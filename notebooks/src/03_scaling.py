@@ -7,7 +7,7 @@ lesson.md(slide="slide", ko="""
 
 **이번 시간의 목표**
 - d_k가 커지면 내적 q·k의 분산이 d_k만큼 커진다는 걸 **직접 재 봐요**.
-- 스케일링 없이 점수가 커지면 소프트맥스가 한 토큰에 쏠리고(포화), 기울기가 사라진다는 걸 확인해요.
+- 스케일링 없이 점수가 커지면 소프트맥스가 한 토큰에 쏠리고(포화), 기울기가 대부분 사라지고 몇몇은 아주 커진다는 걸 확인해요.
 - √d_k로 나누면 분산이 1로 돌아온다는 걸 보고, 스케일링의 진짜 이유를 설명할 수 있어요.
 
 **수업 시간**: 약 30분
@@ -16,7 +16,7 @@ lesson.md(slide="slide", ko="""
 
 **Goals for this lesson**
 - **Measure** that the variance of the dot product q·k grows with d_k, as d_k itself.
-- See that, without scaling, large scores make softmax pile onto one token (saturate) and its gradient vanish.
+- See that, without scaling, large scores make softmax pile onto one token (saturate): most gradients vanish and a few blow up.
 - See that dividing by √d_k brings the variance back to 1, and explain the real reason for scaling.
 
 **Class time**: about 30 minutes
@@ -45,13 +45,13 @@ lesson.md(slide="slide", ko="""
 
 참고한 글은 "내적 값이 너무 커지지 않도록 √d_k로 나눈다"고만 말하고 넘어가요. 왜 커지는지, 커지면 뭐가 문제인지는 보여 주지 않죠. 여기서는 하나씩 재 볼게요.
 
-먼저 이유부터요. 학습 초기의 쿼리와 키는 대략 평균 0, 분산 1인 숫자들이에요. q·k = q₁k₁ + … + q_{d_k}k_{d_k}는 분산 1짜리 항을 **d_k개 더한 것**이라서, 분산도 d_k가 돼요. 시드를 고정한 무작위 벡터 2만 쌍으로 재 보면, 왼쪽 열(스케일링 전 분산)이 d_k를 그대로 따라가요. √d_k로 나눈 오른쪽 열은 늘 1 근처예요.
+먼저 이유부터요. 원 논문은 이렇게 **가정**해요. 쿼리와 키의 성분이 서로 독립이고 평균 0, 분산 1이라면(무작위로 초기화한 선형 변환에서는 대략 그래요), 내적 $q \\cdot k = q_1 k_1 + q_2 k_2 + \\dots + q_{d_k} k_{d_k}$는 분산 1짜리 항을 **d_k개 더한 것**이라서 분산도 d_k가 돼요. 학습된 모델의 q, k가 꼭 이렇다는 뜻은 아니에요. 스케일링이 왜 필요한지 보여 주는 출발점이에요. 시드를 고정한 무작위 벡터 2만 쌍으로 재 보면, 왼쪽 열(스케일링 전 분산)이 d_k를 그대로 따라가요. √d_k로 나눈 오른쪽 열은 늘 1 근처예요.
 """, en="""
 ## Measuring instead of asserting
 
 The article only says that we divide by √d_k "so that the dot products do not grow too large". It does not show why they grow, or what goes wrong when they do. We measure each step.
 
-The reason first. Early in training, queries and keys hold numbers with mean about 0 and variance about 1. q·k = q₁k₁ + … + q_{d_k}k_{d_k} is a **sum of d_k terms** of variance 1, so its variance is d_k. Measured on 20,000 seeded random pairs, the left column (variance before scaling) follows d_k; the right one (after dividing by √d_k) stays near 1.
+The reason first, as the original paper argues it: **if** the components of a query and a key are independent, with mean 0 and variance 1 (roughly true of randomly initialised projections), then $q \\cdot k = q_1 k_1 + q_2 k_2 + \\dots + q_{d_k} k_{d_k}$ is a **sum of d_k terms** of variance 1, so its variance is d_k. That is an assumption, not a fact about trained models; it is the starting point for seeing why scaling helps. Measured on 20,000 seeded random pairs, the left column (variance before scaling) follows d_k; the right one (after dividing by √d_k) stays near 1.
 """)
 
 lesson.code("""
@@ -77,6 +77,32 @@ ax = qk.plots.plot_score_histogram(256)
 """)
 
 lesson.md(slide="slide", ko="""
+## 잠깐, 소프트맥스 미리 보기
+
+다음 강(04강)에서 자세히 다룰 **소프트맥스**를 여기서 짧게 먼저 봐요. 소프트맥스는 점수 한 행을 가중치로 바꿔요. 점수마다 exp를 취하고, 그 합으로 나눠요.
+
+$$\\operatorname{softmax}(s)_i = \\frac{e^{s_i}}{\\sum_j e^{s_j}}$$
+
+그래서 가중치는 모두 양수이고 합이 1이며, 점수가 클수록 가중치도 커요. 중요한 건 점수의 **차이**예요. [1, 2, 3]과 그 10배인 [10, 20, 30]은 순서가 같지만, 차이가 커진 쪽은 거의 모든 가중치가 가장 큰 점수 하나에 몰려요.
+""", en="""
+## A first look at softmax
+
+Lesson 04 studies **softmax** in detail; here is the short version we need now. Softmax turns one row of scores into weights: take exp of each score and divide by their sum.
+
+$$\\operatorname{softmax}(s)_i = \\frac{e^{s_i}}{\\sum_j e^{s_j}}$$
+
+So the weights are positive, sum to 1, and a larger score gets a larger weight. What matters is the **differences** between scores: [1, 2, 3] and ten times it, [10, 20, 30], have the same order, but with the larger differences almost all the weight goes to the largest score.
+""")
+
+lesson.code(ko="""
+print(qk.softmax([1.0, 2.0, 3.0]).round(3))      # 합이 1, 큰 점수가 큰 가중치
+print(qk.softmax([10.0, 20.0, 30.0]).round(3))   # 차이가 10배: 한 점수에 몰려요
+""", en="""
+print(qk.softmax([1.0, 2.0, 3.0]).round(3))      # sums to 1, larger score, larger weight
+print(qk.softmax([10.0, 20.0, 30.0]).round(3))   # ten times the differences: piles onto one
+""")
+
+lesson.md(slide="slide", ko="""
 ## 점수가 크면 소프트맥스가 포화돼요
 
 점수 차이가 크면 소프트맥스는 가장 큰 점수 하나에 거의 모든 가중치를 줘요. 이걸 **포화**라고 해요. 무작위 쿼리 200개가 무작위 키 8개를 볼 때, 가장 큰 가중치의 평균을 재 봐요. 스케일링이 없으면 d_k가 커질수록 1에 가까워지고(한 토큰만 봄), 스케일링하면 d_k와 상관없이 비슷한 수준을 유지해요.
@@ -95,7 +121,7 @@ for d_k in (4, 16, 64, 256, 1024):
 lesson.md(slide="slide", ko="""
 ## 포화되면 기울기가 사라져요
 
-학습은 기울기(미분)를 따라 가중치를 고쳐 가는 과정이에요. 소프트맥스 출력 p를 점수 s로 미분한 값(야코비안)은
+학습은 기울기(미분)를 따라 매개변수(가중치 행렬 W_Q, W_K, W_V 등)를 고쳐 가는 과정이에요. 소프트맥스 출력 p를 점수 s로 미분한 값(야코비안)은
 
 $$J = \\operatorname{diag}(p) - p\\,p^\\top, \\qquad J_{ij} = \\frac{\\partial p_i}{\\partial s_j}$$
 
@@ -103,7 +129,7 @@ $$J = \\operatorname{diag}(p) - p\\,p^\\top, \\qquad J_{ij} = \\frac{\\partial p
 """, en="""
 ## Saturated softmax has almost no gradient
 
-Training follows gradients (derivatives) to adjust the weights. The derivative of softmax's output p with respect to its scores s (its Jacobian) is
+Training follows gradients (derivatives) to adjust the parameters (the weight matrices W_Q, W_K, W_V and the rest). The derivative of softmax's output p with respect to its scores s (its Jacobian) is
 
 $$J = \\operatorname{diag}(p) - p\\,p^\\top, \\qquad J_{ij} = \\frac{\\partial p_i}{\\partial s_j}$$
 
@@ -130,6 +156,19 @@ lesson.code("""
 for d_k in (4, 16, 64, 256, 1024):
     s = qk.scaling.dk_stats(d_k)
     print(qk.t("l03_gradient_row", d_k=d_k, raw=s.grad_raw, scaled=s.grad_scaled))
+""")
+
+lesson.md(slide="subslide", ko="""
+그런데 학습 신호가 실제로 닿는 곳은 점수가 아니라 쿼리와 키(그리고 그걸 만드는 W_Q, W_K)예요. 연쇄 법칙으로 쿼리 q에 대한 기울기는 ∂p/∂q = J·K·c(c는 스케일링 전 1, 후 1/√d_k)이고, 키 벡터의 길이는 약 √d_k예요. 그래서 스케일링 없는 기울기는 **고르게 작아지는 게 아니에요**. d_k = 1024에서 쿼리 2000개마다 잰 크기 ‖∂p/∂q‖를 보면, 대부분은 소프트맥스가 포화돼 거의 0이지만, 1등과 2등 점수가 비슷한 몇몇 쿼리는 기울기가 아주 커요. 중앙값은 0에 가깝고 평균은 스케일링한 쪽보다 커요. 스케일링하면 모든 쿼리가 비슷한 크기의 기울기를 받아요.
+""", en="""
+But the learning signal has to reach the queries and keys (and the W_Q, W_K that make them), not the scores. By the chain rule the gradient with respect to a query is ∂p/∂q = J·K·c (c = 1 unscaled, 1/√d_k scaled), and a key vector's length is about √d_k. So the unscaled gradient is **not uniformly small**. Measure ‖∂p/∂q‖ for 2000 queries at d_k = 1024: for most of them softmax has saturated and it is almost 0, but for the few whose two best scores are close it is very large. The median is near 0 while the mean is larger than the scaled one. Scaled, every query gets a gradient of about the same size.
+""")
+
+lesson.code("""
+g = qk.scaling.query_gradient_spread(1024)
+for name, sizes in (("raw", g.raw), ("scaled", g.scaled)):
+    print(qk.t("l03_spread_row", name=qk.t(f"l03_spread_{name}"), median=np.median(sizes),
+               mean=np.mean(sizes), top=np.max(sizes), vanishing=np.mean(sizes < 0.01)))
 """)
 
 lesson.md(slide="slide", ko="""
@@ -167,7 +206,7 @@ lesson.md(slide="slide", ko="""
 - d_k = 1에서 시작해 한 칸씩 올려 보세요. 파란 분포가 점점 넓게 퍼지는데 주황 분포는 그대로예요.
 - 오른쪽에서 파란 막대(스케일링 없이)가 언제부터 하나만 남는지 보세요.
 
-**눈여겨볼 것**: d_k가 커질수록 스케일링 없는 "가장 큰 가중치"는 1로, "기울기 크기"는 0으로 가요. 스케일링한 값들은 거의 변하지 않아요. 이게 √d_k로 나누는 이유예요.
+**눈여겨볼 것**: d_k가 커질수록 스케일링 없는 "가장 큰 가중치"는 1로, 평균 "기울기 크기"(야코비안의 노름)는 0으로 가요. 스케일링한 값들은 거의 변하지 않아요. 이게 √d_k로 나누는 이유예요.
 """, en="""
 ## Widget: grow d_k
 
@@ -177,7 +216,7 @@ Move the slider from d_k = 1 to 512. The left plot is the distribution of 4000 r
 - Start at d_k = 1 and go up one step at a time. The blue distribution spreads wider and wider; the orange one stays put.
 - On the right, watch when the blue bars (no scaling) collapse to a single bar.
 
-**Notice**: as d_k grows, the unscaled "largest weight" goes to 1 and the "gradient size" to 0; the scaled ones hardly move. That is why we divide by √d_k.
+**Notice**: as d_k grows, the unscaled "largest weight" goes to 1 and the average "gradient size" (the Jacobian's norm) to 0; the scaled ones hardly move. That is why we divide by √d_k.
 """)
 
 lesson.code(slide="subslide", source="""
@@ -213,8 +252,8 @@ qk.checks.check_scaled_scores(my_scaled, ex)
 lesson.md(slide="slide", ko="""
 ## 정리
 
-- 평균 0, 분산 1인 q, k의 내적은 분산이 d_k예요. 재 보면 정말 그래요.
-- 스케일링 없이 점수가 커지면 소프트맥스가 한 토큰에 쏠리고(포화), 야코비안 diag(p) − p pᵀ가 0에 가까워져 기울기가 사라져요.
+- q, k의 성분이 독립이고 평균 0, 분산 1이라면 내적의 분산은 d_k예요. 무작위 벡터로 재 보면 정말 그래요.
+- 스케일링 없이 점수가 커지면 소프트맥스가 한 토큰에 쏠리고(포화), 야코비안 diag(p) − p pᵀ가 0에 가까워져요. 쿼리에 닿는 기울기는 대부분 사라지고, 몇몇은 아주 커져요. 어느 쪽이든 학습이 불안정해요.
 - √d_k로 나누면 분산이 1로 돌아와서, d_k가 얼마든 소프트맥스가 학습 가능한 범위에 머물러요.
 - 스케일링은 속도를 위한 게 아니에요. 순서는 그대로 두고 가중치의 뾰족함만 바꿔서 학습을 안정시켜요.
 
@@ -224,8 +263,8 @@ lesson.md(slide="slide", ko="""
 """, en="""
 ## Key takeaways
 
-- The dot product of q and k with mean 0 and variance 1 has variance d_k, and measurement agrees.
-- Unscaled, large scores make softmax pile onto one token (saturate); its Jacobian diag(p) − p pᵀ goes to 0 and the gradient vanishes.
+- If the components of q and k are independent with mean 0 and variance 1, their dot product has variance d_k, and measurement on random vectors agrees.
+- Unscaled, large scores make softmax pile onto one token (saturate) and its Jacobian diag(p) − p pᵀ goes to 0: the gradient reaching most queries vanishes while a few get very large ones. Either way, training is unstable.
 - Dividing by √d_k brings the variance back to 1, so softmax stays in a trainable range whatever d_k is.
 - Scaling is not for speed: it keeps the order of the scores and changes only how peaked the weights are, which keeps training stable.
 

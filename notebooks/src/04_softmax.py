@@ -153,6 +153,24 @@ with np.errstate(over="ignore"):                 # silence the overflow warning,
 """)
 
 lesson.md(slide="subslide", ko="""
+GPU에서 큰 모델을 돌릴 때 흔히 쓰는 반정밀도(float16)는 담을 수 있는 범위가 훨씬 좁아요. 가장 큰 수가 65504라서 `exp`는 x가 **11.09**만 넘어도 넘쳐요. 03강에서 본 d_k = 256의 스케일링 전 점수는 ±40까지 퍼졌고, 스케일링한 점수도 학습된 모델에서는 작게 머문다는 보장이 없어요. 그래서 최댓값 빼기는 이론상의 안전장치가 아니라 실제로 꼭 필요해요. 점수 [2, 7, 12]를 float16으로 넣어 보면, 식 그대로의 소프트맥스는 NaN을 내고 `qk.softmax`는 float16 그대로 제대로 계산해요.
+""", en="""
+Half precision (float16), common when running large models on GPUs, is far tighter: its largest number is 65504, so `exp` overflows once x passes just **11.09**. Lesson 03's unscaled scores at d_k = 256 spread to ±40, and nothing guarantees that a trained model's scaled scores stay small, so subtracting the maximum is not a theoretical safeguard: it matters in practice. Feed the scores [2, 7, 12] in float16: softmax written from the formula gives NaN, while `qk.softmax` computes them correctly, still in float16.
+""")
+
+lesson.code(ko="""
+print(round(qk.numerics.exp_limit(np.float16), 2))         # float16에서 exp가 넘치는 곳
+half = np.array([2.0, 7.0, 12.0], dtype=np.float16)
+print(qk.numerics.naive_softmax(half))                     # 식 그대로: exp(12) = inf → NaN
+print(qk.softmax(half), qk.softmax(half).dtype)            # 최댓값을 빼면: 문제없음
+""", en="""
+print(round(qk.numerics.exp_limit(np.float16), 2))         # where exp overflows in float16
+half = np.array([2.0, 7.0, 12.0], dtype=np.float16)
+print(qk.numerics.naive_softmax(half))                     # from the formula: exp(12) = inf → NaN
+print(qk.softmax(half), qk.softmax(half).dtype)            # maximum subtracted: fine
+""")
+
+lesson.md(slide="subslide", ko="""
 식 그대로 만든 소프트맥스에 점수 [1000, 1001, 1002]를 넣으면, 분자도 분모도 `inf`가 되고 inf / inf는 NaN이에요. 가중치가 통째로 망가져요.
 """, en="""
 Feed the scores [1000, 1001, 1002] to softmax written straight from the formula: numerator and denominator are both `inf`, and inf / inf is NaN. The weights are ruined.
@@ -194,7 +212,7 @@ print(qk.softmax([1000.0, 1001.0, 1002.0]), qk.softmax([1.0, 2.0, 3.0]))
 lesson.md(slide="slide", ko="""
 ## 직접 해보기: 안정적인 소프트맥스
 
-넘치지 않는 소프트맥스 함수 `my_softmax(x)`를 직접 써 보세요. `x`는 2차원 배열이고, **마지막 축(각 행)** 을 따라 합이 1이 되어야 해요. `x.max(axis=-1, keepdims=True)`, `np.exp`, `.sum(axis=-1, keepdims=True)`가 도움이 돼요. 검사 함수는 작은 점수와 [1000, 1001, 1002] 둘 다로 시험해요.
+넘치지 않는 소프트맥스 함수 `my_softmax(x)`를 직접 써 보세요. `x`는 2차원 배열이고, **마지막 축**(각 행)을 따라 합이 1이 되어야 해요. `x.max(axis=-1, keepdims=True)`, `np.exp`, `.sum(axis=-1, keepdims=True)`가 도움이 돼요. 검사 함수는 작은 점수와 [1000, 1001, 1002] 둘 다로 시험해요.
 """, en="""
 ## Try it: a stable softmax
 
@@ -229,7 +247,7 @@ lesson.md(slide="slide", ko="""
 - 소프트맥스는 점수에 `exp`를 씌우고 합으로 나눠요. 결과는 모두 양수, 합은 1, 순서는 그대로예요.
 - 소프트맥스는 점수의 차이만 봐요. 모든 점수에 같은 수를 더하거나 빼도 결과가 같아요.
 - 온도 T: 작으면 뾰족하게(한 토큰이 독차지), 크면 평평하게(모두 1/n 근처). √d_k 스케일링도 일종의 온도예요.
-- 식 그대로의 `exp`는 x > 709.78(float64)에서 넘쳐 NaN을 만들어요. exp 전에 최댓값을 빼면 절대 넘치지 않아요.
+- 식 그대로의 `exp`는 x > 709.78(float64), 88.72(float32), 고작 11.09(float16)에서 넘쳐 NaN을 만들어요. exp 전에 최댓값을 빼면 절대 넘치지 않아요.
 
 이제 가중치가 생겼어요. 다음 시간에는 이 가중치로 밸류를 섞어 문맥 벡터를 만들어요.
 
@@ -240,7 +258,7 @@ lesson.md(slide="slide", ko="""
 - Softmax applies `exp` to the scores and divides by the total: all positive, summing to 1, order kept.
 - Softmax only sees differences: adding or subtracting the same number from every score changes nothing.
 - Temperature T: small makes the weights peaked (one token takes all), large makes them flat (all near 1/n). √d_k scaling is a temperature too.
-- The textbook `exp` overflows for x > 709.78 (float64) and gives NaN; subtracting the maximum before `exp` never overflows.
+- The textbook `exp` overflows for x > 709.78 (float64), 88.72 (float32), just 11.09 (float16), and gives NaN; subtracting the maximum before `exp` never overflows.
 
 Now we have weights. Next lesson uses them to mix the values into contextual vectors.
 

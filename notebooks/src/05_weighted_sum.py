@@ -78,9 +78,9 @@ print(weights[cat] @ ex.v, np.allclose(weights[cat] @ ex.v, steps.output))
 """)
 
 lesson.md(slide="subslide", ko="""
-가중치가 큰 토큰일수록 결과에 많이 들어가요. 각 항의 크기(노름)를 재 보면 "sat"의 항이 가장 커요. 참고한 글의 말대로 "sat"의 밸류가 강조된 거예요. 가중치가 0.01인 "the"는 거의 기여하지 않아요.
+가중치가 큰 토큰일수록 결과에 많이 들어가요. 각 항의 크기(노름)를 재 보면 "sat"의 항이 가장 커요. 참고한 글의 말대로 "sat"의 밸류가 강조된 거예요(01강에서 말했듯, 그렇게 되도록 예제의 시드를 골랐어요. 학습된 모델에서는 어느 밸류가 강조될지를 학습이 정해요). 가중치가 0.01인 "the"는 거의 기여하지 않아요.
 """, en="""
-The larger a token's weight, the more of it ends up in the result. Measuring each term's size (norm): "sat"'s term is the largest. As the article puts it, "sat"'s value is emphasised; "the", with weight 0.01, contributes almost nothing.
+The larger a token's weight, the more of it ends up in the result. Measuring each term's size (norm): "sat"'s term is the largest. As the article puts it, "sat"'s value is emphasised (as lesson 01 said, the example's seed was chosen to make it so; in a trained model, training decides which values stand out); "the", with weight 0.01, contributes almost nothing.
 """)
 
 lesson.code("""
@@ -91,10 +91,10 @@ print(sizes.round(2), ex.tokens[int(sizes.argmax())])
 lesson.md(slide="slide", ko="""
 ## 위젯: 밸류를 하나씩 더해 보세요
 
-쿼리 단어를 고르고, "더한 키 개수" 슬라이더를 0부터 7까지 한 칸씩 옮겨 보세요. 왼쪽은 가중치(이미 더한 토큰은 진하게, 방금 더한 토큰은 주황색), 오른쪽은 지금까지 더한 벡터의 성분 4개예요. 검은 가로선은 최종 출력이에요.
+쿼리 단어를 고르고, "더한 밸류 개수" 슬라이더를 0부터 7까지 한 칸씩 옮겨 보세요. 왼쪽은 가중치(이미 더한 토큰은 진하게, 방금 더한 토큰은 주황색), 오른쪽은 지금까지 더한 벡터의 성분 4개예요. 검은 가로선은 최종 출력이에요.
 
 **해 볼 것**
-- "cat"으로 한 칸씩 올려 보세요. 3번째("sat")를 더할 때 막대가 가장 크게 움직여요.
+- "cat"으로 한 칸씩 올려 보세요. 위치 2의 "sat"을 더할 때 막대가 가장 크게 움직여요.
 - 7까지 가면 막대가 검은 선과 정확히 만나요. 그게 "cat"의 문맥 벡터예요.
 - 쿼리를 "on"으로 바꿔 보세요. 이번에는 어떤 토큰에서 가장 크게 움직이나요?
 
@@ -119,15 +119,15 @@ qk.widgets.weighted_sum_stepper()
 lesson.md(slide="slide", ko="""
 ## 행렬로 한 번에: softmax(Q·Kᵀ/√d_k)·V
 
-모든 쿼리의 가중합을 한꺼번에 하면 가중치 행렬과 V의 곱이에요. 01강부터의 모든 단계를 한 줄로 쓰면 이게 바로 **스케일드 닷 프로덕트 어텐션**이에요.
+모든 쿼리의 가중합을 한꺼번에 하면 (7, 7) 어텐션 가중치와 V의 행렬 곱이에요. 01강부터의 모든 단계를 한 줄로 쓰면 이게 바로 **스케일드 닷 프로덕트 어텐션**이에요.
 
 $$\\operatorname{Attention}(Q, K, V) = \\underbrace{\\operatorname{softmax}\\!\\left(\\frac{Q K^\\top}{\\sqrt{d_k}}\\right)}_{(7,\\,7)} \\underbrace{V}_{(7,\\,4)} \\;\\to\\; (7,\\,4)$$
 
-출력의 i번째 행은 i번째 토큰의 가중합이에요. 위에서 한 단계씩 만든 "cat"의 결과가 1번 행과 같고, 패키지의 `scaled_dot_product_attention`과도 같아요.
+출력의 i번째 행은 i번째 토큰의 가중합이에요. 위에서 하나씩 더해 만든 "cat"의 결과가 위치 1의 행(0부터 세요)과 같고, 패키지의 `scaled_dot_product_attention`과도 같아요.
 """, en="""
 ## All at once: softmax(Q·Kᵀ/√d_k)·V
 
-Doing every query's weighted sum at once is the product of the weight matrix and V. Written in one line, every step since lesson 01 is **scaled dot-product attention**:
+Doing every query's weighted sum at once is the matrix product of the (7, 7) attention weights and V. Written in one line, every step since lesson 01 is **scaled dot-product attention**:
 
 $$\\operatorname{Attention}(Q, K, V) = \\underbrace{\\operatorname{softmax}\\!\\left(\\frac{Q K^\\top}{\\sqrt{d_k}}\\right)}_{(7,\\,7)} \\underbrace{V}_{(7,\\,4)} \\;\\to\\; (7,\\,4)$$
 
@@ -182,11 +182,11 @@ print(out2[cat])
 lesson.md(slide="slide", ko="""
 ## 직접 해보기: "cat"의 문맥 벡터
 
-`weights`(가중치 행렬)와 `ex.v`로 "cat"의 문맥 벡터를 직접 계산해 보세요. 모양은 `(4,)`이어야 해요. "cat"의 위치는 변수 `cat`(= 1)에 있어요.
+`weights`(어텐션 가중치)와 `ex.v`로 "cat"의 문맥 벡터를 직접 계산해 보세요. 모양은 `(4,)`이어야 해요. "cat"의 위치는 변수 `cat`(= 1)에 있어요.
 """, en="""
 ## Try it: "cat"'s contextual vector
 
-Compute "cat"'s contextual vector from `weights` (the weight matrix) and `ex.v`. Its shape should be `(4,)`. "cat"'s position is in the variable `cat` (= 1).
+Compute "cat"'s contextual vector from `weights` (the attention weights) and `ex.v`. Its shape should be `(4,)`. "cat"'s position is in the variable `cat` (= 1).
 """)
 
 lesson.code(exercise=True, ko="""

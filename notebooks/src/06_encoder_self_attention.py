@@ -45,7 +45,7 @@ lesson.md(slide="slide", ko="""
 
 트랜스포머의 **인코더**는 입력 문장을 읽어서, 토큰마다 문장 전체의 맥락이 담긴 **문맥 벡터**를 만들어요. 이때 쓰는 게 **셀프 어텐션**이에요. "셀프"인 이유는 Q, K, V가 모두 **같은 문장 X**에서 나오기 때문이에요: Q = X·W_Q, K = X·W_K, V = X·W_V.
 
-인코더는 문장을 이미 다 알고 있으니 가릴 게 없어요. 마스크가 없으니 **모든 토큰이 모든 토큰을 봐요**. 앞 단어든 뒤 단어든 상관없어요. 01~05강에서 계산한 어텐션이 바로 이거예요. 가중치 행렬은 (토큰 수, 토큰 수) = (7, 7)이고, 49칸이 모두 0보다 커요.
+인코더는 문장을 이미 다 알고 있으니 가릴 게 없어요. 마스크가 없으니 **모든 토큰이 모든 토큰을 봐요**. 앞 단어든 뒤 단어든 상관없어요. 01~05강에서 계산한 어텐션이 바로 이거예요. 어텐션 가중치의 모양은 (토큰 수, 토큰 수) = (7, 7)이고, 49칸이 모두 0보다 커요.
 """, en="""
 ## The encoder reads the whole sentence at once
 
@@ -67,9 +67,9 @@ print(result.weights.sum(axis=1))         # each row sums to 1
 """)
 
 lesson.md(slide="subslide", ko="""
-히트맵으로 보면 한 행이 쿼리 하나예요. 그 행의 칸들은 이 쿼리가 각 키에서 얼마나 가져오는지를 보여 줘요. "cat" 행을 보세요. 가장 밝은 칸은 "sat"(0.47)이에요. 참고한 글의 예처럼 "cat"이 "sat"에 가장 주목해요. 어느 행이든 앞뒤의 모든 칸에 값이 있다는 것도 눈여겨보세요.
+히트맵으로 보면 한 행이 쿼리 하나예요. 그 행의 칸들은 이 쿼리가 각 키에서 얼마나 가져오는지를 보여 줘요. "cat" 행을 보세요. 가장 밝은 칸은 "sat"(0.47)이에요. 참고한 글의 예처럼 "cat"이 "sat"에 가장 주목해요. 01강에서 말했듯 이건 그렇게 되도록 고른 시드 덕분이에요(`tools/find_example_seeds.py`). 학습된 모델이라면 어느 쌍이 밝을지를 학습이 정하고, 11강에서 그런 모델을 직접 재 봐요. 어느 행이든 앞뒤의 모든 칸에 값이 있다는 것도 눈여겨보세요.
 """, en="""
-On the heat map each row is one query, and its cells show how much that query takes from each key. Look at the row of "cat": its brightest cell is "sat" (0.47), as in the article's example. Notice too that every row has weight on both sides, before and after its own token.
+On the heat map each row is one query, and its cells show how much that query takes from each key. Look at the row of "cat": its brightest cell is "sat" (0.47), as in the article's example. As lesson 01 said, that is because the seed was chosen to make it so (`tools/find_example_seeds.py`); in a trained model, training decides which pairs light up, and lesson 11 measures such a model. Notice too that every row has weight on both sides, before and after its own token.
 """)
 
 lesson.code("""
@@ -113,11 +113,11 @@ print(p.q.shape, p.k.shape, p.v.shape)    # (n_heads, tokens, head_dim)
 lesson.md(slide="subslide", ko="""
 어텐션 전체를 부르면 출력과 가중치가 나와요. 가중치는 헤드마다 (7, 7)이라서 모양이 (2, 7, 7)이에요. 헤드 0과 헤드 1이 쿼리마다 가장 크게 보는 키를 나란히 적어 보면, 7개 쿼리 모두 두 헤드의 답이 달라요. 예를 들어 "mat"은 헤드 0에서는 "cat"을, 헤드 1에서는 "on"을 가장 크게 봐요.
 
-한 가지는 솔직하게 말해 둘게요. 이 가중치는 학습된 게 아니라 시드를 고정한 무작위 숫자예요. 그래서 "헤드 0은 주어를 본다" 같은 뜻은 없어요. 여기서 보이는 건 **같은 입력에서도 헤드마다 다른 쌍에 가중치를 준다**는 구조 자체예요. 학습된 모델에서는 이 구조 덕분에 헤드마다 바로 앞 토큰, 주어와 동사 같은 서로 다른 관계를 맡게 돼요.
+한 가지는 솔직하게 말해 둘게요. 이 모델의 매개변수(가중치 행렬 W_Q, W_K, W_V, W_O)는 학습된 게 아니라 시드를 고정한 무작위 숫자예요. 그래서 "헤드 0은 주어를 본다" 같은 뜻은 없어요. 여기서 보이는 건 **같은 입력에서도 헤드마다 다른 쌍에 가중치를 준다**는 구조 자체예요. 학습된 모델에서는 이 구조 덕분에 헤드마다 바로 앞 토큰, 주어와 동사 같은 서로 다른 관계를 맡게 돼요.
 """, en="""
 Calling the whole attention gives the output and the weights; the weights are (7, 7) per head, so (2, 7, 7). Listing each query's strongest key in head 0 and in head 1 side by side, the two heads disagree on all 7 queries. "mat", for instance, looks most at "cat" in head 0 and at "on" in head 1.
 
-To be honest about it: these weights are seeded random numbers, not learned ones, so there is no meaning like "head 0 finds the subject". What you see is the structure itself: **from the same input, each head weighs different pairs**. In a trained model, that structure is what lets heads take on different relations, such as the previous token, or a verb's subject.
+To be honest about it: this model's parameters (the weight matrices W_Q, W_K, W_V, W_O) are seeded random numbers, not learned ones, so there is no meaning like "head 0 finds the subject". What you see is the structure itself: **from the same input, each head weighs different pairs**. In a trained model, that structure is what lets heads take on different relations, such as the previous token, or a verb's subject.
 """)
 
 lesson.code("""
@@ -206,13 +206,13 @@ print(check.max_difference < 1e-12)                               # mha(x[order]
 """)
 
 lesson.md(slide="subslide", ko="""
-"cat"의 출력을 직접 비교해 봐요. 원래 문장에서 "cat"은 1번, 거꾸로 된 문장에서는 5번이에요. 두 벡터가 똑같아요. 인코더에게 "The cat sat on the mat."과 ". mat the on sat cat The"는 같은 단어 묶음일 뿐이에요.
+"cat"의 출력을 직접 비교해 봐요. 원래 문장에서 "cat"은 위치 1, 거꾸로 된 문장에서는 위치 5예요. 두 벡터가 똑같아요. 인코더에게 "The cat sat on the mat."과 ". mat the on sat cat The"는 같은 단어 묶음일 뿐이에요.
 
-그래서 실제 트랜스포머는 어텐션 전에 임베딩에 **위치 정보**를 더해요. 원래 논문은 위치마다 정해진 사인·코사인 벡터를 더하고(사인파 위치 인코딩), 위치 벡터를 학습하는 모델도 있고, 요즘 많은 모델은 쿼리와 키를 위치만큼 회전시켜요(RoPE). 이 강의에서는 여기까지만 짚고 넘어갈게요.
+그래서 실제 트랜스포머는 **위치 정보**를 넣어 줘요. 원래 논문은 위치마다 정해진 사인·코사인 벡터를 임베딩에 더하고(사인파 위치 인코딩), 위치마다 학습한 벡터를 더하는 모델도 있어요. 요즘 많은 모델이 쓰는 **회전 위치 임베딩**(RoPE)은 다르게 해요. 임베딩에는 아무것도 더하지 않고, **모든 레이어에서** 쿼리와 키를 위치에 비례한 각도만큼 회전시켜요. 그러면 점수 q·k가 두 토큰의 절대 위치가 아니라 **상대 위치**(거리)에만 달려 있어요. 세 방법은 12강(위치 정보)에서 직접 계산하고, RoPE의 점수가 상대 위치에만 달려 있다는 것도 확인해요.
 """, en="""
 Compare the output of "cat" directly: position 1 in the sentence, position 5 backwards. The two vectors are identical. To the encoder, "The cat sat on the mat." and ". mat the on sat cat The" are the same bag of words.
 
-That is why a real Transformer adds **position information** to the embeddings before attention: the original paper adds a fixed sine/cosine vector per position (sinusoidal positional encoding), some models learn a vector per position, and many recent models rotate queries and keys by their position (RoPE). This course stops at this pointer.
+That is why a real Transformer brings in **position information**. The original paper adds a fixed sine/cosine vector per position to the embeddings (sinusoidal positional encoding), and some models add a learned vector per position. **Rotary position embedding** (RoPE), used by many recent models, works differently: it adds nothing to the embeddings, but rotates the queries and keys **in every layer** by an angle proportional to their position, so that a score q·k depends only on the two tokens' **relative position** (their distance), not on where they are. Lesson 12 (positions) computes all three and shows that RoPE's scores depend on relative position only.
 """)
 
 lesson.code(ko="""
@@ -259,7 +259,7 @@ lesson.md(slide="slide", ko="""
 
 - 인코더의 셀프 어텐션은 Q, K, V를 모두 같은 문장에서 만들고, 마스크가 없어서 모든 토큰이 모든 토큰을 봐요. 가중치는 (토큰 수, 토큰 수)이고 모든 칸이 0보다 커요.
 - 멀티헤드 어텐션은 d_model을 헤드로 나눠(여기서는 8 = 2 × 4) 헤드마다 따로 어텐션을 계산하고, 이어 붙인 뒤 W_O를 곱해요. 같은 입력에서도 헤드마다 다른 쌍에 가중치를 줘요.
-- 어텐션만으로는 순서를 몰라요. 토큰을 섞으면 출력 행도 똑같이 섞일 뿐이에요. 그래서 임베딩에 위치 정보를 더해요.
+- 어텐션만으로는 순서를 몰라요. 토큰을 섞으면 출력 행도 똑같이 섞일 뿐이에요. 그래서 위치 정보를 넣어요. 임베딩에 위치 벡터를 더하거나, RoPE처럼 모든 레이어에서 쿼리와 키를 회전시켜요.
 
 다음 시간에는 디코더로 넘어가요. 디코더는 아직 쓰지 않은 미래 토큰을 보면 안 되니까, 인과 마스크로 가려요.
 
@@ -269,7 +269,7 @@ lesson.md(slide="slide", ko="""
 
 - The encoder's self-attention makes Q, K and V from the same sentence and uses no mask: every token attends to every token. The weights are (tokens, tokens), all above 0.
 - Multi-head attention splits d_model into heads (here 8 = 2 × 4), computes attention in each head separately, joins the results and multiplies by W_O. From the same input, the heads weigh different pairs.
-- Attention alone does not know the order: shuffling the tokens only shuffles the output rows. That is why position information is added to the embeddings.
+- Attention alone does not know the order: shuffling the tokens only shuffles the output rows. That is why position information is brought in: a position vector added to the embeddings, or, with RoPE, queries and keys rotated in every layer.
 
 Next, the decoder. It must not look at future tokens it has not written yet, so a causal mask hides them.
 

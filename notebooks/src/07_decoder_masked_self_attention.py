@@ -8,8 +8,8 @@ lesson.md(slide="slide", ko="""
 **이번 시간의 목표**
 - 디코더가 왜 미래 토큰을 보면 안 되는지 설명하고, 인과 마스크(`causal_mask`)를 만들 수 있어요.
 - 마스크를 씌우기 전과 후의 점수, 소프트맥스 뒤의 가중치를 비교해요.
-- 미래 토큰을 바꿔도 앞 위치의 출력이 하나도 안 바뀐다는 걸 실험으로 증명해요.
-- 학습 때는 모든 위치를 한 번에, 생성 때는 한 토큰씩 계산하는 이유를 알고, 09강의 KV 캐시로 이어지는 길을 봐요.
+- 미래 토큰을 바꿔도 앞 위치의 출력이 하나도 안 바뀐다는 걸 실험으로 확인해요.
+- 학습과 프롬프트(프리필)는 모든 위치를 마스크를 씌워 한 번에, 그 뒤의 생성(디코드)은 한 토큰씩 계산하는 이유를 알고, 09강의 KV 캐시로 이어지는 길을 봐요.
 
 **수업 시간**: 약 25분
 """, en="""
@@ -18,8 +18,8 @@ lesson.md(slide="slide", ko="""
 **Goals for this lesson**
 - Explain why the decoder must not see future tokens, and build the causal mask (`causal_mask`).
 - Compare the scores before and after masking, and the weights after softmax.
-- Prove by experiment that changing a future token changes no earlier output.
-- Know why training computes all positions at once while generation goes one token at a time, the road to lesson 09's KV cache.
+- Check by experiment that changing a future token changes no earlier output.
+- Know why training and the prompt (prefill) compute all positions in one masked pass while generation (decode) then goes one token at a time, the road to lesson 09's KV cache.
 
 **Class time**: about 25 minutes
 """)
@@ -45,13 +45,13 @@ lesson.md(slide="slide", ko="""
 
 **디코더**는 문장을 만들어 내는 쪽이에요. 번역이든 챗봇의 답이든, 디코더는 앞에서 쓴 토큰들을 보고 **다음 토큰 하나**를 고르고, 그 토큰을 붙여서 또 다음 토큰을 골라요. 이게 **자기회귀 디코딩**이에요.
 
-디코더의 셀프 어텐션도 Q, K, V를 모두 디코더 자신의 토큰에서 만들어요. 다른 점은 하나예요. "sat" 다음에 올 단어를 고를 때 "on"이나 "mat"을 미리 보면 안 돼요. 실제로 쓸 때는 아직 없는 단어니까요. 그래서 위치 i의 쿼리는 **자기 자신과 그 앞 위치(0..i)의 키만** 보게 해요. 이걸 정하는 게 **인과 마스크**예요. 이 강의에서는 PyTorch처럼 `True`가 "볼 수 있음"이에요.
+디코더의 셀프 어텐션도 Q, K, V를 모두 디코더 자신의 토큰에서 만들어요. 다른 점은 하나예요. "sat" 다음에 올 단어를 고를 때 "on"이나 "mat"을 미리 보면 안 돼요. 실제로 쓸 때는 아직 없는 단어니까요. 그래서 위치 i의 쿼리는 **자기 자신과 그 앞 위치(0..i)의 키만** 보게 해요. 이걸 정하는 게 **인과 마스크**예요. 이 코스에서는 PyTorch의 `F.scaled_dot_product_attention`처럼 `True`가 "볼 수 있음"이에요. 조심하세요. PyTorch 안에서도 `nn.MultiheadAttention`과 `nn.Transformer*`의 `attn_mask`는 반대로 `True`가 "가림"이에요. 또 PyTorch의 `is_causal=True`는 쿼리가 키보다 적을 때 마스크를 왼쪽 위에 맞추지만, 이 코스의 `causal_mask(n_q, n_k)`는 쿼리를 **마지막** n_q개 위치로 봐요(이 강 끝에서 확인해요).
 """, en="""
 ## The decoder writes one word at a time
 
 The **decoder** is the side that produces a sentence. In translation or in a chatbot's reply alike, it looks at the tokens written so far, picks **the next token**, appends it, and picks the one after: **autoregressive decoding**.
 
-The decoder's self-attention also makes Q, K and V from its own tokens. One thing differs: when choosing the word after "sat", it must not peek at "on" or "mat", which do not exist yet at generation time. So the query at position i may look only at **its own key and the earlier ones (0..i)**. The **causal mask** says exactly that. As in PyTorch, `True` means "may attend".
+The decoder's self-attention also makes Q, K and V from its own tokens. One thing differs: when choosing the word after "sat", it must not peek at "on" or "mat", which do not exist yet at generation time. So the query at position i may look only at **its own key and the earlier ones (0..i)**. The **causal mask** says exactly that. As in PyTorch's `F.scaled_dot_product_attention`, `True` means "may attend". Careful: within PyTorch itself, `nn.MultiheadAttention` and `nn.Transformer*` take an `attn_mask` where `True` means *blocked*; and PyTorch's `is_causal=True` with fewer queries than keys aligns the mask top-left, whereas this course's `causal_mask(n_q, n_k)` takes the queries to be the **last** n_q positions (checked at the end of this lesson).
 """)
 
 lesson.code(ko="""
@@ -78,9 +78,9 @@ ax = qk.plots.plot_attention_heatmap(scores, ex.tokens, signed=True, title=qk.t(
 """)
 
 lesson.md(slide="subslide", ko="""
-이제 마스크가 `False`인 칸, 즉 대각선 위쪽의 미래 칸의 점수를 **−∞** 로 바꿔요. 회색 빗금 칸이 가려진 곳이에요. 왜 0이 아니라 −∞일까요? 점수 0은 소프트맥스 뒤에도 exp(0) = 1이라 가중치가 남아요. −∞여야 exp(−∞) = 0이 되어 가중치가 **정확히 0**이에요.
+이제 마스크가 `False`인 칸, 즉 대각선 위쪽의 미래 칸의 점수를 <b>−∞</b>로 바꿔요. 회색 빗금 칸이 가려진 곳이에요. 왜 0이 아니라 −∞일까요? 점수 0은 소프트맥스 뒤에도 exp(0) = 1이라 가중치가 남아요. −∞는 exp(−∞) = 0이라 가중치가 **정확히 0**이에요.
 """, en="""
-Now the cells where the mask is `False`, the future cells above the diagonal, get the score **−∞**; they are the grey hatched cells. Why −∞ and not 0? A score of 0 still becomes exp(0) = 1 inside softmax and keeps some weight. Only −∞ gives exp(−∞) = 0, a weight of **exactly 0**.
+Now the cells where the mask is `False`, the future cells above the diagonal, get the score **−∞**; they are the grey hatched cells. Why −∞ and not 0? A score of 0 still becomes exp(0) = 1 inside softmax and keeps some weight. −∞ gives exp(−∞) = 0, a weight of **exactly 0**.
 """)
 
 lesson.code("""
@@ -101,6 +101,28 @@ ax = qk.plots.plot_attention_heatmap(weights, ex.tokens)
 weights = qk.scaled_dot_product_attention(ex.q, ex.k, ex.v, mask=mask).weights
 print((weights[~mask] == 0).all(), weights.sum(axis=1))   # hidden cells exactly 0, rows sum to 1
 ax = qk.plots.plot_attention_heatmap(weights, ex.tokens)
+""")
+
+lesson.md(slide="subslide", ko="""
+꼭 −∞여야만 0이 되는 건 아니에요. 소프트맥스는 행의 최댓값을 빼고 exp를 취하니까, float32에서는 최댓값보다 약 **104** 넘게 작은 점수의 exp가 0으로 반올림돼요(아주 작은 수는 0이 되는 언더플로, float64라면 약 745). 그래서 라이브러리들은 −∞ 대신 아주 큰 음수(예: float32의 최솟값)로 채우기도 해요. 이유 중 하나는 **모든 키가 가려진 행**이에요. −∞로 채우면 exp(−∞ − (−∞)) = NaN이 되지만, 큰 음수로 채우면 NaN 없이 고른 가중치가 나와요. 물론 그 가중치에는 의미가 없어요. `qk`는 그런 행을 만나면 NaN 대신 오류를 내요.
+""", en="""
+−∞ is not the only way to get 0. Softmax subtracts the row's maximum before `exp`, and in float32 the `exp` of anything more than about **104** below the maximum rounds to exactly 0 (underflow; about 745 in float64). That is why libraries often fill with a large negative number (such as float32's minimum) instead of −∞. One reason is a **row where every key is hidden**: filled with −∞ it becomes exp(−∞ − (−∞)) = NaN, while a large negative fill gives uniform weights and no NaN (weights that mean nothing, of course). `qk` raises an error on such a row instead of returning NaN.
+""")
+
+lesson.code(ko="""
+print(round(qk.numerics.exp_underflow_limit(np.float32), 2))       # 이보다 작으면 exp가 정확히 0
+w = qk.softmax(np.array([0.0, -50.0, -104.0], dtype=np.float32))
+print(w[1] > 0, w[2] == 0)          # −50: 아주 작지만 0은 아님, −104: 정확히 0
+row, hidden = np.array([[0.3, -1.2, 2.0]], dtype=np.float32), np.zeros((1, 3), dtype=bool)
+print(qk.numerics.fill_and_softmax(row, hidden))                       # 모두 가림, −∞: NaN
+print(qk.numerics.fill_and_softmax(row, hidden, fill=np.finfo(np.float32).min))  # 큰 음수: 고른 값
+""", en="""
+print(round(qk.numerics.exp_underflow_limit(np.float32), 2))       # below this, exp is exactly 0
+w = qk.softmax(np.array([0.0, -50.0, -104.0], dtype=np.float32))
+print(w[1] > 0, w[2] == 0)          # −50: tiny but not 0; −104: exactly 0
+row, hidden = np.array([[0.3, -1.2, 2.0]], dtype=np.float32), np.zeros((1, 3), dtype=bool)
+print(qk.numerics.fill_and_softmax(row, hidden))                       # all hidden, −∞: NaN
+print(qk.numerics.fill_and_softmax(row, hidden, fill=np.finfo(np.float32).min))  # large negative: uniform
 """)
 
 lesson.md(slide="slide", ko="""
@@ -136,11 +158,11 @@ qk.widgets.causal_mask_explorer()
 """)
 
 lesson.md(slide="slide", ko="""
-## 실험으로 증명하기: 미래를 바꿔도 과거는 그대로
+## 실험으로 확인하기: 미래를 바꿔도 과거는 그대로
 
 마스크가 정말 미래를 가린다면, **미래 토큰의 임베딩을 바꿔도 그보다 앞 위치의 출력은 한 자리도 안 바뀌어야** 해요. 위치 4("the")의 임베딩을 무작위 벡터로 바꿔 보고, 출력 행마다 가장 크게 변한 양을 재 봐요.
 """, en="""
-## Proof by experiment: change the future, the past stays
+## Checking by experiment: change the future, the past stays
 
 If the mask really hides the future, then **changing a future token's embedding must not change a single digit of any earlier output**. Let's replace the embedding at position 4 ("the") by a random vector and measure, for each output row, the largest change.
 """)
@@ -176,19 +198,19 @@ print(unmasked.row_change)                # without the mask every row changes
 """)
 
 lesson.md(slide="slide", ko="""
-## 학습은 한 번에, 생성은 한 토큰씩
+## 학습과 프리필은 한 번에, 디코드는 한 토큰씩
 
 **학습할 때**는 정답 문장 전체를 이미 알고 있어요. 마스크 덕분에 위치 i는 0..i만 보니까, 7개 위치를 **행렬 곱 한 번**으로 동시에 계산해도 미래를 훔쳐보는 위치가 없어요. 문장의 모든 위치에서 "다음 토큰 맞히기"를 한꺼번에 연습하는 셈이에요.
 
-**생성할 때(추론)** 는 다음 토큰이 아직 없어요. 위치 i의 토큰을 골라야 i + 1번째 입력이 생기니까, 한 스텝에 쿼리 하나씩 차례로 계산할 수밖에 없어요. 스텝 i에서는 토큰이 i + 1개뿐이라 가릴 것도 없어요.
+**생성할 때**(추론)도 처음에 받은 프롬프트는 이미 다 있어요. 그래서 프롬프트는 학습 때처럼 마스크를 씌워 **한 번에** 계산해요. 이걸 **프리필**(prefill)이라고 해요. 그다음부터는 다음 토큰이 아직 없어요. 위치 i의 토큰을 골라야 i + 1번째 입력이 생기니까, 한 스텝에 새 토큰 하나씩 차례로 계산해요(**디코드**). 새 토큰 하나만 계산하는 스텝에서는 그 쿼리가 지금까지의 모든 토큰을 봐도 되니 가릴 게 없어요. 하지만 토큰 여러 개를 한 번에 계산하는 경우(프리필, 캐시 없이 처음부터 다시 계산하기)에는 인과 마스크가 꼭 필요해요.
 
 두 방식이 같은 답을 내는지 확인해 봐요. `attend_one_at_a_time`은 생성처럼 스텝마다 `q[i]`로 `k[:i+1]`, `v[:i+1]`만 보고 계산해요.
 """, en="""
-## Training all at once, generation one token at a time
+## Training and prefill all at once, decode one token at a time
 
 **In training** the whole target sentence is known. Thanks to the mask, position i sees only 0..i, so all 7 positions can be computed in **one matrix product** with none of them peeking at the future: the model practises "guess the next token" at every position at once.
 
-**In generation (inference)** the next token does not exist yet. Choosing the token at position i is what creates input i + 1, so the positions must be computed one query per step. At step i there are only i + 1 tokens, so nothing needs hiding.
+**In generation (inference)** the prompt is known in full, so it runs like training: **one masked pass** over all its tokens, called **prefill**. After that the next token does not exist yet: choosing the token at position i is what creates input i + 1, so generation goes on one new token per step (**decode**). A step with a single new token needs no mask, since everything its query can see is in its past; but any step that runs several tokens at once (prefill, or recomputing everything without a cache) needs the causal mask.
 
 Let's check that the two give the same answer. `attend_one_at_a_time` works like generation: at each step `q[i]` looks only at `k[:i+1]` and `v[:i+1]`.
 """)
@@ -256,7 +278,8 @@ lesson.md(slide="slide", ko="""
 - 디코더의 셀프 어텐션은 인과 마스크로 미래를 가려요. 위치 i의 쿼리는 키 0..i만 봐요.
 - 가려진 점수는 −∞가 되고, 소프트맥스 뒤 가중치는 정확히 0이에요. 남은 가중치의 합은 여전히 1이에요.
 - 미래 토큰을 바꿔도 앞 위치의 출력은 정확히 그대로예요. 마스크가 없으면 모든 출력이 바뀌어요.
-- 학습은 마스크 덕분에 모든 위치를 행렬 곱 한 번으로 계산하고, 생성은 한 토큰씩 계산해요. 두 결과는 같아요.
+- 학습과 생성의 프리필은 마스크 덕분에 모든 위치를 행렬 곱 한 번으로 계산하고, 그 뒤의 생성(디코드)은 한 토큰씩 계산해요. 두 결과는 같아요.
+- 가려진 칸을 −∞ 대신 큰 음수로 채워도 float32에서는 가중치가 정확히 0이 돼요(최댓값보다 약 104 넘게 작으면). 모든 키가 가려진 행은 −∞로는 NaN이 되니 따로 다뤄야 해요.
 - 생성 때 앞 토큰들의 K, V는 바뀌지 않으니 저장해 두고 다시 쓸 수 있어요. 09강의 KV 캐시예요.
 
 다음 시간에는 디코더가 인코더의 문장을 보는 방법, 크로스 어텐션을 살펴봐요.
@@ -268,7 +291,8 @@ lesson.md(slide="slide", ko="""
 - The decoder's self-attention hides the future with the causal mask: the query at position i sees keys 0..i only.
 - Hidden scores become −∞, so their weights after softmax are exactly 0; the remaining weights still sum to 1.
 - Changing a future token leaves every earlier output exactly as it was; without the mask every output changes.
-- Training computes all positions in one masked matrix product; generation computes one token at a time; the results are the same.
+- Training, and the prefill of generation, compute all positions in one masked matrix product; after that, generation (decode) computes one token at a time; the results are the same.
+- Filling hidden cells with a large negative number instead of −∞ also gives weights of exactly 0 in float32 (anything about 104 below the maximum); a row with every key hidden is NaN with −∞ and must be handled separately.
 - During generation the earlier tokens' K and V never change, so they can be kept and reused: lesson 09's KV cache.
 
 Next, how the decoder looks at the encoder's sentence: cross-attention.

@@ -67,7 +67,7 @@ lesson.md(slide="slide", ko="""
 - Q = (디코더의 상태)·W_Q: 번역 토큰마다 하나, `tr.target_x`는 (5, 8)
 - K = (인코더의 출력)·W_K, V = (인코더의 출력)·W_V: 원문 토큰마다 하나, `tr.source_x`는 (7, 8)
 
-그래서 쿼리는 5개, 키와 밸류는 7개예요. 쿼리 수와 키 수가 달라도 괜찮아요. 내적을 하려면 **폭 d_k만** 같으면 되니까요. 그리고 원문은 처음부터 다 주어져 있으니 크로스 어텐션에는 인과 마스크가 없어요.
+그래서 쿼리는 5개, 키와 밸류는 7개예요. 쿼리 수와 키 수가 달라도 괜찮아요. 내적을 하려면 **차원 d_k**만 같으면 되니까요. 그리고 원문은 처음부터 다 주어져 있으니 크로스 어텐션에는 인과 마스크가 없어요.
 """, en="""
 ## Q from the decoder, K and V from the encoder
 
@@ -129,7 +129,7 @@ lesson.md(slide="slide", ko="""
 
 행은 번역 토큰(디코더), 열은 원문 토큰(인코더)이에요. 밝은 칸이 그 번역 토큰이 가장 많이 참고하는 원문 단어예요. 고양이가→cat, 매트→mat, 위에→on, 앉았다→sat, .→. 이렇게 뜻이 같은 단어끼리 짝지어져요.
 
-두 언어의 어순이 다르다는 것도 보세요. 영어는 "cat sat on the mat"(주어-동사-목적어), 한국어는 "고양이가 매트 위에 앉았다"(주어-목적어-동사)예요. "앉았다"는 번역문의 4번째지만 원문의 3번째 단어 "sat"을 봐요. 크로스 어텐션은 위치가 아니라 내용으로 짝을 찾으니 어순이 달라도 괜찮아요.
+두 언어의 어순이 다르다는 것도 보세요. 영어 "cat sat on the mat"은 동사 "sat"이 주어 바로 뒤에 오지만, 한국어 "고양이가 매트 위에 앉았다"는 동사 "앉았다"가 맨 끝에 와요(한국어는 동사가 끝에 오는 SOV 어순이에요). "앉았다"는 번역문의 4번째지만 원문의 3번째 단어 "sat"을 봐요. 크로스 어텐션은 위치가 아니라 내용으로 짝을 찾으니 어순이 달라도 괜찮아요.
 
 이 숫자도 학습된 게 아니라, 학습된 번역 모델에서 자주 보이는 그림을 흉내 내도록 만든 예제예요.
 """, en="""
@@ -137,7 +137,7 @@ lesson.md(slide="slide", ko="""
 
 Rows are target tokens (decoder), columns source tokens (encoder). The bright cell in a row is the source word that target token draws on most: 고양이가→cat, 매트→mat, 위에→on, 앉았다→sat, .→. Words with the same meaning pair up.
 
-Notice the word order differs. English says "cat sat on the mat" (subject-verb-object); Korean says "고양이가 매트 위에 앉았다" (subject-object-verb). "앉았다" is 4th in the translation but looks at "sat", 3rd in the source. Cross-attention pairs by content, not position, so a different word order is no problem.
+Notice the word order differs. In English "cat sat on the mat" the verb "sat" follows the subject; in Korean "고양이가 매트 위에 앉았다" the verb "앉았다" comes last (Korean puts the verb at the end: SOV order). "앉았다" is 4th in the translation but looks at "sat", 3rd in the source. Cross-attention pairs by content, not position, so a different word order is no problem.
 
 These numbers are not learned either: the example is made to resemble the picture trained translation models often show.
 """)
@@ -214,7 +214,7 @@ Q는 (1, 4)에서 (5, 4)로 자라지만 K는 언제나 (7, 4)이고 값도 똑�
 
 마스크가 없으니 먼저 쓴 토큰의 가중치도 스텝이 지나도 그대로예요. 스텝 3에서 계산한 세 행은 전체를 한 번에 계산한 가중치의 앞 세 행과 같아요.
 
-07강의 셀프 어텐션 K, V를 저장해 두는 것과 함께, 09강에서 이 아이디어를 **KV 캐시**로 구현하고, 얼마나 빨라지는지, 메모리는 얼마나 더 드는지 직접 재 봐요.
+09강에서는 같은 아이디어를 07강의 셀프 어텐션 K, V에도 써요. 그게 **KV 캐시**예요. 캐시로 얼마나 빨라지는지, 메모리는 얼마나 더 드는지도 직접 재 봐요.
 """, en="""
 Q grows from (1, 4) to (5, 4), while K is always (7, 4), with the same numbers. So the encoder's K and V can be computed **once per source sentence** and shared by every decoder step and every target token. Recomputing them at each step would make the same numbers five times over.
 

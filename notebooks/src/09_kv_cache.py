@@ -8,7 +8,7 @@ lesson.md(slide="slide", ko="""
 **이번 시간의 목표**
 - 자기회귀 디코딩에서 캐시가 없으면 무엇을 다시 계산하는지, 캐시가 있으면 새 토큰의 쿼리 하나만 계산한다는 걸 확인해요. 쿼리는 캐시하지 않아요.
 - 캐시를 쓰든 안 쓰든 출력이 같다는 걸 봐요.
-- 스텝마다, 그리고 전체로 FLOPs를 세어 보고, 비율 공식을 만들어요.
+- 스텝마다, 그리고 전체로 FLOPs(부동소수점 연산 수)를 세어 보고, 비율 공식을 만들어요.
 - 실제로 잰 속도 향상을 이론과 비교하고, 왜 차이가 나는지(스텝마다의 오버헤드) 알아봐요.
 - 캐시의 메모리를 재서 공식 `2 · 레이어 · KV 헤드 · head_dim · 토큰 · 배치 · 값당 바이트`와 맞춰 봐요. 캐시는 메모리를 **줄이지 않고 써요**.
 - 크로스 어텐션의 K, V는 원문 문장마다 한 번만 계산된다는 걸 확인해요.
@@ -53,7 +53,7 @@ lesson.md(slide="slide", ko="""
 
 07강에서 본 것처럼 디코더는 **자기회귀 디코딩**으로 문장을 만들어요. 지금까지의 토큰을 넣고, 다음 토큰 하나를 고르고, 그걸 붙여서 다시 넣어요.
 
-여기서 쓰는 `model`은 작은 트랜스포머 디코더예요. 어휘는 예제 문장의 단어 7개뿐이고, 가중치는 학습하지 않은 무작위 값이에요. 그래서 이어지는 단어에는 뜻이 없어요. 오늘 보고 싶은 건 **무엇을, 얼마나 계산하는지**니까 괜찮아요. "The cat sat"에서 시작해서 8토큰을 생성해 봐요.
+여기서 쓰는 `model`은 작은 트랜스포머 디코더예요. 어휘는 예제 문장의 단어 7개뿐이고, 매개변수는 학습하지 않은 무작위 값이에요. 그래서 이어지는 단어에는 뜻이 없어요. 오늘 보고 싶은 건 **무엇을, 얼마나 계산하는지**니까 괜찮아요. "The cat sat"에서 시작해서 8토큰을 생성해 봐요.
 """, en="""
 ## Generating one token at a time
 
@@ -313,7 +313,7 @@ print(round(m.flops_cached[0] / 16 * m.fit.seconds_per_flop * 1e6, 1))   # time 
 lesson.md(slide="slide", ko="""
 ## 메모리: 캐시는 메모리를 **써요**
 
-이 강의가 바탕으로 삼은 글은 "KV 캐싱이 메모리를 줄인다"고 해요. **틀린 말이에요.** 캐시는 계산을 아끼는 대신 메모리를 써요. 레이어마다, KV 헤드마다, 저장한 토큰마다 키 벡터 하나와 밸류 벡터 하나를 들고 있으니까요.
+이 코스가 바탕으로 삼은 글은 "KV 캐싱이 메모리를 줄인다"고 해요. **틀린 말이에요.** 캐시는 계산을 아끼는 대신 메모리를 써요. 레이어마다, KV 헤드마다, 저장한 토큰마다 키 벡터 하나와 밸류 벡터 하나를 들고 있으니까요.
 
 **캐시 바이트 = 2 · 레이어 · KV 헤드 · head_dim · 토큰 · 배치 · 값당 바이트**
 
@@ -345,7 +345,7 @@ ax = qk.plots.plot_cache_growth(tokens, measured, formula, uncached_bytes=nothin
 lesson.md(slide="subslide", ko="""
 토큰 하나에 256바이트(2 · 2 · 4 · 4 · float32의 4바이트)씩, 직선으로 늘어요. 작은 모델이라 작아 보이지만, 실제 크기의 모델에 넣어 보면 달라요.
 
-**계산 예: Llama-2-7B.** 레이어 32개, KV 헤드 32개, head_dim 128이고, 값은 fp16(2바이트)이에요. 한 시퀀스에 4096토큰을 저장하면 딱 **2 GiB**예요. 토큰 하나에 0.5 MiB씩이고요. 대화 8개를 동시에 처리하면(배치 8) 16 GiB로, fp16 모델 가중치(매개변수 67억 개 × 2바이트 ≈ 12.6 GiB)보다 커요.
+**계산 예: Llama-2-7B.** 레이어 32개, KV 헤드 32개, head_dim 128이고, 값은 fp16(2바이트)이에요. 한 시퀀스에 4096토큰을 저장하면 딱 **2 GiB**예요. 토큰 하나에 0.5 MiB씩이고요. 대화 8개를 동시에 처리하면(배치 8) 16 GiB로, fp16 모델 매개변수(67억 개 × 2바이트 ≈ 12.6 GiB)보다 커요.
 """, en="""
 256 bytes per token (2 · 2 · 4 · 4 · 4 bytes of float32), on a straight line. Small for a small model; a real model is another matter.
 
@@ -355,7 +355,7 @@ lesson.md(slide="subslide", ko="""
 lesson.code(ko="""
 llama = km.kv_cache_bytes(layers=32, kv_heads=32, head_dim=128, tokens=4096, batch=1, bytes_per_value=2)
 print(llama, km.format_bytes(llama), km.format_bytes(llama // 4096))   # 시퀀스 하나, 토큰 하나
-print(km.format_bytes(8 * llama), km.format_bytes(6_738_415_616 * 2))  # 배치 8의 캐시, fp16 가중치
+print(km.format_bytes(8 * llama), km.format_bytes(6_738_415_616 * 2))  # 배치 8의 캐시, fp16 매개변수
 """, en="""
 llama = km.kv_cache_bytes(layers=32, kv_heads=32, head_dim=128, tokens=4096, batch=1, bytes_per_value=2)
 print(llama, km.format_bytes(llama), km.format_bytes(llama // 4096))   # one sequence, one token
@@ -367,7 +367,7 @@ lesson.md(slide="subslide", ko="""
 
 그럼 캐시를 작게 하려면 어떻게 할까요? 공식의 곱셈 인자를 줄이면 돼요.
 
-- **KV 헤드 수 줄이기**: 멀티 쿼리 어텐션(MQA)은 모든 쿼리 헤드가 K/V 헤드 **하나**를 같이 쓰고, 그룹 쿼리 어텐션(GQA)은 쿼리 헤드 몇 개가 K/V 헤드 하나를 같이 써요. Llama-2-70B는 쿼리 헤드 64개에 K/V 헤드 8개를 써요.
+- **KV 헤드 수 줄이기**: 멀티 쿼리 어텐션(MQA)은 모든 쿼리 헤드가 KV 헤드 **하나**를 같이 쓰고, 그룹 쿼리 어텐션(GQA)은 쿼리 헤드 몇 개가 KV 헤드 하나를 같이 써요. Llama-2-70B는 쿼리 헤드 64개에 KV 헤드 8개를 써요.
 - **슬라이딩 윈도**: 최근 토큰 몇 개만 저장해요. 캐시가 창 크기에서 더 안 커져요.
 - **낮은 정밀도**: 값을 fp16 대신 int8(1바이트) 등으로 저장해요.
 

@@ -9,7 +9,7 @@ lesson.md(slide="slide", ko="""
 - 임베딩에서 출력까지, 어텐션의 모든 단계를 모양과 함께 한 그림으로 정리하고, 쿼리 하나의 길을 위젯으로 따라가요.
 - 인코더, 디코더, 크로스 어텐션의 차이를 표 하나로 비교해요.
 - 퀴즈 10문제로 스스로 확인해요. KV 캐시에 대한 흔한 오해도 들어 있어요.
-- 다음에 공부할 거리(MQA와 GQA, FlashAttention의 온라인 소프트맥스, PagedAttention)를 알아봐요.
+- 다음에 공부할 거리를 알아봐요. 11강(학습된 실제 모델), 12강(위치 정보), 13강(큰 규모의 어텐션: MQA와 GQA, FlashAttention의 온라인 소프트맥스, PagedAttention)으로 이어져요.
 
 **수업 시간**: 약 25분
 """, en="""
@@ -19,7 +19,7 @@ lesson.md(slide="slide", ko="""
 - Put every step of attention, from embeddings to output, in one picture with its shapes, and follow one query's path with a widget.
 - Compare encoder self-attention, decoder self-attention and cross-attention in one table.
 - Check yourself with a ten-question quiz, including the common misconceptions about the KV cache.
-- Know where to go next: MQA and GQA, FlashAttention's online softmax, PagedAttention.
+- Know where to go next: lessons 11 (a real trained model), 12 (positions) and 13 (attention at scale: MQA and GQA, FlashAttention's online softmax, PagedAttention).
 
 **Class time**: about 25 minutes
 """)
@@ -89,7 +89,7 @@ print(np.allclose(2 * steps.scaled, steps.scores))
 lesson.md(slide="slide", ko="""
 ## 위젯: 쿼리 하나의 길 따라가기
 
-슬라이더로 쿼리 토큰을 고르면, 그 토큰의 행이 모든 단계에서 주황색으로 표시돼요: 임베딩 행 → 쿼리 행 → 점수 행 → 스케일링한 행 → 가중치 행 → 출력 행. 아래 설명에는 그 행에서 가장 큰 점수가 단계마다 어떻게 바뀌는지 나와요.
+슬라이더로 쿼리 토큰을 고르면, 그 토큰의 행이 모든 단계에서 주황색으로 표시돼요: 임베딩 행 → 쿼리 행 → 점수 행 → 스케일링한 행 → 가중치 행 → 출력 행. 아래 설명에는 그 행에서 가장 큰 점수가 각 단계에서 어떻게 바뀌는지 나와요.
 
 **해 볼 것**
 - "cat"에서 시작해 "on"과 "."으로 옮겨 보세요.
@@ -119,7 +119,7 @@ lesson.md(slide="slide", ko="""
 
 계산은 모두 softmax(Q·Kᵀ/√d_k)·V로 같아요. 다른 건 Q와 K, V가 어디서 오는지, 그리고 마스크가 있는지뿐이에요.
 
-| | Q | K, V | 마스크 | 가중치 모양 | 강의 |
+| | Q | K, V | 마스크 | 가중치 모양 | 강 |
 |---|---|---|---|---|---|
 | 인코더 셀프 어텐션 | 원문 | 원문 | 없음 | (원문, 원문) | 06 |
 | 디코더 마스크드 셀프 어텐션 | 번역문 | 번역문 | 인과 마스크 | (번역문, 번역문) | 07 |
@@ -195,7 +195,7 @@ lesson.md(slide="slide", ko="""
 
 10문제예요. 답을 고르면 바로 아래에 맞았는지와 그 이유가 나와요. 틀렸으면 다른 답을 다시 골라도 돼요. 맨 아래에 맞힌 개수가 나와요.
 
-7~9번은 KV 캐시에 대한 흔한 오해를 다뤄요. 이 강의가 바탕으로 삼은 글도 "KV 캐싱이 메모리를 줄인다"고 썼는데, 사실은 반대예요. 09강에서 직접 잰 것을 떠올려 보세요.
+7~9번은 KV 캐시에 대한 흔한 오해를 다뤄요. 이 코스가 바탕으로 삼은 글도 "KV 캐싱이 메모리를 줄인다"고 썼는데, 사실은 반대예요. 09강에서 직접 잰 것을 떠올려 보세요.
 """, en="""
 ## Quiz
 
@@ -211,9 +211,25 @@ qk.quiz.quiz_widget()
 lesson.md(slide="slide", ko="""
 ## 다음에 공부할 거리
 
-**MQA와 GQA: KV 캐시 줄이기.** 캐시 크기는 2 · 레이어 수 · KV 헤드 수 · head_dim · 토큰 수 · 배치 · 값 하나의 바이트 수예요. 멀티쿼리 어텐션(MQA)은 모든 쿼리 헤드가 K/V 헤드 **하나**를 같이 쓰고, 그룹 쿼리 어텐션(GQA)은 쿼리 헤드 몇 개가 한 K/V 헤드를 나눠 써요. 쿼리 헤드 8개인 모델에서 KV 헤드 수만 바꿔 1,024 토큰을 저장해 보면 캐시가 KV 헤드 수에 정비례해요.
+이 코스는 세 강으로 이어져요.
+
+- [11. 학습된 실제 모델](11_real_model.ipynb): 학습을 마친 진짜 인코더(MiniLM, all-MiniLM-L6-v2)를 이 패키지로 직접 돌려요. 어텐션을 둘러싼 블록(잔차 연결, 레이어 정규화, 피드포워드), 패딩 마스크와 배치, 학습된 헤드가 실제로 무엇을 보는지 재 봐요.
+- [12. 위치 정보](12_positions.ipynb): 사인파 위치 인코딩, 학습된 위치 임베딩, 회전 위치 임베딩(RoPE). RoPE의 점수가 상대 위치에만 달려 있다는 것도 확인해요.
+- [13. 큰 규모의 어텐션](13_attention_at_scale.ipynb): 타일 단위 온라인 소프트맥스(FlashAttention의 아이디어), GQA와 MQA, 슬라이딩 윈도, 페이지 단위 KV 캐시(vLLM의 아이디어), 프리필과 디코드.
+
+아래는 13강의 맛보기예요.
+
+**MQA와 GQA: KV 캐시 줄이기.** 캐시 크기는 2 · 레이어 수 · KV 헤드 수 · head_dim · 토큰 수 · 배치 · 값 하나의 바이트 수예요. 멀티쿼리 어텐션(MQA)은 모든 쿼리 헤드가 KV 헤드 **하나**를 같이 쓰고, 그룹 쿼리 어텐션(GQA)은 쿼리 헤드 몇 개가 한 KV 헤드를 나눠 써요. 쿼리 헤드 8개인 모델에서 KV 헤드 수만 바꿔 1,024 토큰을 저장해 보면 캐시가 KV 헤드 수에 정비례해요.
 """, en="""
 ## Where to go next
+
+The course goes on with three lessons:
+
+- [11. A real trained model](11_real_model.ipynb): a real pretrained encoder (MiniLM, all-MiniLM-L6-v2) run by this package. The block around attention (residual connections, layer norm, feed-forward), padding masks and batching, and what its trained heads actually look at, measured.
+- [12. Positions](12_positions.ipynb): sinusoidal positional encoding, learned position embeddings and rotary embeddings (RoPE), with RoPE's scores shown to depend only on relative position.
+- [13. Attention at scale](13_attention_at_scale.ipynb): tiled attention with the online softmax (FlashAttention's idea), GQA and MQA, sliding windows, a paged KV cache (vLLM's idea), prefill and decode.
+
+Here is a taste of lesson 13.
 
 **MQA and GQA: a smaller KV cache.** The cache takes 2 · layers · kv_heads · head_dim · tokens · batch · bytes_per_value bytes. Multi-query attention (MQA) lets every query head share **one** K/V head; grouped-query attention (GQA) lets a group of query heads share each K/V head. For a model with 8 query heads, keep 1,024 tokens with different numbers of K/V heads: the cache is proportional to the number of K/V heads.
 """)
@@ -233,17 +249,17 @@ for kv_heads in (8, 2, 1):                # multi-head (8), GQA (2), MQA (1)
 """)
 
 lesson.md(slide="subslide", ko="""
-**FlashAttention과 온라인 소프트맥스.** 지금까지는 (토큰 수, 토큰 수) 점수 행렬을 통째로 만들었어요. 긴 문장에서는 이 행렬이 메모리와 시간을 가장 많이 잡아먹어요. 온라인 소프트맥스는 키를 블록 단위로 읽으면서 행마다 "지금까지의 최댓값"과 "지금까지의 지수 합"만 들고 다니다가, 최댓값이 바뀌면 앞의 합을 다시 맞춰 줘요(04강의 최댓값 빼기 요령을 블록마다 쓰는 셈이에요). 그러면 전체 행렬을 한 번도 만들지 않고도 같은 가중치에 도달해요. FlashAttention은 이 방법으로 GPU의 빠른 메모리 안에서 어텐션을 타일 단위로 계산해요.
+**FlashAttention과 온라인 소프트맥스.** 지금까지는 (토큰 수, 토큰 수) 점수 행렬을 통째로 만들었어요. 긴 문장에서는 이 행렬이 메모리와 시간을 가장 많이 잡아먹어요. 온라인 소프트맥스는 키와 밸류를 블록 단위로 읽으면서 행마다 세 가지만 들고 다녀요. "지금까지의 최댓값" m, "지금까지의 지수 합", 그리고 "지금까지의 출력 벡터"(밸류의 가중합)예요. 새 블록에서 최댓값이 커지면 앞의 합과 출력 벡터에 exp(m_이전 − m_새)를 곱해 다시 맞춰 줘요(04강의 최댓값 빼기 요령을 블록마다 쓰는 셈이에요). 마지막에 출력 벡터를 합으로 나누면 어텐션의 **출력**이 나와요. (토큰 수, 토큰 수) 어텐션 가중치는 한 번도 통째로 만들지 않아요. 출력만 나오고 가중치는 나오지 않아요. FlashAttention은 이 방법으로 GPU의 작고 빠른 칩 안 메모리(SRAM)에서 어텐션을 타일 단위로 계산해요. 연산량, 즉 FLOPs(부동소수점 연산 수)는 줄지 않아요. 줄어드는 건 느린 GPU 메모리(HBM)를 읽고 쓰는 양이고, 긴 문장에서는 바로 그게 속도를 정해요.
 
 **PagedAttention(vLLM).** 요청이 많으면 요청마다 KV 캐시의 길이가 제각각이에요. PagedAttention은 운영체제의 가상 메모리처럼 캐시를 고정 크기 블록(페이지)으로 나눠 필요할 때마다 붙이고, 블록 표로 찾아가요. 미리 최대 길이만큼 잡아 두지 않으니 낭비되는 메모리가 줄어요.
 
-이 주제들은 이 강의의 다음 단계로 계획되어 있어요.
+13강에서 이 아이디어들을 직접 구현하고, 보통의 어텐션과 같은 결과가 나오는지 확인해요.
 """, en="""
-**FlashAttention and the online softmax.** So far we built the full (tokens, tokens) score matrix. For long inputs, that matrix is what costs the most memory and time. The online softmax reads the keys block by block and carries, per row, only "the largest score so far" and "the sum of exponentials so far", rescaling the earlier sum whenever the maximum grows (lesson 04's max-subtraction trick, applied per block). It arrives at the same weights without ever holding the full matrix. FlashAttention uses it to compute attention tile by tile in a GPU's fast memory.
+**FlashAttention and the online softmax.** So far we built the full (tokens, tokens) score matrix. For long inputs, that matrix is what costs the most memory and time. The online softmax reads the keys and values block by block and carries three things per row: "the largest score so far" m, "the sum of exponentials so far", and "the output so far" (a running weighted sum of values). Whenever a new block raises the maximum, the earlier sum and output are both rescaled by exp(m_old − m_new) (lesson 04's max-subtraction trick, applied per block). At the end, the output divided by the sum is attention's **output**; the (tokens, tokens) attention weights are never formed as a whole: it produces the output, never the weights. FlashAttention uses it to compute attention tile by tile in a GPU's small, fast on-chip memory (SRAM). It does not reduce the FLOPs (floating-point operations); it reduces the reads and writes of the GPU's slow main memory (HBM), which is what limits speed for long inputs.
 
 **PagedAttention (vLLM).** A server with many requests holds KV caches of all different lengths. PagedAttention splits the cache into fixed-size blocks (pages), like an operating system's virtual memory, adds blocks as they are needed and finds them through a block table. Nothing is reserved up to a maximum length, so far less memory is wasted.
 
-These topics are planned as the course's next lessons.
+Lesson 13 builds each of these and checks it against plain attention.
 """)
 
 lesson.md(slide="slide", ko="""
@@ -251,21 +267,21 @@ lesson.md(slide="slide", ko="""
 
 - 어텐션은 x → Q, K, V → 점수 Q·Kᵀ → ÷√d_k → 소프트맥스 → 가중치·V예요. 모양은 (7, 8) → (7, 4) → (7, 7) → (7, 7) → (7, 7) → (7, 4).
 - 인코더 셀프 어텐션, 디코더 마스크드 셀프 어텐션, 크로스 어텐션은 같은 계산이고, Q와 K, V의 출처와 마스크만 달라요.
-- KV 캐시는 메모리를 줄이지 않아요. 메모리를 써서 다시 계산할 일을 줄이고, 저장한 토큰 수에 비례해 커져요. 쿼리는 캐시하지 않아요. 캐시는 추론(토큰 하나씩 생성)을 위한 거예요.
+- KV 캐시는 메모리를 줄이지 않아요. 스텝 사이에 들고 있는 메모리(레이어 · KV 헤드 · head_dim · 토큰 · 배치에 비례)를 더 써서 다시 계산할 일을 줄여요. 큰 언어 모델에서는 이 메모리가 아주 커요. 쿼리는 캐시하지 않아요. 캐시는 추론(토큰 하나씩 생성)을 위한 거예요.
 - 캐시를 줄이는 건 KV 헤드 줄이기(MQA, GQA), 슬라이딩 윈도, 더 낮은 정밀도예요.
 
-수고했어요! 처음부터 다시 보고 싶다면 00강으로, KV 캐시를 다시 재 보고 싶다면 09강으로 가세요.
+수고했어요! 다음 11강에서는 학습된 실제 모델의 어텐션을 들여다봐요. 처음부터 다시 보고 싶다면 00강으로, KV 캐시를 다시 재 보고 싶다면 09강으로 가세요.
 
-[처음으로: 00. 시작하기](00_start_here.ipynb) · [09. KV 캐시 다시 보기](09_kv_cache.ipynb)
+[다음: 11. 학습된 실제 모델 →](11_real_model.ipynb) · [처음으로: 00. 시작하기](00_start_here.ipynb) · [09. KV 캐시 다시 보기](09_kv_cache.ipynb)
 """, en="""
 ## Key takeaways
 
 - Attention is x → Q, K, V → scores Q·Kᵀ → ÷√d_k → softmax → weights·V, with shapes (7, 8) → (7, 4) → (7, 7) → (7, 7) → (7, 7) → (7, 4).
 - Encoder self-attention, decoder masked self-attention and cross-attention are the same computation; only the source of Q and K, V and the mask differ.
-- The KV cache does not reduce memory: it spends memory, growing with the tokens kept, to avoid recomputation. Queries are not cached. The cache is for inference, generating one token at a time.
+- The KV cache does not reduce memory: it keeps memory between steps (proportional to layers · kv_heads · head_dim · tokens · batch) to avoid recomputation; for large language models that memory is large. Queries are not cached. The cache is for inference, generating one token at a time.
 - What shrinks the cache: fewer K/V heads (MQA, GQA), a sliding window, lower precision.
 
-Well done! To start over, go to lesson 00; to measure the KV cache again, lesson 09.
+Well done! Next, lesson 11 looks inside a real trained model's attention. To start over, go to lesson 00; to measure the KV cache again, lesson 09.
 
-[Back to the start: 00. Start here](00_start_here.ipynb) · [Revisit 09. The KV cache](09_kv_cache.ipynb)
+[Next: 11. A real trained model →](11_real_model.ipynb) · [Back to the start: 00. Start here](00_start_here.ipynb) · [Revisit 09. The KV cache](09_kv_cache.ipynb)
 """)

@@ -8,7 +8,7 @@ lesson.md(slide="slide", ko="""
 **이번 시간의 목표**
 - 어텐션만으로는 순서를 모른다는 걸 다시 확인하고, 인과 마스크가 있는 디코더는 왜 다른지 봐요.
 - 원래 논문의 <b>사인파 위치 인코딩</b>을 그려 보고, 위치를 k칸 옮기는 일이 고정된 회전이라는 걸 계산으로 확인해요.
-- 11 레슨 모델의 <b>학습된 위치 벡터</b> 512개를 비교하고, 그 한계(513번째 위치는 없어요)를 알아요.
+- 11강 모델의 <b>학습된 위치 벡터</b> 512개를 비교하고, 그 한계(513번째 위치는 없어요)를 알아요.
 - <b>회전 위치 임베딩(RoPE)</b>이 쿼리와 키를 위치만큼 회전시키고, 그래서 점수가 상대 위치 m − n에만 달려 있다는 걸 보여요.
 
 **수업 시간**: 약 40분
@@ -31,7 +31,7 @@ import qkv_helpers as qk
 qk.setup(lang=LANG)                       # 그림과 메시지의 언어
 np.set_printoptions(precision=3, suppress=True)
 ex = qk.running_example()                 # "The cat sat on the mat."
-enc = qk.encoder_decoder.encoder_example()  # 06 레슨의 멀티헤드 어텐션과 입력 x
+enc = qk.encoder_decoder.encoder_example()  # 06강의 멀티헤드 어텐션과 입력 x
 """, en="""
 import numpy as np
 import qkv_helpers as qk
@@ -45,7 +45,7 @@ enc = qk.encoder_decoder.encoder_example()  # lesson 06's multi-head attention a
 lesson.md(slide="slide", ko="""
 ## 왜 순서를 넣어 줘야 할까요?
 
-06 레슨에서 본 것처럼 셀프 어텐션의 계산에는 위치가 들어가지 않아요. "The cat sat on the mat."에서 "cat"과 "mat"의 자리를 바꿔 "The mat sat on the cat."을 만들어도, 인코더의 출력 행은 토큰을 따라 자리만 바뀌어요. 어텐션에게 두 문장은 같은 단어 묶음이에요.
+06강에서 본 것처럼 셀프 어텐션의 계산에는 위치가 들어가지 않아요. "The cat sat on the mat."에서 "cat"과 "mat"의 자리를 바꿔 "The mat sat on the cat."을 만들어도, 인코더의 출력 행은 토큰을 따라 자리만 바뀌어요. 어텐션에게 두 문장은 같은 단어 묶음이에요.
 
 그런데 <b>인과 마스크</b>를 쓰는 디코더는 달라요. i번째 토큰은 0번부터 i번까지만 보니까, 순서를 바꾸면 각 토큰이 *볼 수 있는 토큰*이 달라져요. 마스크 자체가 순서를 알고 있는 셈이에요. 같은 멀티헤드 어텐션으로 두 경우를 재 봐요.
 """, en="""
@@ -83,7 +83,7 @@ lesson.md(slide="slide", ko="""
 
 $$PE_{p,\\,2i} = \\sin\\!\\left(\\frac{p}{10000^{2i/d}}\\right), \\qquad PE_{p,\\,2i+1} = \\cos\\!\\left(\\frac{p}{10000^{2i/d}}\\right)$$
 
-왼쪽 차원은 위치마다 빠르게, 오른쪽 차원은 아주 느리게 바뀌어요. 시계의 초침·분침·시침처럼요. 09 레슨의 `TinyTransformer`도 이 벡터를 써요.
+왼쪽 차원은 위치마다 빠르게, 오른쪽 차원은 아주 느리게 바뀌어요. 시계의 초침·분침·시침처럼요. 09강의 `TinyTransformer`도 이 벡터를 써요.
 """, en="""
 ## 1. Sinusoidal positions: a fixed vector added per position
 
@@ -117,7 +117,7 @@ print(np.allclose(pe64[:61] @ m3, pe64[3:], atol=1e-12))   # PE(p+3) = PE(p)·M_
 lesson.md(slide="slide", ko="""
 ## 2. 학습된 위치 벡터: 위치마다 배운 벡터를 더해요
 
-BERT 같은 모델은 공식 대신 위치마다 벡터 하나를 **학습**해서 더해요. 11 레슨의 진짜 모델(all-MiniLM-L6-v2)에는 이런 벡터가 512개 있어요(384차원). 학습이 끝난 표에서 위치끼리의 코사인 유사도를 그려 봐요. 아무도 "이웃은 비슷하게"라고 가르치지 않았는데, 대각선 근처가 밝아요.
+BERT 같은 모델은 공식 대신 위치마다 벡터 하나를 **학습**해서 더해요. 11강의 진짜 모델(all-MiniLM-L6-v2)에는 이런 벡터가 512개 있어요(384차원). 학습이 끝난 표에서 위치끼리의 코사인 유사도를 그려 봐요. 아무도 "이웃은 비슷하게"라고 가르치지 않았는데, 대각선 근처가 밝아요.
 """, en="""
 ## 2. Learned positions: a trained vector added per position
 
@@ -139,7 +139,7 @@ ax = qk.plots.plot_position_similarity(similarity[:128, :128])
 """)
 
 lesson.md(slide="subslide", ko="""
-학습된 위치 벡터의 한계는 표의 크기예요. 행이 512개뿐이라서 이 모델은 512번째 위치(0부터 세면 511번)보다 긴 글을 읽을 수 없어요. 11 레슨의 `model(texts)`가 그보다 긴 글에 오류를 내는 이유예요. 사인파 공식은 어느 위치든 계산할 수 있지만, 학습 때 본 적 없는 먼 위치에서 모델이 잘 동작한다는 보장은 없어요.
+학습된 위치 벡터의 한계는 표의 크기예요. 행이 512개뿐이라서 이 모델은 512번째 위치(0부터 세면 511번)보다 긴 글을 읽을 수 없어요. 11강의 `model(texts)`가 그보다 긴 글에 오류를 내는 이유예요. 사인파 공식은 어느 위치든 계산할 수 있지만, 학습 때 본 적 없는 먼 위치에서 모델이 잘 동작한다는 보장은 없어요.
 """, en="""
 The limit of learned positions is the table's size: with 512 rows, this model cannot read past position 511 (counting from 0). That is why lesson 11's `model(texts)` refuses longer texts. The sinusoidal formula gives a vector for any position, but nothing guarantees that a model works at distant positions it never saw in training.
 """)
@@ -257,7 +257,7 @@ print(rope.weights[cat])                                       # RoPE
 """)
 
 lesson.md(slide="subslide", ko="""
-"cat"이 각 토큰에 주는 가중치가 바뀌었어요. 이제 점수에 "몇 칸 떨어져 있나"가 섞여 들어가요. 이 모델의 가중치 행렬은 무작위라 어느 쪽이 "맞다"고 할 수는 없어요. 학습된 모델은 이 회전을 이용해 가까운 토큰이나 특정 거리의 토큰을 찾는 헤드를 만들어요.
+"cat"이 각 토큰에 주는 가중치가 바뀌었어요. 이제 점수에 "몇 칸 떨어져 있나"가 섞여 들어가요. 이 모델의 가중치 행렬 W_Q, W_K는 무작위라 어느 쪽이 "맞다"고 할 수는 없어요. 학습된 모델은 이 회전을 이용해 가까운 토큰이나 특정 거리의 토큰을 찾는 헤드를 만들어요.
 """, en="""
 The weights "cat" gives each token changed: the scores now mix in "how many positions apart". This model's weight matrices are random, so neither row is "right"; a trained model uses the rotation to build heads that look at nearby tokens or at tokens a given distance away.
 """)
@@ -334,7 +334,7 @@ lesson.md(slide="slide", ko="""
 - <b>학습된 위치 벡터</b>도 임베딩에 더해요. 학습된 표에서 이웃 위치는 서로 비슷하지만, 표의 크기(여기서는 512)를 넘는 위치는 없어요.
 - <b>RoPE</b>는 더하지 않아요. 모든 레이어에서 쿼리와 키를 위치만큼 회전시키고 밸류는 그대로 둬요. 그래서 점수가 상대 위치 m − n에만 달려 있고, 거리가 멀수록 평균적으로 작아져요.
 
-다음 레슨에서는 긴 문장으로 넘어가요. 토큰이 수천 개가 되면 (n, n) 점수 행렬이 문제가 돼요.
+다음 강에서는 긴 문장으로 넘어가요. 토큰이 수천 개가 되면 (n, n) 점수 행렬이 문제가 돼요.
 
 [다음: 13. 규모가 커질 때의 어텐션 →](13_attention_at_scale.ipynb)
 """, en="""
