@@ -332,3 +332,37 @@ def test_site_css_embeds_every_hangul_character_of_the_lessons(site):
     for font in fonts:
         missing = {c for c in used if ord(c) not in font.getBestCmap()}
         assert not missing - {"\u3000"}, sorted(missing)[:10]
+
+
+# --- tarballs that try to write outside the folder -------------------------------------------
+
+def _tarball_with(path: Path, names: list[str]) -> Path:
+    with tarfile.open(path, "w:gz") as tar:
+        for name in names:
+            info = tarfile.TarInfo(name)
+            data = b"alert('escaped')"
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return path
+
+
+@pytest.mark.parametrize("evil", ["package/dist/../../escaped.js",
+                                  "package/dist/../escaped.js",
+                                  "package/dist/../../../../escaped.js"])
+def test_extract_refuses_a_member_that_escapes_the_folder(tmp_path, evil):
+    tgz = _tarball_with(tmp_path / "evil.tgz", ["package/dist/ok.js", evil])
+    dest = tmp_path / "a" / "b" / "static" / "dist"
+    with pytest.raises(ValueError, match="refusing member"):
+        classroom._extract(tgz, "dist", dest)
+    assert not [p for p in tmp_path.rglob("escaped.js")], "nothing written outside"
+
+
+def test_extract_still_copies_an_honest_tarball(tmp_path):
+    tgz = _tarball_with(tmp_path / "ok.tgz", ["package/dist/ok.js", "package/dist/sub/x.js",
+                                              "package/dist/x.js.map", "package/other.js"])
+    dest = tmp_path / "static" / "dist"
+    classroom._extract(tgz, "dist", dest)
+    assert sorted(p.relative_to(dest).as_posix() for p in dest.rglob("*.js")) == [
+        "ok.js", "sub/x.js"]
+    classroom._extract(tgz, "other.js", tmp_path / "static" / "other.js")
+    assert (tmp_path / "static" / "other.js").read_bytes() == b"alert('escaped')"

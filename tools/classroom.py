@@ -234,9 +234,32 @@ def _extract(tgz: Path, inner: str, dest: Path) -> None:
             raise FileNotFoundError(f"{inner} is not in {tgz.name}")
         for member in members:
             rel = member.name[len(prefix):].lstrip("/")
-            target = dest / rel if rel else dest
+            target = _inside(dest, rel, member, tgz)
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(tar.extractfile(member).read())
+
+
+def _inside(dest: Path, rel: str, member: tarfile.TarInfo, tgz: Path) -> Path:
+    """Where ``member`` goes (``dest/rel``), or a ValueError if that is outside ``dest``.
+
+    A crafted tarball can name a member ``package/dist/../../x``: written as it is named, it
+    lands outside the folder. tarfile's ``data`` filter (Python 3.12, 3.11.4+ and other
+    patched versions) rejects such names, absolute paths and special files; the check
+    after it, that the resolved path stays in ``dest``, is the same rule for any Python.
+    """
+    if hasattr(tarfile, "data_filter"):
+        try:
+            tarfile.data_filter(member, str(dest))  # the whole name, from the package root
+            if rel:
+                tarfile.data_filter(member.replace(name=rel, deep=False), str(dest))
+        except tarfile.FilterError as error:
+            raise ValueError(f"{tgz.name}: refusing member {member.name!r}: {error}") from None
+    root = dest.resolve()
+    target = (dest / rel).resolve() if rel else root
+    if target != root and root not in target.parents:
+        raise ValueError(f"{tgz.name}: refusing member {member.name!r}, which would be "
+                         f"written outside {dest}")
+    return dest / rel if rel else dest
 
 
 def korean_font_files() -> list[Path]:
