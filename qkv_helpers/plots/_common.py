@@ -51,13 +51,16 @@ def annotate_cells(ax: Axes, values: np.ndarray, image, fmt: str = "{:.2f}",
 
 
 def as_series(values, name: str, n: int | None = None, *, low: float | None = None,
-              positive: bool = False) -> np.ndarray:
-    """``values`` as a 1-D array of finite numbers (``n`` of them, each >= ``low`` or > 0
-    if ``positive``), or an error naming ``name``: a NaN or infinity would be a missing
-    point or bar, or an axis stretched until the rest is flat."""
+              positive: bool = False, per: str = "point") -> np.ndarray:
+    """``values`` as a 1-D array of finite numbers, or an error naming ``name``.
+
+    ``n`` of them (one per entry of ``per``), each >= ``low``, or > 0 if ``positive``. A NaN
+    or infinity would be a missing point or bar, or an axis stretched until the rest is flat.
+    """
     arr = real_array(values, name, 1, "(points,)" if n is None else f"({n},)")
     if n is not None and arr.shape[0] != n:
-        raise ValueError(f"{name} must have one entry per point: {n}, got {arr.shape[0]}")
+        raise ValueError(f"{name} must have one entry per entry of {per} ({n}), got "
+                         f"{arr.shape[0]}")
     if positive and arr.min() <= 0:
         raise ValueError(f"{name} must be > 0 (it is drawn on a log axis), got {arr.min():g}")
     if low is not None and arr.min() < low:

@@ -203,8 +203,13 @@ def plot_cross_attention(weights, target_tokens, source_tokens, *, ax: Axes | No
     >>> ax.get_ylabel() == t("target_tokens")
     True
     """
+    values = as_matrix(weights, "weights")
+    target_tokens = check_labels(target_tokens, values.shape[0], "target_tokens",
+                                 "rows (target tokens)")
+    source_tokens = check_labels(source_tokens, values.shape[1], "source_tokens",
+                                 "columns (source tokens)")
     return plot_attention_heatmap(
-        weights, target_tokens, source_tokens, ax=ax, highlight_row=highlight_row,
+        values, target_tokens, source_tokens, ax=ax, highlight_row=highlight_row,
         title=t("cross_attention") if title is None else title,
         xlabel=t("source_tokens"), ylabel=t("target_tokens"),
     )

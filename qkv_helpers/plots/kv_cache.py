@@ -40,10 +40,11 @@ def plot_cache_growth(tokens, measured_bytes, formula_bytes, *, uncached_bytes=N
     True
     """
     tokens = as_series(tokens, "tokens", low=0)  # (steps,)
-    measured_bytes = as_series(measured_bytes, "measured_bytes", len(tokens), low=0)
-    formula_bytes = as_series(formula_bytes, "formula_bytes", len(tokens), low=0)
+    measured_bytes = as_series(measured_bytes, "measured_bytes", len(tokens), low=0, per="tokens")
+    formula_bytes = as_series(formula_bytes, "formula_bytes", len(tokens), low=0, per="tokens")
     if uncached_bytes is not None:
-        uncached_bytes = as_series(uncached_bytes, "uncached_bytes", len(tokens), low=0)
+        uncached_bytes = as_series(uncached_bytes, "uncached_bytes", len(tokens), low=0,
+                                   per="tokens")
     ax = new_axes(ax, figsize=(6.4, 3.8))
     ax.plot(tokens, formula_bytes, color="grey", linestyle="--", linewidth=1.5,
             label=t("p_kv_formula"))
@@ -71,8 +72,8 @@ def plot_flops_per_step(context, cached, uncached, *, ax: Axes | None = None,
     True
     """
     context = as_series(context, "context", low=0)  # (steps,)
-    cached = as_series(cached, "cached", len(context), low=0)
-    uncached = as_series(uncached, "uncached", len(context), low=0)
+    cached = as_series(cached, "cached", len(context), low=0, per="context")
+    uncached = as_series(uncached, "uncached", len(context), low=0, per="context")
     ax = new_axes(ax, figsize=(6.4, 3.8))
     width = 0.4
     ax.bar(context - width / 2, uncached, width, color=style.COLORS[1],
@@ -96,8 +97,8 @@ def plot_total_flops(lengths, cached, uncached, *, ax: Axes | None = None) -> Ax
     2
     """
     lengths = as_series(lengths, "lengths", low=0)  # (n,)
-    cached = as_series(cached, "cached", len(lengths), low=0)
-    uncached = as_series(uncached, "uncached", len(lengths), low=0)
+    cached = as_series(cached, "cached", len(lengths), low=0, per="lengths")
+    uncached = as_series(uncached, "uncached", len(lengths), low=0, per="lengths")
     ax = new_axes(ax, figsize=(6.4, 3.8))
     ax.plot(lengths, uncached, "s-", color=style.COLORS[1], markersize=4,
             label=t("p_kv_uncached"))
@@ -132,10 +133,10 @@ def plot_speedup(lengths, measured, flop_ratio, predicted=None, *, overhead_us=N
     3
     """
     lengths = as_series(lengths, "lengths", low=0)  # (n,)
-    measured = as_series(measured, "measured", len(lengths), low=0)
-    flop_ratio = as_series(flop_ratio, "flop_ratio", len(lengths), low=0)
+    measured = as_series(measured, "measured", len(lengths), low=0, per="lengths")
+    flop_ratio = as_series(flop_ratio, "flop_ratio", len(lengths), low=0, per="lengths")
     if predicted is not None:
-        predicted = as_series(predicted, "predicted", len(lengths), low=0)
+        predicted = as_series(predicted, "predicted", len(lengths), low=0, per="lengths")
     if overhead_us is not None:
         overhead_us = real_number(overhead_us, "overhead_us", low=0.0)
     ax = new_axes(ax, figsize=(6.4, 3.8))

@@ -60,8 +60,8 @@ def plot_variance_vs_dk(d_ks, raw, scaled, *, ax: Axes | None = None) -> Axes:
     3
     """
     d_ks = as_series(d_ks, "d_ks", positive=True)  # (n,)
-    raw = as_series(raw, "raw", len(d_ks), positive=True)  # (n,)
-    scaled = as_series(scaled, "scaled", len(d_ks), positive=True)  # (n,)
+    raw = as_series(raw, "raw", len(d_ks), positive=True, per="d_ks")  # (n,)
+    scaled = as_series(scaled, "scaled", len(d_ks), positive=True, per="d_ks")  # (n,)
     ax = new_axes(ax, figsize=(6.0, 3.8))
     ax.plot(d_ks, d_ks, color="grey", linestyle="--", linewidth=1.2, label=t("p_scal_line"))
     ax.plot(d_ks, raw, "o-", color=style.COLORS[0], label=t("p_scal_raw_short"))
