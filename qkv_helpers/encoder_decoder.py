@@ -231,7 +231,8 @@ def change_future_token(x, w_q, w_k, w_v, position: int, *, masked: bool = True,
             q, k, v = xs @ w_q, xs @ w_k, xs @ w_v  # (tokens, d_k), (tokens, d_k), (tokens, d_v)
             finite_result(np.concatenate([q.ravel(), k.ravel(), v.ravel(), (q @ k.T).ravel()]),
                           "Q, K, V or the scores", "x, w_q, w_k and w_v")
-        return scaled_dot_product_attention(q, k, v, mask=mask).output
+            output = scaled_dot_product_attention(q, k, v, mask=mask).output
+        return finite_result(output, "the output weights·V", "x and w_v")
 
     before, after = attend(x), attend(changed)  # (tokens, d_v) each
     return FutureChange(int(position), before, after, np.abs(after - before).max(axis=-1))
@@ -270,9 +271,11 @@ def attend_one_at_a_time(q, k, v) -> np.ndarray:
     if not q.shape[0] == k.shape[0] == v.shape[0]:
         raise ValueError(f"q, k, v must be (tokens, d) with the same number of tokens, got "
                          f"q {q.shape}, k {k.shape}, v {v.shape}")
-    rows = [scaled_dot_product_attention(q[i:i + 1], k[:i + 1], v[:i + 1]).output[0]
-            for i in range(q.shape[0])]
-    return np.stack(rows)  # (tokens, d_v)
+    with np.errstate(over="ignore", invalid="ignore"):
+        finite_result(q @ k.T, "the scores q·kᵀ", "q and k")
+        rows = [scaled_dot_product_attention(q[i:i + 1], k[:i + 1], v[:i + 1]).output[0]
+                for i in range(q.shape[0])]
+    return finite_result(np.stack(rows), "the output weights·v", "v")  # (tokens, d_v)
 
 
 class CrossStep(NamedTuple):

@@ -49,9 +49,7 @@ __all__ = [
 
 def _count(x, name: str) -> int:
     """``x`` as an int >= 0."""
-    if x == 0 and not isinstance(x, bool):
-        return 0
-    return positive_int(x, name)
+    return integer(x, name, low=0)
 
 
 def kv_cache_bytes(layers: int, kv_heads: int, head_dim: int, tokens: int, batch: int = 1,
@@ -273,7 +271,8 @@ def _run_values(x, name: str, shape: tuple | None = None) -> np.ndarray:
     if arr.min() < 0:
         raise ValueError(f"{name} must be >= 0, got {arr.min():g}")
     if shape is not None and arr.shape != shape:
-        raise ValueError(f"{name} must have one entry per run, shape {shape}; got {arr.shape}")
+        raise ValueError(f"{name} must have one entry per run, as steps has: shape {shape}; "
+                         f"got {arr.shape}")
     return arr
 
 
@@ -298,13 +297,21 @@ def fit_step_time(steps, flops, seconds) -> StepTimeFit:
     for column, name in zip(columns, ("steps", "flops", "seconds")):
         if column.min() < 0:
             raise ValueError(f"{name} must be counts or times >= 0, got {column.min():g}")
-    a = np.column_stack(columns[:2])  # (runs, 2)
-    y = columns[2]  # (runs,)
+    # Each column divided by its largest entry (so sums of squares cannot overflow), the
+    # coefficients scaled back at the end.
+    scale = np.array([c.max() or 1.0 for c in columns])  # (3,)
+    a = np.column_stack(columns[:2]) / scale[:2]  # (runs, 2)
+    y = columns[2] / scale[2]  # (runs,)
     coef = np.linalg.lstsq(a, y, rcond=None)[0]  # (2,)
     if coef[0] < 0:  # the best fit with no overhead
-        coef = np.array([0.0, max(float(a[:, 1] @ y / (a[:, 1] @ a[:, 1])), 0.0)])
+        coef = np.array([0.0, max(float(a[:, 1] @ y / ((a[:, 1] @ a[:, 1]) or 1.0)), 0.0)])
     elif coef[1] < 0:  # the best fit with no cost per FLOP
-        coef = np.array([max(float(a[:, 0] @ y / (a[:, 0] @ a[:, 0])), 0.0), 0.0])
+        coef = np.array([max(float(a[:, 0] @ y / ((a[:, 0] @ a[:, 0]) or 1.0)), 0.0), 0.0])
+    with np.errstate(over="ignore"):
+        coef = coef * scale[2] / scale[:2]  # (2,)
+    if not np.isfinite(coef).all():
+        raise ValueError(f"the fit overflows: seconds (up to {scale[2]:.3g}) are too large "
+                         f"for steps and flops (up to {scale[0]:.3g} and {scale[1]:.3g})")
     return StepTimeFit(float(coef[0]), float(coef[1]))
 
 

@@ -89,4 +89,7 @@ def pipeline_steps(x, w_q, w_k, w_v, mask=None) -> PipelineSteps:
         weights = softmax(np.where(mask, scaled, -np.inf))  # (tokens, tokens)
     else:
         weights = softmax(scaled)  # (tokens, tokens)
-    return PipelineSteps(x, q, k, v, scores, scaled, weights, weights @ v)
+    with np.errstate(over="ignore", invalid="ignore"):
+        output = weights @ v  # (tokens, d_v)
+    finite_result(output, "the output weights·V", "x and w_v")
+    return PipelineSteps(x, q, k, v, scores, scaled, weights, output)

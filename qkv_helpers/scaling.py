@@ -82,10 +82,12 @@ def softmax_jacobian(p) -> np.ndarray:
     np.float64(0.0)
     """
     p = real_array(p, "p", 1, "(n,)")
-    if p.min() < 0.0 or p.max() > 1.0 or abs(p.sum() - 1.0) > 1e-6:
+    with np.errstate(over="ignore"):
+        total = float(p.sum())
+    if p.min() < 0.0 or p.max() > 1.0 or abs(total - 1.0) > 1e-6:
         raise ValueError(f"p must be probabilities (softmax's output): each in 0..1, "
                          f"summing to 1; got entries {p.min():.3g}..{p.max():.3g} "
-                         f"summing to {p.sum():.6g}")
+                         f"summing to {total:.6g}")
     return np.diag(p) - np.outer(p, p)  # (n, n)
 
 

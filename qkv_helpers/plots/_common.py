@@ -23,7 +23,18 @@ def as_matrix(values, name: str, finite: bool = True) -> np.ndarray:
     A NaN would be a blank cell and one infinity would stretch the colour scale until every
     other cell looks the same: both are refused (``finite=False`` leaves them to the caller).
     """
-    return real_array(values, name, 2, "(rows, columns), 2-D", finite=finite)
+    return drawable(real_array(values, name, 2, "(rows, columns), 2-D", finite=finite), name)
+
+
+def drawable(arr: np.ndarray, name: str) -> np.ndarray:
+    """``arr`` if matplotlib can scale it: colour and axis ranges (``vmax − vmin``) overflow
+    for numbers beyond about 1e300, and would draw nothing or the wrong colours."""
+    with np.errstate(invalid="ignore"):
+        big = np.abs(arr[np.isfinite(arr)]).max(initial=0.0)
+    if big > 1e300:
+        raise ValueError(f"{name} holds numbers too large to draw (up to {big:.3g}); a plot's "
+                         f"colour and axis ranges need them below 1e300: scale them down")
+    return arr
 
 
 def check_labels(labels, n: int, name: str, axis: str) -> list[str]:
@@ -57,7 +68,7 @@ def as_series(values, name: str, n: int | None = None, *, low: float | None = No
     ``n`` of them (one per entry of ``per``), each >= ``low``, or > 0 if ``positive``. A NaN
     or infinity would be a missing point or bar, or an axis stretched until the rest is flat.
     """
-    arr = real_array(values, name, 1, "(points,)" if n is None else f"({n},)")
+    arr = drawable(real_array(values, name, 1, "(points,)" if n is None else f"({n},)"), name)
     if n is not None and arr.shape[0] != n:
         raise ValueError(f"{name} must have one entry per entry of {per} ({n}), got "
                          f"{arr.shape[0]}")
