@@ -50,7 +50,9 @@ def dot_and_angle(a, b) -> DotProduct:
     Parameters
     ----------
     a, b : array_like, shape (d,)
-        Two vectors of the same length, neither of them zero.
+        Two vectors of the same length, neither of them zero. Entries as large as 1e300 or
+        as small as 1e-320 still give the right lengths and angle; a dot product beyond
+        float64's range is an error.
 
     Examples
     --------
@@ -101,7 +103,7 @@ def query_scores(q, k, index: int) -> QueryScores:
     q : array_like, shape (n_q, d_k)
     k : array_like, shape (n_k, d_k)
     index : int
-        Which query (row of ``q``).
+        Which query (row of ``q``): ``0 <= index < n_q``.
 
     Examples
     --------

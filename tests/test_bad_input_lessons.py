@@ -643,3 +643,59 @@ def test_t(key, values):
         return
     assert key == "query" or (key == "p_scal_hist_title" and "d_k" in values)
     assert "{" not in text
+
+
+# --- the examples of issue 14, one by one -------------------------------------------------
+
+
+def test_dot_and_angle_of_huge_opposite_vectors():
+    d = similarity.dot_and_angle([1e150, 0.0], [-1e150, 0.0])
+    assert d.angle_deg == 180.0 and d.cos_angle == -1.0 and math.isclose(d.dot, -1e300)
+    d = similarity.dot_and_angle([1e300, 1e300], [1e300, -1e300])  # dot 0, lengths finite
+    assert d.angle_deg == 90.0 and d.dot == 0.0
+    with pytest.raises(ValueError, match="a·b or a length overflows float64"):
+        similarity.dot_and_angle([1e200, 0.0], [-1e200, 0.0])  # a·b = -1e400
+
+
+def test_widgets_do_not_clamp_a_position_out_of_range():
+    with pytest.raises(ValueError, match=r"position must be an integer in 0\.\.6, got 99"):
+        widgets.causal_mask_explorer(position=99)
+
+
+def test_query_explorer_lists_the_tokens_for_an_unknown_one():
+    with pytest.raises(ValueError, match=r"token must be one of the tokens \('The', 'cat', "
+                                         r"'sat', 'on', 'the', 'mat', '\.'\), got 'dog'"):
+        widgets.query_explorer(token="dog")
+
+
+def test_to_words_refuses_ids_that_are_not_ints():
+    with pytest.raises(TypeError, match="each of ids must be an integer in 0..6, got float 1.7"):
+        to_words([1.7])
+    with pytest.raises(TypeError, match="got bool True"):
+        to_words([True])
+
+
+def test_boolean_indices_are_refused():
+    ex = qk.running_example()
+    with pytest.raises(TypeError, match="position must be an integer in 0..6, got bool True"):
+        ed.change_future_token(ex.x, ex.w_q, ex.w_k, ex.w_v, position=True)
+    enc = ed.encoder_example()
+    with pytest.raises(TypeError, match=r"order must be a permutation of range\(7\).*dtype bool"):
+        ed.permutation_check(enc.mha, enc.x, [True] * 7)
+
+
+def test_heat_maps_refuse_nan_and_inf():
+    with pytest.raises(ValueError, match=r"weights must hold finite numbers; got nan at index "
+                                         r"\(0, 1\)"):
+        plots.plot_attention_heatmap([[0.5, np.nan], [0.5, 0.5]], ["a", "b"])
+    with pytest.raises(ValueError, match="weights must hold finite numbers; got inf"):
+        plots.plot_attention_heatmap([[1.0, np.inf], [-2.0, 0.5]], ["a", "b"], signed=True)
+    with pytest.raises(ValueError, match="For scores .* pass signed=True"):
+        plots.plot_attention_heatmap([[1.0, 3.0], [-2.0, 0.5]], ["a", "b"])
+
+
+def test_seeds_must_be_non_negative_ints():
+    with pytest.raises(ValueError, match="seed must be an integer >= 0, got -1"):
+        qk.running_example(seed=-1)
+    with pytest.raises(TypeError, match="seed must be an integer >= 0, got NoneType None"):
+        scaling.random_queries_keys(4, 2, seed=None)
