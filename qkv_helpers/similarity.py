@@ -75,8 +75,10 @@ def dot_and_angle(a, b) -> DotProduct:
     norm_a, norm_b = np.linalg.norm(a / big_a), np.linalg.norm(b / big_b)
     unit_a, unit_b = a / big_a / norm_a, b / big_b / norm_b  # (d,) each
     length_a, length_b = float(big_a * norm_a), float(big_b * norm_b)
-    with np.errstate(over="ignore"):
+    with np.errstate(over="ignore", invalid="ignore"):
         dot = float(a @ b)
+        if not math.isfinite(dot):  # a term overflowed: the same sum on the scaled vectors
+            dot = float((a / big_a) @ (b / big_b)) * big_a * big_b
     if not (math.isfinite(length_a) and math.isfinite(length_b) and math.isfinite(dot)):
         raise ValueError(f"a·b or a length overflows float64: a and b have entries as large as "
                          f"{big_a:.3g} and {big_b:.3g}; scale them down (the angle does not "

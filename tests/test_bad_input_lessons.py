@@ -17,6 +17,7 @@ import dataclasses
 import math
 import re
 import sys
+from fractions import Fraction
 from pathlib import Path
 
 import matplotlib
@@ -175,8 +176,9 @@ def test_dot_and_angle(a, b):
     assert abs(d.angle_deg - ref) < (1e-6 if len(ua) == 2 else 1e-5)
     assert math.isclose(d.length_a, math.hypot(*fa), rel_tol=1e-12)
     assert math.isclose(d.length_b, math.hypot(*fb), rel_tol=1e-12)
-    with np.errstate(all="ignore"):
-        assert d.dot == float(fa @ fb)
+    exact = sum(Fraction(x) * Fraction(y) for x, y in zip(fa.tolist(), fb.tolist()))
+    scale = Fraction(float(np.abs(fa).max())) * Fraction(float(np.abs(fb).max()))  # a term's size
+    assert abs(Fraction(d.dot) - exact) <= Fraction(1e-12) * scale * len(fa)
     assert -1.0 <= d.cos_angle <= 1.0 and 0.0 <= d.angle_deg <= 180.0
 
 
@@ -699,3 +701,13 @@ def test_seeds_must_be_non_negative_ints():
         qk.running_example(seed=-1)
     with pytest.raises(TypeError, match="seed must be an integer >= 0, got NoneType None"):
         scaling.random_queries_keys(4, 2, seed=None)
+
+
+@pytest.mark.parametrize("a,b,angle,dot", [
+    ([1e308, 0.0], [0.0, 1e308], 90.0, 0.0),
+    ([5e-324, 0.0], [-5e-324, 0.0], 180.0, -0.0),
+    ([1e-310, 1e-310], [1e-310, 1e-310], 0.0, 0.0),
+])
+def test_dot_and_angle_at_the_ends_of_float64(a, b, angle, dot):
+    d = similarity.dot_and_angle(a, b)
+    assert d.angle_deg == pytest.approx(angle, abs=1e-9) and d.dot == dot
