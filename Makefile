@@ -72,8 +72,8 @@ notebooks: $(STAMP)
 	$(PY) tools/build_notebooks.py
 
 # The classroom kit (docs/teacher-guide.*.md). slides and html fetch reveal.js and the widget
-# manager once with npm into build/vendor/ so the pages work offline; without npm they link
-# a CDN instead and say so.
+# manager once with npm into build/vendor/ so the pages work offline; without npm (and no
+# build/vendor/ copied from elsewhere) they stop with an error: no CDN fallback.
 student: $(STAMP)
 	$(PY) tools/classroom.py student
 

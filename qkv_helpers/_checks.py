@@ -65,3 +65,149 @@ def positive_int(x, name: str) -> int:
     if x < 1:
         raise ValueError(f"{name} must be a positive integer, got {x}")
     return int(x)
+
+
+# --- checks for the lesson helpers, plots and widgets ------------------------------------
+# Each names the argument as the learner passed it, says what it got and what it needs.
+
+
+def _describe(x) -> str:
+    """``x`` for a message: its type and a short repr."""
+    text = repr(x)
+    if len(text) > 60:
+        text = text[:57] + "..."
+    return f"{type(x).__name__} {text}"
+
+
+def real_array(x, name: str, ndim: int | tuple[int, ...], shape: str, *, allow_empty: bool = False,
+               finite: bool = True) -> np.ndarray:
+    """``x`` as a float64 (or wider) array of ``ndim`` dimensions (an int or a tuple of them).
+
+    ``shape`` describes the shape needed in the lesson's terms, e.g. ``"(n_k, d_v)"``.
+    Integers and bools become float64; float16 and float32 are widened to float64 so
+    that sums of squares and products do not overflow where float64 would not. Strings,
+    complex numbers, ragged lists and objects that are not numbers are a TypeError or
+    ValueError naming ``name``; so are empty axes (unless ``allow_empty``) and NaN or
+    infinity (unless ``finite=False``).
+    """
+    if x is None or isinstance(x, (str, bytes)):
+        raise TypeError(f"{name} must be an array of real numbers, shape {shape}; "
+                        f"got {_describe(x)}")
+    try:
+        arr = np.asarray(x)
+    except ValueError:  # ragged nested lists
+        raise ValueError(f"{name} must be a rectangular array of real numbers, shape {shape}; "
+                         f"got rows of different lengths") from None
+    if arr.dtype == object:
+        try:
+            arr = arr.astype(np.float64)
+        except (TypeError, ValueError):
+            raise TypeError(f"{name} must hold real numbers, shape {shape}; got entries "
+                            f"that are not numbers (e.g. {_describe(arr.flat[0])})"
+                            if arr.size else f"{name} must hold real numbers") from None
+    if arr.dtype.kind in "biu":
+        arr = arr.astype(np.float64)
+    elif arr.dtype.kind != "f":
+        raise TypeError(f"{name} must be an array of real numbers, shape {shape}; got dtype "
+                        f"{arr.dtype}")
+    arr = arr.astype(np.promote_types(arr.dtype, np.float64), copy=False)
+    allowed = (ndim,) if isinstance(ndim, int) else tuple(ndim)
+    if arr.ndim not in allowed:
+        raise ValueError(f"{name} must have {' or '.join(map(str, allowed))} dimension(s), "
+                         f"shape {shape}; got shape {arr.shape}")
+    if not allow_empty and arr.size == 0:
+        raise ValueError(f"{name} must not be empty: it needs shape {shape} with every size "
+                         f">= 1; got shape {arr.shape}")
+    if finite:
+        require_finite(arr, name)
+    return arr
+
+
+def finite_result(arr: np.ndarray, what: str, names: str) -> np.ndarray:
+    """``arr`` if every entry is finite; otherwise a ValueError: the inputs were too large."""
+    if not np.isfinite(arr).all():
+        raise ValueError(f"{what} overflowed (became infinite): {names} hold numbers too large "
+                         f"to compute with in float64; scale them down")
+    return arr
+
+
+def integer(x, name: str, low: int | None = None, high: int | None = None) -> int:
+    """``x`` as an int in ``low..high`` (either end may be open), or a clear error.
+
+    Bools, floats (even 2.0), strings and arrays are a TypeError: a position, a count or
+    a seed is a whole number.
+    """
+    if low is not None and high is not None:
+        needs = f"an integer in {low}..{high}"
+    elif low is not None:
+        needs = f"an integer >= {low}"
+    elif high is not None:
+        needs = f"an integer <= {high}"
+    else:
+        needs = "an integer"
+    if isinstance(x, (bool, np.bool_)) or not isinstance(x, numbers.Integral):
+        raise TypeError(f"{name} must be {needs}, got {_describe(x)}")
+    value = int(x)
+    if (low is not None and value < low) or (high is not None and value > high):
+        raise ValueError(f"{name} must be {needs}, got {value}")
+    return value
+
+
+def seed_value(seed, name: str = "seed") -> int:
+    """A seed for ``np.random.default_rng``: an int >= 0 (so a result can be repeated)."""
+    return integer(seed, name, low=0)
+
+
+def real_number(x, name: str, low: float | None = None, high: float | None = None, *,
+                low_open: bool = False) -> float:
+    """``x`` as a finite Python float in ``[low, high]`` (``(low, high]`` if ``low_open``)."""
+    if isinstance(x, (bool, np.bool_)) or not isinstance(x, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {_describe(x)}")
+    value = float(x)
+    if not math.isfinite(value):
+        raise ValueError(f"{name} must be a finite number, got {value}")
+    if low is not None and (value < low or (low_open and value == low)):
+        raise ValueError(f"{name} must be {'>' if low_open else '>='} {low:g}, got {value:g}")
+    if high is not None and value > high:
+        raise ValueError(f"{name} must be <= {high:g}, got {value:g}")
+    return value
+
+
+def flag(x, name: str) -> bool:
+    """``x`` as a bool; only True or False (a string like "no" would count as True)."""
+    if not isinstance(x, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {_describe(x)}")
+    return bool(x)
+
+
+def token_of(x, name: str, tokens) -> str:
+    """``x`` if it is one of ``tokens`` (exactly, case included), else a clear error."""
+    tokens = tuple(tokens)
+    if not isinstance(x, str):
+        raise TypeError(f"{name} must be one of the tokens {tokens} (a str), got {_describe(x)}")
+    if x not in tokens:
+        raise ValueError(f"{name} must be one of the tokens {tokens}, got {x!r}")
+    return x
+
+
+def label_list(labels, n: int, name: str, what: str) -> list[str]:
+    """``labels`` as ``n`` strings, one per entry of ``what``; a bare string is refused."""
+    if isinstance(labels, (str, bytes)) or labels is None or isinstance(labels, np.ndarray) \
+            and labels.ndim != 1:
+        raise TypeError(f"{name} must be a sequence of {n} labels, one per {what}, "
+                        f"got {_describe(labels)}")
+    try:
+        labels = [str(label) for label in labels]
+    except TypeError:
+        raise TypeError(f"{name} must be a sequence of {n} labels, one per {what}, "
+                        f"got {_describe(labels)}") from None
+    if len(labels) != n:
+        raise ValueError(f"{name} has {len(labels)} labels but there are {n} {what}")
+    return labels
+
+
+def instance_of(x, name: str, cls: type, hint: str):
+    """``x`` if it is a ``cls``; otherwise a TypeError that says where to get one."""
+    if not isinstance(x, cls):
+        raise TypeError(f"{name} must be a {cls.__name__} ({hint}), got {_describe(x)}")
+    return x

@@ -18,7 +18,15 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._checks import as_float_array, positive_int
+from ._checks import (
+    finite_result,
+    flag,
+    instance_of,
+    integer,
+    label_list,
+    real_array,
+    seed_value,
+)
 from .attention import MultiHeadAttention, scaled_dot_product_attention
 from .examples import TranslationExample, running_example
 from .masks import causal_mask
@@ -65,6 +73,7 @@ def encoder_example(seed: int = ENCODER_SEED) -> EncoderExample:
     >>> out.shape, w.shape                   # w: (n_heads, n_q, n_k)
     ((7, 8), (2, 7, 7))
     """
+    seed = seed_value(seed)
     ex = running_example()
     return EncoderExample(ex.tokens, ex.x, MultiHeadAttention(d_model=ex.d_model, n_heads=2,
                                                               seed=seed))
@@ -89,16 +98,13 @@ def top_keys(weights, tokens) -> list[list[str]]:
     >>> top_keys([[0.9, 0.1], [0.2, 0.8]], ["a", "b"])
     [['a', 'b']]
     """
-    w = as_float_array(weights, "weights", min_ndim=2)
+    w = real_array(weights, "weights", (2, 3), "(n_heads, n_q, n_k) or (n_q, n_k)")
     if w.ndim == 2:
         w = w[None]  # (1, n_q, n_k)
-    if w.ndim != 3:
-        raise ValueError(f"weights must have shape (n_heads, n_q, n_k) or (n_q, n_k), "
-                         f"got {w.shape}")
-    tokens = list(tokens)
-    if len(tokens) != w.shape[-1]:
-        raise ValueError(f"tokens has {len(tokens)} entries but weights has n_k = "
-                         f"{w.shape[-1]} keys (weights shape {w.shape})")
+    if w.min() < 0.0 or w.max() > 1.0 + 1e-9:
+        raise ValueError(f"weights must be attention weights, each in 0..1; got values "
+                         f"{w.min():.3g}..{w.max():.3g}")
+    tokens = label_list(tokens, w.shape[-1], "tokens", f"keys (weights has shape {w.shape})")
     return [[tokens[j] for j in head.argmax(axis=-1)] for head in w]
 
 
@@ -135,11 +141,19 @@ def permutation_check(mha: MultiHeadAttention, x, order) -> PermutationResult:
     >>> result.max_difference < 1e-12
     True
     """
-    x = as_float_array(x, "x", min_ndim=2)
-    if x.ndim != 2:
-        raise ValueError(f"x must have shape (tokens, d_model), got {x.shape}")
-    order = np.asarray(order)
+    instance_of(mha, "mha", MultiHeadAttention, "e.g. encoder_example().mha")
+    x = real_array(x, "x", 2, "(tokens, d_model)")
+    if x.shape[1] != mha.d_model:
+        raise ValueError(f"x must have shape (tokens, d_model) = (tokens, {mha.d_model}) for "
+                         f"this mha, got {x.shape}")
     n = x.shape[0]
+    if isinstance(order, (str, bytes)) or order is None:
+        raise TypeError(f"order must be a permutation of range({n}) (a list of ints), "
+                        f"got {order!r}")
+    order = np.asarray(order)
+    if order.dtype.kind not in "iu":
+        raise TypeError(f"order must be a permutation of range({n}) (a list of ints), got "
+                        f"dtype {order.dtype}: {order.tolist()}")
     if order.shape != (n,) or sorted(order.tolist()) != list(range(n)):
         raise ValueError(f"order must be a permutation of range({n}) (x has {n} tokens), "
                          f"got {order.tolist()}")
@@ -191,20 +205,34 @@ def change_future_token(x, w_q, w_k, w_v, position: int, *, masked: bool = True,
     >>> bool((change.row_change[4:] > 0).all())
     True
     """
-    x = as_float_array(x, "x", min_ndim=2)
-    if x.ndim != 2:
-        raise ValueError(f"x must have shape (tokens, d_model), got {x.shape}")
+    x = real_array(x, "x", 2, "(tokens, d_model)")
     n, d_model = x.shape
-    if not isinstance(position, (int, np.integer)) or not 0 <= position < n:
-        raise ValueError(f"position must be an int in 0..{n - 1} (x has {n} tokens), "
-                         f"got {position!r}")
-    rng = np.random.default_rng(seed)
+    w_q, w_k, w_v = (real_array(w, name, 2, f"(d_model, d) = ({d_model}, d)")
+                     for w, name in ((w_q, "w_q"), (w_k, "w_k"), (w_v, "w_v")))
+    for w, name in ((w_q, "w_q"), (w_k, "w_k"), (w_v, "w_v")):
+        if w.shape[0] != d_model:
+            raise ValueError(f"{name} must have shape (d_model, d) = ({d_model}, d) to multiply "
+                             f"x of shape {x.shape}, got {w.shape}")
+    if w_q.shape != w_k.shape:
+        raise ValueError(f"w_q and w_k must have the same shape (d_model, d_k), got "
+                         f"{w_q.shape} and {w_k.shape}")
+    try:
+        position = integer(position, "position", 0, n - 1)
+    except (TypeError, ValueError) as error:
+        raise type(error)(f"{error} (x has {n} tokens)") from None
+    masked = flag(masked, "masked")
+    rng = np.random.default_rng(seed_value(seed))
     changed = x.copy()
     changed[position] = rng.normal(0.0, 1.0, d_model)  # (d_model,)
     mask = causal_mask(n) if masked else None
 
     def attend(xs):
-        return scaled_dot_product_attention(xs @ w_q, xs @ w_k, xs @ w_v, mask=mask).output
+        with np.errstate(over="ignore", invalid="ignore"):
+            q, k, v = xs @ w_q, xs @ w_k, xs @ w_v  # (tokens, d_k), (tokens, d_k), (tokens, d_v)
+            finite_result(np.concatenate([q.ravel(), k.ravel(), v.ravel(), (q @ k.T).ravel()]),
+                          "Q, K, V or the scores", "x, w_q, w_k and w_v")
+            output = scaled_dot_product_attention(q, k, v, mask=mask).output
+        return finite_result(output, "the output weights·V", "x and w_v")
 
     before, after = attend(x), attend(changed)  # (tokens, d_v) each
     return FutureChange(int(position), before, after, np.abs(after - before).max(axis=-1))
@@ -235,15 +263,19 @@ def attend_one_at_a_time(q, k, v) -> np.ndarray:
     >>> bool(np.allclose(steps, at_once))
     True
     """
-    q = as_float_array(q, "q", min_ndim=2)
-    k = as_float_array(k, "k", min_ndim=2)
-    v = as_float_array(v, "v", min_ndim=2)
-    if not (q.ndim == k.ndim == v.ndim == 2 and q.shape[0] == k.shape[0] == v.shape[0]):
+    q = real_array(q, "q", 2, "(tokens, d_k)")
+    k = real_array(k, "k", 2, "(tokens, d_k)")
+    v = real_array(v, "v", 2, "(tokens, d_v)")
+    if q.shape[1] != k.shape[1]:
+        raise ValueError(f"q and k must have the same d_k, got q {q.shape} and k {k.shape}")
+    if not q.shape[0] == k.shape[0] == v.shape[0]:
         raise ValueError(f"q, k, v must be (tokens, d) with the same number of tokens, got "
                          f"q {q.shape}, k {k.shape}, v {v.shape}")
-    rows = [scaled_dot_product_attention(q[i:i + 1], k[:i + 1], v[:i + 1]).output[0]
-            for i in range(q.shape[0])]
-    return np.stack(rows)  # (tokens, d_v)
+    with np.errstate(over="ignore", invalid="ignore"):
+        finite_result(q @ k.T, "the scores q·kᵀ", "q and k")
+        rows = [scaled_dot_product_attention(q[i:i + 1], k[:i + 1], v[:i + 1]).output[0]
+                for i in range(q.shape[0])]
+    return finite_result(np.stack(rows), "the output weights·v", "v")  # (tokens, d_v)
 
 
 class CrossStep(NamedTuple):
@@ -276,11 +308,12 @@ def cross_attention_at_step(example: TranslationExample, step: int) -> CrossStep
     >>> bool((first.k == last.k).all() and (first.v == last.v).all())
     True
     """
+    instance_of(example, "example", TranslationExample, "e.g. translation_example()")
     n_target = len(example.target_tokens)
-    step = positive_int(step, "step")
-    if step > n_target:
-        raise ValueError(f"step must be in 1..{n_target} (the target has {n_target} tokens), "
-                         f"got {step}")
+    try:
+        step = integer(step, "step", 1, n_target)
+    except (TypeError, ValueError) as error:
+        raise type(error)(f"{error} (the target has {n_target} tokens)") from None
     q = example.target_x[:step] @ example.w_q  # (step, d_k)
     k = example.source_x @ example.w_k  # (source tokens, d_k)
     v = example.source_x @ example.w_v  # (source tokens, d_v)

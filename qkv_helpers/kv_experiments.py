@@ -82,7 +82,11 @@ def to_words(ids) -> str:
     >>> to_words([1, 2, 6])
     'cat sat .'
     """
-    return " ".join(WORDS[int(i)] for i in ids)
+    from ._checks import integer
+
+    if isinstance(ids, (str, bytes)) or not hasattr(ids, "__iter__"):
+        raise TypeError(f"ids must be a sequence of token ids (ints), got {ids!r}")
+    return " ".join(WORDS[integer(i, "each of ids", 0, len(WORDS) - 1)] for i in ids)
 
 
 class DecodeStep(NamedTuple):

@@ -32,7 +32,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._checks import as_float_array, positive_int
+from ._checks import flag, instance_of, integer, positive_int, real_array
 
 __all__ = [
     "StepTimeFit",
@@ -49,9 +49,7 @@ __all__ = [
 
 def _count(x, name: str) -> int:
     """``x`` as an int >= 0."""
-    if x == 0 and not isinstance(x, bool):
-        return 0
-    return positive_int(x, name)
+    return integer(x, name, low=0)
 
 
 def kv_cache_bytes(layers: int, kv_heads: int, head_dim: int, tokens: int, batch: int = 1,
@@ -89,7 +87,7 @@ def format_bytes(n: int) -> str:
     >>> format_bytes(256), format_bytes(1536), format_bytes(2 * 1024**3)
     ('256 B', '1.50 KiB', '2.00 GiB')
     """
-    n = int(n)
+    n = integer(n, "n", low=0)
     if n < 1024:
         return f"{n} B"
     value = float(n)
@@ -147,6 +145,7 @@ def step_flops_by_part(new_tokens: int, context: int, *, d_model: int, n_layers:
     vocab = positive_int(vocab_size, "vocab_size")
     d_ff = 4 * d if d_ff is None else positive_int(d_ff, "d_ff")
     s = _count(source_tokens, "source_tokens")
+    cross_kv, encoder = flag(cross_kv, "cross_kv"), flag(encoder, "encoder")
     if (cross_kv or encoder) and s == 0:
         raise ValueError("cross_kv and encoder need source_tokens >= 1")
     parts = {"encoder": 0, "cross_kv": 0, "projections": 0, "attention": 0, "mlp": 0,
@@ -199,6 +198,7 @@ def decoding_flops(prompt_tokens: int, new_tokens: int, *, use_cache: bool = Tru
     prompt = positive_int(prompt_tokens, "prompt_tokens")
     steps = positive_int(new_tokens, "new_tokens")
     s = _count(source_tokens, "source_tokens")
+    use_cache = flag(use_cache, "use_cache")
     sizes = dict(d_model=d_model, n_layers=n_layers, vocab_size=vocab_size, d_ff=d_ff,
                  source_tokens=s)
     flops = np.empty(steps, np.int64)  # (new_tokens,)
@@ -230,8 +230,11 @@ def approx_flop_ratio(prompt_tokens: int, new_tokens) -> np.ndarray | float:
     array([  1.        ,  10.7826087 , 131.89353612])
     """
     p = positive_int(prompt_tokens, "prompt_tokens")
+    if isinstance(new_tokens, (bool, np.bool_, str, bytes)) or new_tokens is None:
+        raise TypeError(f"new_tokens must be an integer >= 1 or an array of them, got "
+                        f"{new_tokens!r}")
     t = np.asarray(new_tokens)
-    if t.dtype.kind not in "iu" or (t < 1).any():
+    if t.dtype.kind not in "iu" or t.size == 0 or (t < 1).any():
         raise ValueError(f"new_tokens must be integers >= 1, got {new_tokens!r}")
     ratio = t * (2 * p + t - 1) / (2 * (p + t - 1))
     return float(ratio) if ratio.ndim == 0 else ratio
@@ -247,7 +250,30 @@ class StepTimeFit(NamedTuple):
 
     def seconds(self, steps, flops):
         """Predicted time of ``steps`` steps doing ``flops`` FLOPs in all."""
-        return self.overhead * np.asarray(steps) + self.seconds_per_flop * np.asarray(flops)
+        _fit_values(self, "fit")
+        steps = _run_values(steps, "steps")  # (runs,)
+        flops = _run_values(flops, "flops", steps.shape)  # (runs,)
+        return self.overhead * steps + self.seconds_per_flop * flops  # (runs,)
+
+
+def _fit_values(fit, name: str) -> None:
+    """``fit``'s two coefficients must be finite numbers >= 0."""
+    instance_of(fit, name, StepTimeFit, "from fit_step_time")
+    for value, field in ((fit.overhead, "overhead"), (fit.seconds_per_flop, "seconds_per_flop")):
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.number)) \
+                or not np.isfinite(value) or value < 0:
+            raise ValueError(f"{name}.{field} must be a finite number >= 0, got {value!r}")
+
+
+def _run_values(x, name: str, shape: tuple | None = None) -> np.ndarray:
+    """Per-run counts ``x`` as a 1-D array of finite numbers >= 0 (of ``shape`` if given)."""
+    arr = real_array(x, name, 1, "(runs,)")
+    if arr.min() < 0:
+        raise ValueError(f"{name} must be >= 0, got {arr.min():g}")
+    if shape is not None and arr.shape != shape:
+        raise ValueError(f"{name} must have one entry per run, as steps has: shape {shape}; "
+                         f"got {arr.shape}")
+    return arr
 
 
 def fit_step_time(steps, flops, seconds) -> StepTimeFit:
@@ -262,19 +288,30 @@ def fit_step_time(steps, flops, seconds) -> StepTimeFit:
     >>> round(fit.overhead * 1e6), round(fit.seconds_per_flop * 1e12)
     (100, 100)
     """
-    columns = [as_float_array(x, name) for x, name in
+    columns = [real_array(x, name, 1, "(runs,)") for x, name in
                ((steps, "steps"), (flops, "flops"), (seconds, "seconds"))]
     shapes = [c.shape for c in columns]
-    if any(len(s) != 1 or s != shapes[0] for s in shapes) or shapes[0][0] < 2:
+    if any(s != shapes[0] for s in shapes) or shapes[0][0] < 2:
         raise ValueError(f"steps, flops and seconds must be 1-D of the same length >= 2; "
                          f"got shapes {shapes[0]}, {shapes[1]} and {shapes[2]}")
-    a = np.column_stack(columns[:2])  # (runs, 2)
-    y = columns[2]  # (runs,)
+    for column, name in zip(columns, ("steps", "flops", "seconds")):
+        if column.min() < 0:
+            raise ValueError(f"{name} must be counts or times >= 0, got {column.min():g}")
+    # Each column divided by its largest entry (so sums of squares cannot overflow), the
+    # coefficients scaled back at the end.
+    scale = np.array([c.max() or 1.0 for c in columns])  # (3,)
+    a = np.column_stack(columns[:2]) / scale[:2]  # (runs, 2)
+    y = columns[2] / scale[2]  # (runs,)
     coef = np.linalg.lstsq(a, y, rcond=None)[0]  # (2,)
     if coef[0] < 0:  # the best fit with no overhead
-        coef = np.array([0.0, max(float(a[:, 1] @ y / (a[:, 1] @ a[:, 1])), 0.0)])
+        coef = np.array([0.0, max(float(a[:, 1] @ y / ((a[:, 1] @ a[:, 1]) or 1.0)), 0.0)])
     elif coef[1] < 0:  # the best fit with no cost per FLOP
-        coef = np.array([max(float(a[:, 0] @ y / (a[:, 0] @ a[:, 0])), 0.0), 0.0])
+        coef = np.array([max(float(a[:, 0] @ y / ((a[:, 0] @ a[:, 0]) or 1.0)), 0.0), 0.0])
+    with np.errstate(over="ignore"):
+        coef = coef * scale[2] / scale[:2]  # (2,)
+    if not np.isfinite(coef).all():
+        raise ValueError(f"the fit overflows: seconds (up to {scale[2]:.3g}) are too large "
+                         f"for steps and flops (up to {scale[0]:.3g} and {scale[1]:.3g})")
     return StepTimeFit(float(coef[0]), float(coef[1]))
 
 
@@ -292,6 +329,11 @@ def predicted_speedup(fit: StepTimeFit, steps, flops_cached, flops_uncached) -> 
     >>> predicted_speedup(StepTimeFit(0.0, 1e-10), [100], [1e6], [5e7])
     array([50.])
     """
-    cached = fit.seconds(steps, flops_cached)
-    uncached = fit.seconds(steps, flops_uncached)
-    return np.asarray(uncached / cached, dtype=float)
+    _fit_values(fit, "fit")
+    steps = _run_values(steps, "steps")  # (runs,)
+    cached = fit.seconds(steps, _run_values(flops_cached, "flops_cached", steps.shape))
+    uncached = fit.seconds(steps, _run_values(flops_uncached, "flops_uncached", steps.shape))
+    if (cached <= 0).any():
+        raise ValueError("the predicted cached time is 0 for some run (fit, steps and "
+                         "flops_cached all zero there): a speed-up needs a time > 0")
+    return np.asarray(uncached / cached, dtype=float)  # (runs,)

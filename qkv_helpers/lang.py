@@ -78,6 +78,8 @@ KV 헤드                   K/V 헤드
 
 from __future__ import annotations
 
+import string
+
 LANGUAGES = ("ko", "en")
 
 # Each part of the package keeps its texts in its own section of a table.
@@ -616,12 +618,13 @@ STRINGS: dict[str, dict[str, str]] = {
 }
 
 _current = "en"
+_FORMATTER = string.Formatter()
 
 
 def set_language(lang: str) -> None:
     """Choose the language of every text the package shows: ``"ko"`` or ``"en"``."""
     global _current
-    if lang not in STRINGS:
+    if not isinstance(lang, str) or lang not in STRINGS:
         raise ValueError(f"lang must be one of {LANGUAGES}, got {lang!r}")
     _current = lang
 
@@ -633,8 +636,16 @@ def get_language() -> str:
 
 def t(key: str, **values) -> str:
     """The text for ``key`` in the current language, with ``{placeholders}`` filled in."""
+    if not isinstance(key, str):
+        raise TypeError(f"key must be the name of a text (a str), got {type(key).__name__} "
+                        f"{key!r}")
     try:
         text = STRINGS[_current][key]
     except KeyError:
         raise KeyError(f"no text {key!r} in the {_current!r} language table") from None
-    return text.format(**values) if values else text
+    needed = {field for _, field, _, _ in _FORMATTER.parse(text) if field}
+    missing = sorted(needed - values.keys())
+    if missing:
+        raise KeyError(f"the text {key!r} needs values for {', '.join(missing)}: "
+                         f"t({key!r}, {', '.join(f'{m}=...' for m in missing)})")
+    return text.format(**values) if needed else text

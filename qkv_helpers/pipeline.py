@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._checks import as_float_array
+from ._checks import finite_result, real_array
 from .attention import softmax
 
 __all__ = ["PipelineSteps", "pipeline_steps"]
@@ -61,27 +61,35 @@ def pipeline_steps(x, w_q, w_k, w_v, mask=None) -> PipelineSteps:
     >>> bool(np.allclose(steps.output, scaled_dot_product_attention(ex.q, ex.k, ex.v).output))
     True
     """
-    x = as_float_array(x, "x", min_ndim=2)
-    w_q, w_k, w_v = (as_float_array(w, name, min_ndim=2)
+    x = real_array(x, "x", 2, "(tokens, d_model)")
+    w_q, w_k, w_v = (real_array(w, name, 2, "(d_model, d)")
                      for w, name in ((w_q, "w_q"), (w_k, "w_k"), (w_v, "w_v")))
-    if x.ndim != 2:
-        raise ValueError(f"x must have shape (tokens, d_model), got {x.shape}")
     for w, name in ((w_q, "w_q"), (w_k, "w_k"), (w_v, "w_v")):
-        if w.ndim != 2 or w.shape[0] != x.shape[1]:
+        if w.shape[0] != x.shape[1]:
             raise ValueError(f"{name} must have shape (d_model, d) = ({x.shape[1]}, d) to "
                              f"multiply x of shape {x.shape}, got {w.shape}")
     if w_q.shape != w_k.shape:
         raise ValueError(f"w_q and w_k must have the same shape (d_model, d_k), got "
                          f"{w_q.shape} and {w_k.shape}")
-    q, k, v = x @ w_q, x @ w_k, x @ w_v  # (tokens, d_k), (tokens, d_k), (tokens, d_v)
-    scores = q @ k.T  # (tokens, tokens)
+    with np.errstate(over="ignore", invalid="ignore"):
+        q, k, v = x @ w_q, x @ w_k, x @ w_v  # (tokens, d_k), (tokens, d_k), (tokens, d_v)
+        scores = q @ k.T  # (tokens, tokens)
+    finite_result(np.concatenate([q.ravel(), v.ravel(), scores.ravel()]),
+                  "Q, V or the scores Q·Kᵀ", "x, w_q, w_k and w_v")
     scaled = scores / math.sqrt(q.shape[1])  # (tokens, tokens)
     if mask is not None:
         mask = np.asarray(mask)
         if mask.dtype != bool or mask.shape != scores.shape:
             raise ValueError(f"mask must be a boolean array of shape {scores.shape}, got "
                              f"dtype {mask.dtype} and shape {mask.shape}")
+        if not mask.any(axis=1).all():
+            row = int(np.argmin(mask.any(axis=1)))
+            raise ValueError(f"mask hides every key from query {row}: each row of mask needs "
+                             f"at least one True (a query must attend to something)")
         weights = softmax(np.where(mask, scaled, -np.inf))  # (tokens, tokens)
     else:
         weights = softmax(scaled)  # (tokens, tokens)
-    return PipelineSteps(x, q, k, v, scores, scaled, weights, weights @ v)
+    with np.errstate(over="ignore", invalid="ignore"):
+        output = weights @ v  # (tokens, d_v)
+    finite_result(output, "the output weights·V", "x and w_v")
+    return PipelineSteps(x, q, k, v, scores, scaled, weights, output)

@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._checks import as_float_array, positive_int
+from ._checks import integer, positive_int, real_array, seed_value
 from .attention import softmax
 
 __all__ = [
@@ -44,7 +44,7 @@ def random_queries_keys(d_k: int, n: int, seed: int = 0) -> tuple[np.ndarray, np
     """
     d_k = positive_int(d_k, "d_k")
     n = positive_int(n, "n")
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(seed_value(seed))
     q = rng.standard_normal((n, d_k))  # (n, d_k)
     k = rng.standard_normal((n, d_k))  # (n, d_k)
     return q, k
@@ -64,6 +64,7 @@ def dot_product_variance(d_k: int, n: int = 20_000, seed: int = 0) -> tuple[floa
     >>> 58 < raw < 70, 0.9 < scaled < 1.1
     (True, True)
     """
+    n = integer(n, "n", low=2)  # a variance needs at least two pairs
     q, k = random_queries_keys(d_k, n, seed)
     dots = np.einsum("nd,nd->n", q, k)  # (n,): one dot product per pair
     return float(dots.var()), float((dots / math.sqrt(d_k)).var())
@@ -83,9 +84,13 @@ def softmax_jacobian(p) -> np.ndarray:
     >>> np.abs(softmax_jacobian([1.0, 0.0])).max()
     np.float64(0.0)
     """
-    p = as_float_array(p, "p")
-    if p.ndim != 1:
-        raise ValueError(f"p must be one row of probabilities, shape (n,), got {p.shape}")
+    p = real_array(p, "p", 1, "(n,)")
+    with np.errstate(over="ignore"):
+        total = float(p.sum())
+    if p.min() < 0.0 or p.max() > 1.0 or abs(total - 1.0) > 1e-6:
+        raise ValueError(f"p must be probabilities (softmax's output): each in 0..1, "
+                         f"summing to 1; got entries {p.min():.3g}..{p.max():.3g} "
+                         f"summing to {total:.6g}")
     return np.diag(p) - np.outer(p, p)  # (n, n)
 
 
@@ -99,7 +104,8 @@ def softmax_gradient_norm(scores) -> float:
     >>> softmax_gradient_norm([0.0, 40.0]) < 1e-12          # saturated: none left
     True
     """
-    return float(np.linalg.norm(softmax_jacobian(softmax(as_float_array(scores, "scores")))))
+    return float(np.linalg.norm(softmax_jacobian(softmax(real_array(scores, "scores", 1,
+                                                                    "(n,)")))))
 
 
 class DkStats(NamedTuple):
@@ -145,7 +151,7 @@ def dk_stats(d_k: int, n_keys: int = 8, n_queries: int = 200, seed: int = 0) -> 
     d_k = positive_int(d_k, "d_k")
     n_keys = positive_int(n_keys, "n_keys")
     n_queries = positive_int(n_queries, "n_queries")
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(seed_value(seed))
     q = rng.standard_normal((n_queries, d_k))  # (n_queries, d_k)
     k = rng.standard_normal((n_keys, d_k))  # (n_keys, d_k)
     raw = q @ k.T  # (n_queries, n_keys)

@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._checks import as_float_array
+from ._checks import integer, real_array, real_number
 from .attention import softmax
 
 __all__ = ["DotProduct", "QueryScores", "dot_and_angle", "query_scores", "vector_from_angle"]
@@ -28,8 +28,10 @@ def vector_from_angle(angle_deg: float, length: float = 1.0) -> np.ndarray:
     >>> vector_from_angle(0)
     array([1., 0.])
     """
-    theta = math.radians(float(angle_deg))
-    return float(length) * np.array([math.cos(theta), math.sin(theta)])  # (2,)
+    angle_deg = real_number(angle_deg, "angle_deg")
+    length = real_number(length, "length", low=0.0)
+    theta = math.radians(angle_deg)
+    return length * np.array([math.cos(theta), math.sin(theta)])  # (2,)
 
 
 class DotProduct(NamedTuple):
@@ -48,7 +50,9 @@ def dot_and_angle(a, b) -> DotProduct:
     Parameters
     ----------
     a, b : array_like, shape (d,)
-        Two vectors of the same length, neither of them zero.
+        Two vectors of the same length, neither of them zero. Entries as large as 1e300 or
+        as small as 1e-320 still give the right lengths and angle; a dot product beyond
+        float64's range is an error.
 
     Examples
     --------
@@ -58,18 +62,29 @@ def dot_and_angle(a, b) -> DotProduct:
     >>> round(dot_and_angle([1.0, 0.0], [-2.0, 0.0]).cos_angle, 3)
     -1.0
     """
-    a = as_float_array(a, "a")
-    b = as_float_array(b, "b")
-    if a.ndim != 1 or a.shape != b.shape:
+    a = real_array(a, "a", 1, "(d,)")
+    b = real_array(b, "b", 1, "(d,)")
+    if a.shape != b.shape:
         raise ValueError(f"a and b must be 1-D vectors of the same length, got shapes "
                          f"{a.shape} and {b.shape}, needed (d,) and (d,)")
-    length_a, length_b = float(np.linalg.norm(a)), float(np.linalg.norm(b))
-    if length_a == 0.0 or length_b == 0.0:
+    if not a.any() or not b.any():
         raise ValueError("a and b must not be zero vectors: a zero vector has no angle")
-    dot = float(a @ b)
-    cos = max(-1.0, min(1.0, dot / (length_a * length_b)))
+    big_a, big_b = float(np.abs(a).max()), float(np.abs(b).max())
+    # Directions first: each vector divided by its largest entry before it is squared, so
+    # the lengths and the angle are right even for entries near 1e308 or 1e-320.
+    norm_a, norm_b = np.linalg.norm(a / big_a), np.linalg.norm(b / big_b)
+    unit_a, unit_b = a / big_a / norm_a, b / big_b / norm_b  # (d,) each
+    length_a, length_b = float(big_a * norm_a), float(big_b * norm_b)
+    with np.errstate(over="ignore", invalid="ignore"):
+        dot = float(a @ b)
+        if not math.isfinite(dot):  # a term overflowed: the same sum on the scaled vectors
+            dot = float((a / big_a) @ (b / big_b)) * big_a * big_b
+    if not (math.isfinite(length_a) and math.isfinite(length_b) and math.isfinite(dot)):
+        raise ValueError(f"a·b or a length overflows float64: a and b have entries as large as "
+                         f"{big_a:.3g} and {big_b:.3g}; scale them down (the angle does not "
+                         f"change)")
+    cos = max(-1.0, min(1.0, float(unit_a @ unit_b)))
     # The angle from unit vectors' difference and sum: accurate even near 0° and 180°.
-    unit_a, unit_b = a / length_a, b / length_b  # (d,) each
     angle = 2.0 * math.atan2(np.linalg.norm(unit_a - unit_b), np.linalg.norm(unit_a + unit_b))
     return DotProduct(dot, length_a, length_b, cos, math.degrees(angle))
 
@@ -90,7 +105,7 @@ def query_scores(q, k, index: int) -> QueryScores:
     q : array_like, shape (n_q, d_k)
     k : array_like, shape (n_k, d_k)
     index : int
-        Which query (row of ``q``).
+        Which query (row of ``q``): ``0 <= index < n_q``.
 
     Examples
     --------
@@ -100,13 +115,16 @@ def query_scores(q, k, index: int) -> QueryScores:
     >>> ex.tokens[int(s.weights.argmax())], round(float(s.weights.max()), 2)
     ('sat', 0.47)
     """
-    q = as_float_array(q, "q", min_ndim=2)
-    k = as_float_array(k, "k", min_ndim=2)
-    if q.ndim != 2 or k.ndim != 2 or q.shape[1] != k.shape[1]:
+    q = real_array(q, "q", 2, "(n_q, d_k)")
+    k = real_array(k, "k", 2, "(n_k, d_k)")
+    if q.shape[1] != k.shape[1]:
         raise ValueError(f"q and k must be (n_q, d_k) and (n_k, d_k) with the same d_k, "
                          f"got {q.shape} and {k.shape}")
-    if not -q.shape[0] <= index < q.shape[0]:
-        raise ValueError(f"index {index} is out of range for q with {q.shape[0]} rows")
-    scores = k @ q[index]  # (n_k,)
+    index = integer(index, "index", 0, q.shape[0] - 1)
+    with np.errstate(over="ignore", invalid="ignore"):
+        scores = k @ q[index]  # (n_k,)
+    if not np.isfinite(scores).all():
+        raise ValueError(f"the scores q[{index}]·k overflow float64: q and k hold numbers too "
+                         f"large (up to {np.abs(q).max():.3g} and {np.abs(k).max():.3g})")
     scaled = scores / math.sqrt(q.shape[1])  # (n_k,)
     return QueryScores(scores, scaled, softmax(scaled))

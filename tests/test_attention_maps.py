@@ -62,7 +62,7 @@ def test_heatmap_labels_values_and_title(lang):
 def test_heatmap_rejects_labels_that_do_not_match():
     with pytest.raises(ValueError, match="row_labels has 2 labels but the rows"):
         plots.plot_attention_heatmap(np.eye(3), ["a", "b"])
-    with pytest.raises(ValueError, match=r"weights must be 2-D.*\(3,\)"):
+    with pytest.raises(ValueError, match=r"weights must have 2 dimension.*\(3,\)"):
         plots.plot_attention_heatmap(np.ones(3), ["a", "b", "c"])
 
 

@@ -1,7 +1,7 @@
 """The classroom kit (tools/classroom.py): student copies, slide decks, the static site.
 
-No npm and no network here: the decks and pages are built with the JavaScript linked from a
-CDN, and the offline wiring is checked with stand-in npm tarballs.
+No npm and no network here: the decks and pages are built from stand-in npm tarballs (empty
+files of the right names), which is enough to check how the pages are wired.
 """
 
 from __future__ import annotations
@@ -181,8 +181,18 @@ class _Sections(HTMLParser):
 @pytest.fixture(scope="module")
 def decks(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("slides")
-    classroom.build_pages("slides", out, offline=False)
+    _build_with_fake_vendor("slides", out, tmp_path_factory.mktemp("vendor"))
     return out
+
+
+def _build_with_fake_vendor(kind: str, out: Path, vendor: Path, **kw) -> None:
+    before = classroom.VENDOR
+    _fake_tarballs(vendor)
+    classroom.VENDOR = vendor
+    try:
+        classroom.build_pages(kind, out, **kw)
+    finally:
+        classroom.VENDOR = before
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -212,7 +222,7 @@ def test_slides_index_links_every_deck(decks):
 @pytest.fixture(scope="module")
 def site(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("site")
-    classroom.build_pages("html", out, offline=False)
+    _build_with_fake_vendor("html", out, tmp_path_factory.mktemp("vendor"))
     return out
 
 
@@ -284,7 +294,7 @@ def test_offline_pages_load_nothing_from_the_internet(tmp_path, monkeypatch, kin
     monkeypatch.setattr(classroom, "VENDOR", vendor)
     out = tmp_path / "out"
     stems = STEMS[:2]
-    classroom.build_pages(kind, out, offline=True, stems=stems)
+    classroom.build_pages(kind, out, stems=stems)
     suffix = ".slides.html" if kind == "slides" else ".html"
     for lang in LANGS:
         for stem in stems:
@@ -302,9 +312,20 @@ def test_offline_pages_load_nothing_from_the_internet(tmp_path, monkeypatch, kin
     assert not list(out.rglob("*.map")), "source maps are left out"
 
 
-def test_online_pages_say_where_the_javascript_comes_from(site):
+def test_pages_load_the_javascript_of_the_pinned_versions_from_static(site):
     page = (site / "en" / "00_start_here.html").read_text(encoding="utf-8")
-    assert "@jupyter-widgets/html-manager@1.0.15/dist/embed-amd.js" in page
+    assert '"../_static/html-manager/embed-amd.js"' in page
+    assert "https://" not in "".join(re.findall(r'<script[^>]*src="([^"]+)"', page))
+
+
+def test_without_npm_or_tarballs_no_page_is_built_and_the_error_says_why(tmp_path, monkeypatch):
+    monkeypatch.setattr(classroom, "VENDOR", tmp_path / "vendor")  # empty
+    monkeypatch.setattr(classroom.shutil, "which", lambda name: None)  # no npm
+    out = tmp_path / "out"
+    with pytest.raises(RuntimeError, match=r"Install Node\.js \(npm\).*copy .*vendor"):
+        classroom.build_pages("html", out, stems=STEMS[:1])
+    assert not out.exists(), "nothing written, not even a page that would link a CDN"
+    assert not hasattr(classroom, "CDN")
 
 
 def test_embedded_font_holds_the_hangul_the_pages_use():
@@ -332,3 +353,37 @@ def test_site_css_embeds_every_hangul_character_of_the_lessons(site):
     for font in fonts:
         missing = {c for c in used if ord(c) not in font.getBestCmap()}
         assert not missing - {"\u3000"}, sorted(missing)[:10]
+
+
+# --- tarballs that try to write outside the folder -------------------------------------------
+
+def _tarball_with(path: Path, names: list[str]) -> Path:
+    with tarfile.open(path, "w:gz") as tar:
+        for name in names:
+            info = tarfile.TarInfo(name)
+            data = b"alert('escaped')"
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return path
+
+
+@pytest.mark.parametrize("evil", ["package/dist/../../escaped.js",
+                                  "package/dist/../escaped.js",
+                                  "package/dist/../../../../escaped.js"])
+def test_extract_refuses_a_member_that_escapes_the_folder(tmp_path, evil):
+    tgz = _tarball_with(tmp_path / "evil.tgz", ["package/dist/ok.js", evil])
+    dest = tmp_path / "a" / "b" / "static" / "dist"
+    with pytest.raises(ValueError, match="refusing member"):
+        classroom._extract(tgz, "dist", dest)
+    assert not [p for p in tmp_path.rglob("escaped.js")], "nothing written outside"
+
+
+def test_extract_still_copies_an_honest_tarball(tmp_path):
+    tgz = _tarball_with(tmp_path / "ok.tgz", ["package/dist/ok.js", "package/dist/sub/x.js",
+                                              "package/dist/x.js.map", "package/other.js"])
+    dest = tmp_path / "static" / "dist"
+    classroom._extract(tgz, "dist", dest)
+    assert sorted(p.relative_to(dest).as_posix() for p in dest.rglob("*.js")) == [
+        "ok.js", "sub/x.js"]
+    classroom._extract(tgz, "other.js", tmp_path / "static" / "other.js")
+    assert (tmp_path / "static" / "other.js").read_bytes() == b"alert('escaped')"

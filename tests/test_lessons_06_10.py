@@ -67,7 +67,7 @@ def test_head_weights_match_the_naive_reference():
 def test_top_keys():
     assert top_keys(np.array([[[0.1, 0.9], [0.7, 0.3]], [[0.6, 0.4], [0.2, 0.8]]]),
                     ["a", "b"]) == [["b", "a"], ["a", "b"]]
-    with pytest.raises(ValueError, match="tokens has 3 entries"):
+    with pytest.raises(ValueError, match="tokens has 3 labels but there are 2 keys"):
         top_keys(np.eye(2), ["a", "b", "c"])
 
 
@@ -105,7 +105,7 @@ def test_without_the_mask_every_output_changes():
 
 def test_change_future_token_rejects_bad_position():
     ex = qk.running_example()
-    with pytest.raises(ValueError, match="position must be an int in 0..6"):
+    with pytest.raises(ValueError, match="position must be an integer in 0..6"):
         change_future_token(ex.x, ex.w_q, ex.w_k, ex.w_v, 7)
 
 
@@ -127,7 +127,7 @@ def test_cross_attention_keys_and_values_do_not_depend_on_the_step():
         assert s.q.shape == (s.step, 4) and s.weights.shape == (s.step, 7)
         assert (s.k == steps[0].k).all() and (s.v == steps[0].v).all()
         np.testing.assert_allclose(s.weights, ref_weights[: s.step], atol=1e-12)
-    with pytest.raises(ValueError, match="step must be in 1..5"):
+    with pytest.raises(ValueError, match="step must be an integer in 1..5"):
         cross_attention_at_step(ex, 6)
 
 

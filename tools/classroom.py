@@ -22,10 +22,10 @@ Slides and site
     font. The folder can be copied to a USB stick and opened from ``file://``.
 
     The JavaScript comes from the npm registry, fetched once with ``npm pack`` (Node.js
-    needed, any recent version) into ``build/vendor/``; later builds reuse it. Without npm
-    the pages link the same files from a CDN instead (``--cdn``, or automatically with a
-    warning): they then need the internet. Copying ``build/vendor/`` from a machine that
-    has npm is enough.
+    needed, any recent version) into ``build/vendor/``; later builds reuse it. Copying
+    ``build/vendor/`` from a machine that has npm is enough. There is no fallback to a CDN:
+    pages that load scripts from a third-party server run whatever it serves (nothing ties
+    those files to the versions tested here), and they do not work offline.
 
     In the decks, a solution cell becomes a slide of its own below the exercise (press ↓),
     so the answer is not on the screen while the class works on it.
@@ -68,7 +68,6 @@ NPM_PACKAGES = {
     "jquery": ("3.7.1", [("dist/jquery.min.js", "jquery.min.js")]),
     "mathjax": ("3.2.2", [("es5/tex-svg.js", "mathjax/tex-svg.js")]),
 }
-CDN = "https://cdn.jsdelivr.net/npm"
 SKIP_SUFFIXES = (".map", ".esm.js")  # source maps and ES-module builds are not loaded
 
 TEXTS = {
@@ -176,23 +175,13 @@ class Assets:
     """Where a page finds its scripts: ``static`` is the URL of ``_static/`` seen from it."""
 
     static: str
-    offline: bool
 
     def urls(self) -> dict[str, str]:
-        if self.offline:
-            s = self.static
-            return {"require_js": f"{s}/require.js", "jquery_js": f"{s}/jquery.min.js",
-                    "widgets_js": f"{s}/html-manager/embed-amd.js",
-                    "mathjax": f"{s}/mathjax/tex-svg.js", "reveal": f"{s}/reveal.js",
-                    "css": f"{s}/course.css"}
-        version = {name: spec[0] for name, spec in NPM_PACKAGES.items()}
-        return {"require_js": f"{CDN}/requirejs@{version['requirejs']}/require.js",
-                "jquery_js": f"{CDN}/jquery@{version['jquery']}/dist/jquery.min.js",
-                "widgets_js": f"{CDN}/@jupyter-widgets/html-manager@"
-                              f"{version['@jupyter-widgets/html-manager']}/dist/embed-amd.js",
-                "mathjax": f"{CDN}/mathjax@{version['mathjax']}/es5/tex-svg.js",
-                "reveal": f"{CDN}/reveal.js@{version['reveal.js']}",
-                "css": f"{self.static}/course.css"}
+        s = self.static
+        return {"require_js": f"{s}/require.js", "jquery_js": f"{s}/jquery.min.js",
+                "widgets_js": f"{s}/html-manager/embed-amd.js",
+                "mathjax": f"{s}/mathjax/tex-svg.js", "reveal": f"{s}/reveal.js",
+                "css": f"{s}/course.css"}
 
 
 def _tarball(name: str, version: str) -> Path:
@@ -210,17 +199,16 @@ def _tarball(name: str, version: str) -> Path:
     return path
 
 
-def fetch_vendor() -> bool:
-    """Make sure build/vendor/ holds every npm tarball; False when npm is missing."""
+def fetch_vendor() -> None:
+    """Make sure build/vendor/ holds every npm tarball, or say clearly how to get them."""
     try:
         for name, (version, _files) in NPM_PACKAGES.items():
             _tarball(name, version)
     except (FileNotFoundError, subprocess.CalledProcessError) as error:
-        print(f"warning: could not fetch the JavaScript with npm ({error}); the pages will "
-              "load it from a CDN and need the internet. Install Node.js (npm) and rebuild "
-              "for offline pages.", file=sys.stderr)
-        return False
-    return True
+        raise RuntimeError(
+            f"could not fetch the pages' JavaScript with npm ({error}). Install Node.js (npm) "
+            f"and build again, or copy {_show(VENDOR)}/ from a machine that has npm "
+            f"(it holds {', '.join(NPM_PACKAGES)})") from None
 
 
 def _extract(tgz: Path, inner: str, dest: Path) -> None:
@@ -234,9 +222,32 @@ def _extract(tgz: Path, inner: str, dest: Path) -> None:
             raise FileNotFoundError(f"{inner} is not in {tgz.name}")
         for member in members:
             rel = member.name[len(prefix):].lstrip("/")
-            target = dest / rel if rel else dest
+            target = _inside(dest, rel, member, tgz)
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(tar.extractfile(member).read())
+
+
+def _inside(dest: Path, rel: str, member: tarfile.TarInfo, tgz: Path) -> Path:
+    """Where ``member`` goes (``dest/rel``), or a ValueError if that is outside ``dest``.
+
+    A crafted tarball can name a member ``package/dist/../../x``: written as it is named, it
+    lands outside the folder. tarfile's ``data`` filter (Python 3.12, 3.11.4+ and other
+    patched versions) rejects such names, absolute paths and special files; the check
+    after it, that the resolved path stays in ``dest``, is the same rule for any Python.
+    """
+    if hasattr(tarfile, "data_filter"):
+        try:
+            tarfile.data_filter(member, str(dest))  # the whole name, from the package root
+            if rel:
+                tarfile.data_filter(member.replace(name=rel, deep=False), str(dest))
+        except tarfile.FilterError as error:
+            raise ValueError(f"{tgz.name}: refusing member {member.name!r}: {error}") from None
+    root = dest.resolve()
+    target = (dest / rel).resolve() if rel else root
+    if target != root and root not in target.parents:
+        raise ValueError(f"{tgz.name}: refusing member {member.name!r}, which would be "
+                         f"written outside {dest}")
+    return dest / rel if rel else dest
 
 
 def korean_font_files() -> list[Path]:
@@ -337,17 +348,16 @@ def font_face_css(chars: set[str]) -> str:
     return "\n".join(rules) + "\n"
 
 
-def install_static(static: Path, offline: bool, chars: set[str]) -> None:
+def install_static(static: Path, chars: set[str]) -> None:
     """Fill ``static`` (a page folder's ``_static/``) with the CSS (NanumGothic for
-    ``chars`` embedded) and, if offline, the JavaScript from the npm tarballs."""
+    ``chars`` embedded) and the JavaScript from the npm tarballs."""
     if static.exists():
         shutil.rmtree(static)
     static.mkdir(parents=True)
     (static / "course.css").write_text(font_face_css(chars) + COURSE_CSS, encoding="utf-8")
-    if offline:
-        for name, (version, files) in NPM_PACKAGES.items():
-            for inner, dest in files:
-                _extract(_tarball(name, version), inner, static / dest)
+    for name, (version, files) in NPM_PACKAGES.items():
+        for inner, dest in files:
+            _extract(_tarball(name, version), inner, static / dest)
 
 
 # --- HTML -----------------------------------------------------------------------------------
@@ -462,24 +472,18 @@ def _write_index(out: Path, entries: dict[str, list[tuple[str, str]]], suffix: s
     return path
 
 
-def build_pages(kind: str, out: Path, notebooks: Path = NOTEBOOKS, offline: bool | None = None,
+def build_pages(kind: str, out: Path, notebooks: Path = NOTEBOOKS,
                 stems: list[str] | None = None) -> list[Path]:
     """Build the decks (``kind="slides"``) or the site (``kind="html"``) into ``out``.
 
-    offline : True copies the JavaScript into ``out/_static`` (needs npm once), False links
-        a CDN, None (default) tries offline and falls back to the CDN with a warning.
     stems : only these lessons (default: all).
     """
     if kind not in ("slides", "html"):
         raise ValueError(f"kind must be 'slides' or 'html', got {kind!r}")
-    if offline is None or offline:
-        ok = fetch_vendor()
-        if offline and not ok:
-            raise RuntimeError("offline pages need npm to fetch the JavaScript once")
-        offline = ok
+    fetch_vendor()  # before anything is written: without the JavaScript, no pages
     out.mkdir(parents=True, exist_ok=True)
     suffix = ".slides.html" if kind == "slides" else ".html"
-    assets = Assets(static="../_static", offline=offline)
+    assets = Assets(static="../_static")
     exporter = _exporter(kind, assets)
     written, entries = [], {}
     for lang in LANGS:
@@ -510,8 +514,8 @@ def build_pages(kind: str, out: Path, notebooks: Path = NOTEBOOKS, offline: bool
     texts += [p.read_text(encoding="utf-8") for p in written]
     texts = [json.dumps(json.loads(t), ensure_ascii=False) if t.startswith("{") else t
              for t in texts]
-    install_static(out / "_static", offline, hangul_in(texts))
-    print(f"wrote {_show(written[-1])}" + ("" if offline else "  [links a CDN: needs internet]"))
+    install_static(out / "_static", hangul_in(texts))
+    print(f"wrote {_show(written[-1])}")
     return written
 
 
@@ -621,8 +625,6 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("what", choices=["student", "slides", "html", "look"])
     parser.add_argument("--out", type=Path, help="output folder (default: build/<what>)")
-    parser.add_argument("--cdn", action="store_true",
-                        help="link the JavaScript from a CDN instead of copying it")
     parser.add_argument("--only", nargs="*", help="lessons whose file name contains a text")
     args = parser.parse_args(argv)
     if args.what == "student":
@@ -632,8 +634,7 @@ def main(argv=None) -> int:
         stems = None
         if args.only:
             stems = [p.stem for p in lesson_paths("ko") if any(o in p.stem for o in args.only)]
-        build_pages(args.what, args.out or default, offline=False if args.cdn else None,
-                    stems=stems)
+        build_pages(args.what, args.out or default, stems=stems)
     else:
         return 1 if look(args.out or Path("/tmp/classroom_look"), only=args.only) else 0
     return 0

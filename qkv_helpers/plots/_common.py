@@ -6,6 +6,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.axes import Axes
 
+from .._checks import integer, real_array
+
 
 def new_axes(ax: Axes | None, figsize=(6.4, 4.0)) -> Axes:
     """``ax`` itself, or the Axes of a new pyplot figure (shown by the notebook)."""
@@ -15,16 +17,31 @@ def new_axes(ax: Axes | None, figsize=(6.4, 4.0)) -> Axes:
     return ax
 
 
-def as_matrix(values, name: str) -> np.ndarray:
-    """``values`` as a 2-D float array, or a ValueError naming ``name`` and its shape."""
-    arr = np.asarray(values, dtype=float)
-    if arr.ndim != 2:
-        raise ValueError(f"{name} must be 2-D (rows, columns), got shape {arr.shape}")
+def as_matrix(values, name: str, finite: bool = True) -> np.ndarray:
+    """``values`` as a 2-D float array of finite numbers, or an error naming ``name``.
+
+    A NaN would be a blank cell and one infinity would stretch the colour scale until every
+    other cell looks the same: both are refused (``finite=False`` leaves them to the caller).
+    """
+    return drawable(real_array(values, name, 2, "(rows, columns), 2-D", finite=finite), name)
+
+
+def drawable(arr: np.ndarray, name: str) -> np.ndarray:
+    """``arr`` if matplotlib can scale it: colour and axis ranges (``vmax − vmin``) overflow
+    for numbers beyond about 1e300, and would draw nothing or the wrong colours."""
+    with np.errstate(invalid="ignore"):
+        big = np.abs(arr[np.isfinite(arr)]).max(initial=0.0)
+    if big > 1e300:
+        raise ValueError(f"{name} holds numbers too large to draw (up to {big:.3g}); a plot's "
+                         f"colour and axis ranges need them below 1e300: scale them down")
     return arr
 
 
 def check_labels(labels, n: int, name: str, axis: str) -> list[str]:
     """``labels`` as a list of ``n`` strings, or a ValueError that says what went wrong."""
+    if labels is None or isinstance(labels, (str, bytes)) or not hasattr(labels, "__iter__"):
+        raise TypeError(f"{name} must be a sequence of {n} labels, one per entry of the "
+                        f"{axis}, got {type(labels).__name__} {labels!r}")
     labels = [str(label) for label in labels]
     if len(labels) != n:
         raise ValueError(f"{name} has {len(labels)} labels but the {axis} has {n} entries")
@@ -42,3 +59,26 @@ def annotate_cells(ax: Axes, values: np.ndarray, image, fmt: str = "{:.2f}",
         light = 0.299 * r + 0.587 * g + 0.114 * b > 0.5
         ax.text(j, i, fmt.format(value), ha="center", va="center", fontsize="small",
                 color="black" if light else "white")
+
+
+def as_series(values, name: str, n: int | None = None, *, low: float | None = None,
+              positive: bool = False, per: str = "point") -> np.ndarray:
+    """``values`` as a 1-D array of finite numbers, or an error naming ``name``.
+
+    ``n`` of them (one per entry of ``per``), each >= ``low``, or > 0 if ``positive``. A NaN
+    or infinity would be a missing point or bar, or an axis stretched until the rest is flat.
+    """
+    arr = drawable(real_array(values, name, 1, "(points,)" if n is None else f"({n},)"), name)
+    if n is not None and arr.shape[0] != n:
+        raise ValueError(f"{name} must have one entry per entry of {per} ({n}), got "
+                         f"{arr.shape[0]}")
+    if positive and arr.min() <= 0:
+        raise ValueError(f"{name} must be > 0 (it is drawn on a log axis), got {arr.min():g}")
+    if low is not None and arr.min() < low:
+        raise ValueError(f"{name} must be >= {low:g}, got {arr.min():g}")
+    return arr
+
+
+def optional_index(x, name: str, n: int) -> int | None:
+    """None, or ``x`` as a row/bar index in ``0..n-1``."""
+    return None if x is None else integer(x, name, 0, n - 1)

@@ -8,8 +8,16 @@ from matplotlib.colors import ListedColormap
 from matplotlib.patches import Rectangle
 
 from .. import style
+from .._checks import flag
 from ..lang import t
-from ._common import annotate_cells, as_matrix, check_labels, new_axes
+from ._common import (
+    annotate_cells,
+    as_matrix,
+    as_series,
+    check_labels,
+    new_axes,
+    optional_index,
+)
 
 BAR_COLOR = style.COLORS[0]  # blue
 HIGHLIGHT_COLOR = style.COLORS[1]  # orange: lighter than the blue, so it reads in grey too
@@ -62,6 +70,12 @@ def plot_attention_heatmap(weights, row_labels, col_labels=None, *, ax: Axes | N
     rows = check_labels(row_labels, n_q, "row_labels", "rows (queries)")
     cols = check_labels(row_labels if col_labels is None else col_labels, n_k,
                         "col_labels", "columns (keys)")
+    signed, annotate = flag(signed, "signed"), flag(annotate, "annotate")
+    highlight_row = optional_index(highlight_row, "highlight_row", n_q)
+    if not signed and (values.min() < 0.0 or values.max() > 1.0 + 1e-9):
+        raise ValueError(f"weights must be in 0..1 (attention weights) for this colour scale; "
+                         f"got values {values.min():.3g}..{values.max():.3g}. For scores "
+                         f"that may be negative or above 1, pass signed=True")
     ax = new_axes(ax, figsize=(1.0 + 0.75 * n_k, 0.8 + 0.6 * n_q))
     if signed:
         limit = float(np.abs(values).max()) or 1.0
@@ -98,10 +112,9 @@ def plot_query_bars(values, labels, *, ax: Axes | None = None, title: str | None
     >>> len(ax.patches)
     3
     """
-    values = np.asarray(values, dtype=float)
-    if values.ndim != 1:
-        raise ValueError(f"values must be 1-D (one per key), got shape {values.shape}")
+    values = as_series(values, "values")
     labels = check_labels(labels, len(values), "labels", "values")
+    highlight = optional_index(highlight, "highlight", len(values))
     ax = new_axes(ax, figsize=(1.2 + 0.8 * len(values), 3.6))
     colors = [HIGHLIGHT_COLOR if i == highlight else BAR_COLOR
               for i in range(len(values))]
@@ -140,11 +153,19 @@ def plot_masked_scores(scores, mask, labels, *, ax: Axes | None = None,
     >>> sum(text.get_text() == "−∞" for text in ax.texts)
     3
     """
-    values = as_matrix(scores, "scores")
+    values = as_matrix(scores, "scores", finite=False)
     mask = np.asarray(mask)
     if mask.dtype != bool or mask.shape != values.shape:
         raise ValueError(f"mask must be a boolean array of the scores' shape {values.shape}, "
                          f"got dtype {mask.dtype} and shape {mask.shape}")
+    annotate = flag(annotate, "annotate")
+    if not mask.any(axis=1).all():
+        raise ValueError(f"mask hides every key from query {int(np.argmin(mask.any(axis=1)))}: "
+                         f"each row of mask needs at least one True")
+    if not np.isfinite(values[mask]).all():  # hidden cells may hold anything (e.g. -inf)
+        i, j = np.argwhere(mask & ~np.isfinite(values))[0]
+        raise ValueError(f"scores must be finite where mask is True; got {values[i, j]} at "
+                         f"index ({i}, {j})")
     n_q, n_k = values.shape
     cols = check_labels(labels, n_k, "labels", "columns (keys)")
     rows = cols[n_k - n_q:]
@@ -182,8 +203,13 @@ def plot_cross_attention(weights, target_tokens, source_tokens, *, ax: Axes | No
     >>> ax.get_ylabel() == t("target_tokens")
     True
     """
+    values = as_matrix(weights, "weights")
+    target_tokens = check_labels(target_tokens, values.shape[0], "target_tokens",
+                                 "rows (target tokens)")
+    source_tokens = check_labels(source_tokens, values.shape[1], "source_tokens",
+                                 "columns (source tokens)")
     return plot_attention_heatmap(
-        weights, target_tokens, source_tokens, ax=ax, highlight_row=highlight_row,
+        values, target_tokens, source_tokens, ax=ax, highlight_row=highlight_row,
         title=t("cross_attention") if title is None else title,
         xlabel=t("source_tokens"), ylabel=t("target_tokens"),
     )

@@ -7,8 +7,9 @@ from matplotlib.axes import Axes
 from matplotlib.ticker import MaxNLocator
 
 from .. import style
+from .._checks import integer, positive_int, real_array, real_number
 from ..lang import t
-from ._common import as_matrix, check_labels, new_axes
+from ._common import as_series, check_labels, new_axes
 
 __all__ = [
     "plot_cache_fill",
@@ -17,12 +18,6 @@ __all__ = [
     "plot_speedup",
     "plot_total_flops",
 ]
-
-
-def _same_length(name_a: str, a, name_b: str, b) -> None:
-    if len(a) != len(b):
-        raise ValueError(f"{name_b} must have one entry per entry of {name_a}: "
-                         f"{name_a} has {len(a)}, {name_b} has {len(b)}")
 
 
 def plot_cache_growth(tokens, measured_bytes, formula_bytes, *, uncached_bytes=None,
@@ -44,16 +39,18 @@ def plot_cache_growth(tokens, measured_bytes, formula_bytes, *, uncached_bytes=N
     >>> [line.get_label() for line in ax.lines][:1] == [t("p_kv_formula")]
     True
     """
-    tokens = np.asarray(tokens)  # (steps,)
-    _same_length("tokens", tokens, "measured_bytes", measured_bytes)
-    _same_length("tokens", tokens, "formula_bytes", formula_bytes)
+    tokens = as_series(tokens, "tokens", low=0)  # (steps,)
+    measured_bytes = as_series(measured_bytes, "measured_bytes", len(tokens), low=0, per="tokens")
+    formula_bytes = as_series(formula_bytes, "formula_bytes", len(tokens), low=0, per="tokens")
+    if uncached_bytes is not None:
+        uncached_bytes = as_series(uncached_bytes, "uncached_bytes", len(tokens), low=0,
+                                   per="tokens")
     ax = new_axes(ax, figsize=(6.4, 3.8))
     ax.plot(tokens, formula_bytes, color="grey", linestyle="--", linewidth=1.5,
             label=t("p_kv_formula"))
     ax.plot(tokens, measured_bytes, "o", color=style.COLORS[0], markersize=4,
             label=t("p_kv_measured"))
     if uncached_bytes is not None:
-        _same_length("tokens", tokens, "uncached_bytes", uncached_bytes)
         ax.plot(tokens, uncached_bytes, "s", color=style.COLORS[1], markersize=3,
                 label=t("p_kv_uncached_kept"))
     ax.set_xlabel(t("p_kv_tokens"))
@@ -74,9 +71,9 @@ def plot_flops_per_step(context, cached, uncached, *, ax: Axes | None = None,
     >>> ax.get_xlabel() == t("p_kv_step_axis")
     True
     """
-    context = np.asarray(context)  # (steps,)
-    _same_length("context", context, "cached", cached)
-    _same_length("context", context, "uncached", uncached)
+    context = as_series(context, "context", low=0)  # (steps,)
+    cached = as_series(cached, "cached", len(context), low=0, per="context")
+    uncached = as_series(uncached, "uncached", len(context), low=0, per="context")
     ax = new_axes(ax, figsize=(6.4, 3.8))
     width = 0.4
     ax.bar(context - width / 2, uncached, width, color=style.COLORS[1],
@@ -99,9 +96,9 @@ def plot_total_flops(lengths, cached, uncached, *, ax: Axes | None = None) -> Ax
     >>> len(ax.lines)
     2
     """
-    lengths = np.asarray(lengths)  # (n,)
-    _same_length("lengths", lengths, "cached", cached)
-    _same_length("lengths", lengths, "uncached", uncached)
+    lengths = as_series(lengths, "lengths", low=0)  # (n,)
+    cached = as_series(cached, "cached", len(lengths), low=0, per="lengths")
+    uncached = as_series(uncached, "uncached", len(lengths), low=0, per="lengths")
     ax = new_axes(ax, figsize=(6.4, 3.8))
     ax.plot(lengths, uncached, "s-", color=style.COLORS[1], markersize=4,
             label=t("p_kv_uncached"))
@@ -135,13 +132,16 @@ def plot_speedup(lengths, measured, flop_ratio, predicted=None, *, overhead_us=N
     >>> len(ax.get_legend().get_texts())
     3
     """
-    lengths = np.asarray(lengths)  # (n,)
-    _same_length("lengths", lengths, "measured", measured)
-    _same_length("lengths", lengths, "flop_ratio", flop_ratio)
+    lengths = as_series(lengths, "lengths", low=0)  # (n,)
+    measured = as_series(measured, "measured", len(lengths), low=0, per="lengths")
+    flop_ratio = as_series(flop_ratio, "flop_ratio", len(lengths), low=0, per="lengths")
+    if predicted is not None:
+        predicted = as_series(predicted, "predicted", len(lengths), low=0, per="lengths")
+    if overhead_us is not None:
+        overhead_us = real_number(overhead_us, "overhead_us", low=0.0)
     ax = new_axes(ax, figsize=(6.4, 3.8))
     ax.plot(lengths, flop_ratio, "--", color="grey", linewidth=1.5, label=t("p_kv_flop_ratio"))
     if predicted is not None:
-        _same_length("lengths", lengths, "predicted", predicted)
         label = t("p_kv_predicted", overhead=f"{overhead_us:.0f}" if overhead_us else "?")
         ax.plot(lengths, predicted, ":", color=style.COLORS[2], linewidth=2, label=label)
     ax.plot(lengths, measured, "o-", color=style.COLORS[0], markersize=5,
@@ -178,10 +178,22 @@ def plot_cache_fill(values, capacity: int, *, tokens=None, n_heads: int | None =
     >>> [label.get_text() for label in ax.get_xticklabels()][:3]
     ['The', 'cat', 'sat']
     """
-    values = as_matrix(values, "values")  # (rows, kept)
+    values = real_array(values, "values", 2, "(layers · heads, tokens kept)", allow_empty=True)
     rows, kept = values.shape
+    capacity = positive_int(capacity, "capacity")
+    if rows == 0:
+        raise ValueError(f"values must have a row per (layer, head), got shape {values.shape}")
     if kept > capacity:
         raise ValueError(f"values has {kept} token columns but capacity is {capacity}")
+    if kept and values.min() < 0:
+        raise ValueError(f"values must be >= 0 (lengths of key vectors), got {values.min():g}")
+    if n_heads is not None:
+        n_heads = integer(n_heads, "n_heads", 1)
+        if rows % n_heads:
+            raise ValueError(f"n_heads must divide the rows of values (layers · heads = {rows}),"
+                             f" got {n_heads}")
+    if tokens is not None:
+        tokens = check_labels(tokens, kept, "tokens", "cache")
     ax = new_axes(ax, figsize=(6.4, 3.2))
     grid = np.full((rows, capacity), np.nan)  # (rows, capacity)
     grid[:, :kept] = values
@@ -197,7 +209,7 @@ def plot_cache_fill(values, capacity: int, *, tokens=None, n_heads: int | None =
     ticks = list(range(capacity))
     names = [str(i) for i in ticks]
     if tokens is not None:
-        names[:kept] = check_labels(tokens, kept, "tokens", "cache")
+        names[:kept] = tokens
     ax.set_xticks(ticks, names, rotation=90, fontsize="small")
     ax.set_xlim(-0.5, capacity - 0.5)
     ax.set_xlabel(t("p_kv_fill_x"))

@@ -8,9 +8,10 @@ import numpy as np
 from matplotlib.axes import Axes
 
 from .. import style
+from .._checks import real_number
 from ..lang import t
 from ..scaling import random_queries_keys
-from ._common import new_axes
+from ._common import as_series, new_axes
 
 __all__ = ["plot_score_histogram", "plot_variance_vs_dk"]
 
@@ -31,6 +32,8 @@ def plot_score_histogram(d_k: int, *, n: int = 4000, seed: int = 0, ax: Axes | N
     2
     """
     q, k = random_queries_keys(d_k, n, seed)
+    if limit is not None:
+        limit = real_number(limit, "limit", low=0.0, low_open=True)
     raw = np.einsum("nd,nd->n", q, k)  # (n,)
     scaled = raw / math.sqrt(d_k)  # (n,)
     ax = new_axes(ax, figsize=(6.4, 3.6))
@@ -56,7 +59,9 @@ def plot_variance_vs_dk(d_ks, raw, scaled, *, ax: Axes | None = None) -> Axes:
     >>> len(ax.lines)
     3
     """
-    d_ks = np.asarray(d_ks, dtype=float)
+    d_ks = as_series(d_ks, "d_ks", positive=True)  # (n,)
+    raw = as_series(raw, "raw", len(d_ks), positive=True, per="d_ks")  # (n,)
+    scaled = as_series(scaled, "scaled", len(d_ks), positive=True, per="d_ks")  # (n,)
     ax = new_axes(ax, figsize=(6.0, 3.8))
     ax.plot(d_ks, d_ks, color="grey", linestyle="--", linewidth=1.2, label=t("p_scal_line"))
     ax.plot(d_ks, raw, "o-", color=style.COLORS[0], label=t("p_scal_raw_short"))

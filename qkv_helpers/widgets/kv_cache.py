@@ -6,7 +6,8 @@ import ipywidgets as widgets
 import numpy as np
 from matplotlib.ticker import FixedFormatter
 
-from ..kv_experiments import CachedDecoder, lesson_model, to_ids, to_words
+from .._checks import integer
+from ..kv_experiments import WORDS, CachedDecoder, lesson_model, to_ids, to_words
 from ..kv_math import kv_cache_bytes, step_flops
 from ..lang import t
 from ..plots.kv_cache import plot_cache_fill, plot_flops_per_step
@@ -37,8 +38,17 @@ def kv_cache_stepper(prompt: str = "The cat sat", max_tokens: int = 20) -> Panel
     >>> panel.state["cache_tokens"]
     3
     """
+    if not isinstance(prompt, str):
+        raise TypeError(f"prompt must be a str of words from {WORDS}, got {prompt!r}")
+    unknown = [word for word in prompt.split() if word not in WORDS]
+    if unknown:
+        raise ValueError(f"prompt may hold only the words {WORDS}; got {unknown[0]!r}")
+    prompt_ids = to_ids(prompt)
+    if not prompt_ids:
+        raise ValueError(f"prompt must hold at least one word from {WORDS}, got {prompt!r}")
+    max_tokens = integer(max_tokens, "max_tokens", low=len(prompt_ids) + 1)
     model = lesson_model()
-    decoder = CachedDecoder(model, to_ids(prompt), capacity=max_tokens)
+    decoder = CachedDecoder(model, prompt_ids, capacity=max_tokens)
     itemsize = model.dtype.itemsize
     per_token = kv_cache_bytes(model.n_layers, model.n_heads, model.head_dim, 1,
                                bytes_per_value=itemsize)

@@ -1,0 +1,467 @@
+"""A battery of bad inputs against the lesson helpers, plots and widgets of ``qkv_helpers``.
+
+Run it to see how each public entry point answers input it should refuse::
+
+    .venv/bin/python tools/bad_inputs_lessons.py          # counts, then the bad cases
+    .venv/bin/python tools/bad_inputs_lessons.py -v       # every case
+
+Covered: ``similarity``, ``scaling``, ``weighted_sum``, ``examples``, ``pipeline``,
+``encoder_decoder``, ``kv_math``, ``lang`` (``set_language``, ``t``, ``setup``),
+``kv_experiments.to_words``, every plot in ``qkv_helpers.plots`` and every widget in
+``qkv_helpers.widgets``. (Attention, masks, the KV cache and the decoder have their own.)
+
+Each case calls one entry point with one argument replaced by a bad value and is classed:
+
+- ``ours``: a ValueError or TypeError (KeyError for a text key) raised by qkv_helpers whose
+  message names the argument as the learner passed it;
+- ``foreign``: any other exception (numpy's or Python's message, or ours without the name);
+- ``silent``: it returned a result, and no check of that result said it was right.
+
+A case may carry a ``correct`` check for inputs that are odd but allowed (huge or tiny
+values): returning a result that passes it counts as ``ours`` (a right answer).
+tests/test_bad_input_lessons.py runs every case and requires ``ours``.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+import traceback
+import warnings
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+os.environ.setdefault("MPLBACKEND", "Agg")
+
+import numpy as np  # noqa: E402
+
+NAN, INF = float("nan"), float("inf")
+
+
+@dataclass
+class Case:
+    entry: str  # e.g. "similarity.dot_and_angle"
+    arg: str  # the argument replaced, as the learner writes it
+    what: str  # a short description of the bad value
+    call: Callable[[], Any]
+    correct: Callable[[Any], bool] | None = None
+
+
+def _with_nan(a, value=NAN):
+    a = np.array(a, dtype=float)
+    a.flat[0] = value
+    return a
+
+
+def bad_arrays(good, *, batch_ok: bool = False, empty_ok: bool = False) -> list[tuple[str, Any]]:
+    """Bad stand-ins for a real array argument whose good value is ``good``."""
+    good = np.asarray(good, dtype=float)
+    out = [
+        ("NaN entry", _with_nan(good)),
+        ("+inf entry", _with_nan(good, INF)),
+        ("-inf entry", _with_nan(good, -INF)),
+        ("complex dtype", good.astype(complex) + 1j),
+        ("strings", np.full(good.shape, "a")),
+        ("object array with None", np.full(good.shape, None, dtype=object)),
+        ("None", None),
+        ("a string", "abc"),
+        ("0-d array", np.float64(1.0)),
+    ]
+    if good.ndim >= 1 and good.shape[0] >= 2:
+        rows = good.tolist()
+        ragged = [rows[0], rows[1][:-1] if isinstance(rows[1], list) and len(rows[1]) > 1
+                  else [rows[1], rows[1]]]
+        out.append(("ragged nested list", ragged))
+    if not empty_ok:
+        out.append(("empty first axis", np.zeros((0,) + good.shape[1:])))
+        if good.ndim >= 2:
+            out.append(("empty last axis", np.zeros(good.shape[:-1] + (0,))))
+    if not batch_ok:
+        out.append(("extra batch axis", np.stack([good, good])))
+    if good.ndim >= 2:
+        out.append(("one axis too few", good[0]))
+    return out
+
+
+BAD_INTS = [("0", 0), ("-1", -1), ("1.7", 1.7), ("2.0 (float)", 2.0), ("True", True),
+            ("np.True_", np.True_), ("'3'", "3"), ("None", None), ("NaN", NAN), ("[1]", [1])]
+BAD_SEEDS = [("-1", -1), ("1.5", 1.5), ("True", True), ("'a'", "a"), ("None", None),
+             ("[1, 2]", [1, 2])]
+BAD_REALS = [("NaN", NAN), ("inf", INF), ("-inf", -INF), ("'1'", "1"), ("None", None),
+             ("1j", 1j), ("[1.0]", [1.0]), ("True", True)]
+BAD_POSITIVE_REALS = BAD_REALS + [("0", 0.0), ("-1", -1.0)]
+BAD_OPTIONAL_POSITIVE_REALS = [b for b in BAD_POSITIVE_REALS if b[0] != "None"]
+BAD_FLAGS = [("'no'", "no"), ("None", None), ("0.5", 0.5), ("[]", [])]
+BAD_TOKENS = [("'dog'", "dog"), ("3", 3), ("None", None), ("''", ""), ("['cat']", ["cat"]),
+              ("'Cat'", "Cat")]
+
+
+def bad_positions(n: int) -> list[tuple[str, Any]]:
+    return [(str(n), n), ("99", 99), ("-1", -1), ("1.7", 1.7), ("True", True),
+            ("np.True_", np.True_), ("'1'", "1"), ("None", None), ("[1]", [1])]
+
+
+def bad_labels(n: int) -> list[tuple[str, Any]]:
+    return [("one label too few", [str(i) for i in range(n - 1)]),
+            ("one label too many", [str(i) for i in range(n + 1)]),
+            ("a string", "abcdefghijk"[:n]), ("None", None), ("an int", 5)]
+
+
+def cases() -> list[Case]:
+    """Every case of the battery."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import qkv_helpers as qk
+    from qkv_helpers import encoder_decoder as ed
+    from qkv_helpers import kv_math as km
+    from qkv_helpers import pipeline as pl
+    from qkv_helpers import plots, scaling, similarity, weighted_sum, widgets
+    from qkv_helpers.kv_experiments import to_words
+
+    out: list[Case] = []
+
+    def add(entry: str, fn: Callable, good: dict, arg: str, bads, correct=None):
+        for what, value in bads:
+            kwargs = dict(good, **{arg: value})
+            out.append(Case(entry, arg, what, lambda fn=fn, kw=kwargs: fn(**kw), correct))
+
+    def add_all(entry: str, fn: Callable, good: dict, pools: dict):
+        for arg, bads in pools.items():
+            add(entry, fn, good, arg, bads)
+
+    ex = qk.running_example()
+    tr = qk.translation_example()
+    enc = ed.encoder_example()
+    n = len(ex.tokens)
+
+    # --- similarity ---------------------------------------------------------------------
+    add_all("similarity.vector_from_angle", similarity.vector_from_angle,
+            dict(angle_deg=30.0, length=1.0),
+            {"angle_deg": BAD_REALS, "length": BAD_REALS + [("-1", -1.0)]})
+    a, b = [1.0, 2.0], [3.0, -1.0]
+    add_all("similarity.dot_and_angle", similarity.dot_and_angle, dict(a=a, b=b),
+            {"a": bad_arrays(a) + [("zero vector", [0.0, 0.0]), ("length 3", [1.0, 2.0, 3.0])],
+             "b": bad_arrays(b) + [("zero vector", [0.0, 0.0])]})
+
+    def angle_is(expected):
+        return lambda d: (math.isfinite(d.angle_deg) and abs(d.angle_deg - expected) < 1e-6
+                          and -1.0 <= d.cos_angle <= 1.0)
+
+    for what, (va, vb, angle) in {
+            "1e200 opposite": ([1e200, 0.0], [-1e200, 0.0], 180.0),
+            "1e308 at 90°": ([1e308, 0.0], [0.0, 1e308], 90.0),
+            "1e308 same way": ([1e308, 1e308], [1e308, 1e308], 0.0),
+            "subnormal opposite": ([5e-324, 0.0], [-5e-324, 0.0], 180.0),
+            "subnormal at 90°": ([1e-310, 0.0], [0.0, 1e-310], 90.0),
+            "float16 60000": (np.array([60000, 0], np.float16),
+                              np.array([0, 60000], np.float16), 90.0)}.items():
+        out.append(Case("similarity.dot_and_angle", "a", what,
+                        lambda va=va, vb=vb: similarity.dot_and_angle(va, vb), angle_is(angle)))
+    add_all("similarity.query_scores", similarity.query_scores,
+            dict(q=ex.q, k=ex.k, index=1),
+            {"q": bad_arrays(ex.q), "k": bad_arrays(ex.k) + [("other d_k", ex.k[:, :3])],
+             "index": bad_positions(n)})
+
+    # --- scaling --------------------------------------------------------------------------
+    add_all("scaling.random_queries_keys", scaling.random_queries_keys,
+            dict(d_k=4, n=3, seed=0), {"d_k": BAD_INTS, "n": BAD_INTS, "seed": BAD_SEEDS})
+    add_all("scaling.dot_product_variance", scaling.dot_product_variance,
+            dict(d_k=4, n=100, seed=0),
+            {"d_k": BAD_INTS, "n": BAD_INTS + [("1 (no variance)", 1)], "seed": BAD_SEEDS})
+    p = [0.25, 0.75]
+    add("scaling.softmax_jacobian", scaling.softmax_jacobian, dict(p=p), "p",
+        bad_arrays(p) + [("negative entry", [-0.5, 1.5]), ("sums to 2", [1.0, 1.0]),
+                         ("above 1", [2.0, 0.0])])
+    add("scaling.softmax_gradient_norm", scaling.softmax_gradient_norm,
+        dict(scores=[0.0, 1.0]), "scores", bad_arrays([0.0, 1.0]))
+    add_all("scaling.dk_stats", scaling.dk_stats, dict(d_k=4, n_keys=3, n_queries=5, seed=0),
+            {"d_k": BAD_INTS, "n_keys": BAD_INTS, "n_queries": BAD_INTS, "seed": BAD_SEEDS})
+
+    # --- weighted_sum -----------------------------------------------------------------------
+    w = [0.25, 0.75]
+    v = [[4.0, 0.0], [0.0, 4.0]]
+    add_all("weighted_sum.weighted_sum_steps", weighted_sum.weighted_sum_steps,
+            dict(weights=w, v=v),
+            {"weights": bad_arrays(w) + [("3 weights for 2 rows", [0.2, 0.3, 0.5])],
+             "v": bad_arrays(v)})
+
+    # --- examples ----------------------------------------------------------------------------
+    add("running_example", qk.running_example, {}, "seed", BAD_SEEDS)
+    add("translation_example", qk.translation_example, {}, "seed", BAD_SEEDS)
+    add("RunningExample.index", ex.index, {}, "token", BAD_TOKENS)
+
+    # --- pipeline ----------------------------------------------------------------------------
+    good = dict(x=ex.x, w_q=ex.w_q, w_k=ex.w_k, w_v=ex.w_v)
+    add_all("pipeline.pipeline_steps", pl.pipeline_steps, good,
+            {"x": bad_arrays(ex.x), "w_q": bad_arrays(ex.w_q), "w_k": bad_arrays(ex.w_k),
+             "w_v": bad_arrays(ex.w_v),
+             "mask": [("int mask", np.ones((n, n), int)), ("wrong shape", np.ones((3, 3), bool)),
+                      ("a row hiding every key", np.eye(n, dtype=bool) & False),
+                      ("a string", "causal")]})
+
+    # --- encoder_decoder ---------------------------------------------------------------------
+    add("encoder_decoder.encoder_example", ed.encoder_example, {}, "seed", BAD_SEEDS)
+    wts = np.full((2, 3, 3), 1 / 3)
+    add_all("encoder_decoder.top_keys", ed.top_keys, dict(weights=wts, tokens=["a", "b", "c"]),
+            {"weights": bad_arrays(wts, empty_ok=False)[:-1]
+             + [("4-D", wts[None, None]), ("negative weight", wts - 1)],
+             "tokens": bad_labels(3)})
+    order = list(range(n))[::-1]
+    add_all("encoder_decoder.permutation_check", ed.permutation_check,
+            dict(mha=enc.mha, x=enc.x, order=order),
+            {"mha": [("None", None), ("a function", lambda x: x), ("an array", np.eye(8))],
+             "x": bad_arrays(enc.x),
+             "order": [("booleans", [True] * n), ("bool array", np.ones(n, bool)),
+                       ("floats", [float(i) for i in order]), ("repeats", [0] * n),
+                       ("too short", order[:-1]), ("None", None), ("a string", "abc"),
+                       ("2-D", [order])]})
+    good = dict(x=ex.x, w_q=ex.w_q, w_k=ex.w_k, w_v=ex.w_v, position=4)
+    add_all("encoder_decoder.change_future_token", ed.change_future_token, good,
+            {"x": bad_arrays(ex.x), "w_q": bad_arrays(ex.w_q) + [("wrong rows", ex.w_q[:5])],
+             "w_k": bad_arrays(ex.w_k), "w_v": bad_arrays(ex.w_v),
+             "position": bad_positions(n), "masked": BAD_FLAGS, "seed": BAD_SEEDS})
+    add_all("encoder_decoder.attend_one_at_a_time", ed.attend_one_at_a_time,
+            dict(q=ex.q, k=ex.k, v=ex.v),
+            {"q": bad_arrays(ex.q), "k": bad_arrays(ex.k), "v": bad_arrays(ex.v)})
+    add_all("encoder_decoder.cross_attention_at_step", ed.cross_attention_at_step,
+            dict(example=tr, step=2),
+            {"example": [("None", None), ("a RunningExample", ex), ("a string", "cat")],
+             "step": BAD_INTS + [("6", 6)]})
+
+    # --- kv_math -----------------------------------------------------------------------------
+    good = dict(layers=2, kv_heads=4, head_dim=4, tokens=3, batch=1, bytes_per_value=4)
+    add_all("kv_math.kv_cache_bytes", km.kv_cache_bytes, good,
+            {name: [b for b in BAD_INTS if not (name == "tokens" and b[0] == "0")]
+             for name in good})
+    add("kv_math.format_bytes", km.format_bytes, {}, "n",
+        [("-1", -1), ("1.7", 1.7), ("NaN", NAN), ("'12'", "12"), ("None", None),
+         ("True", True), ("inf", INF)])
+    sizes = dict(d_model=2, n_layers=1, vocab_size=5, d_ff=8)
+    good = dict(new_tokens=1, context=3, **sizes)
+    pools = {name: BAD_INTS for name in good}
+    pools["d_ff"] = [b for b in BAD_INTS if b[0] != "None"]  # None: 4 · d_model
+    pools["source_tokens"] = [b for b in BAD_INTS if b[0] != "0"]
+    pools["cross_kv"] = BAD_FLAGS
+    pools["encoder"] = BAD_FLAGS
+    add_all("kv_math.step_flops_by_part", km.step_flops_by_part, good, pools)
+    add_all("kv_math.step_flops", km.step_flops, good,
+            {k: BAD_INTS for k in ("new_tokens", "context", "d_model")})
+    good = dict(prompt_tokens=1, new_tokens=4, **sizes)
+    pools = {name: BAD_INTS for name in good}
+    pools["d_ff"] = [b for b in BAD_INTS if b[0] != "None"]
+    pools["use_cache"] = BAD_FLAGS
+    pools["source_tokens"] = [b for b in BAD_INTS if b[0] != "0"]
+    add_all("kv_math.decoding_flops", km.decoding_flops, good, pools)
+    add_all("kv_math.approx_flop_ratio", km.approx_flop_ratio,
+            dict(prompt_tokens=1, new_tokens=9),
+            {"prompt_tokens": BAD_INTS,
+             "new_tokens": [b for b in BAD_INTS if b[0] != "[1]"]
+             + [("array with a 0", np.array([1, 0])), ("float array", np.array([1.5, 2.0])),
+                ("bool array", np.array([True, True]))]})
+    good = dict(steps=[10, 10, 20], flops=[1e6, 5e6, 2e7], seconds=[0.0011, 0.0015, 0.004])
+    add_all("kv_math.fit_step_time", km.fit_step_time, good,
+            {"steps": bad_arrays(good["steps"]) + [("negative", [-10, 10, 20])],
+             "flops": bad_arrays(good["flops"]),
+             "seconds": bad_arrays(good["seconds"]) + [("negative", [-1.0, 0.1, 0.2])]})
+    fit = km.StepTimeFit(1e-4, 1e-10)
+    good = dict(fit=fit, steps=[100], flops_cached=[1e6], flops_uncached=[5e7])
+    add_all("kv_math.predicted_speedup", km.predicted_speedup, good,
+            {"fit": [("None", None), ("a tuple", (1e-4, 1e-10)),
+                     ("NaN overhead", km.StepTimeFit(NAN, 1e-10)),
+                     ("zero fit", km.StepTimeFit(0.0, 0.0))],
+             "steps": bad_arrays([100.0], empty_ok=False)[:-1],
+             "flops_cached": bad_arrays([1e6])[:-1],
+             "flops_uncached": bad_arrays([5e7])[:-1] + [("two entries", [5e7, 6e7])]})
+    add_all("kv_math.StepTimeFit.seconds", fit.seconds, dict(steps=[10], flops=[1e6]),
+            {"steps": bad_arrays([10.0])[:-1], "flops": bad_arrays([1e6])[:-1]})
+
+    # --- lang, setup, to_words ---------------------------------------------------------------
+    add("lang.set_language", qk.set_language, {}, "lang",
+        [("'fr'", "fr"), ("'KO'", "KO"), ("None", None), ("['ko']", ["ko"]), ("1", 1)])
+    add("setup", qk.setup, {}, "lang", [("'fr'", "fr"), ("None", None), ("['en']", ["en"])])
+    out += [
+        Case("lang.t", "key", "unknown key", lambda: qk.t("no_such_key")),
+        Case("lang.t", "key", "None", lambda: qk.t(None)),
+        Case("lang.t", "key", "a list", lambda: qk.t(["query"])),
+        Case("lang.t", "values", "placeholder left empty", lambda: qk.t("p_scal_hist_title")),
+        Case("lang.t", "values", "placeholder missing", lambda: qk.t("p_kv_fill_row", layer=1)),
+    ]
+    add("kv_experiments.to_words", to_words, {}, "ids",
+        [("1.7", [1.7]), ("-1", [-1]), ("7 (no such word)", [7]), ("True", [True]),
+         ("'1'", ["1"]), ("None", None), ("an int", 3), ("NaN", [NAN]), ("2-D", [[1, 2]])])
+
+    # --- plots -------------------------------------------------------------------------------
+    wq = np.array([[0.9, 0.1], [0.3, 0.7]])
+    good = dict(weights=wq, row_labels=["a", "b"])
+    add_all("plots.plot_attention_heatmap", plots.plot_attention_heatmap, good,
+            {"weights": bad_arrays(wq) + [("weights above 1", wq * 3),
+                                          ("negative weights", wq - 1)],
+             "row_labels": bad_labels(2),
+             "col_labels": bad_labels(2)[:2] + [("an int", 5)],
+             "highlight_row": [("2", 2), ("-1", -1), ("1.5", 1.5), ("True", True),
+                               ("'a'", "a")],
+             "annotate": BAD_FLAGS[:2], "signed": BAD_FLAGS[:2]})
+    add("plots.plot_attention_heatmap", plots.plot_attention_heatmap,
+        dict(row_labels=["a", "b"], signed=True), "weights",
+        [("signed with one inf", _with_nan([[1.0, -2.0], [0.5, 3.0]], INF)),
+         ("signed with NaN", _with_nan([[1.0, -2.0], [0.5, 3.0]]))])
+    good = dict(weights=np.full((2, 3), 1 / 3), target_tokens=["가", "나"],
+                source_tokens=["a", "b", "c"])
+    add_all("plots.plot_cross_attention", plots.plot_cross_attention, good,
+            {"weights": bad_arrays(good["weights"]),
+             "target_tokens": bad_labels(2), "source_tokens": bad_labels(3),
+             "highlight_row": [("2", 2), ("-1", -1), ("True", True)]})
+    bars = [0.2, 0.5, 0.3]
+    good = dict(values=bars, labels=["The", "cat", "sat"])
+    add_all("plots.plot_query_bars", plots.plot_query_bars, good,
+            {"values": bad_arrays(bars), "labels": bad_labels(3),
+             "highlight": [("3", 3), ("-1", -1), ("1.5", 1.5), ("True", True), ("'cat'", "cat")]})
+    sc = np.array([[1.0, 2.0, -1.0], [0.5, 0.0, 3.0], [2.0, -2.0, 1.0]])
+    mask = qk.causal_mask(3)
+    good = dict(scores=sc, mask=mask, labels=["a", "b", "c"])
+    add_all("plots.plot_masked_scores", plots.plot_masked_scores, good,
+            {"scores": bad_arrays(sc)[:3] + bad_arrays(sc)[3:]
+             + [("+inf where visible", _with_nan(sc, INF))],
+             "mask": [("int mask", mask.astype(int)), ("wrong shape", np.ones((2, 3), bool)),
+                      ("None", None), ("a row hiding every key", np.zeros((3, 3), bool))],
+             "labels": bad_labels(3), "annotate": BAD_FLAGS[:2]})
+    good = dict(tokens=[1, 2, 3], measured_bytes=[256, 512, 768], formula_bytes=[256, 512, 768])
+    add_all("plots.plot_cache_growth", plots.plot_cache_growth, good,
+            {"tokens": bad_arrays([1.0, 2.0, 3.0]) + [("2 entries", [1, 2])],
+             "measured_bytes": bad_arrays([256.0, 512.0, 768.0]) + [("negative", [-1, 0, 1])],
+             "formula_bytes": bad_arrays([256.0, 512.0, 768.0]),
+             "uncached_bytes": [("NaN entry", [0, NAN, 0]), ("2 entries", [0, 0]),
+                                ("a string", "abc")]})
+    good = dict(context=[1, 2, 3], cached=[10, 11, 12], uncached=[10, 21, 33])
+    add_all("plots.plot_flops_per_step", plots.plot_flops_per_step, good,
+            {"context": bad_arrays([1.0, 2.0, 3.0]), "cached": bad_arrays([10.0, 11.0, 12.0]),
+             "uncached": bad_arrays([10.0, 21.0, 33.0])})
+    good = dict(lengths=[1, 2, 4], cached=[10, 20, 40], uncached=[10, 30, 100])
+    add_all("plots.plot_total_flops", plots.plot_total_flops, good,
+            {"lengths": bad_arrays([1.0, 2.0, 4.0]), "cached": bad_arrays([10.0, 20.0, 40.0]),
+             "uncached": bad_arrays([10.0, 30.0, 100.0])})
+    good = dict(lengths=[16, 32], measured=[2.0, 3.5], flop_ratio=[9.0, 17.0])
+    add_all("plots.plot_speedup", plots.plot_speedup, good,
+            {"lengths": bad_arrays([16.0, 32.0]), "measured": bad_arrays([2.0, 3.5]),
+             "flop_ratio": bad_arrays([9.0, 17.0]),
+             "predicted": [("NaN entry", [NAN, 1.0]), ("3 entries", [1.0, 2.0, 3.0])],
+             "overhead_us": [("NaN", NAN), ("'300'", "300"), ("-5", -5.0)]})
+    vals = np.ones((8, 3))
+    good = dict(values=vals, capacity=6, tokens=["The", "cat", "sat"], n_heads=4)
+    add_all("plots.plot_cache_fill", plots.plot_cache_fill, good,
+            {"values": bad_arrays(vals, empty_ok=False)[:-3]
+             + [("more columns than capacity", np.ones((8, 7))),
+                ("negative entries", -vals)],
+             "capacity": BAD_INTS + [("2 (< tokens kept)", 2)],
+             "tokens": [b for b in bad_labels(3) if b[0] != "None"],
+             "n_heads": [("0", 0), ("-1", -1), ("3 (8 rows not divisible)", 3), ("1.5", 1.5),
+                         ("'4'", "4"), ("True", True)]})
+    steps = pl.pipeline_steps(ex.x, ex.w_q, ex.w_k, ex.w_v)
+    nan_steps = steps._replace(scores=_with_nan(steps.scores))
+    add_all("plots.plot_pipeline", plots.plot_pipeline, dict(steps=steps, tokens=ex.tokens),
+            {"steps": [("a tuple", tuple(steps)), ("a NaN in scores", nan_steps),
+                       ("a string", "steps"), ("an array", ex.x)],
+             "tokens": [b for b in bad_labels(n) if b[0] != "None"],
+             "highlight_row": [(str(n), n), ("-1", -1), ("1.5", 1.5), ("True", True)],
+             "fig": [("an Axes-like string", "fig"), ("an int", 1)]})
+    add_all("plots.plot_score_histogram", plots.plot_score_histogram, dict(d_k=4, n=100),
+            {"d_k": BAD_INTS, "n": BAD_INTS, "seed": BAD_SEEDS,
+             "limit": BAD_OPTIONAL_POSITIVE_REALS})
+    good = dict(d_ks=[1, 4, 16], raw=[1.0, 4.1, 15.8], scaled=[1.0, 1.02, 0.99])
+    add_all("plots.plot_variance_vs_dk", plots.plot_variance_vs_dk, good,
+            {"d_ks": bad_arrays([1.0, 4.0, 16.0]) + [("a zero (log axis)", [0, 4, 16])],
+             "raw": bad_arrays([1.0, 4.1, 15.8]) + [("a zero (log axis)", [0.0, 4.1, 15.8]),
+                                                    ("2 entries", [1.0, 4.0])],
+             "scaled": bad_arrays([1.0, 1.02, 0.99]) + [("negative", [-1.0, 1.0, 1.0])]})
+    good = dict(a=[1.0, 0.0], b=[0.0, 2.0])
+    add_all("plots.plot_vectors_2d", plots.plot_vectors_2d, good,
+            {"a": bad_arrays([1.0, 0.0]) + [("3-D vector", [1.0, 0.0, 0.0]),
+                                            ("zero vector", [0.0, 0.0])],
+             "b": bad_arrays([0.0, 2.0]),
+             "labels": [("one label", ("q",)), ("None", None), ("a string", "qk")],
+             "limit": BAD_OPTIONAL_POSITIVE_REALS})
+    add_all("plots.plot_softmax_curves", plots.plot_softmax_curves, {},
+            {"temperatures": [("a zero", (0.0, 1.0)), ("negative", (-1.0,)), ("NaN", (NAN,)),
+                              ("inf", (INF,)), ("'1'", ("1",)), ("None", None),
+                              ("a bare number", 1.0), ("empty", ())],
+             "span": BAD_POSITIVE_REALS, "highlight": BAD_OPTIONAL_POSITIVE_REALS})
+
+    # --- widgets -----------------------------------------------------------------------------
+    add_all("widgets.query_explorer", widgets.query_explorer, {},
+            {"token": BAD_TOKENS, "key": BAD_TOKENS})
+    add_all("widgets.dot_product_explorer", widgets.dot_product_explorer, {},
+            {"q_angle": BAD_REALS, "q_length": BAD_POSITIVE_REALS + [("5 (off the view)", 5.0)]})
+    add("widgets.scaling_explorer", widgets.scaling_explorer, {}, "d_k",
+        BAD_INTS + [("3 (not a slider value)", 3), ("1024", 1024)])
+    add("widgets.temperature_explorer", widgets.temperature_explorer, {}, "token", BAD_TOKENS)
+    add("widgets.weighted_sum_stepper", widgets.weighted_sum_stepper, {}, "token", BAD_TOKENS)
+    add_all("widgets.causal_mask_explorer", widgets.causal_mask_explorer, {},
+            {"position": bad_positions(n),
+             "example": [("a TranslationExample", tr), ("a string", "cat"), ("an int", 1)]})
+    add("widgets.cross_attention_explorer", widgets.cross_attention_explorer, {}, "example",
+        [("a RunningExample", ex), ("a string", "cat"), ("an int", 1)])
+    add("widgets.head_selector", widgets.head_selector, {}, "example",
+        [("a RunningExample", ex), ("a string", "cat"), ("an int", 1)])
+    add_all("widgets.pipeline_explorer", widgets.pipeline_explorer, {},
+            {"token": BAD_TOKENS,
+             "example": [("a TranslationExample", tr), ("a string", "cat"), ("an int", 1)]})
+    add_all("widgets.kv_cache_stepper", widgets.kv_cache_stepper, {},
+            {"prompt": [("'The dog'", "The dog"), ("''", ""), ("None", None), ("an int", 3),
+                        ("a list of ids", [0, 1])],
+             "max_tokens": BAD_INTS + [("2 (< prompt)", 2)]})
+    return out
+
+
+def classify(case: Case) -> tuple[str, str]:
+    """``("ours" | "foreign" | "silent", detail)`` for one case."""
+    import matplotlib.pyplot as plt
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # a numpy warning on the way is not "ours" either
+            result = case.call()
+    except (ValueError, TypeError, KeyError) as error:
+        message = str(error)
+        frame = traceback.extract_tb(error.__traceback__)[-1]
+        in_package = f"{os.sep}qkv_helpers{os.sep}" in frame.filename
+        if in_package and case.arg in message:
+            return "ours", f"{type(error).__name__}: {message}"
+        return "foreign", f"{type(error).__name__}: {message} [{frame.filename}:{frame.lineno}]"
+    except Exception as error:  # noqa: BLE001 - anything else is foreign by definition
+        return "foreign", f"{type(error).__name__}: {error}"
+    finally:
+        plt.close("all")
+    if case.correct is not None:
+        try:
+            if case.correct(result):
+                return "ours", f"correct result {_short(result)}"
+        except Exception:  # noqa: BLE001
+            pass
+    return "silent", f"returned {_short(result)}"
+
+
+def _short(value) -> str:
+    text = repr(value).replace("\n", " ")
+    return text if len(text) < 100 else text[:97] + "..."
+
+
+def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    verbose = "-v" in argv
+    results = [(case, *classify(case)) for case in cases()]
+    counts = Counter(kind for _, kind, _ in results)
+    entries = sorted({case.entry for case, _, _ in results})
+    print(f"{len(results)} cases over {len(entries)} entry points: "
+          f"silent {counts['silent']}, foreign {counts['foreign']}, ours {counts['ours']}")
+    for case, kind, detail in results:
+        if verbose or kind != "ours":
+            print(f"{kind:8s} {case.entry}({case.arg}={case.what}): {detail}")
+    return 0 if counts["silent"] == counts["foreign"] == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
