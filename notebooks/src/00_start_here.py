@@ -182,6 +182,9 @@ lesson.md(slide="slide", ko="""
 | 08 | [크로스 어텐션](08_cross_attention.ipynb) | 디코더의 Q, 인코더의 K와 V |
 | 09 | [KV 캐시](09_kv_cache.ipynb) | 자기회귀 디코딩, 계산량과 메모리를 직접 재기 |
 | 10 | [복습](10_review.ipynb) | 전체 흐름, 퀴즈, 더 나아가기 |
+| 11 | [진짜 모델](11_real_model.ipynb) | 학습된 인코더(MiniLM)를 패키지로 직접 돌려 보기 |
+| 12 | [위치](12_positions.ipynb) | 사인파, 학습된 위치, 회전 위치 임베딩(RoPE) |
+| 13 | [규모가 커질 때](13_attention_at_scale.ipynb) | 타일 어텐션, GQA, 슬라이딩 윈도, 페이지 KV 캐시 |
 
 **정리**
 - `Shift + Enter`로 셀을 실행하고, 막히면 *Restart Kernel and Run All Cells*로 처음부터 다시 해요.
@@ -205,6 +208,9 @@ lesson.md(slide="slide", ko="""
 | 08 | [Cross-attention](08_cross_attention.ipynb) | Q from the decoder, K and V from the encoder |
 | 09 | [KV cache](09_kv_cache.ipynb) | autoregressive decoding, compute and memory measured |
 | 10 | [Review](10_review.ipynb) | the whole pipeline, a quiz, where to go next |
+| 11 | [A real model](11_real_model.ipynb) | a trained encoder (MiniLM) run by the package itself |
+| 12 | [Positions](12_positions.ipynb) | sinusoidal, learned and rotary (RoPE) positions |
+| 13 | [Attention at scale](13_attention_at_scale.ipynb) | tiled attention, GQA, sliding windows, a paged KV cache |
 
 **Key takeaways**
 - `Shift + Enter` runs a cell; *Restart Kernel and Run All Cells* starts clean.
