@@ -57,7 +57,7 @@ $(VENV)/.torch: $(STAMP)
 
 # transformers: only for lesson 11's reference and its benchmark, like torch.
 $(VENV)/.transformers: $(VENV)/.torch
-	$(PY) -m pip install --quiet transformers
+	$(PY) -m pip install --quiet transformers==5.24.0
 	@touch $@
 
 bench: $(STAMP) $(VENV)/.torch $(VENV)/.transformers
