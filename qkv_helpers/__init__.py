@@ -67,6 +67,8 @@ _LAZY = {
     # lesson 09 (numpy only)
     "kv_math": "qkv_helpers.kv_math",
     "kv_experiments": "qkv_helpers.kv_experiments",
+    # lesson 11 (numpy, safetensors, tokenizers; the model package)
+    "pretrained": "qkv_helpers.pretrained",
 }
 
 

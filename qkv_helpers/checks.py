@@ -451,3 +451,92 @@ def check_kv_cache_bytes(answer, *, layers: int, kv_heads: int, head_dim: int, t
                          query_heads=query_heads)
     return wrong("check_l09_wrong", name=name, got=f"{got:,.0f}",
                  ratio=f"{got / expected:.3g}")
+
+
+# --- lesson 11 ---
+
+
+def _real_matrix(answer, shape: tuple, name: str):
+    """``answer`` as a finite float array of ``shape``, or the Feedback saying why not.
+
+    Never raises: strings, complex numbers, ragged lists and objects are refused with a
+    message, not converted.
+    """
+    if isinstance(answer, (str, bytes)):
+        return wrong("check_not_numbers", name=name, kind=type(answer).__name__)
+    try:
+        arr = np.asarray(answer)
+        if arr.dtype.kind not in "biuf":
+            return wrong("check_not_numbers", name=name, kind=type(answer).__name__)
+        got = arr.astype(float)
+    except Exception:  # anything a learner might type
+        return wrong("check_not_numbers", name=name, kind=type(answer).__name__)
+    if got.shape != shape:
+        return wrong("check_l11_not_square", name=name, got=got.shape, needed=shape)
+    if not np.isfinite(got).all():
+        return wrong("check_not_finite", name=name)
+    return got
+
+
+def check_head_weights(answer, model, text: str, layer: int, head: int,
+                       name: str = "my_weights") -> Feedback:
+    """Lesson 11: one head's attention weights in the real model, for a new sentence.
+
+    The answer is compared with the model's own ``model(text).attentions[layer][0, head]``
+    (to 1e-5: the model computes in float32). Recognises the usual slips: no scaling, the
+    biases left out, keys as rows (transposed), another head of the layer, and the right
+    head computed from another layer's input.
+
+    >>> from qkv_helpers.lang import set_language
+    >>> from qkv_helpers.pretrained import load_minilm
+    >>> set_language("en")
+    >>> model = load_minilm()
+    >>> check_head_weights(..., model, "A dog ran.", layer=0, head=2).ok is None
+    True
+    >>> check_head_weights("0.5", model, "A dog ran.", layer=0, head=2)
+    ❌ my_weights should be numbers (an array), but it is a str.
+    >>> right_answer = model("A dog ran.").attentions[0][0, 2]
+    >>> check_head_weights(right_answer, model, "A dog ran.", layer=0, head=2).ok
+    True
+    """
+    if not_answered(answer):
+        return unanswered()
+    from .attention import softmax
+
+    out = model(text)
+    expected = out.attentions[layer][0, head].astype(float)  # (n, n)
+    got = _real_matrix(answer, expected.shape, name)
+    if isinstance(got, Feedback):
+        return got
+    if np.allclose(got, expected, rtol=0, atol=1e-5):
+        return right("check_l11_right", name=name, layer=layer, head=head)
+
+    def close(candidate) -> bool:
+        return bool(np.allclose(got, candidate, rtol=0, atol=1e-4))
+
+    mha = model.layers[layer].attention
+    d = mha.head_dim
+    cols = slice(head * d, (head + 1) * d)
+    x = out.hidden_states[layer][0].astype(float)  # (n, d_model): this layer's input
+    q = x @ mha.w_q[:, cols] + mha.b_q[cols]  # (n, head_dim)
+    k = x @ mha.w_k[:, cols] + mha.b_k[cols]  # (n, head_dim)
+    if close(expected.T):
+        return wrong("check_l11_transposed", name=name)
+    if close(softmax(q @ k.T)):
+        return wrong("check_l11_unscaled", name=name, head_dim=d)
+    if close(softmax((x @ mha.w_q[:, cols]) @ (x @ mha.w_k[:, cols]).T / np.sqrt(d))):
+        return wrong("check_l11_no_bias", name=name)
+    for other in range(mha.n_heads):
+        if other != head and close(out.attentions[layer][0, other]):
+            return wrong("check_l11_other_head", name=name, other=other, head=head,
+                         start=head * d, end=(head + 1) * d)
+    for other_layer in range(len(model.layers)):
+        if other_layer == layer:
+            continue
+        x_other = out.hidden_states[other_layer][0].astype(float)
+        q_o = x_other @ mha.w_q[:, cols] + mha.b_q[cols]
+        k_o = x_other @ mha.w_k[:, cols] + mha.b_k[cols]
+        if (close(softmax(q_o @ k_o.T / np.sqrt(d)))
+                or close(out.attentions[other_layer][0, head])):
+            return wrong("check_l11_other_layer", name=name, head=head, layer=layer)
+    return check_array(got, expected, name, atol=1e-5)

@@ -55,6 +55,7 @@ __all__ = [
     "gelu",
     "head_scores",
     "load_minilm",
+    "strongest_heads",
     "weighted_value_norms",
 ]
 
@@ -238,6 +239,21 @@ class MiniLM:
         return (f"MiniLM(layers={c['num_hidden_layers']}, heads={c['num_attention_heads']}, "
                 f"d_model={c['hidden_size']}, d_ff={c['intermediate_size']}, "
                 f"vocab={c['vocab_size']})")
+
+    def n_parameters(self) -> int:
+        """How many numbers the model learned (embeddings, norms, every layer).
+
+        >>> f"{load_minilm().n_parameters():,}"
+        '22,565,376'
+        """
+        arrays = [self.word_embeddings, self.position_embeddings, self.token_type_embeddings,
+                  *self.norm_embeddings[:2]]
+        for layer in self.layers:
+            a = layer.attention
+            arrays += [a.w_q, a.w_k, a.w_v, a.w_o, a.b_q, a.b_k, a.b_v, a.b_o,
+                       *layer.norm_attention[:2], layer.w_in, layer.b_in, layer.w_out,
+                       layer.b_out, *layer.norm_ffn[:2]]
+        return sum(int(x.size) for x in arrays)
 
     # --- text to ids -------------------------------------------------------------------
 
@@ -439,6 +455,22 @@ def classify_heads(scores: dict[str, np.ndarray], threshold: float = 0.5) -> np.
     labels = np.where(stacked.max(0) >= threshold, np.array(pointing, dtype=object)[best],
                       np.where(scores["broad"] >= threshold, "broad", "mixed"))
     return labels.astype(str)
+
+
+def strongest_heads(scores: dict[str, np.ndarray]) -> list[tuple[str, int, int, float]]:
+    """For each pattern, the head with the highest score: ``(pattern, layer, head, score)``.
+
+    >>> scores = {p: np.zeros((2, 3)) for p in HEAD_PATTERNS}
+    >>> scores["next"][1, 2] = 0.7
+    >>> strongest_heads(scores)[1]
+    ('next', 1, 2, 0.7)
+    """
+    found = []
+    for pattern in HEAD_PATTERNS:
+        layer, head = np.unravel_index(np.argmax(scores[pattern]), scores[pattern].shape)
+        score = round(float(scores[pattern][layer, head]), 3)
+        found.append((pattern, int(layer), int(head), score))
+    return found
 
 
 class ValueNorms(NamedTuple):

@@ -28,6 +28,7 @@ from .kv_cache import (
     plot_total_flops,
 )
 from .pipeline import plot_pipeline
+from .pretrained import plot_head_scores, plot_weight_vs_contribution
 from .scaling import plot_score_histogram, plot_variance_vs_dk
 from .similarity import plot_vectors_2d
 from .softmax_curves import plot_softmax_curves

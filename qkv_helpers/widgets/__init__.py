@@ -20,4 +20,5 @@ from .lessons_01_05 import (
 )
 from .masking import causal_mask_explorer
 from .pipeline import pipeline_explorer
+from .real_model import minilm_explorer
 from .start import widget_check
