@@ -142,3 +142,22 @@ def test_check_head_weights_rejects_any_changed_entry(model_delta, i, j):
     wrong = right.copy()
     wrong[i, j] += model_delta
     assert check_head_weights(wrong, model, TEXT, 0, 2).ok is False
+
+
+def test_check_head_weights_with_a_hidden_key(model):
+    set_language("en")
+    hidden_answer = _head_by_hand(model, TEXT, 4, 5)  # nothing hidden yet
+    feedback = check_head_weights(hidden_answer, model, TEXT, 4, 5, hide_keys=[0])
+    assert feedback.ok is False and "[CLS] must get weight exactly 0" in feedback.message
+    # by hand: [CLS]'s column removed before softmax
+    out = model(TEXT)
+    mha = model.layers[4].attention
+    cols = slice(160, 192)
+    x = out.hidden_states[4][0].astype(np.float64)
+    q, k = x @ mha.w_q[:, cols] + mha.b_q[cols], x @ mha.w_k[:, cols] + mha.b_k[cols]
+    s = q @ k.T / math.sqrt(32)
+    s[:, 0] = -np.inf
+    w = np.exp(s - s.max(-1, keepdims=True))
+    w /= w.sum(-1, keepdims=True)
+    assert check_head_weights(w, model, TEXT, 4, 5, hide_keys=[0]).ok is True
+    assert check_head_weights(w, model, TEXT, 4, 5).ok is False
