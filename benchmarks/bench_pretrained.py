@@ -4,6 +4,9 @@ Prints, side by side in one run:
 
 - the time of ``qkv_helpers.pretrained.load_minilm()`` (reading the safetensors weights and
   the tokenizer; the first call, before its cache);
+- lesson 11's widget (``minilm_explorer``) on a 12-token sentence: the time of a redraw
+  after the forward pass (the layer and head sliders moved; target ≤ 50 ms) and of a new
+  sentence typed in (forward pass, mosaic and tick labels);
 - the forward pass (token ids and mask in, every hidden state and attention map out) of
   ``MiniLM.encode`` against ``transformers.BertModel`` (eager attention, float32, CPU, one
   thread, ``output_attentions=True`` and ``output_hidden_states=True``, as the lesson
@@ -108,7 +111,46 @@ def main() -> int:
             print(f"{n:>6}{b:>6}{ours:>10.2f}{theirs_ms:>10.2f}{ours / theirs_ms:>8.2f}"
                   f"{percentile(ratios, 10):>8.2f}-{percentile(ratios, 90):<7.2f}{mark}")
     print("CPU times (process_time), medians of interleaved rounds; the machine may be shared.")
+    time_widget(model)
     return 0
+
+
+WIDGET_SENTENCE = "The quick brown fox jumps over the lazy dog."  # 12 tokens with [CLS], [SEP]
+WIDGET_TARGET_MS = 50.0
+
+
+def time_widget(model) -> None:
+    """Wall times of the widget's redraws: sliders (after the forward pass), new sentences."""
+    import qkv_helpers as qk
+    from qkv_helpers.widgets import minilm_explorer
+
+    qk.setup(lang="en")
+    panel = minilm_explorer(WIDGET_SENTENCE, model=model)
+    n = len(panel.state["tokens"])
+    slider_ms, slider_cpu_ms = [], []
+    for _ in range(3):
+        for layer, head in [(0, 2), (1, 8), (4, 5), (3, 11), (5, 0), (2, 7)]:
+            for name, value in (("layer", layer), ("head", head)):
+                if panel.controls[name].value == value:
+                    continue
+                start, cpu = time.perf_counter(), time.process_time()
+                panel.controls[name].value = value
+                slider_ms.append((time.perf_counter() - start) * 1000)
+                slider_cpu_ms.append((time.process_time() - cpu) * 1000)
+    sentence_ms = []
+    for text in ["A dog slept on the rug.", WIDGET_SENTENCE] * 3:
+        start = time.perf_counter()
+        panel.controls["text"].value = text
+        sentence_ms.append((time.perf_counter() - start) * 1000)
+    median = statistics.median(slider_ms)
+    verdict = "PASS" if median <= WIDGET_TARGET_MS else "MISS"
+    print(f"widget, {n}-token sentence: slider redraw median {median:.1f} ms wall "
+          f"(p10-p90 {percentile(slider_ms, 10):.1f}-{percentile(slider_ms, 90):.1f}), "
+          f"{statistics.median(slider_cpu_ms):.1f} ms CPU, {len(slider_ms)} changes; "
+          f"target ≤ {WIDGET_TARGET_MS:.0f} ms (wall): {verdict}")
+    print("widget: "
+          f"new sentence (forward + full redraw) median {statistics.median(sentence_ms):.0f} ms "
+          "(wall)")
 
 
 if __name__ == "__main__":
