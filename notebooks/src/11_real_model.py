@@ -214,14 +214,14 @@ lesson.md(slide="subslide", ko="""
 
 - **레이어 0, 헤드 2**는 거의 완벽한 "앞 토큰" 헤드예요(점수 1.00). 모든 토큰이 바로 앞 토큰을 봐요. 위치 정보 없이는 불가능한 일이에요(12강에서 위치를 다뤄요).
 - **레이어 1, 헤드 8**은 "다음 토큰" 쪽이에요(0.63).
-- 레이어 1부터는 헤드 대부분이 **[CLS] 싱크**예요(72개 중 40개). [SEP] 싱크는 이 모델에서는 약해요.
+- 레이어 1~4에서는 헤드 대부분이 **[CLS] 싱크**예요(전체 72개 중 40개). [SEP] 싱크는 이 모델에서는 약해요.
 - 이 문장은 단어마다 토큰이 하나라서 "같은 단어" 점수는 자기 자신만 세요. 단어가 여러 조각으로 나뉘는 문장에서 위젯으로 확인해 보세요.
 """, en="""
 What the measurement shows:
 
 - **Layer 0, head 2** is an almost perfect previous-token head (score 1.00): every token looks at the one just before it. That is impossible without position information (lesson 12 is about positions).
 - **Layer 1, head 8** leans to the next token (0.63).
-- From layer 1 on, most heads are **[CLS] sinks** (40 of 72). [SEP] sinks are weak in this model.
+- In layers 1 to 4, most heads are **[CLS] sinks** (40 of all 72 heads). [SEP] sinks are weak in this model.
 - Every word of this sentence is one token, so "same word" only counts the token itself. Try a sentence whose words split into pieces in the widget.
 """)
 
@@ -235,7 +235,7 @@ lesson.md(slide="slide", ko="""
 - "Unbelievably, tokenizers split words." 처럼 조각으로 나뉘는 단어가 있는 문장을 넣고 "같은 단어" 점수를 보세요.
 
 **눈여겨볼 것**
-- 위쪽 레이어로 갈수록 첫 열([CLS])이 밝은 헤드가 많아져요.
+- 레이어 0에는 첫 열([CLS])이 밝은 헤드가 없고, 레이어 1~4에서는 대부분이 그래요.
 """, en="""
 ## Widget: all 72 heads at a glance
 
@@ -246,7 +246,7 @@ On the left, every head's weights as a small heat map (rows: layers, columns: he
 - Enter a sentence with words that split into pieces, such as "Unbelievably, tokenizers split words.", and watch the "same word" score.
 
 **Notice**
-- Higher up, more and more heads have a bright first column ([CLS]).
+- No head of layer 0 has a bright first column ([CLS]); in layers 1 to 4 most heads do.
 """)
 
 lesson.code(slide="subslide", source="""
