@@ -191,7 +191,7 @@ Instead of eyeballing 72 heads (6 layers × 12 heads), we measure a simple score
 Each map shows its highest score.
 """)
 
-lesson.code("""
+lesson.code(slide="subslide", source="""
 scores = qk.pretrained.head_scores(out)
 fig = qk.plots.plot_head_scores(scores)
 """)
