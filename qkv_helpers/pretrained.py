@@ -267,8 +267,12 @@ class MiniLM:
         encodings = self.tokenizer.encode_batch(texts)
         lengths = [len(e.ids) for e in encodings]
         for i, (text, length) in enumerate(zip(texts, lengths)):
+            where = "texts" if len(texts) == 1 else f"texts[{i}]"
+            if length <= 2:  # only [CLS] and [SEP]: invisible or control characters
+                raise ValueError(
+                    f"{where} ({text!r}) gives no token besides [CLS] and [SEP]: "
+                    "give a sentence with letters, digits or punctuation")
             if length > self.max_positions:
-                where = "texts" if len(texts) == 1 else f"texts[{i}]"
                 raise ValueError(
                     f"{where} is {length} tokens long ({len(text)} characters), but the model "
                     f"has only {self.max_positions} positions ([CLS] and [SEP] included): "

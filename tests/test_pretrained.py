@@ -203,6 +203,8 @@ def test_korean_becomes_unk_and_jamo_pieces(model):
     (3, TypeError, r"texts must be a string or a list of strings, got int"),
     (["fine", 3.5], TypeError, r"texts\[1\] must be a string, got float"),
     (np.array(["a"]), TypeError, r"got ndarray"),
+    ("\u200b", ValueError, r"texts \('\\u200b'\) gives no token besides \[CLS\] and \[SEP\]"),
+    (["ok", "\x00"], ValueError, r"texts\[1\] .* gives no token"),
 ])
 def test_bad_texts_are_clear_errors(model, texts, error, pattern):
     with pytest.raises(error, match=pattern):
