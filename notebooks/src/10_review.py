@@ -270,9 +270,9 @@ lesson.md(slide="slide", ko="""
 - KV 캐시는 메모리를 줄이지 않아요. 스텝 사이에 들고 있는 메모리(레이어 · KV 헤드 · head_dim · 토큰 · 배치에 비례)를 더 써서 다시 계산할 일을 줄여요. 큰 언어 모델에서는 이 메모리가 아주 커요. 쿼리는 캐시하지 않아요. 캐시는 추론(토큰 하나씩 생성)을 위한 거예요.
 - 캐시를 줄이는 건 KV 헤드 줄이기(MQA, GQA), 슬라이딩 윈도, 더 낮은 정밀도예요.
 
-수고했어요! 다음 11강에서는 학습된 실제 모델의 어텐션을 들여다봐요. 처음부터 다시 보고 싶다면 00강으로, KV 캐시를 다시 재 보고 싶다면 09강으로 가세요.
+수고했어요! 다음 11강에서는 실제로 학습된 모델(all-MiniLM-L6-v2)을 이 패키지로 직접 돌려 봐요. 처음부터 다시 보고 싶다면 00강으로, KV 캐시를 다시 재 보고 싶다면 09강으로 가세요.
 
-[다음: 11. 학습된 실제 모델 →](11_real_model.ipynb) · [처음으로: 00. 시작하기](00_start_here.ipynb) · [09. KV 캐시 다시 보기](09_kv_cache.ipynb)
+[다음: 11. 진짜 모델 들여다보기](11_real_model.ipynb) · [처음으로: 00. 시작하기](00_start_here.ipynb) · [09. KV 캐시 다시 보기](09_kv_cache.ipynb)
 """, en="""
 ## Key takeaways
 
@@ -281,7 +281,7 @@ lesson.md(slide="slide", ko="""
 - The KV cache does not reduce memory: it keeps memory between steps (proportional to layers · kv_heads · head_dim · tokens · batch) to avoid recomputation; for large language models that memory is large. Queries are not cached. The cache is for inference, generating one token at a time.
 - What shrinks the cache: fewer K/V heads (MQA, GQA), a sliding window, lower precision.
 
-Well done! Next, lesson 11 looks inside a real trained model's attention. To start over, go to lesson 00; to measure the KV cache again, lesson 09.
+Well done! Next, lesson 11 runs a real trained model (all-MiniLM-L6-v2) with this package. To start over, go to lesson 00; to measure the KV cache again, lesson 09.
 
-[Next: 11. A real trained model →](11_real_model.ipynb) · [Back to the start: 00. Start here](00_start_here.ipynb) · [Revisit 09. The KV cache](09_kv_cache.ipynb)
+[Next: 11. Inside a real model](11_real_model.ipynb) · [Back to the start: 00. Start here](00_start_here.ipynb) · [Revisit 09. The KV cache](09_kv_cache.ipynb)
 """)

@@ -33,6 +33,7 @@ from .positions import (
     plot_position_vectors,
     plot_rope_score_by_distance,
 )
+from .pretrained import plot_head_scores, plot_weight_vs_contribution
 from .scaling import plot_score_histogram, plot_variance_vs_dk
 from .similarity import plot_vectors_2d
 from .softmax_curves import plot_softmax_curves

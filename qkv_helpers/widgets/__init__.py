@@ -21,4 +21,5 @@ from .lessons_01_05 import (
 from .masking import causal_mask_explorer
 from .pipeline import pipeline_explorer
 from .positions import rope_explorer
+from .real_model import minilm_explorer
 from .start import widget_check

