@@ -474,11 +474,16 @@ def check_rope_score(answer, example, *, query_token: str, query_position: int,
 def check_same_distance(answer, *, query_position: int, key_position: int,
                         new_query_position: int, name: str = "my_n") -> Feedback:
     """Lesson 12: the key position that keeps the same distance as (m, n) with a new m."""
+    if not_answered(answer):
+        return unanswered()
     if isinstance(answer, bool) or not isinstance(answer, (int, np.integer)):
+        return wrong("check_not_numbers", name=name, kind=type(answer).__name__)
     expected = new_query_position - (query_position - key_position)
     if int(answer) == expected:
         return right(name=name)
     return wrong("check_wrong_value", name=name, got=answer)
+
+
 # --- lesson 11 ---
 
 
