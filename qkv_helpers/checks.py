@@ -100,6 +100,10 @@ def never_raises(check):
     The checks below handle every answer they know how to read; this is the net under
     them, for an object whose ``__array__``, ``__len__`` or ``__eq__`` itself raises.
     """
+    import inspect
+
+    signature = inspect.signature(check)
+
     @functools.wraps(check)
     def safe(*args, **kwargs):
         try:
@@ -109,20 +113,21 @@ def never_raises(check):
         except (KeyboardInterrupt, SystemExit):
             raise
         except BaseException as error:  # noqa: BLE001 - the learner's object misbehaved
-            name = kwargs.get("name") or _default_name(check)
-            return wrong("check_unreadable", name=name, error=_describe_error(error))
+            return wrong("check_unreadable", name=_name_of(signature, args, kwargs),
+                         error=_describe_error(error))
         return feedback
     return safe
 
 
-def _default_name(check) -> str:
-    import inspect
-
+def _name_of(signature, args, kwargs) -> str:
+    """The ``name`` a check was called with (or its default)."""
     try:
-        default = inspect.signature(check).parameters["name"].default
-    except (KeyError, ValueError, TypeError):
+        bound = signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        name = bound.arguments.get("name", "answer")
+    except TypeError:
         return "answer"
-    return default if isinstance(default, str) else "answer"
+    return name if isinstance(name, str) else "answer"
 
 
 def _describe_error(error: BaseException) -> str:
