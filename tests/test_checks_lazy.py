@@ -255,3 +255,26 @@ def test_lazy_student_catches_a_copyable_exercise():
                                   "qk.checks.check_array(my_f([1.0]), [1.0], 'f')")
     assert softmax.is_function and softmax.name == "my_f"
     assert checks.check_stable_softmax(qkv_helpers.softmax).ok is False  # the package's own
+
+
+SOLUTION_FIRST_LINE = ("# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · "
+                       "try it before you open this)")
+
+
+@pytest.mark.parametrize("stem", STEMS)
+def test_solution_cells_hide_their_answer_and_label_their_check(stem):
+    """A collapsed solution shows only its first line: the comment, not the answer. Its
+    check is shown as the solution's (``.as_solution()``)."""
+    import build_notebooks
+
+    lesson = build_notebooks.load(stem)
+    solutions = [cell for cell in lesson.cells if "solution" in cell.tags]
+    assert solutions, f"{stem} has no solution cell"
+    for cell in solutions:
+        for language, text in cell.source.items():
+            first, *rest = text.splitlines()
+            assert first == SOLUTION_FIRST_LINE, (stem, language, first)
+            tree = ast.parse(text)
+            last = tree.body[-1]
+            assert isinstance(last, ast.Expr) and isinstance(last.value, ast.Call) and \
+                getattr(last.value.func, "attr", "") == "as_solution", (stem, language)
