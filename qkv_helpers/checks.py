@@ -526,6 +526,12 @@ def _call(fn, scores):
         return None, error
 
 
+def _show_scores(scores: np.ndarray) -> str:
+    """``[[0, 1, 2], [998, 999, 1000]]``: a trial input on one line."""
+    rows = ("[" + ", ".join(f"{v:g}" for v in row) + "]" for row in scores)
+    return "[" + ", ".join(rows) + "]"
+
+
 def _is_package_function(fn) -> bool:
     """True for a library's own function (``qk.softmax``, scipy's...), or a partial of one."""
     import sys
@@ -584,7 +590,7 @@ def check_stable_softmax(fn, name: str = "my_softmax") -> Feedback:
         return wrong("check_l04_package", name=name)
     for label, scores in SOFTMAX_TRIALS:
         result, error = _call(fn, scores)
-        shown = np.array2string(scores, separator=", ")
+        shown = _show_scores(scores)
         if error is not None:
             return wrong("check_l04_raised", name=name, scores=shown,
                          error=_describe_error(error))
@@ -640,7 +646,7 @@ def check_stable_log_softmax(fn, name: str = "my_log_softmax") -> Feedback:
         return wrong("check_l04_package", name=name)
     for label, scores in LOG_SOFTMAX_TRIALS:
         result, error = _call(fn, scores)
-        shown = np.array2string(scores, separator=", ")
+        shown = _show_scores(scores)
         if error is not None:
             return wrong("check_l04_raised", name=name, scores=shown,
                          error=_describe_error(error))
