@@ -170,7 +170,9 @@ def _attributes(value, depth: int):
         if attr.startswith("_"):
             continue
         try:
-            found = getattr(value, attr)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                found = getattr(value, attr)
         except Exception:  # noqa: BLE001
             continue
         if callable(found) and not isinstance(found, np.ndarray):
