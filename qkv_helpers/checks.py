@@ -607,8 +607,9 @@ def check_stable_softmax(fn, name: str = "my_softmax") -> Feedback:
             return wrong("check_l04_wrong_on", name=name, scores=shown,
                          problem=feedback.message)
     result, _ = _call(fn, SOFTMAX_TRIALS[1][1])
+    weights = np.asarray(result, dtype=float)[0]  # (3,)
     return right("check_l04_right", name=name,
-                 weights=np.array2string(np.asarray(result, dtype=float)[0], precision=3))
+                 weights="[" + ", ".join(f"{w:.3f}" for w in weights) + "]")
 
 
 LOG_SOFTMAX_TRIALS = (
