@@ -249,8 +249,9 @@ def test_check_score_matrix(ex):
     raw = ex.q @ ex.k.T
     assert checks.check_score_matrix(..., ex).ok is None
     assert checks.check_score_matrix(raw, ex).ok is True
-    assert checks.check_score_matrix(raw.T, ex).message == t("check_l02_transposed")
-    assert checks.check_score_matrix(raw / 2, ex).message == t("check_l02_scaled")
+    assert checks.check_score_matrix(raw.T, ex).message == t("check_l02_transposed",
+                                                              name="scores")
+    assert checks.check_score_matrix(raw / 2, ex).message == t("check_l02_scaled", name="scores")
     assert checks.check_score_matrix(raw + 1, ex).ok is False
 
 
@@ -258,9 +259,10 @@ def test_check_scaled_scores(ex):
     raw = ex.q @ ex.k.T
     assert checks.check_scaled_scores(..., ex).ok is None
     assert checks.check_scaled_scores(raw / 2, ex).ok is True
-    assert checks.check_scaled_scores(raw, ex).message == t("check_l03_unscaled", root="2")
+    assert checks.check_scaled_scores(raw, ex).message == t("check_l03_unscaled", root="2",
+                                                             name="scaled")
     assert checks.check_scaled_scores(raw / 4, ex).message == t("check_l03_by_dk", d_k=4,
-                                                                     root="2")
+                                                                     root="2", name="scaled")
 
 
 def test_check_stable_softmax(ex):
@@ -278,9 +280,14 @@ def test_check_stable_softmax(ex):
 
     assert checks.check_stable_softmax(...).ok is None
     assert checks.check_stable_softmax(unanswered).ok is None
-    assert checks.check_stable_softmax(qk.softmax).ok is True
+    assert checks.check_stable_softmax(qk.softmax).ok is False  # the package's own
+    def stable(x):
+        e = np.exp(x - x.max(axis=-1, keepdims=True))
+        return e / e.sum(axis=-1, keepdims=True)
+
+    assert checks.check_stable_softmax(stable).ok is True
     overflow = checks.check_stable_softmax(naive)
-    assert overflow.ok is False and "nan" in overflow.message
+    assert overflow.ok is False and "NaN or infinity" in overflow.message
     sums = checks.check_stable_softmax(no_norm)
     assert sums.ok is False and "sums to" in sums.message
     assert "oops" in checks.check_stable_softmax(broken).message
@@ -294,13 +301,19 @@ def test_check_contextual_vector(ex):
     assert checks.check_contextual_vector(out[2], ex).ok is False
     assert "(7, 4)" in checks.check_contextual_vector(out, ex).message
     assert checks.check_contextual_vector(ex.v.sum(axis=0), ex).message == t(
-        "check_l05_unweighted")
+        "check_l05_unweighted", name="context")
+
+
+def _stable(x):
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
 
 
 def test_checks_speak_korean(ex):
     qk.set_language("ko")
     assert "아직" in checks.check_score_matrix(..., ex).message
-    assert "맞았어요" in checks.check_stable_softmax(qk.softmax).message
+    assert "맞았어요" in checks.check_stable_softmax(
+        _stable).message
 
 
 def test_query_explorer_key_slider():

@@ -278,7 +278,7 @@ def test_quiz_data_is_complete_in_both_languages():
 def test_quiz_covers_the_kv_cache_misconceptions():
     lang.set_language("en")
     texts = " ".join(q.text for q in QUESTIONS)
-    assert "reduce memory" in texts and "queries not cached" in texts
+    assert "what does the KV cache do to memory" in texts and "queries not cached" in texts
     assert "When is the KV cache used" in texts
     assert grade(7, 0).ok is False  # "yes, it reduces memory" is wrong
     assert grade(8, 2).ok is False  # "queries are cached too" is wrong
@@ -290,14 +290,16 @@ def test_quiz_widget_gives_feedback_when_answered(language):
     qk.setup(language)
     panel = quiz_widget()
     assert panel.state["answered"] == 0 and panel.state["feedback"]["q07"] is None
-    panel.controls["q07"].value = 0  # wrong
+    panel.controls["q07"].value = 0  # wrong: a hint, not the explanation
     assert panel.state["feedback"]["q07"].ok is False
-    assert lang.t("quiz_q07_why") in panel.state["feedback"]["q07"].message
+    assert lang.t("quiz_q07_hint") in panel.state["feedback"]["q07"].message
+    assert lang.t("quiz_q07_why") not in panel.state["feedback"]["q07"].message
     assert panel.state["right"] == 0 and panel.state["answered"] == 1
-    panel.controls["q07"].value = 1  # changed to the right answer
-    assert panel.state["feedback"]["q07"].ok is True and panel.state["right"] == 1
-    assert panel.caption.value == lang.t("quiz_score", right=1, total=10, answered=1)
-    with pytest.raises(ValueError, match="choice must be one of"):
+    panel.controls["q07"].value = 1  # changed to the right answer: not a first try
+    assert panel.state["feedback"]["q07"].ok is True and panel.state["right"] == 0
+    assert lang.t("quiz_q07_why") in panel.state["feedback"]["q07"].message
+    assert panel.caption.value == lang.t("quiz_score", right=0, total=10, answered=1)
+    with pytest.raises(TypeError, match="choice must be one of"):
         grade(1, 7)
 
 

@@ -145,26 +145,30 @@ lesson.code(ko="""ex.x.shape  # (토큰, d_model)""", en="""ex.x.shape  # (token
 lesson.md(slide="subslide", ko="""
 ### 직접 해보기
 
-`Q = X·W_Q`예요. `X`의 모양은 `(7, 8)`, `W_Q`의 모양은 `(8, 4)`예요(`ex.w_q.shape`로 확인할 수 있어요).
-그럼 `Q`의 모양은 무엇일까요? 아래 셀의 `...`를 `(행, 열)` 튜플로 바꾸고 실행해 보세요.
+위의 `(7, 4)`는 7토큰짜리 예문의 `Q`예요. 이번에는 **토큰이 12개인 다른 문장**을 같은 `W_Q`에 넣는다고 해 봐요.
+그 문장의 `X`는 `(12, d_model)`이고, `W_Q`는 `ex.w_q`(모양은 `ex.w_q.shape`로 확인해요) 그대로예요.
+그 문장의 `Q = X·W_Q`의 모양을 `(행, 열)` 튜플로 예측해서 `my_shape`에 적고 실행해 보세요.
 """, en="""
 ### Try it
 
-`Q = X·W_Q`. `X` has shape `(7, 8)` and `W_Q` has shape `(8, 4)` (check with `ex.w_q.shape`).
-What is the shape of `Q`? Replace the `...` below with a `(rows, columns)` tuple and run it.
+The `(7, 4)` above is the `Q` of the 7-token sentence. Now take **another sentence, of 12 tokens**, through the same `W_Q`.
+Its `X` is `(12, d_model)`, and `W_Q` is still `ex.w_q` (see `ex.w_q.shape`).
+Predict the shape of that sentence's `Q = X·W_Q`: write it in `my_shape` as a `(rows, columns)` tuple and run the cell.
 """)
 
 lesson.code(exercise=True, ko="""
-my_shape = ...  # 예: (3, 5)
-qk.checks.check_value(my_shape, ex.q.shape, "Q.shape")""", en="""
-my_shape = ...  # e.g. (3, 5)
-qk.checks.check_value(my_shape, ex.q.shape, "Q.shape")""")
+my_shape = ...  # (행, 열), 예: (3, 5)
+qk.checks.check_q_shape(my_shape, ex, n_tokens=12)""", en="""
+my_shape = ...  # (rows, columns), e.g. (3, 5)
+qk.checks.check_q_shape(my_shape, ex, n_tokens=12)""")
 
 lesson.code(solution=True, ko="""
-my_shape = (7, 4)  # (토큰, d_k): 행은 X에서, 열은 W_Q에서 와요
-qk.checks.check_value(my_shape, ex.q.shape, "Q.shape")""", en="""
-my_shape = (7, 4)  # (tokens, d_k): rows from X, columns from W_Q
-qk.checks.check_value(my_shape, ex.q.shape, "Q.shape")""")
+# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
+my_shape = (12, ex.w_q.shape[1])  # (토큰, d_k): 행은 X에서(12), 열은 W_Q에서 와요
+qk.checks.check_q_shape(my_shape, ex, n_tokens=12).as_solution()""", en="""
+# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
+my_shape = (12, ex.w_q.shape[1])  # (tokens, d_k): rows from X (12), columns from W_Q
+qk.checks.check_q_shape(my_shape, ex, n_tokens=12).as_solution()""")
 
 lesson.md(slide="slide", ko="""
 ## 강 지도

@@ -214,29 +214,63 @@ qk.widgets.query_explorer()
 """)
 
 lesson.md(slide="slide", ko="""
-## 직접 해보기: 키 행렬 K 만들기
+## 직접 해보기: 새 단어의 키와 쿼리
 
-Q를 만든 것처럼, 예제 문장의 **키** 행렬 K를 직접 계산해 보세요. `ex.x`와 `ex.w_k`를 쓰면 돼요. 결과 모양은 `(7, 4)`여야 해요. 아래 셀의 `...`를 답으로 바꾸고 실행하면 검사 함수가 알려 줘요.
+문장에 없던 새 단어 "dog"가 왔어요. 임베딩은 아래 셀의 `x_dog`, 숫자 8개짜리 벡터예요(`ex.x`의 한 행과 같은 모양). 선형 변환은 예문과 같은 `ex.w_q`, `ex.w_k`를 써요.
+
+1. "dog"의 **키** 벡터를 계산해 `my_key`에 넣어 보세요. 모양은 `(4,)`예요.
+2. (조금 더) "dog"가 **쿼리**가 되어 예문의 키 7개에 묻는다면, 유사도 점수 7개는 얼마일까요? `my_scores`에 넣어 보세요. 모양은 `(7,)`이고, 아직 √d_k로 나누지 않아요.
 """, en="""
-## Try it: build the key matrix K
+## Try it: a new word's key and query
 
-The same way Q was made, compute the **key** matrix K of the example sentence, from `ex.x` and `ex.w_k`. Its shape should be `(7, 4)`. Replace the `...` below with your answer and run the cell; the check tells you how it went.
+A new word, "dog", arrives. Its embedding is `x_dog` in the cell below, a vector of 8 numbers (shaped like one row of `ex.x`). The projections are the example's own `ex.w_q` and `ex.w_k`.
+
+1. Compute "dog"'s **key** vector into `my_key`. Its shape is `(4,)`.
+2. (A step further) If "dog" becomes the **query** and asks the sentence's 7 keys, what are the 7 similarity scores? Put them in `my_scores`, shape `(7,)`, not yet divided by √d_k.
+""")
+
+lesson.code(ko="""
+x_dog = np.array([0.3, -1.2, 0.8, 0.1, -0.5, 1.0, -0.7, 0.4])   # 새 단어 "dog"의 임베딩 (d_model,)
+x_dog.shape
+""", en="""
+x_dog = np.array([0.3, -1.2, 0.8, 0.1, -0.5, 1.0, -0.7, 0.4])   # the new word "dog"'s embedding (d_model,)
+x_dog.shape
 """)
 
 lesson.code(exercise=True, ko="""
-my_k = ...   # 여기에 K = X·W_K를 계산해 넣어요
-qk.checks.check_projection_k(my_k, ex)
+my_key = ...   # "dog"의 키: x_dog와 ex.w_k로 계산해요
+qk.checks.check_new_key(my_key, ex, x_dog)
 """, en="""
-my_k = ...   # compute K = X·W_K here
-qk.checks.check_projection_k(my_k, ex)
+my_key = ...   # "dog"'s key, from x_dog and ex.w_k
+qk.checks.check_new_key(my_key, ex, x_dog)
 """)
 
 lesson.code(solution=True, ko="""
-my_k = ex.x @ ex.w_k   # (7, 8)·(8, 4) → (7, 4)
-qk.checks.check_projection_k(my_k, ex)
+# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
+my_key = x_dog @ ex.w_k   # (8,)·(8, 4) → (4,)
+qk.checks.check_new_key(my_key, ex, x_dog).as_solution()
 """, en="""
-my_k = ex.x @ ex.w_k   # (7, 8)·(8, 4) → (7, 4)
-qk.checks.check_projection_k(my_k, ex)
+# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
+my_key = x_dog @ ex.w_k   # (8,)·(8, 4) → (4,)
+qk.checks.check_new_key(my_key, ex, x_dog).as_solution()
+""")
+
+lesson.code(exercise=True, ko="""
+my_scores = ...   # "dog"의 쿼리 · 예문의 키 7개
+qk.checks.check_new_scores(my_scores, ex, x_dog)
+""", en="""
+my_scores = ...   # "dog"'s query · the sentence's 7 keys
+qk.checks.check_new_scores(my_scores, ex, x_dog)
+""")
+
+lesson.code(solution=True, ko="""
+# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
+my_scores = ex.k @ (x_dog @ ex.w_q)   # (7, 4)·(4,) → (7,): 키마다 q_dog·k_j
+qk.checks.check_new_scores(my_scores, ex, x_dog).as_solution()
+""", en="""
+# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
+my_scores = ex.k @ (x_dog @ ex.w_q)   # (7, 4)·(4,) → (7,): q_dog·k_j for every key
+qk.checks.check_new_scores(my_scores, ex, x_dog).as_solution()
 """)
 
 lesson.md(slide="slide", ko="""

@@ -201,29 +201,61 @@ print(np.allclose(scores, scores.T))
 """)
 
 lesson.md(slide="slide", ko="""
-## 직접 해보기: 점수 행렬 만들기
+## 직접 해보기: 다른 문장의 점수 행렬
 
-위에서 본 `scores`를 보지 말고, `ex.q`와 `ex.k`로 점수 행렬을 직접 만들어 보세요. 모양은 `(7, 7)`이고, 행이 쿼리여야 해요. 아직 √d_k로 나누지는 않아요(그건 다음 시간이에요).
+"cat"과 "mat"의 자리를 바꾼 문장, "The mat sat on the cat."의 점수 행렬을 만들어 보세요. 새 문장의 임베딩은 예문의 행을 `order = [0, 5, 2, 3, 4, 1, 6]` 순서로 고른 `ex.x[order]`이고, 선형 변환은 그대로 `ex.w_q`, `ex.w_k`예요. 결과는 `(7, 7)`, 행이 쿼리예요. 아직 √d_k로 나누지는 않아요(그건 다음 시간이에요).
+
+(조금 더) 원래 예문에서 "mat"의 쿼리와 "cat"의 키 사이의 **각도**는 몇 도일까요? `ex.q`, `ex.k`, `np.linalg.norm`, `np.arccos`, `np.degrees`로 계산해 `my_angle`에 넣어 보세요.
 """, en="""
-## Try it: build the score matrix
+## Try it: another sentence's score matrix
 
-Without looking at `scores` above, build the score matrix from `ex.q` and `ex.k`. Its shape is `(7, 7)` and its rows must be the queries. Do not divide by √d_k yet (that is next lesson).
+Build the score matrix of **"The mat sat on the cat."**, the sentence with "cat" and "mat" swapped. Its embeddings are the example's rows taken in the order `order = [0, 5, 2, 3, 4, 1, 6]`, `ex.x[order]`, and the projections are still `ex.w_q` and `ex.w_k`. The result is `(7, 7)`, with the queries as rows. Do not divide by √d_k yet (that is next lesson).
+
+(A step further) In the original sentence, what is the **angle between "mat"'s query and "cat"'s key**, in degrees? Compute it from `ex.q`, `ex.k`, `np.linalg.norm`, `np.arccos` and `np.degrees` into `my_angle`.
 """)
 
 lesson.code(exercise=True, ko="""
-my_scores = ...   # 여기에 Q·Kᵀ를 계산해 넣어요
-qk.checks.check_score_matrix(my_scores, ex)
+order = [0, 5, 2, 3, 4, 1, 6]   # "The mat sat on the cat."
+my_scores = ...   # 새 문장의 Q·Kᵀ, (7, 7)
+qk.checks.check_reordered_scores(my_scores, ex, order)
 """, en="""
-my_scores = ...   # compute Q·Kᵀ here
-qk.checks.check_score_matrix(my_scores, ex)
+order = [0, 5, 2, 3, 4, 1, 6]   # "The mat sat on the cat."
+my_scores = ...   # the new sentence's Q·Kᵀ, (7, 7)
+qk.checks.check_reordered_scores(my_scores, ex, order)
 """)
 
 lesson.code(solution=True, ko="""
-my_scores = ex.q @ ex.k.T   # (7, 4)·(4, 7) → (7, 7)
-qk.checks.check_score_matrix(my_scores, ex)
+# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
+x2 = ex.x[order]                            # (7, 8): 새 순서의 임베딩
+my_scores = (x2 @ ex.w_q) @ (x2 @ ex.w_k).T   # (7, 4)·(4, 7) → (7, 7)
+qk.checks.check_reordered_scores(my_scores, ex, order).as_solution()
 """, en="""
-my_scores = ex.q @ ex.k.T   # (7, 4)·(4, 7) → (7, 7)
-qk.checks.check_score_matrix(my_scores, ex)
+# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
+x2 = ex.x[order]                            # (7, 8): the embeddings in the new order
+my_scores = (x2 @ ex.w_q) @ (x2 @ ex.w_k).T   # (7, 4)·(4, 7) → (7, 7)
+qk.checks.check_reordered_scores(my_scores, ex, order).as_solution()
+""")
+
+lesson.code(exercise=True, ko="""
+my_angle = ...   # "mat"의 쿼리와 "cat"의 키 사이의 각도(도)
+qk.checks.check_angle(my_angle, ex, query="mat", key="cat")
+""", en="""
+my_angle = ...   # the angle between "mat"'s query and "cat"'s key, in degrees
+qk.checks.check_angle(my_angle, ex, query="mat", key="cat")
+""")
+
+lesson.code(solution=True, ko="""
+# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
+q_mat, k_cat = ex.q[ex.index("mat")], ex.k[ex.index("cat")]
+cos = q_mat @ k_cat / (np.linalg.norm(q_mat) * np.linalg.norm(k_cat))   # cos θ = q·k / (|q||k|)
+my_angle = np.degrees(np.arccos(cos))
+qk.checks.check_angle(my_angle, ex, query="mat", key="cat").as_solution()
+""", en="""
+# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
+q_mat, k_cat = ex.q[ex.index("mat")], ex.k[ex.index("cat")]
+cos = q_mat @ k_cat / (np.linalg.norm(q_mat) * np.linalg.norm(k_cat))   # cos θ = q·k / (|q||k|)
+my_angle = np.degrees(np.arccos(cos))
+qk.checks.check_angle(my_angle, ex, query="mat", key="cat").as_solution()
 """)
 
 lesson.md(slide="slide", ko="""

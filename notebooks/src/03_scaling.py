@@ -224,29 +224,31 @@ qk.widgets.scaling_explorer()
 """)
 
 lesson.md(slide="slide", ko="""
-## 직접 해보기: 스케일링된 점수
+## 직접 해보기: 먼저 예측하고, 재 보기
 
-예제 문장의 점수 행렬 Q·Kᵀ를 √d_k로 나눈 **스케일링된 점수**를 만들어 보세요. d_k는 `ex.d_k`(= 4)에 있어요. `np.sqrt`를 쓰면 돼요.
+이번에는 계산하기 전에 예측해요. 어떤 모델의 헤드 차원이 **d_k = 96**이고, 쿼리와 키의 성분이 서로 독립이고 평균 0, 분산 1이라고 해요. 스케일링하기 **전** 점수 q·k의 **표준편차**는 얼마일까요? 위에서 잰 분산과 d_k의 관계를 떠올려, 숫자나 식으로 `my_std`에 적어 보세요. 검사 함수는 맞았을 때 무작위 2만 쌍으로 직접 잰 값도 보여 줘요.
 """, en="""
-## Try it: scaled scores
+## Try it: predict, then measure
 
-Compute the example sentence's **scaled scores**: the score matrix Q·Kᵀ divided by √d_k. d_k is `ex.d_k` (= 4); `np.sqrt` takes the square root.
+This time, predict before computing. A model's heads have width **d_k = 96**, and the components of queries and keys are independent with mean 0 and variance 1. What is the **standard deviation** of the score q·k **before** scaling? Use the relation between the variance and d_k measured above, and write a number or an expression in `my_std`. When you are right, the check also shows the value measured on 20,000 random pairs.
 """)
 
 lesson.code(exercise=True, ko="""
-my_scaled = ...   # 여기에 Q·Kᵀ / √d_k를 계산해 넣어요
-qk.checks.check_scaled_scores(my_scaled, ex)
+my_std = ...   # d_k = 96일 때, 스케일링 전 q·k의 표준편차
+qk.checks.check_score_spread(my_std, d_k=96)
 """, en="""
-my_scaled = ...   # compute Q·Kᵀ / √d_k here
-qk.checks.check_scaled_scores(my_scaled, ex)
+my_std = ...   # the standard deviation of q·k before scaling, for d_k = 96
+qk.checks.check_score_spread(my_std, d_k=96)
 """)
 
 lesson.code(solution=True, ko="""
-my_scaled = ex.q @ ex.k.T / np.sqrt(ex.d_k)   # (7, 7), √4 = 2로 나눔
-qk.checks.check_scaled_scores(my_scaled, ex)
+# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
+my_std = np.sqrt(96)   # 분산이 d_k = 96이니, 표준편차는 √96 ≈ 9.8
+qk.checks.check_score_spread(my_std, d_k=96).as_solution()
 """, en="""
-my_scaled = ex.q @ ex.k.T / np.sqrt(ex.d_k)   # (7, 7), divided by √4 = 2
-qk.checks.check_scaled_scores(my_scaled, ex)
+# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
+my_std = np.sqrt(96)   # the variance is d_k = 96, so the standard deviation is √96 ≈ 9.8
+qk.checks.check_score_spread(my_std, d_k=96).as_solution()
 """)
 
 lesson.md(slide="slide", ko="""

@@ -212,11 +212,19 @@ print(qk.softmax([1000.0, 1001.0, 1002.0]), qk.softmax([1.0, 2.0, 3.0]))
 lesson.md(slide="slide", ko="""
 ## 직접 해보기: 안정적인 소프트맥스
 
-넘치지 않는 소프트맥스 함수 `my_softmax(x)`를 직접 써 보세요. `x`는 2차원 배열이고, **마지막 축**(각 행)을 따라 합이 1이 되어야 해요. `x.max(axis=-1, keepdims=True)`, `np.exp`, `.sum(axis=-1, keepdims=True)`가 도움이 돼요. 검사 함수는 작은 점수와 [1000, 1001, 1002] 둘 다로 시험해요.
+넘치지 않는 소프트맥스 함수 `my_softmax(x)`를 `np.exp`로 직접 써 보세요(`qk.softmax`를 부르면 안 돼요). `x`는 2차원 배열이고, 마지막 축(각 행)을 따라 합이 1이 되어야 해요. `x.max(axis=-1, keepdims=True)`, `np.exp`, `.sum(axis=-1, keepdims=True)`가 도움이 돼요.
+
+검사 함수는 작은 점수, [1000, 1001, 1002], 그리고 **행마다 크기가 아주 다른 점수**로 시험해요. 배열 전체의 최댓값, 행의 최솟값, 행의 평균을 빼는 방법은 이 중 어딘가에서 넘치거나 NaN이 돼요. 어떤 입력에서 틀렸는지 알려 줄 거예요.
+
+(조금 더) 같은 요령으로 `my_log_softmax(x)`, 곧 log(softmax(x))를 써 보세요. `np.log(qk.softmax(x))`는 [0, −1000, −2]에서 −∞가 나와요. 소프트맥스가 0으로 사라진 다음에 로그를 하니까요. 최댓값을 뺀 값 s에서 바로 s − log Σ exp(s)를 계산하면 돼요.
 """, en="""
 ## Try it: a stable softmax
 
-Write a softmax `my_softmax(x)` that does not overflow. `x` is a 2-D array, and each row (the **last axis**) must sum to 1. `x.max(axis=-1, keepdims=True)`, `np.exp` and `.sum(axis=-1, keepdims=True)` help. The check tries your function on small scores and on [1000, 1001, 1002].
+Write a softmax `my_softmax(x)` that does not overflow, yourself, with `np.exp` (calling `qk.softmax` does not count). `x` is a 2-D array, and each row (the last axis) must sum to 1. `x.max(axis=-1, keepdims=True)`, `np.exp` and `.sum(axis=-1, keepdims=True)` help.
+
+The check tries your function on small scores, on [1000, 1001, 1002], and on **rows of very different sizes**. Subtracting the maximum of the whole array, the row's minimum or the row's mean overflows or gives NaN on one of them; the check says which input broke it.
+
+(A step further) With the same trick, write `my_log_softmax(x)`, that is log(softmax(x)). `np.log(qk.softmax(x))` gives −∞ on [0, −1000, −2]: the softmax underflows to 0 before the log. From the shifted scores s, compute s − log Σ exp(s) directly.
 """)
 
 lesson.code(exercise=True, ko="""
@@ -230,15 +238,41 @@ qk.checks.check_stable_softmax(my_softmax)
 """)
 
 lesson.code(solution=True, ko="""
+# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
 def my_softmax(x):
-    e = np.exp(x - x.max(axis=-1, keepdims=True))   # 가장 큰 값이 exp(0) = 1
+    e = np.exp(x - x.max(axis=-1, keepdims=True))   # 행마다 가장 큰 값이 exp(0) = 1
     return e / e.sum(axis=-1, keepdims=True)
-qk.checks.check_stable_softmax(my_softmax)
+qk.checks.check_stable_softmax(my_softmax).as_solution()
 """, en="""
+# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
 def my_softmax(x):
-    e = np.exp(x - x.max(axis=-1, keepdims=True))   # the largest becomes exp(0) = 1
+    e = np.exp(x - x.max(axis=-1, keepdims=True))   # each row's largest becomes exp(0) = 1
     return e / e.sum(axis=-1, keepdims=True)
-qk.checks.check_stable_softmax(my_softmax)
+qk.checks.check_stable_softmax(my_softmax).as_solution()
+""")
+
+lesson.code(exercise=True, ko="""
+def my_log_softmax(x):
+    return ...   # log(softmax(x)), 0으로 사라지지 않게
+qk.checks.check_stable_log_softmax(my_log_softmax)
+""", en="""
+def my_log_softmax(x):
+    return ...   # log(softmax(x)), without underflowing to 0
+qk.checks.check_stable_log_softmax(my_log_softmax)
+""")
+
+lesson.code(solution=True, ko="""
+# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
+def my_log_softmax(x):
+    s = x - x.max(axis=-1, keepdims=True)                 # 행마다 가장 큰 값이 0
+    return s - np.log(np.exp(s).sum(axis=-1, keepdims=True))   # 합은 1 이상이라 log가 안전해요
+qk.checks.check_stable_log_softmax(my_log_softmax).as_solution()
+""", en="""
+# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
+def my_log_softmax(x):
+    s = x - x.max(axis=-1, keepdims=True)                 # each row's largest is 0
+    return s - np.log(np.exp(s).sum(axis=-1, keepdims=True))   # the sum is ≥ 1, so log is safe
+qk.checks.check_stable_log_softmax(my_log_softmax).as_solution()
 """)
 
 lesson.md(slide="slide", ko="""

@@ -180,29 +180,37 @@ print(out2[cat])
 """)
 
 lesson.md(slide="slide", ko="""
-## 직접 해보기: "cat"의 문맥 벡터
+## 직접 해보기: 짧은 문장에서 "cat"의 문맥 벡터
 
-`weights`(어텐션 가중치)와 `ex.v`로 "cat"의 문맥 벡터를 직접 계산해 보세요. 모양은 `(4,)`이어야 해요. "cat"의 위치는 변수 `cat`(= 1)에 있어요.
+문장이 앞의 세 토큰, "The cat sat"뿐이라면 "cat"의 문맥 벡터는 어떻게 될까요? 임베딩과 선형 변환은 그대로라서 Q, K, V는 `ex.q[:3]`, `ex.k[:3]`, `ex.v[:3]`이에요. 이 세 토큰만으로 "cat"(위치 `cat` = 1)의 점수 → 스케일링 → 소프트맥스 → 가중합을 계산해 `my_context`에 넣어 보세요. 모양은 `(4,)`예요.
+
+주의: 7토큰 문장의 가중치에서 앞의 세 개만 잘라 쓰면 합이 1이 아니에요.
 """, en="""
-## Try it: "cat"'s contextual vector
+## Try it: "cat"'s contextual vector in a shorter sentence
 
-Compute "cat"'s contextual vector from `weights` (the attention weights) and `ex.v`. Its shape should be `(4,)`. "cat"'s position is in the variable `cat` (= 1).
+If the sentence were only its first three tokens, "The cat sat", what would "cat"'s contextual vector be? The embeddings and projections do not change, so Q, K and V are `ex.q[:3]`, `ex.k[:3]` and `ex.v[:3]`. With these three tokens only, compute "cat"'s (position `cat` = 1) scores → scaling → softmax → weighted sum into `my_context`, shape `(4,)`.
+
+Careful: cutting the 7-token sentence's weights to their first three does not give weights that sum to 1.
 """)
 
 lesson.code(exercise=True, ko="""
-my_context = ...   # 여기에 "cat"의 가중합을 계산해 넣어요
-qk.checks.check_contextual_vector(my_context, ex, token="cat")
+my_context = ...   # "The cat sat"에서 "cat"의 문맥 벡터, (4,)
+qk.checks.check_prefix_context(my_context, ex, token="cat", n_tokens=3)
 """, en="""
-my_context = ...   # compute "cat"'s weighted sum here
-qk.checks.check_contextual_vector(my_context, ex, token="cat")
+my_context = ...   # "cat"'s contextual vector in "The cat sat", (4,)
+qk.checks.check_prefix_context(my_context, ex, token="cat", n_tokens=3)
 """)
 
 lesson.code(solution=True, ko="""
-my_context = weights[cat] @ ex.v   # (7,)·(7, 4) → (4,)
-qk.checks.check_contextual_vector(my_context, ex, token="cat")
+# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
+w3 = qk.softmax(ex.k[:3] @ ex.q[cat] / np.sqrt(ex.d_k))   # (3,): 키 3개에 대한 가중치, 합 1
+my_context = w3 @ ex.v[:3]                                # (3,)·(3, 4) → (4,)
+qk.checks.check_prefix_context(my_context, ex, token="cat", n_tokens=3).as_solution()
 """, en="""
-my_context = weights[cat] @ ex.v   # (7,)·(7, 4) → (4,)
-qk.checks.check_contextual_vector(my_context, ex, token="cat")
+# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
+w3 = qk.softmax(ex.k[:3] @ ex.q[cat] / np.sqrt(ex.d_k))   # (3,): weights over the 3 keys, sum 1
+my_context = w3 @ ex.v[:3]                                # (3,)·(3, 4) → (4,)
+qk.checks.check_prefix_context(my_context, ex, token="cat", n_tokens=3).as_solution()
 """)
 
 lesson.md(slide="slide", ko="""

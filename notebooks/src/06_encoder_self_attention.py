@@ -224,13 +224,17 @@ print(check.output_permuted[5])           # "cat" backwards (position 5)
 """)
 
 lesson.md(slide="slide", ko="""
-## 직접 해보기: 헤드 1의 출력 계산하기
+## 직접 해보기: 짧은 문장에서 헤드 1의 출력
 
-헤드 1의 쿼리, 키, 밸류를 꺼내 두었어요. 각각 (7, 4)예요. 05강까지 배운 식 그대로, 헤드 1의 출력 `softmax(q·kᵀ / √d_k)·v`를 계산해 `my_head`에 넣어 보세요. 여기서 d_k는 헤드의 폭 head_dim = 4예요. `qk.softmax`를 써도 돼요. 결과 모양은 (7, 4)예요.
+인코더에 문장의 앞 네 토큰, "The cat sat on"만 들어간다면 **헤드 1**의 출력은 어떻게 될까요? 아래 셀에 헤드 1의 쿼리, 키, 밸류(7토큰 문장 전체, 각각 (7, 4))를 꺼내 두었어요. 앞의 네 토큰만 써서 `softmax(q·kᵀ / √d_k)·v`를 계산해 `my_head`에 넣어 보세요. d_k는 헤드의 차원 head_dim = 4이고, 결과 모양은 (4, 4)예요. `qk.softmax`를 써도 돼요.
+
+주의: 7토큰 출력 `heads[1]`의 앞 네 행과는 달라요. 소프트맥스가 키 네 개에 대해서만 계산되니까요.
 """, en="""
-## Try it: compute head 1's output
+## Try it: head 1's output for a shorter sentence
 
-Head 1's queries, keys and values are taken out for you, (7, 4) each. With the formula from lessons 01 to 05, compute head 1's output `softmax(q·kᵀ / √d_k)·v` into `my_head`. Here d_k is the head's width, head_dim = 4. You may use `qk.softmax`. The result is (7, 4).
+If only the first four tokens, "The cat sat on", went into the encoder, what would **head 1** output? The cell below takes out head 1's queries, keys and values (for the whole 7-token sentence, (7, 4) each). Using the first four tokens only, compute `softmax(q·kᵀ / √d_k)·v` into `my_head`. d_k is the head's dimension, head_dim = 4, and the result is (4, 4). You may use `qk.softmax`.
+
+Careful: it differs from the first four rows of the 7-token output `heads[1]`, because the softmax runs over four keys only.
 """)
 
 lesson.code("""
@@ -239,19 +243,23 @@ print(q.shape, k.shape, v.shape)
 """)
 
 lesson.code(exercise=True, ko="""
-my_head = ...   # 헤드 1의 출력: softmax(q·kᵀ / √d_k)·v
-qk.checks.check_head_output(my_head, enc.mha, enc.x, head=1)
+my_head = ...   # "The cat sat on"에서 헤드 1의 출력, (4, 4)
+qk.checks.check_prefix_head(my_head, enc.mha, enc.x, head=1, n_tokens=4)
 """, en="""
-my_head = ...   # head 1's output: softmax(q·kᵀ / √d_k)·v
-qk.checks.check_head_output(my_head, enc.mha, enc.x, head=1)
+my_head = ...   # head 1's output for "The cat sat on", (4, 4)
+qk.checks.check_prefix_head(my_head, enc.mha, enc.x, head=1, n_tokens=4)
 """)
 
 lesson.code(solution=True, ko="""
-my_head = qk.softmax(q @ k.T / np.sqrt(q.shape[-1])) @ v   # (7, 4)·(4, 7) → (7, 7), ·(7, 4) → (7, 4)
-qk.checks.check_head_output(my_head, enc.mha, enc.x, head=1)
+# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
+q4, k4, v4 = q[:4], k[:4], v[:4]                                  # 앞의 네 토큰만
+my_head = qk.softmax(q4 @ k4.T / np.sqrt(q4.shape[-1])) @ v4      # (4, 4)·(4, 4) → (4, 4)
+qk.checks.check_prefix_head(my_head, enc.mha, enc.x, head=1, n_tokens=4).as_solution()
 """, en="""
-my_head = qk.softmax(q @ k.T / np.sqrt(q.shape[-1])) @ v   # (7, 4)·(4, 7) → (7, 7), ·(7, 4) → (7, 4)
-qk.checks.check_head_output(my_head, enc.mha, enc.x, head=1)
+# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
+q4, k4, v4 = q[:4], k[:4], v[:4]                                  # the first four tokens only
+my_head = qk.softmax(q4 @ k4.T / np.sqrt(q4.shape[-1])) @ v4      # (4, 4)·(4, 4) → (4, 4)
+qk.checks.check_prefix_head(my_head, enc.mha, enc.x, head=1, n_tokens=4).as_solution()
 """)
 
 lesson.md(slide="slide", ko="""

@@ -254,11 +254,13 @@ qk.checks.check_causal_mask(my_mask, n_q=2, n_k=5)
 """)
 
 lesson.code(solution=True, ko="""
+# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
 my_mask = np.array([[key <= 5 - 2 + i for key in range(5)] for i in range(2)])   # 쿼리 i는 위치 3 + i
-qk.checks.check_causal_mask(my_mask, n_q=2, n_k=5)
+qk.checks.check_causal_mask(my_mask, n_q=2, n_k=5).as_solution()
 """, en="""
+# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
 my_mask = np.array([[key <= 5 - 2 + i for key in range(5)] for i in range(2)])   # query i is at position 3 + i
-qk.checks.check_causal_mask(my_mask, n_q=2, n_k=5)
+qk.checks.check_causal_mask(my_mask, n_q=2, n_k=5).as_solution()
 """)
 
 lesson.md(slide="subslide", ko="""
@@ -270,6 +272,34 @@ The package's `causal_mask(n_q, n_k)` uses the same rule. Check also that it equ
 lesson.code("""
 print(qk.causal_mask(2, 5).astype(int))
 print((qk.causal_mask(2, 5) == qk.causal_mask(5)[-2:]).all())
+""")
+
+lesson.md(slide="slide", ko="""
+## 직접 해보기: 어느 행이 바뀔까요?
+
+먼저 예측하고, 검사로 확인해요. 예문 7토큰(`ex.x`)에 인과 마스크를 씌운 셀프 어텐션에서, **위치 3의 토큰 하나만** 다른 임베딩으로 바꿔요. 출력의 어느 행(위치)이 달라질까요? 행 번호의 리스트를 `my_rows`에 적어 보세요. 예: `[0, 2]`.
+""", en="""
+## Try it: which rows change?
+
+Predict first, then check. In causally masked self-attention over the example's 7 tokens (`ex.x`), you replace **only the token at position 3** with another embedding. Which rows (positions) of the output change? Write the list of row numbers in `my_rows`, e.g. `[0, 2]`.
+""")
+
+lesson.code(exercise=True, ko="""
+my_rows = ...   # 달라지는 출력 행의 번호들
+qk.checks.check_changed_rows(my_rows, ex, position=3)
+""", en="""
+my_rows = ...   # the numbers of the output rows that change
+qk.checks.check_changed_rows(my_rows, ex, position=3)
+""")
+
+lesson.code(solution=True, ko="""
+# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
+my_rows = [3, 4, 5, 6]   # 위치 3을 볼 수 있는 쿼리: 자기 자신과 그 뒤의 모든 위치
+qk.checks.check_changed_rows(my_rows, ex, position=3).as_solution()
+""", en="""
+# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
+my_rows = [3, 4, 5, 6]   # the queries that may see position 3: itself and every later one
+qk.checks.check_changed_rows(my_rows, ex, position=3).as_solution()
 """)
 
 lesson.md(slide="slide", ko="""

@@ -90,27 +90,29 @@ print(tr.q.shape, tr.k.shape, tr.v.shape)     # 5 queries, 7 keys and values; al
 lesson.md(slide="slide", ko="""
 ## 직접 해보기: 가중치의 모양 예측하기
 
-계산하기 전에 먼저 예측해 봐요. 크로스 어텐션 가중치 softmax(Q·Kᵀ/√d_k)의 모양은 무엇일까요? (5, 4)·(4, 7)을 떠올려 보세요. 답을 `(행, 열)` 튜플로 적어 보세요.
+계산하기 전에 먼저 예측해 봐요. 같은 번역 모델(d_k = 4)에 **원문 12토큰**짜리 문장을 넣고, 디코더가 지금까지 **번역 토큰 9개**를 썼어요. 이때 크로스 어텐션 가중치 softmax(Q·Kᵀ/√d_k)의 모양은 무엇일까요? Q와 K가 각각 어느 쪽에서 오는지, 몇 행인지 떠올려 보세요. 답을 `(행, 열)` 튜플로 `my_shape`에 적어 보세요.
 """, en="""
 ## Try it: predict the shape of the weights
 
-Predict before computing: what is the shape of the cross-attention weights softmax(Q·Kᵀ/√d_k)? Think of (5, 4)·(4, 7). Write your answer as a tuple `(rows, columns)`.
+Predict before computing. The same translation model (d_k = 4) gets a **source sentence of 12 tokens**, and the decoder has written **9 target tokens** so far. What is the shape of the cross-attention weights softmax(Q·Kᵀ/√d_k)? Think of where Q and K come from, and how many rows each has. Write your answer in `my_shape` as a tuple `(rows, columns)`.
 """)
 
 lesson.code(exercise=True, ko="""
 my_shape = ...   # (행, 열)
-qk.checks.check_cross_weights_shape(my_shape, tr)
+qk.checks.check_cross_shape(my_shape, tr, n_target=9, n_source=12)
 """, en="""
 my_shape = ...   # (rows, columns)
-qk.checks.check_cross_weights_shape(my_shape, tr)
+qk.checks.check_cross_shape(my_shape, tr, n_target=9, n_source=12)
 """)
 
 lesson.code(solution=True, ko="""
-my_shape = (5, 7)   # (번역 토큰 = 쿼리, 원문 토큰 = 키)
-qk.checks.check_cross_weights_shape(my_shape, tr)
+# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
+my_shape = (9, 12)   # (번역 토큰 = 쿼리, 원문 토큰 = 키): (9, 4)·(4, 12) → (9, 12)
+qk.checks.check_cross_shape(my_shape, tr, n_target=9, n_source=12).as_solution()
 """, en="""
-my_shape = (5, 7)   # (target tokens = queries, source tokens = keys)
-qk.checks.check_cross_weights_shape(my_shape, tr)
+# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
+my_shape = (9, 12)   # (target tokens = queries, source tokens = keys): (9, 4)·(4, 12) → (9, 12)
+qk.checks.check_cross_shape(my_shape, tr, n_target=9, n_source=12).as_solution()
 """)
 
 lesson.md(slide="subslide", ko="""

@@ -473,25 +473,27 @@ qk.widgets.kv_cache_stepper()
 lesson.md(slide="slide", ko="""
 ## 직접 해보기: 캐시 크기 예측하기
 
-이런 모델로 서비스를 한다고 해 봐요.
+이런 모델을 서빙한다고 해 봐요.
 
 - 레이어 32개
 - 쿼리 헤드 32개가 **KV 헤드 8개**를 나눠 써요(GQA). head_dim은 128이에요.
 - 대화 4개를 동시에 처리하고(배치 4), 대화마다 8192토큰을 저장해요.
 - 값은 fp16(값당 2바이트)이에요.
 
-KV 캐시는 모두 몇 **바이트**일까요? 계산식이나 숫자로 `my_bytes`에 적어 보세요.
+1. KV 캐시는 모두 몇 **바이트**일까요? 계산식이나 숫자로 `my_bytes`에 적어 보세요.
+2. (조금 더) 같은 모델에서 대화마다 **12,000토큰**을 저장하고, 캐시에 쓸 수 있는 메모리가 **40 GiB**(1 GiB = 1024³ 바이트)라면, 대화를 **최대 몇 개**까지 동시에 처리할 수 있을까요? 정수로 `my_batch`에 적어 보세요.
 """, en="""
 ## Try it: predict the size of a cache
 
 Say you serve this model:
 
 - 32 layers
-- 32 query heads sharing **8 K/V heads** (GQA); head_dim is 128
+- 32 query heads sharing **8 KV heads** (GQA); head_dim is 128
 - 4 conversations at once (batch 4), each keeping 8192 tokens
 - values in fp16 (2 bytes each)
 
-How many **bytes** does its KV cache take? Write a number or an expression in `my_bytes`.
+1. How many **bytes** does its KV cache take? Write a number or an expression in `my_bytes`.
+2. (A step further) With the same model, each conversation keeping **12,000 tokens** and **40 GiB** (1 GiB = 1024³ bytes) of memory for the cache, how many conversations at **most** can run at once? Write a whole number in `my_batch`.
 """)
 
 lesson.code(exercise=True, ko="""
@@ -505,13 +507,15 @@ qk.checks.check_kv_cache_bytes(my_bytes, layers=32, kv_heads=8, query_heads=32, 
 """)
 
 lesson.code(solution=True, ko="""
+# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
 my_bytes = 2 * 32 * 8 * 128 * 8192 * 4 * 2   # K와 V · 레이어 · KV 헤드 · head_dim · 토큰 · 배치 · 바이트
 qk.checks.check_kv_cache_bytes(my_bytes, layers=32, kv_heads=8, query_heads=32, head_dim=128,
-                               tokens=8192, batch=4, bytes_per_value=2)
+                               tokens=8192, batch=4, bytes_per_value=2).as_solution()
 """, en="""
+# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
 my_bytes = 2 * 32 * 8 * 128 * 8192 * 4 * 2   # K and V · layers · kv_heads · head_dim · tokens · batch · bytes
 qk.checks.check_kv_cache_bytes(my_bytes, layers=32, kv_heads=8, query_heads=32, head_dim=128,
-                               tokens=8192, batch=4, bytes_per_value=2)
+                               tokens=8192, batch=4, bytes_per_value=2).as_solution()
 """)
 
 lesson.md(slide="subslide", ko="""
@@ -524,6 +528,30 @@ lesson.code(ko="""
 print(km.format_bytes(km.kv_cache_bytes(32, 8, 128, 8192, 4, 2)), km.format_bytes(km.kv_cache_bytes(32, 32, 128, 8192, 4, 2)))  # KV 헤드 8개, 32개
 """, en="""
 print(km.format_bytes(km.kv_cache_bytes(32, 8, 128, 8192, 4, 2)), km.format_bytes(km.kv_cache_bytes(32, 32, 128, 8192, 4, 2)))  # 8 and 32 K/V heads
+""")
+
+lesson.code(exercise=True, ko="""
+my_batch = ...   # 40 GiB에 들어가는 대화(12,000토큰)의 최대 개수
+qk.checks.check_max_batch(my_batch, memory_gib=40, layers=32, kv_heads=8, head_dim=128,
+                          tokens=12_000, bytes_per_value=2)
+""", en="""
+my_batch = ...   # the most conversations (12,000 tokens each) that fit in 40 GiB
+qk.checks.check_max_batch(my_batch, memory_gib=40, layers=32, kv_heads=8, head_dim=128,
+                          tokens=12_000, bytes_per_value=2)
+""")
+
+lesson.code(solution=True, ko="""
+# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
+per_conversation = 2 * 32 * 8 * 128 * 12_000 * 2   # 대화 하나의 캐시 바이트 (약 1.46 GiB)
+my_batch = 40 * 1024**3 // per_conversation         # 내림: 27.3 → 27
+qk.checks.check_max_batch(my_batch, memory_gib=40, layers=32, kv_heads=8, head_dim=128,
+                          tokens=12_000, bytes_per_value=2).as_solution()
+""", en="""
+# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
+per_conversation = 2 * 32 * 8 * 128 * 12_000 * 2   # one conversation's cache in bytes (about 1.46 GiB)
+my_batch = 40 * 1024**3 // per_conversation         # rounded down: 27.3 → 27
+qk.checks.check_max_batch(my_batch, memory_gib=40, layers=32, kv_heads=8, head_dim=128,
+                          tokens=12_000, bytes_per_value=2).as_solution()
 """)
 
 lesson.md(slide="slide", ko="""

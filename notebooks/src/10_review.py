@@ -157,51 +157,51 @@ print(encoder.weights.shape, decoder.weights.shape, cross.weights.shape)
 lesson.md(slide="slide", ko="""
 ## 직접 해보기: 디코더의 어텐션을 처음부터 끝까지
 
-이번에는 한 장 요약의 모든 단계를 직접 이어 붙여 봐요. 다만 **디코더**라서 인과 마스크가 있어요. `ex.x`, `ex.w_q`, `ex.w_k`, `ex.w_v`에서 시작해 Q, K, V → 점수 → 스케일링 → 마스크 → 소프트맥스 → 출력까지 계산하고, 결과 (7, 4)를 `my_output`에 넣어 보세요.
+이번에는 한 장 요약의 모든 단계를 직접 이어 붙여 봐요. 다만 예문이 아니라 **번역문** "고양이가 매트 위에 앉았다."(토큰 5개)를 **디코더**의 셀프 어텐션에 넣어요. 그래서 인과 마스크가 있어요. `tr.target_x` (5, 8)와 `tr.w_q`, `tr.w_k`, `tr.w_v`에서 시작해 Q, K, V → 점수 → 스케일링 → 마스크 → 소프트맥스 → 출력까지 계산하고, 결과 (5, 4)를 `my_output`에 넣어 보세요.
 
-힌트: 마스크가 `False`인 칸은 `np.where(mask, scaled, -np.inf)`로 −∞를 만들 수 있어요. 여러 줄로 나눠 써도 되고, 마지막 줄의 `my_output`만 검사해요.
+힌트: 마스크가 `False`인 칸은 `np.where(mask, scaled, -np.inf)`로 −∞를 만들 수 있어요. 여러 줄로 나눠 써도 되고, 마지막에 `my_output`만 검사해요.
 """, en="""
 ## Try it: a decoder's attention from start to finish
 
-Now chain every step of the picture yourself, for a **decoder**, so with the causal mask. Start from `ex.x`, `ex.w_q`, `ex.w_k`, `ex.w_v`, go through Q, K, V → scores → scaling → mask → softmax → output, and put the (7, 4) result in `my_output`.
+Now chain every step of the picture yourself, not on the running sentence but on the **target sentence** "고양이가 매트 위에 앉았다." (5 tokens) going through the **decoder's** self-attention, so with the causal mask. Start from `tr.target_x` (5, 8) and `tr.w_q`, `tr.w_k`, `tr.w_v`, go through Q, K, V → scores → scaling → mask → softmax → output, and put the (5, 4) result in `my_output`.
 
 Hint: `np.where(mask, scaled, -np.inf)` puts −∞ where the mask is `False`. Use as many lines as you like; only `my_output` is checked.
 """)
 
 lesson.code(exercise=True, ko="""
-my_output = ...   # 인과 마스크를 씌운 셀프 어텐션의 출력 (7, 4)
-qk.checks.check_decoder_output(my_output, ex)
+my_output = ...   # 번역문 5토큰, 인과 마스크를 씌운 셀프 어텐션의 출력 (5, 4)
+qk.checks.check_masked_output(my_output, tr.target_x, tr.w_q, tr.w_k, tr.w_v)
 """, en="""
-my_output = ...   # output of causally masked self-attention, (7, 4)
-qk.checks.check_decoder_output(my_output, ex)
+my_output = ...   # the 5 target tokens, output of causally masked self-attention, (5, 4)
+qk.checks.check_masked_output(my_output, tr.target_x, tr.w_q, tr.w_k, tr.w_v)
 """)
 
 lesson.code(solution=True, ko="""
-q, k, v = ex.x @ ex.w_q, ex.x @ ex.w_k, ex.x @ ex.w_v          # (7, 4) 세 개
-scaled = q @ k.T / np.sqrt(q.shape[1])                          # (7, 7)
-masked = np.where(qk.causal_mask(7), scaled, -np.inf)           # 미래는 −∞
-my_output = qk.softmax(masked) @ v                              # (7, 7)·(7, 4) → (7, 4)
-qk.checks.check_decoder_output(my_output, ex)
+# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
+x = tr.target_x                                                # (5, 8)
+q, k, v = x @ tr.w_q, x @ tr.w_k, x @ tr.w_v                   # (5, 4) 세 개
+scaled = q @ k.T / np.sqrt(q.shape[1])                          # (5, 5)
+masked = np.where(qk.causal_mask(5), scaled, -np.inf)           # 미래는 −∞
+my_output = qk.softmax(masked) @ v                              # (5, 5)·(5, 4) → (5, 4)
+qk.checks.check_masked_output(my_output, tr.target_x, tr.w_q, tr.w_k, tr.w_v).as_solution()
 """, en="""
-q, k, v = ex.x @ ex.w_q, ex.x @ ex.w_k, ex.x @ ex.w_v          # three (7, 4)
-scaled = q @ k.T / np.sqrt(q.shape[1])                          # (7, 7)
-masked = np.where(qk.causal_mask(7), scaled, -np.inf)           # the future is −∞
-my_output = qk.softmax(masked) @ v                              # (7, 7)·(7, 4) → (7, 4)
-qk.checks.check_decoder_output(my_output, ex)
+# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
+x = tr.target_x                                                # (5, 8)
+q, k, v = x @ tr.w_q, x @ tr.w_k, x @ tr.w_v                   # three (5, 4)
+scaled = q @ k.T / np.sqrt(q.shape[1])                          # (5, 5)
+masked = np.where(qk.causal_mask(5), scaled, -np.inf)           # the future is −∞
+my_output = qk.softmax(masked) @ v                              # (5, 5)·(5, 4) → (5, 4)
+qk.checks.check_masked_output(my_output, tr.target_x, tr.w_q, tr.w_k, tr.w_v).as_solution()
 """)
 
 lesson.md(slide="slide", ko="""
 ## 퀴즈
 
-10문제예요. 답을 고르면 바로 아래에 맞았는지와 그 이유가 나와요. 틀렸으면 다른 답을 다시 골라도 돼요. 맨 아래에 맞힌 개수가 나와요.
-
-7~9번은 KV 캐시에 대한 흔한 오해를 다뤄요. 이 코스가 바탕으로 삼은 글도 "KV 캐싱이 메모리를 줄인다"고 썼는데, 사실은 반대예요. 09강에서 직접 잰 것을 떠올려 보세요.
+10문제예요. 답을 고르면 바로 아래에 결과가 나와요. 틀리면 어느 강을 다시 보면 좋을지 힌트가 나오고, 다른 답을 다시 고를 수 있어요. 설명은 맞혔을 때, 또는 두 번째로 틀렸을 때 나와요. 맨 아래 점수는 문제마다 **처음 고른 답**만 세요.
 """, en="""
 ## Quiz
 
-Ten questions. Choose an answer and the feedback appears right below it, with the reason. If it was wrong, choose again. The count of right answers is at the bottom.
-
-Questions 7 to 9 are about common misconceptions about the KV cache. Even the article this course grows from says "KV caching reduces memory"; it is the other way round. Think back to what you measured in lesson 09.
+Ten questions. Choose an answer and the result appears right below it. A wrong choice gets a hint, the lesson to look at again, and you may choose again; the explanation comes with the right choice, or after a second wrong one. The score at the bottom counts only your **first choice** for each question.
 """)
 
 lesson.code(slide="subslide", source="""
