@@ -340,6 +340,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "w_rope_q": "q of \"cat\" at m",
         "w_rope_k": "k of \"sat\" at n",
         "w_rope_curve_title": "score for each distance m − n",
+        "check_l12_swapped": "{name} puts the query at the key's position and the key at the query's: swap the two positions.",
+        "check_l12_not_rotated": "{name} is the score without any rotation: turn the query and the key by their positions first.",
+        "check_l12_whole_position": "{name} should be a whole number (an int): positions count tokens.",
+        "check_l12_distance_sign": "{name} keeps the distance's size but flips its sign: the key must stay behind the query by m − n.",
         # --- issue 12: lesson 03's gradient spread ---
         "l03_spread_raw": "without scaling",
         "l03_spread_scaled": "scaled",
@@ -679,6 +683,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "w_rope_q": "\"cat\"의 q (위치 m)",
         "w_rope_k": "\"sat\"의 k (위치 n)",
         "w_rope_curve_title": "거리 m − n마다의 점수",
+        "check_l12_swapped": "{name}: 쿼리를 키의 위치에, 키를 쿼리의 위치에 놓았어요. 두 위치를 바꿔 보세요.",
+        "check_l12_not_rotated": "{name}: 회전하지 않은 점수예요. 쿼리와 키를 먼저 각자의 위치만큼 돌려 보세요.",
+        "check_l12_whole_position": "{name}: 위치는 토큰을 세는 수라서 정수(int)여야 해요.",
+        "check_l12_distance_sign": "{name}: 거리의 크기는 맞지만 방향이 반대예요. 키는 쿼리보다 m − n만큼 앞에 있어야 해요.",
         # --- issue 12: lesson 03's gradient spread ---
         "l03_spread_raw": "스케일링 없이",
         "l03_spread_scaled": "스케일링 후",

@@ -420,7 +420,7 @@ k = x4 @ layer4.w_k[:, cols] + layer4.b_k[cols]                # (9, 32)
 mask = np.array([False] + [True] * 8)                          # [CLS]만 가려요
 my_weights = qk.scaled_dot_product_attention(q, k, k, mask=mask).weights   # (9, 9)
 print([new.tokens[0][j] for j in my_weights.argmax(-1)])       # 행마다 가장 큰 가중치의 키
-qk.checks.check_head_weights(my_weights, model, "A dog slept on the rug.", layer=4, head=5, hide_keys=[0])
+qk.checks.check_head_weights(my_weights, model, "A dog slept on the rug.", layer=4, head=5, hide_keys=[0]).as_solution()
 """, en="""
 # 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
 new = model("A dog slept on the rug.")
@@ -432,7 +432,7 @@ k = x4 @ layer4.w_k[:, cols] + layer4.b_k[cols]                # (9, 32)
 mask = np.array([False] + [True] * 8)                          # hide [CLS] only
 my_weights = qk.scaled_dot_product_attention(q, k, k, mask=mask).weights   # (9, 9)
 print([new.tokens[0][j] for j in my_weights.argmax(-1)])       # each row's strongest key
-qk.checks.check_head_weights(my_weights, model, "A dog slept on the rug.", layer=4, head=5, hide_keys=[0])
+qk.checks.check_head_weights(my_weights, model, "A dog slept on the rug.", layer=4, head=5, hide_keys=[0]).as_solution()
 """)
 
 lesson.md(slide="subslide", ko="""
