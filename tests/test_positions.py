@@ -178,9 +178,9 @@ def test_lesson_12_checks_accept_the_right_answer_and_refuse_near_misses():
     swapped = float(qk.apply_rope(q, [3])[0] @ qk.apply_rope(k, [7])[0])
     for wrong in (unrotated, swapped, "0.5", ...):
         assert checks.check_rope_score(wrong, ex, **args).ok is not True
-    same = dict(query_position=7, key_position=3, new_query_position=12)
-    assert checks.check_same_distance(8, **same).ok is True
-    for wrong in (3, 7, 12, 4, 8.0, "8", True, ...):
+    same = dict(query_position=7, key_position=3, new_query_position=1007)
+    assert checks.check_same_distance(1003, **same).ok is True
+    for wrong in (3, 7, 1007, 4, 1011, 1003.0, "1003", True, ...):
         assert checks.check_same_distance(wrong, **same).ok is not True
 
 

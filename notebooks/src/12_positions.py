@@ -301,29 +301,29 @@ qk.checks.check_rope_score(my_score, ex, query_token="cat", query_position=7,
 lesson.md(slide="slide", ko="""
 ## 직접 해보기 2: 계산하지 말고 예측하기
 
-이번에는 계산하지 말고 생각만으로 답해요. "cat"의 쿼리를 **위치 12**로 옮겼어요. "sat"의 키를 **어느 위치 n**에 두면 직접 해보기 1과 똑같은 점수가 나올까요? 정수 하나를 `my_n`에 넣어 보세요. 확인은 그다음에 코드로 해 봐도 좋아요.
+이번에는 계산하지 말고 생각만으로 답해요. "cat"의 쿼리를 **위치 1007**로 옮겼어요. "sat"의 키를 **어느 위치 n**에 두면 직접 해보기 1과 똑같은 점수가 나올까요? 정수 하나를 `my_n`에 넣어 보세요. 확인은 그다음에 코드로 해 봐도 좋아요.
 """, en="""
 ## Try it 2: predict, don't compute
 
-This time answer by thinking, not computing. "cat"'s query moves to **position 12**. At **which position n** must "sat"'s key be for the score to equal the one in Try it 1? Put one integer into `my_n`; check it with code afterwards if you like.
+This time answer by thinking, not computing. "cat"'s query moves to **position 1007**. At **which position n** must "sat"'s key be for the score to equal the one in Try it 1? Put one integer into `my_n`; check it with code afterwards if you like.
 """)
 
 lesson.code(exercise=True, ko="""
 my_n = ...   # "sat"의 키 위치 (정수 하나)
-qk.checks.check_same_distance(my_n, query_position=7, key_position=3, new_query_position=12)
+qk.checks.check_same_distance(my_n, query_position=7, key_position=3, new_query_position=1007)
 """, en="""
 my_n = ...   # the position of "sat"'s key (one integer)
-qk.checks.check_same_distance(my_n, query_position=7, key_position=3, new_query_position=12)
+qk.checks.check_same_distance(my_n, query_position=7, key_position=3, new_query_position=1007)
 """)
 
 lesson.code(solution=True, ko="""
 # 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
-my_n = 12 - (7 - 3)   # 점수는 거리 m − n에만 달려 있어요: 7 − 3 = 12 − n
-qk.checks.check_same_distance(my_n, query_position=7, key_position=3, new_query_position=12).as_solution()
+my_n = 1007 - (7 - 3)   # 점수는 거리 m − n에만 달려 있어요: 7 − 3 = 1007 − n
+qk.checks.check_same_distance(my_n, query_position=7, key_position=3, new_query_position=1007).as_solution()
 """, en="""
 # 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
-my_n = 12 - (7 - 3)   # the score depends only on the distance m − n: 7 − 3 = 12 − n
-qk.checks.check_same_distance(my_n, query_position=7, key_position=3, new_query_position=12).as_solution()
+my_n = 1007 - (7 - 3)   # the score depends only on the distance m − n: 7 − 3 = 1007 − n
+qk.checks.check_same_distance(my_n, query_position=7, key_position=3, new_query_position=1007).as_solution()
 """)
 
 lesson.md(slide="slide", ko="""
