@@ -26,6 +26,10 @@ from .attention import (
 from .examples import RunningExample, TranslationExample, running_example, translation_example
 from .lang import get_language, set_language, t
 from .masks import causal_mask
+from .masks import sliding_window_mask  # lesson 13
+from .grouped_query import grouped_query_attention  # lesson 13
+from .fast import tiled_attention  # lesson 13
+from .paged_kv_cache import PagedKVCache  # lesson 13
 
 __version__ = "0.1.0"
 
@@ -44,6 +48,11 @@ __all__ = [
     "softmax",
     "t",
     "translation_example",
+    # lesson 13
+    "PagedKVCache",
+    "grouped_query_attention",
+    "sliding_window_mask",
+    "tiled_attention",
 ]
 
 # Optional names, loaded on first use (they import matplotlib or ipywidgets or
@@ -67,6 +76,8 @@ _LAZY = {
     # lesson 09 (numpy only)
     "kv_math": "qkv_helpers.kv_math",
     "kv_experiments": "qkv_helpers.kv_experiments",
+    # lesson 13 (numpy only)
+    "at_scale": "qkv_helpers.at_scale",
 }
 
 

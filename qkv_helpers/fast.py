@@ -196,7 +196,8 @@ def tiled_attention_with_work(q, k, v, mask=None, block_size: int = 64, scale=No
             visible = None if mask is None else mask[..., rows, cols]  # (..., bq, bk)
             if visible is not None and skip_hidden_blocks and not visible.any():
                 continue  # every weight in this tile is 0: nothing to add
-            s = q_block @ k_t[..., cols]  # (..., bq, bk): this tile's scores
+            with _np.errstate(over="ignore", invalid="ignore"):  # reported just below
+                s = q_block @ k_t[..., cols]  # (..., bq, bk): this tile's scores
             if not _np.isfinite(s).all():
                 raise ValueError(
                     "the scores overflowed to infinity or became NaN: the inputs are too "
