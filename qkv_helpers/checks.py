@@ -451,3 +451,123 @@ def check_kv_cache_bytes(answer, *, layers: int, kv_heads: int, head_dim: int, t
                          query_heads=query_heads)
     return wrong("check_l09_wrong", name=name, got=f"{got:,.0f}",
                  ratio=f"{got / expected:.3g}")
+
+
+# --- lesson 13 ---
+# Self-contained: every answer is first made a plain number (or array of numbers) here;
+# strings, complex numbers, None and anything else become feedback, never an exception.
+
+
+def _l13_integer(answer):
+    """``answer`` as an int, or None if it is not a whole real number (bools, strings: None)."""
+    if isinstance(answer, (bool, str, bytes, complex)) or isinstance(answer, np.bool_):
+        return None
+    try:
+        value = float(answer)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    if not np.isfinite(value) or value != int(value):
+        return None
+    return int(value)
+
+
+def check_gqa_kv_head(answer, *, n_q_heads: int, n_kv_heads: int, query_head: int,
+                      name: str = "my_kv_head") -> Feedback:
+    """Lesson 13: which K/V head a query head uses in grouped-query attention.
+
+    The expected answer comes from :func:`~qkv_helpers.grouped_query_attention` itself:
+    each query head's output is compared with attention on every K/V head.
+
+    >>> from qkv_helpers.lang import set_language
+    >>> set_language("en")
+    >>> check_gqa_kv_head(3, n_q_heads=32, n_kv_heads=8, query_head=13).ok
+    True
+    >>> check_gqa_kv_head(5, n_q_heads=32, n_kv_heads=8, query_head=13).ok   # 13 mod 8
+    False
+    >>> check_gqa_kv_head("3", n_q_heads=32, n_kv_heads=8, query_head=13).ok
+    False
+    """
+    if not_answered(answer):
+        return unanswered()
+    expected = _l13_used_kv_head(n_q_heads, n_kv_heads, query_head)
+    got = _l13_integer(answer)
+    if got is None:
+        return wrong("check_not_numbers", name=name, kind=type(answer).__name__)
+    group = n_q_heads // n_kv_heads
+    if got == expected:
+        return right("check_l13_kv_head_right", head=query_head, answer=expected, group=group)
+    if not 0 <= got < n_kv_heads:
+        return wrong("check_l13_kv_head_range", name=name, last=n_kv_heads - 1, got=got)
+    if got == query_head % n_kv_heads:
+        return wrong("check_l13_kv_head_interleaved", name=name, got=got, head=query_head,
+                     n_kv=n_kv_heads)
+    return wrong("check_l13_kv_head_wrong", name=name, got=got, group=group)
+
+
+def _l13_used_kv_head(n_q_heads: int, n_kv_heads: int, query_head: int) -> int:
+    """The K/V head whose attention gives query head ``query_head``'s output, measured."""
+    from .attention import scaled_dot_product_attention
+    from .grouped_query import grouped_query_attention
+
+    rng = np.random.default_rng(0)
+    q = rng.normal(size=(n_q_heads, 2, 4))
+    k, v = rng.normal(size=(2, n_kv_heads, 3, 4))
+    out = grouped_query_attention(q, k, v).output[query_head]  # (2, 4)
+    for h in range(n_kv_heads):
+        if np.allclose(out, scaled_dot_product_attention(q[query_head], k[h], v[h]).output):
+            return h
+    raise AssertionError("no K/V head gives this query head's output")  # pragma: no cover
+
+
+def check_merged_halves(answer, scores, v, name: str = "my_output") -> Feedback:
+    """Lesson 13: one query's output from two halves of its keys, merged by rescaling.
+
+    ``scores (n_k,)`` and ``v (n_k, d_v)``; the expected answer is
+    ``softmax(scores) @ v`` from the package. Recognises the average of the two halves'
+    outputs and the sum without rescaling.
+
+    >>> from qkv_helpers.lang import set_language
+    >>> set_language("en")
+    >>> s, v = np.array([0.0, 1.0, 3.0, 2.0]), np.arange(8.0).reshape(4, 2)
+    >>> from qkv_helpers import softmax
+    >>> check_merged_halves(softmax(s) @ v, s, v).ok
+    True
+    >>> halves = (softmax(s[:2]) @ v[:2] + softmax(s[2:]) @ v[2:]) / 2
+    >>> check_merged_halves(halves, s, v).message.startswith("my_output is the average")
+    True
+    >>> check_merged_halves("1, 2", s, v).ok, check_merged_halves(1j, s, v).ok
+    (False, False)
+    """
+    if not_answered(answer):
+        return unanswered()
+    from .attention import softmax
+
+    scores = np.asarray(scores, dtype=float)
+    v = np.asarray(v, dtype=float)
+    expected = softmax(scores) @ v  # (d_v,)
+    if isinstance(answer, (str, bytes)) or np.iscomplexobj(answer):
+        return wrong("check_not_numbers", name=name, kind=type(answer).__name__)
+    try:
+        got = np.asarray(answer, dtype=float)
+    except (TypeError, ValueError, OverflowError):
+        return wrong("check_not_numbers", name=name, kind=type(answer).__name__)
+    if got.shape != expected.shape:
+        got = got.reshape(-1) if got.size == expected.size else got
+        if got.shape != expected.shape:
+            return wrong("check_shape", name=name, got=got.shape, needed=expected.shape)
+    if not np.isfinite(got).all():
+        return wrong("check_not_finite", name=name)
+    shown = np.array2string(got, precision=3)
+    if np.allclose(got, expected, rtol=1e-6, atol=1e-9):
+        return right("check_l13_merge_right", name=name, got=shown)
+    half = scores.size // 2
+    parts = [(scores[:half], v[:half]), (scores[half:], v[half:])]
+    average = sum(softmax(s) @ w for s, w in parts) / 2
+    exps = [(np.exp(s - s.max()), w) for s, w in parts]
+    no_rescale = sum(e @ w for e, w in exps) / sum(e.sum() for e, _ in exps)
+    if np.allclose(got, average, rtol=1e-6, atol=1e-9):
+        return wrong("check_l13_merge_average", name=name)
+    if np.allclose(got, no_rescale, rtol=1e-6, atol=1e-9):
+        return wrong("check_l13_merge_no_rescale", name=name)
+    return wrong("check_l13_merge_wrong", name=name, got=shown,
+                 needed=np.array2string(expected, precision=3))

@@ -31,3 +31,4 @@ from .pipeline import plot_pipeline
 from .scaling import plot_score_histogram, plot_variance_vs_dk
 from .similarity import plot_vectors_2d
 from .softmax_curves import plot_softmax_curves
+from .at_scale import plot_cost_loglog, plot_roofline, plot_serving_memory  # lesson 13

@@ -21,3 +21,4 @@ from .lessons_01_05 import (
 from .masking import causal_mask_explorer
 from .pipeline import pipeline_explorer
 from .start import widget_check
+from .at_scale import paged_cache_view, tiling_animation  # lesson 13
