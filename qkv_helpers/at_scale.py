@@ -42,6 +42,8 @@ __all__ = [
     "attention_flops",
     "attention_inputs",
     "loglog_slope",
+    "measure_costs",
+    "CostTable",
     "measure_peak_memory",
     "measure_time",
     "online_softmax_trace",
@@ -144,6 +146,50 @@ def loglog_slope(x, y) -> float:
 def plain_attention_output(q, k, v, mask=None) -> np.ndarray:
     """``scaled_dot_product_attention(q, k, v, mask).output``: plain attention, measured as is."""
     return scaled_dot_product_attention(q, k, v, mask=mask).output
+
+
+class CostTable(NamedTuple):
+    """Plain and tiled attention measured side by side, one entry per length."""
+
+    lengths: np.ndarray
+    plain_seconds: np.ndarray
+    tiled_seconds: np.ndarray
+    plain_peak: np.ndarray
+    """Peak bytes allocated by plain attention (the (n, n) weights among them)."""
+    tiled_peak: np.ndarray
+    """Peak bytes allocated by tiled attention."""
+    score_bytes: np.ndarray
+    """Bytes of one (n, n) score matrix at the inputs' dtype."""
+
+
+def measure_costs(lengths, d: int = 64, block_size: int = 64, repeats: int = 2,
+                  dtype=np.float32, seed: int = 0, time_it: bool = True) -> CostTable:
+    """Time and peak memory of plain and of tiled attention for each ``n`` in ``lengths``.
+
+    One head, ``q, k, v`` of shape ``(n, d)`` (:func:`attention_inputs`). Peak memory by
+    :func:`measure_peak_memory`, time by :func:`measure_time` (the best of ``repeats``;
+    ``time_it=False`` skips timing and gives NaN).
+
+    >>> table = measure_costs([128, 256], d=8, time_it=False)
+    >>> bool((table.plain_peak >= table.score_bytes).all())
+    True
+    """
+    lengths = np.asarray([positive_int(int(n), "lengths") for n in lengths])
+    rows = []
+    for n in lengths:
+        q, k, v = attention_inputs(int(n), d, seed=seed, dtype=dtype)
+        plain_peak = measure_peak_memory(plain_attention_output, q, k, v)
+        tiled_peak = measure_peak_memory(tiled_attention_with_work, q, k, v,
+                                         block_size=block_size)
+        plain_s = tiled_s = math.nan
+        if time_it:
+            plain_s = measure_time(plain_attention_output, q, k, v, repeats=repeats)
+            tiled_s = measure_time(tiled_attention_with_work, q, k, v, block_size=block_size,
+                                   repeats=repeats)
+        rows.append((plain_s, tiled_s, plain_peak, tiled_peak,
+                     int(n) * int(n) * np.dtype(dtype).itemsize))
+    columns = [np.array(c) for c in zip(*rows)]
+    return CostTable(lengths, *columns)
 
 
 # --- the online softmax, one query row at a time (for the tiling widget) -----------------
