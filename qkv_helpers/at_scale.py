@@ -415,10 +415,12 @@ class ServingMemory(NamedTuple):
 
 
 def serve_requests(lengths, max_len: int, block_size: int = 16, n_heads: int = 4,
-                   head_dim: int = 16, dtype=np.float32) -> ServingMemory:
+                   head_dim: int = 16, dtype=np.float32,
+                   tokens_per_step: int = 1) -> ServingMemory:
     """Keep the keys and values of requests of the given lengths, paged and reserved.
 
-    Every request's tokens are appended, one decode step at a time across the batch, to a
+    Every request's tokens are appended, ``tokens_per_step`` at a time (one decode step, or
+    a chunk of prompt) taking turns across the batch, to a
     :class:`PagedKVCache` (blocks of ``block_size``) and, for comparison, to one
     :class:`KVCache` per request made with ``capacity=max_len``, as a server that reserves
     the longest possible request does. Bytes are read from the caches themselves.
@@ -435,12 +437,14 @@ def serve_requests(lengths, max_len: int, block_size: int = 16, n_heads: int = 4
     paged = PagedKVCache(n_heads, head_dim, block_size, max(n_blocks, 1), dtype)
     ids = [paged.new_sequence() for _ in lengths]
     reserved = [KVCache(n_heads, head_dim, capacity=max_len, dtype=dtype) for _ in lengths]
-    token = np.zeros((n_heads, 1, head_dim), dtype)
-    for step in range(max(lengths)):  # all requests decode side by side
+    chunk = positive_int(tokens_per_step, "tokens_per_step")
+    tokens = np.zeros((n_heads, chunk, head_dim), dtype)
+    for start in range(0, max(lengths), chunk):  # all requests side by side, taking turns
         for seq, cache, n in zip(ids, reserved, lengths):
-            if step < n:
-                paged.append(seq, token, token)
-                cache.append(token, token)
+            if start < n:
+                new = tokens[:, : min(chunk, n - start)]  # (n_heads, new_tokens, head_dim)
+                paged.append(seq, new, new)
+                cache.append(new, new)
     assert all(c.capacity == max_len for c in reserved)  # no request outgrew its reservation
     return ServingMemory(paged.used_nbytes, paged.reserved_nbytes,
                          sum(c.allocated_nbytes for c in reserved),

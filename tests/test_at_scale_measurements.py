@@ -106,9 +106,10 @@ def test_receptive_field_formula_against_the_mask_product(n, window, layers):
 
 
 @given(lengths=st.lists(st.integers(1, 100), min_size=1, max_size=10),
-       block=st.integers(1, 32))
-def test_serving_memory_against_formulas(lengths, block):
-    m = sc.serve_requests(lengths, max_len=100, block_size=block, n_heads=2, head_dim=4)
+       block=st.integers(1, 32), chunk=st.integers(1, 40))
+def test_serving_memory_against_formulas(lengths, block, chunk):
+    m = sc.serve_requests(lengths, max_len=100, block_size=block, n_heads=2, head_dim=4,
+                          tokens_per_step=chunk)
     token = 2 * 2 * 4 * 4  # K and V, 2 heads, head_dim 4, float32
     assert m.used == sum(lengths) * token
     assert m.paged_reserved == sum(-(-n // block) for n in lengths) * block * token

@@ -4,12 +4,31 @@ from __future__ import annotations
 
 import numpy as np
 from matplotlib.axes import Axes
+from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter
 
 from .. import style
 from ..lang import t
 from ._common import new_axes
 
 __all__ = ["plot_cost_loglog", "plot_roofline", "plot_serving_memory"]
+
+
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def _powers_of_ten(value, _position=None) -> str:
+    """Tick label ``10ⁿ`` in plain text (no mathtext: its default font has no minus sign)."""
+    exponent = np.log10(value) if value > 0 else np.nan
+    if not np.isfinite(exponent) or abs(exponent - round(exponent)) > 1e-9:
+        return ""
+    return "10" + str(int(round(exponent))).translate(_SUPERSCRIPT)
+
+
+def _plain_log_ticks(ax: Axes, x: bool = True, y: bool = True) -> None:
+    for axis, on in ((ax.xaxis, x), (ax.yaxis, y)):
+        if on:
+            axis.set_major_formatter(FuncFormatter(_powers_of_ten))
+            axis.set_minor_formatter(NullFormatter())
 
 
 def _positive_1d(values, name: str, n: int | None = None) -> np.ndarray:
@@ -55,6 +74,10 @@ def plot_cost_loglog(lengths, series: dict, *, ylabel: str, ax: Axes | None = No
                 label=t("p_s13_slope", slope=f"{slope_guide:g}"))
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
+    ax.xaxis.set_major_locator(FixedLocator(n))
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda value, _pos: f"{value:g}"))
+    ax.xaxis.set_minor_formatter(NullFormatter())
+    _plain_log_ticks(ax, x=False)
     ax.set_xlabel(t("p_s13_tokens"))
     ax.set_ylabel(ylabel)
     ax.legend()
@@ -108,6 +131,7 @@ def plot_roofline(gpu, points: dict, *, ax: Axes | None = None) -> Axes:
                 label=f"{label}: {cost.intensity:,.0f} FLOP/B")
     ax.set_xscale("log")
     ax.set_yscale("log")
+    _plain_log_ticks(ax)
     ax.set_xlabel(t("p_s13_intensity"))
     ax.set_ylabel(t("p_s13_tflops"))
     ax.legend(loc="lower right", fontsize="small")
