@@ -113,7 +113,7 @@ lesson.md(slide="slide", ko="""
 - `l`: 지금까지의 exp(점수 − m)의 합
 - `o`: 지금까지의 exp(점수 − m) · 밸류의 합 (출력의 분자)
 
-새 블록에서 더 큰 점수가 나오면 m이 m_new로 커져요. 그러면 지금까지 모은 l과 o는 옛 m을 기준으로 잰 값이니, 둘 다 **exp(m − m_new)** 를 곱해서 새 기준에 맞춰요. 마지막 블록까지 읽으면 o / l이 소프트맥스(점수)·V와 같아요. 점수 세 개 [0, 1, 3]을 블록 두 개로 나눠 따라가 봐요.
+새 블록에서 더 큰 점수가 나오면 m이 m_new로 커져요. 그러면 지금까지 모은 l과 o는 옛 m을 기준으로 잰 값이니, 둘 다 `exp(m − m_new)`를 곱해서 새 기준에 맞춰요. 마지막 블록까지 읽으면 o / l이 소프트맥스(점수)·V와 같아요. 점수 세 개 [0, 1, 3]을 블록 두 개로 나눠 따라가 봐요.
 """, en="""
 ## 2. Tiled attention with the online softmax
 
@@ -151,9 +151,9 @@ qk.widgets.tiling_animation()
 """)
 
 lesson.md(slide="slide", ko="""
-### 같은 답, 전체 가중치 행렬 없이
+### 같은 답, 어텐션 가중치 전체 없이
 
-`qk.tiled_attention`은 쿼리와 키를 `block_size` × `block_size` 타일로 나눠서, 쿼리 블록마다 키 블록을 하나씩 흘려보내며 위의 갱신을 해요. 가중치 행렬 전체는 한 번도 만들지 않고 출력만 돌려줘요. 배치와 헤드, 인과 마스크가 있어도 보통 어텐션의 출력과 같은지 확인해요.
+`qk.tiled_attention`은 쿼리와 키를 `block_size` × `block_size` 타일로 나눠서, 쿼리 블록마다 키 블록을 하나씩 흘려보내며 위의 갱신을 해요. (n, n) 어텐션 가중치 전체는 한 번도 만들지 않고 출력만 돌려줘요. 배치와 헤드, 인과 마스크가 있어도 보통 어텐션의 출력과 같은지 확인해요.
 """, en="""
 ### The same answer, without the full weight matrix
 
@@ -576,11 +576,11 @@ for gpu in (sc.A100_80GB, sc.H100_SXM):
 """)
 
 lesson.md(slide="subslide", ko="""
-`sc.step_cost`는 Llama-2-7B의 크기(레이어 32, d_model 4096, 헤드 32, FFN 11008, 어휘 32000, fp16)로 한 스텝의 FLOPs와 읽는 바이트를 세요. 가중치는 스텝마다 한 번 통째로 읽고, 토큰 하나에 가중치 하나당 2 FLOPs를 써요.
+`sc.step_cost`는 Llama-2-7B의 크기(레이어 32, d_model 4096, 헤드 32, FFN 11008, 어휘 32000, fp16)로 한 스텝의 FLOPs와 읽는 바이트를 세요. 가중치 행렬의 매개변수는 스텝마다 한 번 통째로 읽고, 토큰 하나에 매개변수 하나당 2 FLOPs를 써요.
 
-- 프리필 2048토큰: 가중치를 한 번 읽어 토큰 2048개에 써요. 강도가 아주 높아요.
-- 디코드 1토큰: 가중치를 통째로 읽어 토큰 **하나**에 써요. 2바이트(fp16)마다 2 FLOPs, 강도가 약 1이에요. 경계점보다 100배 넘게 낮아서, GPU가 대부분 기다려요.
-- 디코드를 요청 64개씩 **배치**로 하면 가중치를 한 번 읽어 64개에 나눠 써요. 강도가 배치만큼 올라가요. 서버가 요청을 모아 처리하는 이유예요.
+- 프리필 2048토큰: 매개변수를 한 번 읽어 토큰 2048개에 써요. 강도가 아주 높아요.
+- 디코드 1토큰: 매개변수를 통째로 읽어 토큰 **하나**에 써요. 2바이트(fp16)마다 2 FLOPs, 강도가 약 1이에요. 경계점보다 100배 넘게 낮아서, GPU가 대부분 기다려요.
+- 디코드를 요청 64개씩 **배치**로 하면 매개변수를 한 번 읽어 64개에 나눠 써요. 강도가 배치만큼 올라가요. 서버가 요청을 모아 처리하는 이유예요.
 """, en="""
 `sc.step_cost` counts one step's FLOPs and bytes read at Llama-2-7B's sizes (32 layers, d_model 4096, 32 heads, FFN 11008, vocabulary 32000, fp16). Every weight is read once per step, and each token does 2 FLOPs per weight.
 
@@ -617,12 +617,12 @@ lesson.md(slide="slide", ko="""
 ## 정리
 
 - 보통 어텐션의 메모리와 시간은 n²으로 늘어요(잰 메모리 기울기 약 2). n = 4096이면 헤드 하나의 점수 행렬만 64 MiB예요.
-- 온라인 소프트맥스는 행마다 최댓값 m, 지수 합 l, 출력 분자 o만 들고 다니며, 최댓값이 커지면 exp(m_old − m_new)를 곱해 맞춰요. 타일 어텐션은 보통 어텐션과 같은 출력을 가중치 행렬 없이 내요. n = 4096에서 최대 메모리가 30배 넘게 작아요.
+- 온라인 소프트맥스는 행마다 최댓값 m, 지수 합 l, 출력 분자 o만 들고 다니며, 최댓값이 커지면 exp(m_old − m_new)를 곱해 맞춰요. 타일 어텐션은 보통 어텐션과 같은 출력을 (n, n) 어텐션 가중치 없이 내요. n = 4096에서 최대 메모리가 30배 넘게 작아요.
 - FLOPs는 똑같아요. FlashAttention이 아끼는 건 계산이 아니라 n² 크기의 메모리 왕복이에요. 인과 마스크가 통째로 가린 타일은 건너뛰어서 절반 가까이 아껴요.
 - GQA/MQA는 쿼리 헤드 여러 개가 K/V 헤드 하나를 나눠 써서 KV 캐시를 그룹 크기만큼 줄여요. 다만 그렇게 학습한 모델이어야 해요.
 - 슬라이딩 윈도는 캐시 크기에 상한을 두고, 레이어를 쌓으면 L·(window − 1) + 1칸까지 닿아요.
-- 페이지 KV 캐시는 고정 크기 블록과 블록 표로 메모리를 나눠 써서, 요청마다 max_len을 잡는 낭비(여기서 절반 넘게)를 블록 끝의 빈자리(1–2%)로 줄여요.
-- 디코드는 토큰 하나를 위해 가중치 전체를 읽어서 산술 강도가 약 1이에요. 메모리 대역폭에 묶이고, 배치가 강도를 올려요.
+- 페이지 KV 캐시는 고정 크기 블록과 블록 표로 메모리를 나눠 써서, 요청마다 max_len을 잡는 낭비(여기서 약 절반)를 블록 끝의 빈자리(1% 미만)로 줄여요.
+- 디코드는 토큰 하나를 위해 매개변수 전체를 읽어서 산술 강도가 약 1이에요. 메모리 대역폭에 묶이고, 배치가 강도를 올려요.
 
 12강의 위치 인코딩과 함께 이번 시간의 방법들은 실제 모델이 긴 문맥을 다루는 방법이에요. 전체를 다시 훑어보고 싶다면 10강 복습으로, KV 캐시를 다시 재 보고 싶다면 09강으로 가세요.
 
@@ -635,7 +635,7 @@ lesson.md(slide="slide", ko="""
 - The FLOPs are the same. FlashAttention saves the n²-sized memory round trips, not arithmetic. Skipping the tiles the causal mask hides entirely saves nearly half.
 - GQA/MQA let several query heads share one K/V head, shrinking the KV cache by the group size; the model must be trained that way.
 - A sliding window bounds the cache; stacked layers still reach L·(window − 1) + 1 positions.
-- A paged KV cache shares memory in fixed-size blocks through block tables, cutting the waste of reserving max_len per request (over half here) to the empty ends of blocks (1–2%).
+- A paged KV cache shares memory in fixed-size blocks through block tables, cutting the waste of reserving max_len per request (about half here) to the empty ends of blocks (under 1%).
 - Decoding reads every weight for a single token, an arithmetic intensity of about 1: it is bound by memory bandwidth, and batching raises the intensity.
 
 With lesson 12's positions, these are the ways real models handle long contexts. For a look back over everything, go to the review in lesson 10; to measure the KV cache again, lesson 09.
