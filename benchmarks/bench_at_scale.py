@@ -23,8 +23,8 @@ import time
 
 import numpy as np
 
-from qkv_helpers import causal_mask, scaled_dot_product_attention, tiled_attention
 from qkv_helpers import at_scale as sc
+from qkv_helpers import causal_mask, scaled_dot_product_attention, tiled_attention
 
 MIB = 2**20
 
@@ -62,7 +62,8 @@ def bench_memory() -> None:
     print("-" * len(header))
     for i, n in enumerate(lengths):
         print(f"{n:>5} {table.score_bytes[i] / MIB:>11.1f} {table.plain_peak[i] / MIB:>10.1f} "
-              f"{table.tiled_peak[i] / MIB:>10.2f} {table.plain_peak[i] / table.tiled_peak[i]:>5.0f}× "
+              f"{table.tiled_peak[i] / MIB:>10.2f} "
+              f"{table.plain_peak[i] / table.tiled_peak[i]:>5.0f}× "
               f"{table.plain_seconds[i] * 1e3:>9.1f} {table.tiled_seconds[i] * 1e3:>9.1f}")
     ratio = table.plain_peak[-1] / table.tiled_peak[-1]
     print()
@@ -100,7 +101,8 @@ def bench_causal_skip(rounds: int = 7) -> None:
                         ("plain", "plain attention (masked)")):
         print(f"   {label:<26} {spread(times[name])}")
     ratio = statistics.median(times["skip"]) / statistics.median(times["full"])
-    print(f"   time with skipping / without: {ratio:.2f} (FLOP ratio {kept_flops / full_flops:.2f})")
+    print(f"   time with skipping / without: {ratio:.2f} "
+          f"(FLOP ratio {kept_flops / full_flops:.2f})")
     print()
 
 
@@ -114,7 +116,8 @@ def bench_serving() -> None:
     print(f"   tokens kept: {int(lengths.sum()):,}")
     print(f"   used by tokens        {m.used / MIB:8.1f} MiB")
     print(f"   paged (held blocks)   {m.paged_reserved / MIB:8.1f} MiB   waste {m.paged_waste:.1%}")
-    print(f"   max_len per request   {m.max_len_reserved / MIB:8.1f} MiB   waste {m.max_len_waste:.1%}")
+    print(f"   max_len per request   {m.max_len_reserved / MIB:8.1f} MiB   "
+          f"waste {m.max_len_waste:.1%}")
     for block in (1, 16, 64, 256):
         w = sc.serve_requests(lengths, max_len=2048, block_size=block, n_heads=1, head_dim=1,
                               tokens_per_step=64).paged_waste

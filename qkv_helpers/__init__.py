@@ -24,11 +24,13 @@ from .attention import (
     softmax,
 )
 from .examples import RunningExample, TranslationExample, running_example, translation_example
-from .lang import get_language, set_language, t
-from .masks import causal_mask
-from .masks import sliding_window_mask  # lesson 13
-from .grouped_query import grouped_query_attention  # lesson 13
 from .fast import tiled_attention  # lesson 13
+from .grouped_query import grouped_query_attention  # lesson 13
+from .lang import get_language, set_language, t
+from .masks import (
+    causal_mask,
+    sliding_window_mask,  # lesson 13
+)
 from .paged_kv_cache import PagedKVCache  # lesson 13
 
 __version__ = "0.1.0"

@@ -228,7 +228,8 @@ def online_softmax_trace(scores, v, block_size: int) -> list[OnlineStep]:
     v = as_float_array(v, "v", min_ndim=2)
     block_size = positive_int(block_size, "block_size")
     if scores.ndim != 1 or v.shape[0] != scores.shape[0]:
-        raise ValueError(f"scores must be (n_k,) and v (n_k, d_v), got {scores.shape} and {v.shape}")
+        raise ValueError(f"scores must be (n_k,) and v (n_k, d_v), got {scores.shape} "
+                         f"and {v.shape}")
     state = online_softmax_start((1,), v.shape[1], np.result_type(scores, v))
     steps = []
     for start in range(0, scores.size, block_size):
@@ -299,7 +300,7 @@ class SlidingWindowKVCache:
 
     @property
     def nbytes(self) -> int:
-        """Bytes of the ring, ``2 · n_heads · window · head_dim · itemsize``, however many tokens."""
+        """Bytes of the ring, ``2 · n_heads · window · head_dim · itemsize``, for any length."""
         return self._k.nbytes + self._v.nbytes
 
 
@@ -309,7 +310,7 @@ class WindowedDecoding(NamedTuple):
     cache_nbytes: list[int]
     """The window cache's bytes after each token."""
     full_cache_nbytes: list[int]
-    """A cache that keeps every token (:class:`~qkv_helpers.KVCache`): its bytes after each token."""
+    """A cache that keeps every token (:class:`~qkv_helpers.KVCache`): bytes after each token."""
 
 
 def windowed_decoding(q, k, v, window: int) -> WindowedDecoding:

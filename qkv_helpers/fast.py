@@ -5,9 +5,6 @@ versions that trade clarity for time or memory, kept apart so that the readable 
 special cases, and each is something a lesson can teach.
 """
 
-import numpy as np  # noqa: F401  (doctests use np)
-
-
 # --- Tiled attention with the online softmax (lesson 13) ---
 #
 # Plain attention builds the whole (n_q, n_k) score matrix, then its softmax, then
@@ -23,11 +20,11 @@ import numpy as np  # noqa: F401  (doctests use np)
 # footing. After the last block, softmax(scores)·V = o / l. Same arithmetic as plain
 # attention (the same products and exps, in another order), but only a block of scores
 # exists at any time: memory O(n_q · block) instead of O(n_q · n_k).
-
 import math as _math
 from typing import NamedTuple as _NamedTuple
 
 import numpy as _np
+import numpy as np  # noqa: F401  (doctests use np)
 
 from ._checks import as_float_array as _as_float_array
 from ._checks import positive_int as _positive_int
@@ -58,7 +55,7 @@ def online_softmax_start(shape_rows, d_v: int, dtype=_np.float64) -> OnlineSoftm
 
 
 def online_softmax_update(state: OnlineSoftmaxState, scores, v_block) -> OnlineSoftmaxState:
-    """Take in one block of keys: its ``scores (..., n_q, block)`` and ``v_block (..., block, d_v)``.
+    """Take in one block of keys: ``scores (..., n_q, block)``, ``v_block (..., block, d_v)``.
 
     Masked scores are ``-inf`` and count for nothing. The formulas, row by row::
 

@@ -23,7 +23,9 @@ __all__ = ["grouped_query_attention", "repeat_kv"]
 
 
 def repeat_kv(x, group: int) -> np.ndarray:
-    """Repeat each K/V head ``group`` times: ``(..., n_kv_heads, n, d)`` → ``(..., n_kv_heads·group, n, d)``.
+    """Repeat each K/V head ``group`` times along the head axis (``-3``).
+
+    ``(..., n_kv_heads, n, d)`` → ``(..., n_kv_heads·group, n, d)``.
 
     Heads come out in the order ``0, 0, …, 1, 1, …``: head ``h`` of the result is head
     ``h // group`` of ``x``.
@@ -73,7 +75,8 @@ def grouped_query_attention(q, k, v, mask=None) -> AttentionResult:
     if v.shape[-3] != n_kv_heads:
         raise ValueError(
             f"k and v must have the same number of K/V heads: k has shape {k.shape} "
-            f"(..., n_kv_heads, n_k, d), v has shape {v.shape}, needed (..., {n_kv_heads}, n_k, d_v)"
+            f"(..., n_kv_heads, n_k, d), v has shape {v.shape}, "
+            f"needed (..., {n_kv_heads}, n_k, d_v)"
         )
     if n_q_heads % n_kv_heads:
         raise ValueError(

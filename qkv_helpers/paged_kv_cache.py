@@ -92,7 +92,8 @@ class PagedKVCache:
         return seq
 
     def _check_id(self, seq) -> int:
-        if isinstance(seq, bool) or not isinstance(seq, numbers.Integral) or seq not in self._tables:
+        if (isinstance(seq, bool) or not isinstance(seq, numbers.Integral)
+                or seq not in self._tables):
             raise KeyError(
                 f"seq_id {seq!r} is not a sequence of this cache (live sequences: "
                 f"{sorted(self._tables)}); start one with new_sequence()"
@@ -203,7 +204,10 @@ class PagedKVCache:
 
     @property
     def reserved_nbytes(self) -> int:
-        """Bytes of the blocks that sequences hold, used or not: ``blocks held · block_size · token_nbytes``."""
+        """Bytes of the blocks sequences hold, used or not.
+
+        ``blocks held · block_size · token_nbytes``.
+        """
         held = sum(len(table) for table in self._tables.values())
         return held * self.block_size * self.token_nbytes
 

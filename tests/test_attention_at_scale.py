@@ -201,7 +201,8 @@ def test_online_update_with_a_fully_masked_first_block_gives_no_nan():
 
 
 def test_tiled_large_scores_do_not_overflow():
-    q = np.array([[1000.0, 0.0]]); k = np.array([[1.0, 0.0], [1.1, 0.0], [0.9, 0.0]])
+    q = np.array([[1000.0, 0.0]])
+    k = np.array([[1.0, 0.0], [1.1, 0.0], [0.9, 0.0]])
     v = np.array([[1.0], [2.0], [3.0]])
     ref = scaled_dot_product_attention(q, k, v).output
     np.testing.assert_allclose(tiled_attention(q, k, v, block_size=1), ref)
@@ -310,7 +311,8 @@ def test_paged_running_out_is_a_clear_error_that_loses_nothing():
 def test_paged_bad_input():
     cache = PagedKVCache(2, 3, block_size=4, n_blocks=2)
     a = cache.new_sequence()
-    with pytest.raises(ValueError, match=r"k must have shape .*\(2, new_tokens, 3\), got \(3, 1, 3\)"):
+    with pytest.raises(ValueError,
+                       match=r"k must have shape .*\(2, new_tokens, 3\), got \(3, 1, 3\)"):
         cache.append(a, np.ones((3, 1, 3)), np.ones((2, 1, 3)))
     with pytest.raises(ValueError, match="same shape"):
         cache.append(a, np.ones((2, 1, 3)), np.ones((2, 2, 3)))

@@ -5,8 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from qkv_helpers import checks, softmax
-from qkv_helpers import lang
+from qkv_helpers import checks, lang, softmax
 from qkv_helpers.at_scale import online_softmax_trace
 
 ODD = [..., None, "3", b"3", 3j, [1, "a"], {"a": 1}, object(), float("nan"), float("inf"),

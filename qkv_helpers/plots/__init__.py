@@ -11,6 +11,7 @@ from .. import style
 
 style.apply()
 
+from .at_scale import plot_cost_loglog, plot_roofline, plot_serving_memory  # lesson 13
 from .attention_maps import (
     plot_attention_heatmap,
     plot_cross_attention,
@@ -31,4 +32,3 @@ from .pipeline import plot_pipeline
 from .scaling import plot_score_histogram, plot_variance_vs_dk
 from .similarity import plot_vectors_2d
 from .softmax_curves import plot_softmax_curves
-from .at_scale import plot_cost_loglog, plot_roofline, plot_serving_memory  # lesson 13

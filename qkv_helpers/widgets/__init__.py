@@ -6,6 +6,7 @@ the panel's data and picture changed.
 """
 
 from ._live import LiveFigure, Panel
+from .at_scale import paged_cache_view, tiling_animation  # lesson 13
 
 # Each part of the course adds its widgets below, one import line per module.
 from .cross import cross_attention_explorer
@@ -21,4 +22,3 @@ from .lessons_01_05 import (
 from .masking import causal_mask_explorer
 from .pipeline import pipeline_explorer
 from .start import widget_check
-from .at_scale import paged_cache_view, tiling_animation  # lesson 13
