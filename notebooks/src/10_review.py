@@ -237,13 +237,13 @@ lesson.md(slide="subslide", ko="""
 
 **PagedAttention(vLLM).** 요청이 많으면 요청마다 KV 캐시의 길이가 제각각이에요. PagedAttention은 운영체제의 가상 메모리처럼 캐시를 고정 크기 블록(페이지)으로 나눠 필요할 때마다 붙이고, 블록 표로 찾아가요. 미리 최대 길이만큼 잡아 두지 않으니 낭비되는 메모리가 줄어요.
 
-이 주제들은 이 강의의 다음 단계로 계획되어 있어요.
+이 주제들은 13강에서 직접 만들고 재 봐요: [13. 큰 규모의 어텐션](13_attention_at_scale.ipynb).
 """, en="""
 **FlashAttention and the online softmax.** So far we built the full (tokens, tokens) score matrix. For long inputs, that matrix is what costs the most memory and time. The online softmax reads the keys block by block and carries, per row, only "the largest score so far" and "the sum of exponentials so far", rescaling the earlier sum whenever the maximum grows (lesson 04's max-subtraction trick, applied per block). It arrives at the same weights without ever holding the full matrix. FlashAttention uses it to compute attention tile by tile in a GPU's fast memory.
 
 **PagedAttention (vLLM).** A server with many requests holds KV caches of all different lengths. PagedAttention splits the cache into fixed-size blocks (pages), like an operating system's virtual memory, adds blocks as they are needed and finds them through a block table. Nothing is reserved up to a maximum length, so far less memory is wasted.
 
-These topics are planned as the course's next lessons.
+Lesson 13 builds and measures each of them: [13. Attention at scale](13_attention_at_scale.ipynb).
 """)
 
 lesson.md(slide="slide", ko="""
