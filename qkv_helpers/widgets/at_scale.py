@@ -12,6 +12,7 @@ from .. import style
 from ..at_scale import online_softmax_trace
 from ..lang import t
 from ..paged_kv_cache import PagedKVCache
+from ._artists import animate
 from ._live import LiveFigure, Panel
 
 __all__ = ["paged_cache_view", "tiling_animation"]
@@ -54,48 +55,66 @@ def tiling_animation(n_keys: int = 24, block_size: int = 4, d_v: int = 3, seed: 
             "w_s13_tiling_caption", step=slider.value, blocks=n_blocks, seen=s.keys_seen,
             n=n_keys, m=f"{s.m:.2f}", l=f"{s.l:.3f}", rescale=f"{s.rescale:.3f}")
 
-    def draw(fig, panel: Panel) -> None:
-        state = panel.state
-        seen, block = state["keys_seen"], state["step"]
+    steps = np.arange(1, n_blocks + 1)  # (blocks,)
+    ms = np.array([s.m for s in trace])  # (blocks,): m after each block
+    ls = np.array([s.l for s in trace])  # (blocks,): l after each block
+    low, high = scores.min() - 0.5, scores.max() + 0.8
+
+    def draw(fig, panel: Panel) -> dict:
         left, middle, right = fig.subplots(1, 3, width_ratios=[2.2, 1.2, 1.0])
-        colours = [style.COLORS[0] if j < seen else style.MASK_COLOR for j in range(n_keys)]
-        left.bar(np.arange(n_keys), scores, color=colours)
-        start = (block - 1) * block_size
-        low, high = scores.min() - 0.5, scores.max() + 0.8
-        left.add_patch(Rectangle((start - 0.5, low), min(block_size, n_keys - start),
-                                 high - low, fill=False, edgecolor=style.COLORS[1],
-                                 linewidth=2.5))
-        left.axhline(state["m"], color=style.COLORS[1], linestyle="--", linewidth=1.2)
-        left.text(n_keys - 0.5, state["m"], f" m = {state['m']:.2f}", color=style.COLORS[1],
-                  va="bottom", ha="right")
+        bars = left.bar(np.arange(n_keys), scores, color=style.MASK_COLOR)
         for b in range(1, n_blocks):
             left.axvline(b * block_size - 0.5, color="white", linewidth=1.5)
+        frame = left.add_patch(Rectangle((-0.5, low), block_size, high - low, fill=False,
+                                         edgecolor=style.COLORS[1], linewidth=2.5))
+        m_line = left.axhline(0.0, color=style.COLORS[1], linestyle="--", linewidth=1.2)
+        m_text = left.text(n_keys - 0.5, 0.0, "", color=style.COLORS[1], va="bottom",
+                           ha="right")
+        left.set_xlim(-0.5 - 0.6, n_keys - 0.5 + 0.6)
         left.set_ylim(low, high)
         left.set_xlabel(t("w_s13_key"))
         left.set_ylabel(t("w_s13_score"))
         left.set_title(t("w_s13_scores_title"))
-        steps = np.arange(1, n_blocks + 1)
-        ms = [s.m for s in trace]
-        ls = [s.l for s in trace]
-        middle.plot(steps[:block], ms[:block], "o-", color=style.COLORS[1], label="m")
-        middle.plot(steps[:block], ls[:block], "s-", color=style.COLORS[0], label="l")
+        (m_curve,) = middle.plot([], [], "o-", color=style.COLORS[1], label="m")
+        (l_curve,) = middle.plot([], [], "s-", color=style.COLORS[0], label="l")
         middle.set_xlim(0.5, n_blocks + 0.5)
-        middle.set_ylim(min(0.0, min(ms)) - 0.3, max(max(ms), max(ls)) + 0.5)
+        middle.set_ylim(min(0.0, ms.min()) - 0.3, max(ms.max(), ls.max()) + 0.5)
         middle.set_xlabel(t("w_s13_block"))
         middle.set_title(t("w_s13_running_title"))
         middle.legend(loc="upper left")
         x = np.arange(d_v)
-        right.bar(x - 0.2, state["output"], width=0.4, color=style.COLORS[0],
-                  label=t("w_s13_running_out"))
+        running = right.bar(x - 0.2, np.zeros(d_v), width=0.4, color=style.COLORS[0],
+                            label=t("w_s13_running_out"))
         right.bar(x + 0.2, final, width=0.4, color="grey", alpha=0.6, label=t("w_s13_final"))
         limit = max(np.abs([s.output for s in trace]).max(), 0.1) * 1.3
         right.set_ylim(-limit, limit)
         right.set_xticks(x)
         right.set_title(t("w_s13_output_title"))
         right.legend(loc="lower right", fontsize="small")
+        handle = dict(bars=list(bars), frame=frame, m_line=m_line, m_text=m_text,
+                      m_curve=m_curve, l_curve=l_curve, running=list(running))
+        animate(*handle["bars"], frame, m_line, m_text, m_curve, l_curve, *handle["running"])
+        change(handle, panel)
+        return handle
+
+    def change(handle: dict, panel: Panel) -> None:
+        state = panel.state
+        seen, block = state["keys_seen"], state["step"]
+        for j, bar in enumerate(handle["bars"]):
+            bar.set_color(style.COLORS[0] if j < seen else style.MASK_COLOR)
+        start = (block - 1) * block_size
+        handle["frame"].set_x(start - 0.5)
+        handle["frame"].set_width(min(block_size, n_keys - start))
+        handle["m_line"].set_ydata([state["m"], state["m"]])
+        handle["m_text"].set_y(state["m"])
+        handle["m_text"].set_text(f" m = {state['m']:.2f}")
+        handle["m_curve"].set_data(steps[:block], ms[:block])
+        handle["l_curve"].set_data(steps[:block], ls[:block])
+        for bar, value in zip(handle["running"], state["output"]):
+            bar.set_height(value)
 
     return Panel("tiling_animation", {"step": slider},
-                 LiveFigure(draw, figsize=(12.0, 3.9)), update)
+                 LiveFigure(draw, figsize=(12.0, 3.9), update=change), update)
 
 
 def _paged_schedule(n_sequences: int, max_len: int, seed: int):
@@ -170,27 +189,39 @@ def paged_cache_view(n_blocks: int = 24, block_size: int = 4, n_sequences: int =
     cols = 8
     rows = math.ceil(n_blocks / cols)
 
-    def draw(fig, panel: Panel) -> None:
-        state = panel.state
+    def draw(fig, panel: Panel) -> dict:
         ax = fig.add_subplot()
+        fills, labels = [], []
         for b in range(n_blocks):
             r, c = divmod(b, cols)
-            owner = state["owners"][b]
-            colour = "white" if owner < 0 else style.COLORS[owner % len(style.COLORS)]
-            ax.add_patch(Rectangle((c, -r), 0.92, -0.85, facecolor="white",
-                                   edgecolor="grey", linewidth=1))
-            if owner >= 0:
-                share = state["filled"][b] / block_size
-                ax.add_patch(Rectangle((c, -r), 0.92 * share, -0.85, facecolor=colour,
-                                       edgecolor="none", alpha=0.85))
-                ax.text(c + 0.46, -r - 0.42, f"R{owner}\n{state['filled'][b]}/{block_size}",
-                        ha="center", va="center", fontsize="small")
+            ax.add_patch(Rectangle((c, -r), 0.92, -0.85, facecolor="white", edgecolor="grey",
+                                   linewidth=1))
+            fills.append(ax.add_patch(Rectangle((c, -r), 0.0, -0.85, edgecolor="none",
+                                                alpha=0.85)))
+            labels.append(ax.text(c + 0.46, -r - 0.42, "", ha="center", va="center",
+                                  fontsize="small"))
             ax.text(c + 0.04, -r - 0.1, str(b), fontsize=7, color="grey", va="top")
         ax.set_xlim(-0.1, cols + 0.1)
         ax.set_ylim(-rows - 0.1, 0.2)
         ax.set_aspect("equal")
         ax.axis("off")
         ax.set_title(t("w_s13_pool_title", n=n_blocks, size=block_size))
+        handle = dict(fills=fills, labels=labels)
+        animate(*fills, *labels)
+        change(handle, panel)
+        return handle
+
+    def change(handle: dict, panel: Panel) -> None:
+        state = panel.state
+        for b, (fill, label) in enumerate(zip(handle["fills"], handle["labels"])):
+            owner, filled = state["owners"][b], state["filled"][b]
+            held = owner >= 0
+            fill.set_visible(held)
+            label.set_visible(held)
+            if held:
+                fill.set_width(0.92 * filled / block_size)
+                fill.set_facecolor(style.COLORS[owner % len(style.COLORS)])
+                label.set_text(f"R{owner}\n{filled}/{block_size}")
 
     return Panel("paged_cache_view", {"time": slider},
-                 LiveFigure(draw, figsize=(9.0, 3.8)), update)
+                 LiveFigure(draw, figsize=(9.0, 3.8), update=change), update)
