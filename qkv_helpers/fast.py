@@ -20,15 +20,15 @@ special cases, and each is something a lesson can teach.
 # footing. After the last block, softmax(scores)·V = o / l. Same arithmetic as plain
 # attention (the same products and exps, in another order), but only a block of scores
 # exists at any time: memory O(n_q · block) instead of O(n_q · n_k).
-import math as _math
-from typing import NamedTuple as _NamedTuple
+import math as _math  # noqa: E402  (this section's own imports)
+from typing import NamedTuple as _NamedTuple  # noqa: E402  (this section's own imports)
 
-import numpy as _np
+import numpy as _np  # noqa: E402  (this section's own imports)
 import numpy as np  # noqa: F401  (doctests use np)
 
-from ._checks import as_float_array as _as_float_array
-from ._checks import positive_int as _positive_int
-from ._checks import positive_number as _positive_number
+from ._checks import as_float_array as _as_float_array  # noqa: E402  (this section's own imports)
+from ._checks import positive_int as _positive_int  # noqa: E402  (this section's own imports)
+from ._checks import positive_number as _positive_number  # noqa: E402  (this section's own imports)
 
 
 class OnlineSoftmaxState(_NamedTuple):
