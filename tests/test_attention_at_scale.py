@@ -332,3 +332,18 @@ def test_paged_bad_input():
     with pytest.raises(TypeError, match="dtype"):
         PagedKVCache(2, 3, 4, 2, dtype=np.int32)
     assert cache.keys(cache.new_sequence()).shape == (2, 0, 3)
+
+
+def test_gqa_matches_torch_enable_gqa():
+    """PyTorch's convention (enable_gqa=True), when torch is installed (make bench installs it)."""
+    torch = pytest.importorskip("torch")
+    q, k, v = normal(0, (2, 8, 5, 4)), normal(1, (2, 2, 7, 4)), normal(2, (2, 2, 7, 3))
+    mask = causal_mask(5, 7)
+    ref = torch.nn.functional.scaled_dot_product_attention(
+        torch.from_numpy(q), torch.from_numpy(k), torch.from_numpy(v),
+        attn_mask=torch.from_numpy(mask), enable_gqa=True).numpy()
+    np.testing.assert_allclose(grouped_query_attention(q, k, v, mask=mask).output, ref,
+                               rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(tiled_attention(q, np.repeat(k, 4, axis=1),
+                                               np.repeat(v, 4, axis=1), mask, block_size=3),
+                               ref, rtol=1e-10, atol=1e-12)
