@@ -542,9 +542,14 @@ def check_merged_halves(answer, scores, v, name: str = "my_output") -> Feedback:
         return unanswered()
     from .attention import softmax
 
-    scores = np.asarray(scores, dtype=float)
-    v = np.asarray(v, dtype=float)
-    expected = softmax(scores) @ v  # (d_v,)
+    try:  # the notebook passes these; a learner may have overwritten them
+        scores = np.asarray(scores, dtype=float)
+        v = np.asarray(v, dtype=float)
+        expected = softmax(scores) @ v  # (d_v,)
+        if scores.ndim != 1 or expected.ndim != 1:
+            raise ValueError
+    except (TypeError, ValueError, OverflowError):
+        return wrong("check_not_numbers", name="scores, v", kind=type(scores).__name__)
     if isinstance(answer, (str, bytes)) or np.iscomplexobj(answer):
         return wrong("check_not_numbers", name=name, kind=type(answer).__name__)
     try:

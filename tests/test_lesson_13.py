@@ -21,6 +21,8 @@ def test_checks_never_raise_and_reject_odd_answers(answer, language):
     s, v = np.array([0.0, 1.0, 3.0, 2.0]), np.arange(8.0).reshape(4, 2)
     f = checks.check_merged_halves(answer, s, v)
     assert f.ok is not True and f.message
+    f = checks.check_merged_halves(np.ones(2), answer, v)  # the inputs overwritten
+    assert f.ok is not True and f.message
 
 
 @pytest.mark.parametrize("n_q, n_kv, head", [(32, 8, 13), (8, 2, 5), (4, 1, 3), (6, 6, 4)])
