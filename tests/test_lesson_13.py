@@ -99,15 +99,23 @@ def test_paged_view_replays_the_pool():
 
 
 def test_plots_draw():
+    import matplotlib.pyplot as plt
+
     from qkv_helpers import plots
     from qkv_helpers.at_scale import A100_80GB, LLAMA_2_7B, serve_requests, step_cost
 
-    ax = plots.plot_cost_loglog([256, 512], {"a": [1, 4], "b": [1, 2]}, ylabel="s")
-    assert len(ax.lines) == 3
-    with pytest.raises(ValueError, match="one entry per length"):
-        plots.plot_cost_loglog([256, 512], {"a": [1]}, ylabel="s")
-    ax = plots.plot_serving_memory(serve_requests([5, 50], max_len=64))
-    assert len(ax.patches) == 3
-    ax = plots.plot_roofline(A100_80GB, {"prefill": step_cost(LLAMA_2_7B, 512),
-                                         "decode": step_cost(LLAMA_2_7B, 1, 512)})
-    assert len(ax.lines) == 4
+    fig, axes = plt.subplots(1, 3)
+    try:
+        ax = plots.plot_cost_loglog([256, 512], {"a": [1, 4], "b": [1, 2]}, ylabel="s",
+                                    ax=axes[0])
+        assert len(ax.lines) == 3
+        with pytest.raises(ValueError, match="one entry per length"):
+            plots.plot_cost_loglog([256, 512], {"a": [1]}, ylabel="s", ax=axes[0])
+        ax = plots.plot_serving_memory(serve_requests([5, 50], max_len=64), ax=axes[1])
+        assert len(ax.patches) == 3
+        ax = plots.plot_roofline(A100_80GB, {"prefill": step_cost(LLAMA_2_7B, 512),
+                                             "decode": step_cost(LLAMA_2_7B, 1, 512)},
+                                 ax=axes[2])
+        assert len(ax.lines) == 4
+    finally:
+        plt.close(fig)

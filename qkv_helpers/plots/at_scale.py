@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import matplotlib.pyplot as plt  # noqa: F401  (the doctests close their figures)
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter
@@ -60,6 +61,7 @@ def plot_cost_loglog(lengths, series: dict, *, ylabel: str, ax: Axes | None = No
     >>> ax = plot_cost_loglog([256, 512, 1024], {"plain": [1, 4, 16]}, ylabel="bytes")
     >>> ax.get_xscale(), ax.get_yscale(), len(ax.lines)
     ('log', 'log', 2)
+    >>> plt.close(ax.figure)
     """
     n = _positive_1d(lengths, "lengths")
     ax = new_axes(ax, figsize=(6.4, 4.0))
@@ -93,6 +95,7 @@ def plot_serving_memory(memory, *, ax: Axes | None = None) -> Axes:
     >>> ax = plot_serving_memory(serve_requests([3, 17, 40], max_len=64))
     >>> len(ax.patches)
     3
+    >>> plt.close(ax.figure)
     """
     labels = [t("p_s13_used"), t("p_s13_paged"), t("p_s13_max_len")]
     values = np.array([memory.used, memory.paged_reserved, memory.max_len_reserved]) / 2**20
@@ -116,6 +119,7 @@ def plot_roofline(gpu, points: dict, *, ax: Axes | None = None) -> Axes:
     >>> ax = plot_roofline(A100_80GB, {"decode": step_cost(LLAMA_2_7B, 1, 512)})
     >>> ax.get_xscale()
     'log'
+    >>> plt.close(ax.figure)
     """
     ax = new_axes(ax, figsize=(6.8, 4.2))
     x = np.logspace(-1, 4.5, 200)  # FLOPs per byte
