@@ -24,8 +24,14 @@ from .attention import (
     softmax,
 )
 from .examples import RunningExample, TranslationExample, running_example, translation_example
+from .fast import tiled_attention  # lesson 13
+from .grouped_query import grouped_query_attention  # lesson 13
 from .lang import get_language, set_language, t
-from .masks import causal_mask
+from .masks import (
+    causal_mask,
+    sliding_window_mask,  # lesson 13
+)
+from .paged_kv_cache import PagedKVCache  # lesson 13
 
 __version__ = "0.1.0"
 
@@ -44,6 +50,11 @@ __all__ = [
     "softmax",
     "t",
     "translation_example",
+    # lesson 13
+    "PagedKVCache",
+    "grouped_query_attention",
+    "sliding_window_mask",
+    "tiled_attention",
 ]
 
 # Optional names, loaded on first use (they import matplotlib or ipywidgets or
@@ -72,6 +83,8 @@ _LAZY = {
     "apply_rope": "qkv_helpers.positions",
     # lesson 11 (numpy, safetensors, tokenizers; the model package)
     "pretrained": "qkv_helpers.pretrained",
+    # lesson 13 (numpy only)
+    "at_scale": "qkv_helpers.at_scale",
 }
 
 

@@ -9,7 +9,7 @@ import numpy as np
 
 from ._checks import positive_int
 
-__all__ = ["causal_mask"]
+__all__ = ["causal_mask", "sliding_window_mask"]
 
 
 def causal_mask(n_q: int, n_k: int | None = None) -> np.ndarray:
@@ -50,3 +50,46 @@ def causal_mask(n_q: int, n_k: int | None = None) -> np.ndarray:
             f"query rows with no key"
         )
     return np.tri(n_q, n_k, k=n_k - n_q, dtype=bool)  # (n_q, n_k)
+
+
+def sliding_window_mask(n_q: int, n_k: int | None = None, window: int | None = None) -> np.ndarray:
+    """A causal mask that also forgets: each query sees only the last ``window`` positions.
+
+    Query ``i`` sits at position ``p = n_k - n_q + i`` (the last ``n_q`` positions, as in
+    :func:`causal_mask`) and may attend to key ``j`` when ``0 <= p - j < window``: itself
+    and the ``window - 1`` positions before it. With ``window >= n_k`` it is the causal mask.
+
+    Parameters
+    ----------
+    n_q : int
+        Number of queries.
+    n_k : int, optional
+        Number of keys, at least ``n_q``; defaults to ``n_q``.
+    window : int
+        How many positions each query sees, itself included (at least 1). Required.
+
+    Returns
+    -------
+    numpy.ndarray of bool, shape (n_q, n_k)
+        True where the query may attend to the key.
+
+    Examples
+    --------
+    >>> sliding_window_mask(5, window=2).astype(int)
+    array([[1, 0, 0, 0, 0],
+           [1, 1, 0, 0, 0],
+           [0, 1, 1, 0, 0],
+           [0, 0, 1, 1, 0],
+           [0, 0, 0, 1, 1]])
+    >>> sliding_window_mask(1, 6, window=3).astype(int)   # one new token, five cached
+    array([[0, 0, 0, 1, 1, 1]])
+    """
+    if window is None:
+        raise TypeError("sliding_window_mask needs window=, the number of positions each "
+                        "query sees (itself included), e.g. sliding_window_mask(8, window=3)")
+    window = positive_int(window, "window")
+    causal = causal_mask(n_q, n_k)  # (n_q, n_k), checks n_q and n_k
+    n_q, n_k = causal.shape
+    # Keys at or before p - window are too old: the lower triangle from that diagonal on.
+    too_old = np.tri(n_q, n_k, k=n_k - n_q - window, dtype=bool)  # (n_q, n_k)
+    return causal & ~too_old  # (n_q, n_k)

@@ -22,7 +22,8 @@ from qkv_helpers import widgets
 WIDGETS = ["widget_check", "dot_product_explorer", "query_explorer", "scaling_explorer",
            "temperature_explorer", "weighted_sum_stepper", "head_selector",
            "causal_mask_explorer", "cross_attention_explorer", "pipeline_explorer",
-           "kv_cache_stepper"]
+           "kv_cache_stepper",
+           "tiling_animation", "paged_cache_view"]  # lesson 13
 
 
 def pixels(png: bytes) -> np.ndarray:

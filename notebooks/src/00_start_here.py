@@ -188,7 +188,7 @@ lesson.md(slide="slide", ko="""
 | 10 | [복습](10_review.ipynb) | 전체 흐름, 퀴즈, 더 나아가기 |
 | 11 | [진짜 모델](11_real_model.ipynb) | 학습된 인코더(MiniLM)를 패키지로 직접 돌려 보기 |
 | 12 | [위치](12_positions.ipynb) | 사인파, 학습된 위치, 회전 위치 임베딩(RoPE) |
-| 13 | [규모가 커질 때](13_attention_at_scale.ipynb) | 타일 어텐션, GQA, 슬라이딩 윈도, 페이지 KV 캐시 |
+| 13 | [큰 규모의 어텐션](13_attention_at_scale.ipynb) | 타일 어텐션, GQA, 슬라이딩 윈도, 페이지 KV 캐시 |
 
 **정리**
 - `Shift + Enter`로 셀을 실행하고, 막히면 *Restart Kernel and Run All Cells*로 처음부터 다시 해요.

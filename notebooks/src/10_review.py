@@ -253,13 +253,13 @@ lesson.md(slide="subslide", ko="""
 
 **PagedAttention(vLLM).** 요청이 많으면 요청마다 KV 캐시의 길이가 제각각이에요. PagedAttention은 운영체제의 가상 메모리처럼 캐시를 고정 크기 블록(페이지)으로 나눠 필요할 때마다 붙이고, 블록 표로 찾아가요. 미리 최대 길이만큼 잡아 두지 않으니 낭비되는 메모리가 줄어요.
 
-13강에서 이 아이디어들을 직접 구현하고, 보통의 어텐션과 같은 결과가 나오는지 확인해요.
+이 주제들은 13강에서 직접 만들고 재 봐요: [13. 큰 규모의 어텐션](13_attention_at_scale.ipynb).
 """, en="""
 **FlashAttention and the online softmax.** So far we built the full (tokens, tokens) score matrix. For long inputs, that matrix is what costs the most memory and time. The online softmax reads the keys and values block by block and carries three things per row: "the largest score so far" m, "the sum of exponentials so far", and "the output so far" (a running weighted sum of values). Whenever a new block raises the maximum, the earlier sum and output are both rescaled by exp(m_old − m_new) (lesson 04's max-subtraction trick, applied per block). At the end, the output divided by the sum is attention's **output**; the (tokens, tokens) attention weights are never formed as a whole: it produces the output, never the weights. FlashAttention uses it to compute attention tile by tile in a GPU's small, fast on-chip memory (SRAM). It does not reduce the FLOPs (floating-point operations); it reduces the reads and writes of the GPU's slow main memory (HBM), which is what limits speed for long inputs.
 
 **PagedAttention (vLLM).** A server with many requests holds KV caches of all different lengths. PagedAttention splits the cache into fixed-size blocks (pages), like an operating system's virtual memory, adds blocks as they are needed and finds them through a block table. Nothing is reserved up to a maximum length, so far less memory is wasted.
 
-Lesson 13 builds each of these and checks it against plain attention.
+Lesson 13 builds and measures each of them: [13. Attention at scale](13_attention_at_scale.ipynb).
 """)
 
 lesson.md(slide="slide", ko="""

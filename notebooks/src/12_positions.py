@@ -336,7 +336,7 @@ lesson.md(slide="slide", ko="""
 
 다음 강에서는 긴 문장으로 넘어가요. 토큰이 수천 개가 되면 (n, n) 점수 행렬이 문제가 돼요.
 
-[다음: 13. 규모가 커질 때의 어텐션 →](13_attention_at_scale.ipynb)
+[다음: 13. 큰 규모의 어텐션 →](13_attention_at_scale.ipynb)
 """, en="""
 ## Key takeaways
 

@@ -11,6 +11,7 @@ from .. import style
 
 style.apply()
 
+from .at_scale import plot_cost_loglog, plot_roofline, plot_serving_memory  # lesson 13
 from .attention_maps import (
     plot_attention_heatmap,
     plot_cross_attention,

@@ -6,6 +6,7 @@ the panel's data and picture changed.
 """
 
 from ._live import LiveFigure, Panel
+from .at_scale import paged_cache_view, tiling_animation  # lesson 13
 
 # Each part of the course adds its widgets below, one import line per module.
 from .cross import cross_attention_explorer

@@ -1,0 +1,644 @@
+from nbsource import Lesson
+
+lesson = Lesson()
+
+lesson.md(slide="slide", ko="""
+# 13. 큰 규모의 어텐션: 타일, GQA, 슬라이딩 윈도, 페이지 캐시
+
+12강까지는 토큰 몇 개짜리 문장으로 어텐션이 **무엇을** 계산하는지 봤어요. 실제 모델은 토큰 수천 개를, 요청 수백 개를 한꺼번에 처리해요. 이번 시간에는 그 규모에서 어텐션이 **얼마나** 드는지 재 보고, 그 비용을 줄이는 방법 다섯 가지를 `qkv_helpers`로 직접 만들어요. 모두 보통 어텐션과 같은 답을 내는지 확인하고, 무엇을 아끼는지 재요.
+
+**이번 시간의 목표**
+- 보통 어텐션의 시간과 메모리가 토큰 수의 제곱으로 늘어난다는 걸 재 보고, 범인이 (n, n) 점수 행렬이라는 걸 확인해요.
+- 온라인 소프트맥스로 키를 블록 단위로 읽는 **타일 어텐션**(FlashAttention의 아이디어)을 이해하고, 같은 답과 16배 넘게 작은 메모리를 확인해요. FLOPs(부동소수점 연산 수)는 그대로예요.
+- **MQA/GQA**: 쿼리 헤드 여러 개가 KV 헤드 하나를 나눠 쓰면 KV 캐시가 그룹 크기만큼 줄어요.
+- **슬라이딩 윈도**: 최근 토큰만 보면 캐시 크기에 상한이 생겨요. 레이어를 쌓으면 더 멀리 봐요.
+- **페이지 KV 캐시**(vLLM의 PagedAttention): 요청마다 최대 길이를 잡아 두는 낭비를 재 봐요.
+- **프리필과 디코드**: Llama-2-7B 크기에서 산술 강도를 계산하고, 디코드가 메모리 대역폭에 묶이는 이유를 봐요.
+
+**수업 시간**: 약 45분이에요. 수업 한 시간이 짧다면 두 번으로 나눠요: 1–2절(제곱 비용, 타일 어텐션)과 3–6절.
+""", en="""
+# 13. Attention at scale: tiles, GQA, sliding windows, a paged cache
+
+Up to lesson 12 we looked at **what** attention computes, on sentences of a few tokens. Real models process thousands of tokens and hundreds of requests at once. This lesson measures **how much** attention costs at that scale, and builds five ways to cut the cost with `qkv_helpers`. Each is checked to give the same answer as plain attention, and what it saves is measured.
+
+**Goals for this lesson**
+- Measure that plain attention's time and memory grow with the square of the number of tokens, and that the (n, n) score matrix is the culprit.
+- Understand **tiled attention** with the online softmax (FlashAttention's idea), which reads the keys block by block; check that it gives the same answer with over 16× less memory, and the same FLOPs.
+- **MQA/GQA**: when several query heads share one K/V head, the KV cache shrinks by the group size.
+- **Sliding windows**: attending to recent tokens only puts a ceiling on the cache; stacked layers still see further.
+- **A paged KV cache** (vLLM's PagedAttention): measure what reserving the maximum length per request wastes.
+- **Prefill and decode**: compute the arithmetic intensity at Llama-2-7B's sizes and see why decoding is limited by memory bandwidth.
+
+**Class time**: about 45 minutes. For shorter class periods, split it in two: sections 1–2 (the quadratic cost, tiled attention) and sections 3–6.
+""")
+
+lesson.code(slide="skip", ko="""
+import numpy as np
+import qkv_helpers as qk
+from qkv_helpers import at_scale as sc
+
+qk.setup(lang=LANG)                       # 그림과 메시지의 언어
+np.set_printoptions(precision=3, suppress=True)
+""", en="""
+import numpy as np
+import qkv_helpers as qk
+from qkv_helpers import at_scale as sc
+
+qk.setup(lang=LANG)                       # language of plots and messages
+np.set_printoptions(precision=3, suppress=True)
+""")
+
+lesson.md(slide="slide", ko="""
+## 1. 제곱으로 늘어나는 비용
+
+토큰이 n개면 점수 Q·Kᵀ는 (n, n) 행렬이에요. 토큰 수가 두 배가 되면 이 행렬은 네 배가 돼요. 헤드 하나(d = 64, float32)로 n = 256부터 4096까지 보통 어텐션(`qk.scaled_dot_product_attention`)을 돌려서 **최대 메모리**(`tracemalloc`으로 잰, 계산하는 동안 새로 잡은 바이트의 최댓값)와 시간을 재요. 같은 입력으로 2절의 타일 어텐션도 함께 재 둬요.
+""", en="""
+## 1. A cost that grows with the square
+
+With n tokens the scores Q·Kᵀ form an (n, n) matrix: twice the tokens, four times the matrix. Run plain attention (`qk.scaled_dot_product_attention`) on one head (d = 64, float32) for n = 256 up to 4096 and measure its **peak memory** (the most bytes newly allocated during the call, measured with `tracemalloc`) and its time. Tiled attention, section 2's subject, is measured on the same inputs alongside.
+""")
+
+lesson.code(ko="""
+lengths = [256, 512, 1024, 2048, 4096]
+costs = sc.measure_costs(lengths)         # 보통 어텐션과 타일 어텐션: 최대 메모리와 시간
+mib = 2**20
+for n, scores, plain in zip(lengths, costs.score_bytes, costs.plain_peak):
+    print(f"n = {n:4d}   {scores / mib:5.1f} MiB   {plain / mib:5.1f} MiB")   # n, (n, n) 점수 행렬, 보통 어텐션의 최대 메모리
+""", en="""
+lengths = [256, 512, 1024, 2048, 4096]
+costs = sc.measure_costs(lengths)         # plain and tiled attention: peak memory and time
+mib = 2**20
+for n, scores, plain in zip(lengths, costs.score_bytes, costs.plain_peak):
+    print(f"n = {n:4d}   {scores / mib:5.1f} MiB   {plain / mib:5.1f} MiB")   # n, the (n, n) score matrix, plain attention's peak
+""")
+
+lesson.md(ko="""
+최대 메모리는 거의 점수 행렬 크기 그대로예요. n = 4096이면 행렬 하나가 64 MiB이고, 헤드와 레이어와 배치마다 또 있어요. 로그-로그 그래프에서 기울기가 2에 가까우면 n²에 비례한다는 뜻이에요. 기울기를 재 봐요(n = 256은 고정 비용이 커서 빼요).
+""", en="""
+The peak is almost exactly the score matrix. At n = 4096 that one matrix takes 64 MiB, and there is one per head, layer and batch entry. On log–log axes a slope near 2 means growth with n². Fit the slope (leaving out n = 256, where fixed costs dominate).
+""")
+
+lesson.code(ko="""
+print(round(sc.loglog_slope(lengths[1:], costs.plain_peak[1:]), 1))      # 메모리의 기울기
+ax = qk.plots.plot_cost_loglog(lengths, {qk.t("p_s13_plain"): costs.plain_peak}, ylabel=qk.t("p_s13_bytes"))
+""", en="""
+print(round(sc.loglog_slope(lengths[1:], costs.plain_peak[1:]), 1))      # the memory's slope
+ax = qk.plots.plot_cost_loglog(lengths, {qk.t("p_s13_plain"): costs.plain_peak}, ylabel=qk.t("p_s13_bytes"))
+""")
+
+lesson.md(slide="subslide", ko="""
+시간도 봐요. 곱셈 횟수는 `sc.attention_flops`로 셀 수 있어요: Q·Kᵀ에 2·n·n·d, 가중치·V에 또 2·n·n·d. 역시 n²이에요. 잰 시간은 컴퓨터마다, 실행할 때마다 달라요(작은 n에서는 고정 비용 때문에 기울기가 흔들려요).
+""", en="""
+Now time. `sc.attention_flops` counts the multiplications: 2·n·n·d for Q·Kᵀ and another 2·n·n·d for weights·V, again n². Measured times differ between machines and runs (at small n fixed costs make the slope wobble).
+""")
+
+lesson.code(ko="""
+print([sc.attention_flops(n, n, 64) for n in (1024, 2048, 4096)])   # n이 두 배면 FLOPs는 네 배
+print(round(sc.loglog_slope(lengths[1:], costs.plain_seconds[1:]), 1))   # 시간의 기울기
+ax = qk.plots.plot_cost_loglog(lengths, {qk.t("p_s13_plain"): costs.plain_seconds}, ylabel=qk.t("p_s13_seconds"))
+""", en="""
+print([sc.attention_flops(n, n, 64) for n in (1024, 2048, 4096)])   # twice n, four times the FLOPs
+print(round(sc.loglog_slope(lengths[1:], costs.plain_seconds[1:]), 1))   # the time's slope
+ax = qk.plots.plot_cost_loglog(lengths, {qk.t("p_s13_plain"): costs.plain_seconds}, ylabel=qk.t("p_s13_seconds"))
+""", ignore_output=True)
+
+lesson.md(slide="slide", ko="""
+## 2. 타일 어텐션과 온라인 소프트맥스
+
+점수 행렬을 통째로 만드는 이유는 소프트맥스 때문이에요. 04강에서 봤듯이 안정적인 소프트맥스는 행의 **최댓값**을 빼고, 행 전체의 **지수 합**으로 나눠요. 둘 다 행 전체를 봐야 알 수 있는 값이에요.
+
+**온라인 소프트맥스**는 키를 블록 단위로 읽으면서 쿼리 행마다 세 가지만 들고 다녀요.
+
+- `m`: 지금까지 본 점수의 최댓값
+- `l`: 지금까지의 exp(점수 − m)의 합
+- `o`: 지금까지의 exp(점수 − m) · 밸류의 합 (출력의 분자)
+
+새 블록에서 더 큰 점수가 나오면 m이 m_new로 커져요. 그러면 지금까지 모은 l과 o는 옛 m을 기준으로 잰 값이니, 둘 다 `exp(m − m_new)`를 곱해서 새 기준에 맞춰요. 마지막 블록까지 읽으면 o / l이 소프트맥스(점수)·V와 같아요. 점수 세 개 [0, 1, 3]을 블록 두 개로 나눠 따라가 봐요.
+""", en="""
+## 2. Tiled attention with the online softmax
+
+The whole score matrix is built because of the softmax. As lesson 04 showed, a stable softmax subtracts the row's **maximum** and divides by the row's **sum of exponentials**: both need the whole row.
+
+The **online softmax** reads the keys block by block and carries only three things per query row:
+
+- `m`: the largest score so far
+- `l`: the sum of exp(score − m) so far
+- `o`: the sum of exp(score − m) · value so far (the output's numerator)
+
+When a new block brings a larger score, m grows to m_new. The l and o collected so far were measured against the old m, so both are multiplied by **exp(m − m_new)** to put them on the new footing. After the last block, o / l equals softmax(scores)·V. Follow three scores [0, 1, 3] in two blocks.
+""")
+
+lesson.code(ko="""
+scores, values = np.array([0.0, 1.0, 3.0]), np.array([[10.0], [20.0], [30.0]])
+for step in sc.online_softmax_trace(scores, values, block_size=2):
+    print(f"{step.keys_seen}: m = {step.m}, l = {step.l:.3f}, exp(m_old − m_new) = {step.rescale:.3f}, o/l = {step.output}")  # 읽은 키 수
+print(qk.softmax(scores) @ values)                  # 한꺼번에 계산한 softmax·V
+""", en="""
+scores, values = np.array([0.0, 1.0, 3.0]), np.array([[10.0], [20.0], [30.0]])
+for step in sc.online_softmax_trace(scores, values, block_size=2):
+    print(f"{step.keys_seen}: m = {step.m}, l = {step.l:.3f}, exp(m_old − m_new) = {step.rescale:.3f}, o/l = {step.output}")  # keys read
+print(qk.softmax(scores) @ values)                  # softmax·V all at once
+""")
+
+lesson.md(slide="subslide", ko="""
+첫 블록 뒤에 m = 1이었다가, 점수 3이 오자 m = 3이 되고 앞의 합에 exp(1 − 3) ≈ 0.135를 곱했어요. 위젯에서 키 블록이 하나씩 지나가는 걸 보세요. 슬라이더를 움직이면 최댓값이 커질 때 l이 줄었다가 다시 쌓이고, 마지막 블록에서 출력이 softmax·V(회색)에 정확히 닿아요.
+""", en="""
+After the first block m = 1; when the score 3 arrives m becomes 3 and the earlier sum is multiplied by exp(1 − 3) ≈ 0.135. In the widget, key blocks stream past one by one. Move the slider: when the maximum grows, l drops and builds up again, and at the last block the output lands exactly on softmax·V (grey).
+""")
+
+lesson.code(slide="subslide", source="""
+qk.widgets.tiling_animation()
+""")
+
+lesson.md(slide="slide", ko="""
+### 같은 답, 어텐션 가중치 전체 없이
+
+`qk.tiled_attention`은 쿼리와 키를 `block_size` × `block_size` 타일로 나눠서, 쿼리 블록마다 키 블록을 하나씩 흘려보내며 위의 갱신을 해요. (n, n) 어텐션 가중치 전체는 한 번도 만들지 않고 출력만 돌려줘요. 배치와 헤드, 인과 마스크가 있어도 보통 어텐션의 출력과 같은지 확인해요.
+""", en="""
+### The same answer, without the full weight matrix
+
+`qk.tiled_attention` cuts queries and keys into `block_size` × `block_size` tiles and, for each block of queries, streams the key blocks past with the update above. It never builds the whole weight matrix and returns only the output. Check that it equals plain attention's output, with batches, heads and the causal mask.
+""")
+
+lesson.code(ko="""
+q, k, v = sc.attention_inputs(300, d=16, n_heads=4, dtype=np.float64)    # (헤드 4, 토큰 300, 16)
+mask = qk.causal_mask(300)
+plain = qk.scaled_dot_product_attention(q, k, v, mask=mask).output
+tiled = qk.tiled_attention(q, k, v, mask=mask, block_size=64)
+print(tiled.shape, np.allclose(tiled, plain, rtol=1e-12, atol=1e-12))
+""", en="""
+q, k, v = sc.attention_inputs(300, d=16, n_heads=4, dtype=np.float64)    # (4 heads, 300 tokens, 16)
+mask = qk.causal_mask(300)
+plain = qk.scaled_dot_product_attention(q, k, v, mask=mask).output
+tiled = qk.tiled_attention(q, k, v, mask=mask, block_size=64)
+print(tiled.shape, np.allclose(tiled, plain, rtol=1e-12, atol=1e-12))
+""")
+
+lesson.md(slide="subslide", ko="""
+이제 1절에서 같이 재 둔 최대 메모리를 비교해요. 타일 어텐션은 한 번에 타일 하나(64 × 64)의 점수만 있어서, 메모리가 n²이 아니라 n에 비례해요(출력 자체가 n × d니까요).
+""", en="""
+Now compare the peak memory measured in section 1. Tiled attention holds the scores of one tile (64 × 64) at a time, so its memory grows with n, not n² (the output itself is n × d).
+""")
+
+lesson.code(ko="""
+for n, plain, tiled in zip(lengths, costs.plain_peak, costs.tiled_peak):
+    print(f"n = {n:4d}   {plain / mib:5.1f} MiB   {tiled / mib:4.1f} MiB   ×{plain / tiled:.0f}")   # 보통, 타일, 몇 배 작은지
+ax = qk.plots.plot_cost_loglog(lengths, {qk.t("p_s13_plain"): costs.plain_peak, qk.t("p_s13_tiled"): costs.tiled_peak},
+                               ylabel=qk.t("p_s13_bytes"))
+""", en="""
+for n, plain, tiled in zip(lengths, costs.plain_peak, costs.tiled_peak):
+    print(f"n = {n:4d}   {plain / mib:5.1f} MiB   {tiled / mib:4.1f} MiB   ×{plain / tiled:.0f}")   # plain, tiled, how many times smaller
+ax = qk.plots.plot_cost_loglog(lengths, {qk.t("p_s13_plain"): costs.plain_peak, qk.t("p_s13_tiled"): costs.tiled_peak},
+                               ylabel=qk.t("p_s13_bytes"))
+""")
+
+lesson.md(slide="subslide", ko="""
+### FLOPs는 같고, 아끼는 건 메모리 이동이에요
+
+타일 어텐션도 곱셈은 똑같이 해요. 같은 점수를 같은 개수만큼, 순서만 바꿔 계산하니까요. 세어 보면 정확히 같아요.
+
+그럼 FlashAttention은 왜 빠를까요? GPU에서 느린 건 계산보다 **큰 메모리(HBM)와 주고받는 일**이에요. 보통 어텐션은 (n, n) 점수를 메모리에 쓰고, 소프트맥스 때 다시 읽고 쓰고, 가중치·V 때 또 읽어요. 타일 어텐션은 타일을 칩 안의 빠른 메모리(SRAM)에 두고 끝내서, 이 n² 크기의 왕복이 통째로 없어져요. FLOPs가 아니라 **메모리 이동**을 아끼는 거예요.
+
+여기 numpy 버전은 오히려 느려요. 타일마다 파이썬 반복문을 한 번씩 도는 비용이 커서요. 아이디어를 보여 주는 코드이지, 빠른 커널이 아니에요.
+""", en="""
+### Same FLOPs; what it saves is memory traffic
+
+Tiled attention does the same multiplications: the same scores, just as many, in another order. Count them: exactly equal.
+
+Then why is FlashAttention fast? On a GPU the slow part is not arithmetic but **moving data to and from the large memory (HBM)**. Plain attention writes the (n, n) scores out, reads and writes them again for the softmax, and reads them once more for weights·V. Tiled attention keeps each tile in the chip's fast on-chip memory (SRAM) until it is done, so those n²-sized round trips disappear. It saves **memory traffic**, not FLOPs.
+
+The numpy version here is actually slower: each tile costs one pass of a Python loop. It shows the idea; it is not a fast kernel.
+""")
+
+lesson.code(ko="""
+from qkv_helpers.fast import tiled_attention_with_work
+work = tiled_attention_with_work(q[0], k[0], v[0], block_size=64)      # 헤드 하나, 마스크 없음
+print(work.flops, sc.attention_flops(300, 300, 16))                     # 같은 FLOPs
+print(300 * 300 * 8, 64 * 64 * 8)     # 바이트: 보통 어텐션이 메모리에 쓰는 점수 행렬, 타일 하나
+""", en="""
+from qkv_helpers.fast import tiled_attention_with_work
+work = tiled_attention_with_work(q[0], k[0], v[0], block_size=64)      # one head, no mask
+print(work.flops, sc.attention_flops(300, 300, 16))                     # the same FLOPs
+print(300 * 300 * 8, 64 * 64 * 8)     # bytes: the score matrix plain attention writes out, one tile
+""")
+
+lesson.code(ko="""
+print(f"n = 4096: {costs.plain_seconds[-1] * 1000:.0f} ms, {costs.tiled_seconds[-1] * 1000:.0f} ms")   # 보통, 타일(numpy)
+""", en="""
+print(f"n = 4096: {costs.plain_seconds[-1] * 1000:.0f} ms, {costs.tiled_seconds[-1] * 1000:.0f} ms")   # plain, tiled (numpy)
+""", ignore_output=True)
+
+lesson.md(slide="subslide", ko="""
+### 인과 마스크가 가린 타일은 건너뛰어요
+
+디코더의 인과 마스크에서는 대각선 위의 타일이 **통째로** 가려져요. 그 타일의 가중치는 모두 0이니 계산할 필요가 없어요. 타일 수와 FLOPs를 세어 보면 절반 조금 넘게만 남아요: 타일 t × t개 중 t(t + 1)/2개.
+""", en="""
+### Skipping the tiles the causal mask hides
+
+With a decoder's causal mask, the tiles above the diagonal are hidden **entirely**: all their weights are 0, so they need no work at all. Counting tiles and FLOPs, a little over half remain: t(t + 1)/2 of t × t tiles.
+""")
+
+lesson.code(ko="""
+full_tiles, kept_tiles, full_flops, kept_flops = sc.causal_tile_work(4096, block_size=64)
+print(full_tiles, kept_tiles, round(kept_flops / full_flops, 3))        # 64 × 64 타일 중 2080개
+x = sc.attention_inputs(4096, d=64)
+causal = qk.causal_mask(4096)
+skip = sc.measure_time(qk.tiled_attention, *x, mask=causal, repeats=1)
+no_skip = sc.measure_time(qk.tiled_attention, *x, mask=causal, skip_hidden_blocks=False, repeats=1)
+print(f"{skip:.2f} s, {no_skip:.2f} s")                # 건너뛰기, 모두 계산
+""", en="""
+full_tiles, kept_tiles, full_flops, kept_flops = sc.causal_tile_work(4096, block_size=64)
+print(full_tiles, kept_tiles, round(kept_flops / full_flops, 3))        # 2080 of 64 × 64 tiles
+x = sc.attention_inputs(4096, d=64)
+causal = qk.causal_mask(4096)
+skip = sc.measure_time(qk.tiled_attention, *x, mask=causal, repeats=1)
+no_skip = sc.measure_time(qk.tiled_attention, *x, mask=causal, skip_hidden_blocks=False, repeats=1)
+print(f"{skip:.2f} s, {no_skip:.2f} s")                # skipping, computing every tile
+""", ignore_output=True)
+
+lesson.md(slide="slide", ko="""
+## 직접 해보기: 두 절반 합치기
+
+온라인 소프트맥스의 핵심은 "서로 다른 기준(m)으로 모은 합을 맞춰서 합치기"예요. 그래서 키를 두 절반으로 나눠 **따로** 계산한 다음 합칠 수도 있어요(GPU 여러 개가 긴 문장을 나눠 맡을 때 이렇게 해요).
+
+아래 `first`는 키 0–3만, `second`는 키 4–7만 보고 계산한 결과예요. 각각 `m`, `l`, `output`(= o / l)이 있어요. 이 여섯 값만 써서 8개 키 전체에 대한 출력 softmax(s)·v를 `my_output`에 만들어 보세요. 힌트: 먼저 둘 중 큰 최댓값 m을 정하고, 각 절반의 `l`에 exp(m_절반 − m)을 곱해 보세요.
+""", en="""
+## Try it: merge two halves
+
+The heart of the online softmax is "rescale sums collected against different maxima (m) and add them". So the keys can be split in two halves, computed **separately**, and merged (several GPUs sharing a long sequence do exactly this).
+
+Below, `first` saw only keys 0–3 and `second` only keys 4–7; each has `m`, `l` and `output` (= o / l). Using just these six values, build the output over all 8 keys, softmax(s)·v, in `my_output`. Hint: first take the larger maximum m, then multiply each half's `l` by exp(m_half − m).
+""")
+
+lesson.code(exercise=True, ko="""
+rng = np.random.default_rng(13)
+s, v8 = rng.normal(size=8) * 2, rng.normal(size=(8, 3))        # 쿼리 하나의 점수 8개와 밸류
+first = sc.online_softmax_trace(s[:4], v8[:4], block_size=4)[-1]
+second = sc.online_softmax_trace(s[4:], v8[4:], block_size=4)[-1]
+my_output = ...   # first.m, first.l, first.output, second.m, second.l, second.output만 써서
+qk.checks.check_merged_halves(my_output, s, v8)
+""", en="""
+rng = np.random.default_rng(13)
+s, v8 = rng.normal(size=8) * 2, rng.normal(size=(8, 3))        # one query's 8 scores and values
+first = sc.online_softmax_trace(s[:4], v8[:4], block_size=4)[-1]
+second = sc.online_softmax_trace(s[4:], v8[4:], block_size=4)[-1]
+my_output = ...   # using only first.m, first.l, first.output, second.m, second.l, second.output
+qk.checks.check_merged_halves(my_output, s, v8)
+""")
+
+lesson.code(solution=True, ko="""
+# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
+m = max(first.m, second.m)                      # 새 기준
+w1 = first.l * np.exp(first.m - m)              # 새 기준으로 맞춘 각 절반의 지수 합
+w2 = second.l * np.exp(second.m - m)
+my_output = (w1 * first.output + w2 * second.output) / (w1 + w2)
+qk.checks.check_merged_halves(my_output, s, v8)
+""", en="""
+# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
+m = max(first.m, second.m)                      # the new footing
+w1 = first.l * np.exp(first.m - m)              # each half's sum of exps, rescaled to it
+w2 = second.l * np.exp(second.m - m)
+my_output = (w1 * first.output + w2 * second.output) / (w1 + w2)
+qk.checks.check_merged_halves(my_output, s, v8)
+""")
+
+lesson.md(slide="slide", ko="""
+## 3. 멀티쿼리 어텐션과 그룹 쿼리 어텐션
+
+09강에서 KV 캐시는 `2 · 레이어 · KV 헤드 · head_dim · 토큰 · 배치 · 값당 바이트`라고 쟀어요. **그룹 쿼리 어텐션**(GQA)은 쿼리 헤드를 그룹으로 묶고, 그룹마다 KV 헤드 **하나**를 나눠 쓰게 해요. 쿼리 헤드 h는 KV 헤드 `h // (쿼리 헤드 수 // KV 헤드 수)`를 써요(PyTorch와 같은 규칙). KV 헤드가 하나뿐이면 **멀티쿼리 어텐션**(MQA)이에요.
+
+`qk.grouped_query_attention`은 KV 헤드를 그룹 크기만큼 반복해서 보통 멀티헤드 어텐션에 넣어요. 쿼리 헤드 8개, KV 헤드 2개로 해 봐요.
+""", en="""
+## 3. Multi-query and grouped-query attention
+
+Lesson 09 measured the KV cache as `2 · layers · kv_heads · head_dim · tokens · batch · bytes_per_value`. **Grouped-query attention** (GQA) groups the query heads and lets each group share **one** K/V head: query head h uses K/V head `h // (n_q_heads // n_kv_heads)` (PyTorch's rule). With a single K/V head it is **multi-query attention** (MQA).
+
+`qk.grouped_query_attention` repeats each K/V head once per group member and runs ordinary multi-head attention. Try 8 query heads and 2 K/V heads.
+""")
+
+lesson.code(ko="""
+rng = np.random.default_rng(0)
+q8 = rng.normal(size=(8, 5, 16))                    # 쿼리 헤드 8개, 토큰 5개
+k2, v2 = rng.normal(size=(2, 2, 5, 16))             # KV 헤드 2개: 그룹 크기 4
+out, weights = qk.grouped_query_attention(q8, k2, v2, mask=qk.causal_mask(5))
+print(out.shape, weights.shape)
+head6 = qk.scaled_dot_product_attention(q8[6], k2[1], v2[1], mask=qk.causal_mask(5)).output
+print(np.allclose(out[6], head6))                   # 쿼리 헤드 6은 KV 헤드 6 // 4 = 1을 써요
+""", en="""
+rng = np.random.default_rng(0)
+q8 = rng.normal(size=(8, 5, 16))                    # 8 query heads, 5 tokens
+k2, v2 = rng.normal(size=(2, 2, 5, 16))             # 2 K/V heads: groups of 4
+out, weights = qk.grouped_query_attention(q8, k2, v2, mask=qk.causal_mask(5))
+print(out.shape, weights.shape)
+head6 = qk.scaled_dot_product_attention(q8[6], k2[1], v2[1], mask=qk.causal_mask(5)).output
+print(np.allclose(out[6], head6))                   # query head 6 uses K/V head 6 // 4 = 1
+""")
+
+lesson.md(slide="subslide", ko="""
+쿼리 헤드마다 자기 KV 헤드가 있으면(KV 헤드 8개) 그냥 멀티헤드 어텐션과 똑같아요. 그리고 캐시에는 **KV 헤드만** 들어가니, 캐시가 그룹 크기만큼 줄어요. 09강의 `qk.KVCache`로 토큰 1,024개를 저장해서 재고, 공식과 맞춰 봐요.
+""", en="""
+With one K/V head per query head (8 K/V heads) it is exactly multi-head attention. And since only the **K/V heads** are cached, the cache shrinks by the group size. Keep 1,024 tokens in lesson 09's `qk.KVCache`, measure, and compare with the formula.
+""")
+
+lesson.code(ko="""
+k8, v8h = rng.normal(size=(2, 8, 5, 16))
+print(np.allclose(qk.grouped_query_attention(q8, k8, v8h).output, qk.scaled_dot_product_attention(q8, k8, v8h).output))
+from qkv_helpers import kv_math as km
+for kv_heads in (8, 2, 1):                          # 멀티헤드, GQA, MQA
+    cache = qk.KVCache(n_heads=kv_heads, head_dim=16, capacity=1024)
+    kv = np.zeros((kv_heads, 1024, 16), np.float32)
+    cache.append(kv, kv)
+    print(kv_heads, cache.nbytes, km.kv_cache_bytes(1, kv_heads, 16, 1024, 1, 4))   # 잰 값, 공식
+""", en="""
+k8, v8h = rng.normal(size=(2, 8, 5, 16))
+print(np.allclose(qk.grouped_query_attention(q8, k8, v8h).output, qk.scaled_dot_product_attention(q8, k8, v8h).output))
+from qkv_helpers import kv_math as km
+for kv_heads in (8, 2, 1):                          # multi-head, GQA, MQA
+    cache = qk.KVCache(n_heads=kv_heads, head_dim=16, capacity=1024)
+    kv = np.zeros((kv_heads, 1024, 16), np.float32)
+    cache.append(kv, kv)
+    print(kv_heads, cache.nbytes, km.kv_cache_bytes(1, kv_heads, 16, 1024, 1, 4))   # measured, formula
+""")
+
+lesson.md(slide="subslide", ko="""
+**솔직한 주의점**: GQA는 계산 요령이 아니라 **다른 모델**이에요. 멀티헤드로 학습한 모델의 KV 헤드를 그냥 합치면 출력이 달라져요. 모델을 처음부터 이렇게 학습하거나(Llama 2 70B, Mistral 7B), 합친 뒤 추가로 학습해야 해요. 멀티헤드의 KV 헤드 8개를 4개씩 평균 내서 2개로 줄여 보면 출력이 달라져요.
+""", en="""
+**An honest caveat**: GQA is not a computational trick but **a different model**. Merging the K/V heads of a model trained with multi-head attention changes its outputs; the model must be trained this way (Llama 2 70B, Mistral 7B) or trained further after merging. Average a multi-head model's 8 K/V heads in fours down to 2, and the output changes.
+""")
+
+lesson.code(ko="""
+merged_k = k8.reshape(2, 4, 5, 16).mean(axis=1)    # KV 헤드 8개를 4개씩 평균 내 2개로
+merged_v = v8h.reshape(2, 4, 5, 16).mean(axis=1)
+multi = qk.scaled_dot_product_attention(q8, k8, v8h).output
+print(np.allclose(qk.grouped_query_attention(q8, merged_k, merged_v).output, multi))   # 출력이 달라져요
+""", en="""
+merged_k = k8.reshape(2, 4, 5, 16).mean(axis=1)    # average the 8 K/V heads in fours: 2 heads
+merged_v = v8h.reshape(2, 4, 5, 16).mean(axis=1)
+multi = qk.scaled_dot_product_attention(q8, k8, v8h).output
+print(np.allclose(qk.grouped_query_attention(q8, merged_k, merged_v).output, multi))   # the output changes
+""")
+
+lesson.md(slide="slide", ko="""
+## 직접 해보기: 어느 KV 헤드를 쓸까요?
+
+쿼리 헤드 32개와 KV 헤드 8개인 모델(Llama 3 8B가 이래요)에서 쿼리 헤드 **13**은 몇 번 KV 헤드를 쓸까요? 먼저 예측해서 `my_kv_head`에 적고 실행해 보세요. 확인은 `qk.grouped_query_attention`의 출력으로 해요.
+""", en="""
+In a model with 32 query heads and 8 K/V heads (Llama 3 8B is built this way), which K/V head does query head **13** use? Predict first, write it in `my_kv_head` and run. The check compares with `qk.grouped_query_attention`'s output.
+""")
+
+lesson.code(exercise=True, ko="""
+my_kv_head = ...   # KV 헤드 번호 (0부터)
+qk.checks.check_gqa_kv_head(my_kv_head, n_q_heads=32, n_kv_heads=8, query_head=13)
+""", en="""
+my_kv_head = ...   # a K/V head number (from 0)
+qk.checks.check_gqa_kv_head(my_kv_head, n_q_heads=32, n_kv_heads=8, query_head=13)
+""")
+
+lesson.code(solution=True, ko="""
+# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
+my_kv_head = 13 // (32 // 8)   # 그룹 크기 4: 쿼리 헤드 12–15가 KV 헤드 3을 나눠 써요
+qk.checks.check_gqa_kv_head(my_kv_head, n_q_heads=32, n_kv_heads=8, query_head=13)
+""", en="""
+# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
+my_kv_head = 13 // (32 // 8)   # groups of 4: query heads 12-15 share K/V head 3
+qk.checks.check_gqa_kv_head(my_kv_head, n_q_heads=32, n_kv_heads=8, query_head=13)
+""")
+
+lesson.md(slide="slide", ko="""
+## 4. 슬라이딩 윈도 어텐션
+
+인과 마스크에서 쿼리는 앞의 **모든** 토큰을 봐요. **슬라이딩 윈도** 마스크는 자기 자신을 포함해 최근 `window`개만 보게 해요: 쿼리 위치 − 키 위치가 0 이상 `window` 미만일 때만 True예요.
+""", en="""
+## 4. Sliding-window attention
+
+Under the causal mask a query sees **every** earlier token. A **sliding-window** mask lets it see only the last `window` positions, itself included: True only where query position − key position is at least 0 and less than `window`.
+""")
+
+lesson.code(ko="""
+print(qk.sliding_window_mask(6, window=3).astype(int))
+print(np.array_equal(qk.sliding_window_mask(6, window=6), qk.causal_mask(6)))   # 윈도가 문장 전체를 덮으면 인과 마스크
+""", en="""
+print(qk.sliding_window_mask(6, window=3).astype(int))
+print(np.array_equal(qk.sliding_window_mask(6, window=6), qk.causal_mask(6)))   # a window covering everything: the causal mask
+""")
+
+lesson.md(slide="subslide", ko="""
+그러면 디코딩할 때 캐시에 최근 `window`개만 두면 돼요. 오래된 토큰은 어차피 아무 쿼리도 보지 않으니까요. `sc.windowed_decoding`은 토큰을 하나씩 디코딩하면서 최근 `window`개만 두는 캐시와, 모두 두는 09강의 캐시를 나란히 채워요. 출력은 윈도 마스크를 쓴 어텐션과 같고, 캐시 크기는 윈도에서 멈춰요.
+""", en="""
+So when decoding, the cache needs only the last `window` tokens: older ones are seen by no query anyway. `sc.windowed_decoding` decodes token by token, filling a cache that keeps only the last `window` tokens beside lesson 09's cache that keeps them all. The outputs equal attention with the window mask, and the cache stops growing at the window.
+""")
+
+lesson.code(ko="""
+q, k, v = sc.attention_inputs(64, d=16, n_heads=2, dtype=np.float64)
+run = sc.windowed_decoding(q, k, v, window=8)
+masked = qk.scaled_dot_product_attention(q, k, v, mask=qk.sliding_window_mask(64, window=8)).output
+print(np.allclose(run.output, masked))
+print([run.cache_nbytes[t - 1] for t in (8, 16, 64)])        # 토큰 8, 16, 64개 뒤의 캐시 바이트: 윈도
+print([run.full_cache_nbytes[t - 1] for t in (8, 16, 64)])   # 모두 두는 캐시
+full = sc.windowed_decoding(q, k, v, window=64).output       # 윈도가 문장 전체를 덮으면
+print(np.allclose(full, qk.scaled_dot_product_attention(q, k, v, mask=qk.causal_mask(64)).output))
+""", en="""
+q, k, v = sc.attention_inputs(64, d=16, n_heads=2, dtype=np.float64)
+run = sc.windowed_decoding(q, k, v, window=8)
+masked = qk.scaled_dot_product_attention(q, k, v, mask=qk.sliding_window_mask(64, window=8)).output
+print(np.allclose(run.output, masked))
+print([run.cache_nbytes[t - 1] for t in (8, 16, 64)])        # cache bytes after 8, 16, 64 tokens: window
+print([run.full_cache_nbytes[t - 1] for t in (8, 16, 64)])   # the cache that keeps everything
+full = sc.windowed_decoding(q, k, v, window=64).output       # a window covering everything
+print(np.allclose(full, qk.scaled_dot_product_attention(q, k, v, mask=qk.causal_mask(64)).output))
+""")
+
+lesson.md(slide="subslide", ko="""
+그럼 window보다 먼 토큰의 정보는 사라질까요? 한 레이어에서는 그래요. 하지만 레이어를 쌓으면, 위 레이어의 토큰은 아래 레이어에서 **이미 앞쪽을 본** 토큰들을 봐요. 그래서 레이어마다 window − 1칸씩 더 멀리 닿아요: 레이어 L개면 L·(window − 1) + 1칸. 마스크를 레이어 수만큼 곱해서 직접 세어 봐요.
+""", en="""
+Is information further back than the window lost, then? In one layer, yes. But in a stack, a token in an upper layer attends to tokens that **already looked back** in the layer below. Each layer reaches window − 1 positions further: L·(window − 1) + 1 positions after L layers. Count it by multiplying the mask by itself once per layer.
+""")
+
+lesson.code(ko="""
+for layers in (1, 2, 4):
+    print(layers, sc.receptive_field_by_masks(n=40, window=4, layers=layers), sc.receptive_field(window=4, layers=layers))  # 센 값, 공식
+print(sc.receptive_field(window=4096, layers=32))            # Mistral 7B: 윈도 4096, 레이어 32
+""", en="""
+for layers in (1, 2, 4):
+    print(layers, sc.receptive_field_by_masks(n=40, window=4, layers=layers), sc.receptive_field(window=4, layers=layers))  # counted, formula
+print(sc.receptive_field(window=4096, layers=32))            # Mistral 7B: window 4096, 32 layers
+""")
+
+lesson.md(slide="slide", ko="""
+## 5. 페이지 KV 캐시 (PagedAttention)
+
+서버는 길이를 미리 모르는 요청을 여러 개 동시에 처리해요. 09강의 `KVCache`처럼 요청마다 연속된 메모리를 잡는다면, 가장 긴 경우(`max_len`)만큼 미리 잡아 둬야 해요. 대부분의 요청은 훨씬 짧으니 그 자리는 비어 있어요.
+
+vLLM의 **PagedAttention**은 운영체제의 가상 메모리처럼 해요. 메모리를 `block_size` 토큰짜리 **블록**으로 나눈 풀을 두고, 요청은 마지막 블록이 차면 새 블록을 하나 받아요. 요청마다 **블록 표**가 있어서 "내 i번째 블록은 풀의 몇 번 블록"인지 적어 둬요. 끝난 요청의 블록은 풀로 돌아가 다른 요청이 다시 써요. 낭비는 요청마다 마지막 블록의 빈자리뿐이에요.
+""", en="""
+## 5. A paged KV cache (PagedAttention)
+
+A server handles many requests at once without knowing how long each will get. If each request gets contiguous memory like lesson 09's `KVCache`, room for the longest case (`max_len`) must be reserved up front, and since most requests are far shorter, most of it stays empty.
+
+vLLM's **PagedAttention** does what an operating system's virtual memory does. It keeps a pool of memory cut into **blocks** of `block_size` tokens; a request gets a new block only when its last one is full. Each request has a **block table** recording which pool block holds its i-th block. A finished request's blocks go back to the pool for others to reuse. The only waste is the empty end of each request's last block.
+""")
+
+lesson.code(ko="""
+cache = qk.PagedKVCache(n_heads=2, head_dim=4, block_size=4, n_blocks=6)
+a, b = cache.new_sequence(), cache.new_sequence()
+kv = lambda n: np.ones((2, n, 4), np.float32)          # (헤드, 새 토큰, head_dim)
+cache.append(a, kv(5), kv(5)); cache.append(b, kv(2), kv(2)); cache.append(a, kv(4), kv(4))
+print(cache.block_table(a), cache.block_table(b), cache.keys(a).shape)   # a의 블록은 풀에 흩어져 있어요
+cache.free(a)                                           # a가 끝남: 블록 3개가 풀로
+c = cache.new_sequence(); cache.append(c, kv(6), kv(6))
+print(cache.block_table(c), cache.used_nbytes, cache.reserved_nbytes)    # c가 a의 블록을 다시 써요
+""", en="""
+cache = qk.PagedKVCache(n_heads=2, head_dim=4, block_size=4, n_blocks=6)
+a, b = cache.new_sequence(), cache.new_sequence()
+kv = lambda n: np.ones((2, n, 4), np.float32)          # (heads, new tokens, head_dim)
+cache.append(a, kv(5), kv(5)); cache.append(b, kv(2), kv(2)); cache.append(a, kv(4), kv(4))
+print(cache.block_table(a), cache.block_table(b), cache.keys(a).shape)   # a's blocks are scattered in the pool
+cache.free(a)                                           # a is done: its 3 blocks go back
+c = cache.new_sequence(); cache.append(c, kv(6), kv(6))
+print(cache.block_table(c), cache.used_nbytes, cache.reserved_nbytes)    # c reuses a's blocks
+""")
+
+lesson.md(slide="subslide", ko="""
+풀이 다 차면 분명한 오류가 나고, 이미 저장한 건 하나도 잃지 않아요(append는 전부 되거나 전혀 안 돼요).
+""", en="""
+When the pool is full, the error is clear and nothing already kept is lost (an append happens completely or not at all).
+""")
+
+lesson.code(ko="""
+try:
+    cache.append(b, kv(20), kv(20))
+except MemoryError as error:
+    print(error)
+print(cache.length(b), cache.block_table(b))            # b는 그대로예요
+""", en="""
+try:
+    cache.append(b, kv(20), kv(20))
+except MemoryError as error:
+    print(error)
+print(cache.length(b), cache.block_table(b))            # b is unchanged
+""")
+
+lesson.md(slide="subslide", ko="""
+위젯에서 시간을 움직여 보세요. 요청(R0, R1, …)이 들어와 스텝마다 토큰을 하나씩 늘리고, 끝나면 블록을 돌려줘요. 블록 안의 색은 채워진 자리예요.
+""", en="""
+Move time in the widget: requests (R0, R1, …) arrive, grow by one token per step, and give their blocks back when done. The colour inside a block shows its filled slots.
+""")
+
+lesson.code(slide="subslide", source="""
+qk.widgets.paged_cache_view()
+""")
+
+lesson.md(slide="subslide", ko="""
+이제 요청 64개(길이는 1–2048 사이 무작위)를 처리할 때의 메모리를 재요. 작은 레이어 하나(헤드 2개, head_dim 32, float32)로 재는데, 낭비의 비율은 이 크기와 상관없어요. 블록은 16토큰이고, 요청들은 16토큰씩 번갈아 덧붙여요. 세 값 모두 캐시 객체에서 읽어요: 토큰이 실제로 쓰는 바이트, 페이지 캐시가 잡은 블록의 바이트, 요청마다 `KVCache(capacity=2048)`을 잡았을 때의 바이트.
+""", en="""
+Now measure serving 64 requests with random lengths from 1 to 2048, on one small layer (2 heads, head_dim 32, float32): the share wasted does not depend on these sizes. Blocks hold 16 tokens, and the requests take turns appending 16 tokens at a time.
+ All three numbers are read from the cache objects: the bytes the tokens really use, the bytes of the blocks the paged cache holds, and the bytes of one `KVCache(capacity=2048)` per request.
+""")
+
+lesson.code(ko="""
+lengths_64 = sc.request_lengths(64, max_len=2048, seed=0)
+memory = sc.serve_requests(lengths_64, max_len=2048, block_size=16, n_heads=2, head_dim=32, tokens_per_step=16)
+print(f"{memory.used / mib:.1f} MiB")                                                   # 토큰이 쓰는 양
+print(f"{memory.paged_reserved / mib:.1f} MiB, {memory.paged_waste:.1%}")               # 페이지 캐시, 낭비
+print(f"{memory.max_len_reserved / mib:.1f} MiB, {memory.max_len_waste:.1%}")           # 요청마다 max_len, 낭비
+ax = qk.plots.plot_serving_memory(memory)
+""", en="""
+lengths_64 = sc.request_lengths(64, max_len=2048, seed=0)
+memory = sc.serve_requests(lengths_64, max_len=2048, block_size=16, n_heads=2, head_dim=32, tokens_per_step=16)
+print(f"{memory.used / mib:.1f} MiB")                                                   # used by the tokens
+print(f"{memory.paged_reserved / mib:.1f} MiB, {memory.paged_waste:.1%}")               # paged cache, waste
+print(f"{memory.max_len_reserved / mib:.1f} MiB, {memory.max_len_waste:.1%}")           # max_len per request, waste
+ax = qk.plots.plot_serving_memory(memory)
+""")
+
+lesson.md(slide="slide", ko="""
+## 6. 프리필과 디코드
+
+추론은 두 단계예요. **프리필**은 프롬프트 전체를 한 번에 넣어 캐시를 채우고, **디코드**는 그 뒤 토큰을 하나씩 만들어요. 둘은 같은 가중치 행렬(매개변수)을 쓰지만 성격이 완전히 달라요. 기준은 **산술 강도**, 메모리에서 읽은 바이트당 FLOPs예요.
+
+GPU는 초당 FLOPs의 최댓값과 초당 읽을 수 있는 바이트(대역폭)가 정해져 있어요. 둘의 비가 **경계점**이에요. 산술 강도가 경계점보다 낮으면 계산기가 데이터를 기다리고(메모리 한계), 높으면 계산이 한계예요. 하드웨어 수치는 제조사 자료에서 가져왔어요.
+""", en="""
+## 6. Prefill and decode
+
+Inference has two phases. **Prefill** runs the whole prompt at once and fills the cache; **decode** then produces tokens one at a time. Both use the same weight matrices but behave very differently. The measure is **arithmetic intensity**: FLOPs per byte read from memory.
+
+A GPU has a peak FLOP rate and a memory bandwidth (bytes per second); their ratio is the **ridge point**. Below it in arithmetic intensity, the arithmetic units wait for data (memory-bound); above it, arithmetic is the limit (compute-bound). The hardware facts are from the makers' datasheets.
+""")
+
+lesson.code(ko="""
+for gpu in (sc.A100_80GB, sc.H100_SXM):
+    print(f"{gpu.name}: {gpu.peak_flops / 1e12:.0f} TFLOP/s, {gpu.bandwidth / 1e9:,.0f} GB/s → {gpu.ridge:.0f} FLOP/B")  # 경계점
+    print("   ", gpu.source)                            # 출처
+""", en="""
+for gpu in (sc.A100_80GB, sc.H100_SXM):
+    print(f"{gpu.name}: {gpu.peak_flops / 1e12:.0f} TFLOP/s, {gpu.bandwidth / 1e9:,.0f} GB/s → {gpu.ridge:.0f} FLOP/B")  # the ridge
+    print("   ", gpu.source)                            # the source
+""")
+
+lesson.md(slide="subslide", ko="""
+`sc.step_cost`는 Llama-2-7B의 크기(레이어 32, d_model 4096, 헤드 32, FFN 11008, 어휘 32000, fp16)로 한 스텝의 FLOPs와 읽는 바이트를 세요. 가중치 행렬의 매개변수는 스텝마다 한 번 통째로 읽고, 토큰 하나에 매개변수 하나당 2 FLOPs를 써요.
+
+- 프리필 2048토큰: 매개변수를 한 번 읽어 토큰 2048개에 써요. 강도가 아주 높아요.
+- 디코드 1토큰: 매개변수를 통째로 읽어 토큰 **하나**에 써요. 2바이트(fp16)마다 2 FLOPs, 강도가 약 1이에요. 경계점보다 100배 넘게 낮아서, GPU가 대부분 기다려요.
+- 디코드를 요청 64개씩 **배치**로 하면 매개변수를 한 번 읽어 64개에 나눠 써요. 강도가 배치만큼 올라가요. 서버가 요청을 모아 처리하는 이유예요.
+""", en="""
+`sc.step_cost` counts one step's FLOPs and bytes read at Llama-2-7B's sizes (32 layers, d_model 4096, 32 heads, FFN 11008, vocabulary 32000, fp16). Every weight is read once per step, and each token does 2 FLOPs per weight.
+
+- Prefill of 2048 tokens: the weights are read once and used for 2048 tokens. Very high intensity.
+- Decode of 1 token: all the weights are read for **one** token: 2 FLOPs per 2 bytes (fp16), an intensity of about 1, over 100× below the ridge. The GPU mostly waits.
+- Decoding a **batch** of 64 requests reads the weights once and shares them among 64: the intensity rises with the batch. That is why servers batch requests.
+""")
+
+lesson.code(ko="""
+steps = {qk.t("p_s13_prefill", n=2048): sc.step_cost(sc.LLAMA_2_7B, new_tokens=2048),
+         qk.t("p_s13_decode", batch=1): sc.step_cost(sc.LLAMA_2_7B, new_tokens=1, context=2048),
+         qk.t("p_s13_decode", batch=64): sc.step_cost(sc.LLAMA_2_7B, new_tokens=1, context=2048, batch=64)}
+for name, cost in steps.items():    # FLOPs, 읽는 바이트, 산술 강도, A100에서의 최소 시간과 한계
+    print(f"{name:18s} {cost.flops / 1e12:7.2f} TFLOP  {cost.bytes_read / 1e9:6.1f} GB  {cost.intensity:7.1f} FLOP/B  "
+          f"{cost.seconds(sc.A100_80GB) * 1000:6.1f} ms  {cost.bound(sc.A100_80GB)}")
+ax = qk.plots.plot_roofline(sc.A100_80GB, steps)
+""", en="""
+steps = {qk.t("p_s13_prefill", n=2048): sc.step_cost(sc.LLAMA_2_7B, new_tokens=2048),
+         qk.t("p_s13_decode", batch=1): sc.step_cost(sc.LLAMA_2_7B, new_tokens=1, context=2048),
+         qk.t("p_s13_decode", batch=64): sc.step_cost(sc.LLAMA_2_7B, new_tokens=1, context=2048, batch=64)}
+for name, cost in steps.items():    # FLOPs, bytes read, arithmetic intensity, least time on an A100 and its limit
+    print(f"{name:18s} {cost.flops / 1e12:7.2f} TFLOP  {cost.bytes_read / 1e9:6.1f} GB  {cost.intensity:7.1f} FLOP/B  "
+          f"{cost.seconds(sc.A100_80GB) * 1000:6.1f} ms  {cost.bound(sc.A100_80GB)}")
+ax = qk.plots.plot_roofline(sc.A100_80GB, steps)
+""")
+
+lesson.md(slide="subslide", ko="""
+배치 64의 디코드는 강도가 배치 64만큼 오르지 않았어요. 요청마다 자기 KV 캐시(2048토큰)를 읽어야 하는데, 이건 나눠 쓸 수 없으니까요. 여기서 3–5절이 다시 등장해요: GQA, 슬라이딩 윈도, 페이지 캐시는 모두 디코드 때 읽는 캐시 바이트를 줄이거나, 같은 메모리에 더 큰 배치를 담게 해 줘요.
+""", en="""
+The batch-64 decode did not gain the full factor of 64: every request must also read its own KV cache (2048 tokens), which cannot be shared. This is where sections 3–5 come back: GQA, sliding windows and paged caches all cut the cache bytes a decode step reads, or fit a larger batch into the same memory.
+""")
+
+lesson.md(slide="slide", ko="""
+## 정리
+
+- 보통 어텐션의 메모리와 시간은 n²으로 늘어요(잰 메모리 기울기 약 2). n = 4096이면 헤드 하나의 점수 행렬만 64 MiB예요.
+- 온라인 소프트맥스는 행마다 최댓값 m, 지수 합 l, 출력 분자 o만 들고 다니며, 최댓값이 커지면 exp(m_old − m_new)를 곱해 맞춰요. 타일 어텐션은 보통 어텐션과 같은 출력을 (n, n) 어텐션 가중치 없이 내요. n = 4096에서 최대 메모리가 30배 넘게 작아요.
+- FLOPs는 똑같아요. FlashAttention이 아끼는 건 계산이 아니라 n² 크기의 메모리 왕복이에요. 인과 마스크가 통째로 가린 타일은 건너뛰어서 절반 가까이 아껴요.
+- GQA/MQA는 쿼리 헤드 여러 개가 KV 헤드 하나를 나눠 써서 KV 캐시를 그룹 크기만큼 줄여요. 다만 그렇게 학습한 모델이어야 해요.
+- 슬라이딩 윈도는 캐시 크기에 상한을 두고, 레이어를 쌓으면 L·(window − 1) + 1칸까지 닿아요.
+- 페이지 KV 캐시는 고정 크기 블록과 블록 표로 메모리를 나눠 써서, 요청마다 max_len을 잡는 낭비(여기서 약 절반)를 블록 끝의 빈자리(1% 미만)로 줄여요.
+- 디코드는 토큰 하나를 위해 매개변수 전체를 읽어서 산술 강도가 약 1이에요. 메모리 대역폭에 묶이고, 배치가 강도를 올려요.
+
+12강의 위치 인코딩과 함께 이번 시간의 방법들은 실제 모델이 긴 문맥을 다루는 방법이에요. 전체를 다시 훑어보고 싶다면 10강 복습으로, KV 캐시를 다시 재 보고 싶다면 09강으로 가세요.
+
+[10. 복습으로](10_review.ipynb) · [09. KV 캐시 다시 보기](09_kv_cache.ipynb) · [처음으로: 00. 시작하기](00_start_here.ipynb)
+""", en="""
+## Key takeaways
+
+- Plain attention's memory and time grow with n² (measured memory slope about 2). At n = 4096 one head's score matrix alone takes 64 MiB.
+- The online softmax carries per row a maximum m, a sum of exponentials l and an output numerator o, rescaling by exp(m_old − m_new) when the maximum grows. Tiled attention gives plain attention's output without the weight matrix: at n = 4096 its peak memory is over 30× smaller.
+- The FLOPs are the same. FlashAttention saves the n²-sized memory round trips, not arithmetic. Skipping the tiles the causal mask hides entirely saves nearly half.
+- GQA/MQA let several query heads share one K/V head, shrinking the KV cache by the group size; the model must be trained that way.
+- A sliding window bounds the cache; stacked layers still reach L·(window − 1) + 1 positions.
+- A paged KV cache shares memory in fixed-size blocks through block tables, cutting the waste of reserving max_len per request (about half here) to the empty ends of blocks (under 1%).
+- Decoding reads every weight for a single token, an arithmetic intensity of about 1: it is bound by memory bandwidth, and batching raises the intensity.
+
+With lesson 12's positions, these are the ways real models handle long contexts. For a look back over everything, go to the review in lesson 10; to measure the KV cache again, lesson 09.
+
+[10. Review](10_review.ipynb) · [Revisit 09. The KV cache](09_kv_cache.ipynb) · [Back to the start: 00. Start here](00_start_here.ipynb)
+""")

@@ -1,0 +1,581 @@
+"""Lesson 13's measurements: what attention costs at scale, and what each idea saves.
+
+- the quadratic cost: time and peak memory (``tracemalloc``) of plain attention against
+  tiled attention, and the slope of a log–log fit;
+- the FLOPs of attention, the same for plain and tiled attention;
+- a sliding-window KV cache that keeps only the last ``window`` tokens, and the receptive
+  field of stacked sliding-window layers;
+- serving a batch of requests: a paged KV cache against one that reserves ``max_len``
+  tokens per request;
+- prefill and decode: FLOPs per byte read (arithmetic intensity) for Llama-2-7B's shapes,
+  against the ridge point of real GPUs (their facts quoted with the source).
+
+numpy only.
+"""
+
+from __future__ import annotations
+
+import gc
+import math
+import time
+import tracemalloc
+from typing import NamedTuple
+
+import numpy as np
+
+from ._checks import as_float_array, positive_int
+from .attention import scaled_dot_product_attention
+from .fast import tiled_attention_with_work
+from .kv_cache import KVCache
+from .masks import causal_mask
+from .paged_kv_cache import PagedKVCache
+
+__all__ = [
+    "A100_80GB",
+    "H100_SXM",
+    "LLAMA_2_7B",
+    "Gpu",
+    "ModelShape",
+    "ServingMemory",
+    "SlidingWindowKVCache",
+    "StepCost",
+    "attention_flops",
+    "attention_inputs",
+    "loglog_slope",
+    "measure_costs",
+    "CostTable",
+    "measure_peak_memory",
+    "measure_time",
+    "online_softmax_trace",
+    "plain_attention_output",
+    "causal_tile_work",
+    "receptive_field",
+    "receptive_field_by_masks",
+    "request_lengths",
+    "serve_requests",
+    "step_cost",
+    "windowed_decoding",
+]
+
+
+# --- the quadratic cost ------------------------------------------------------------------
+
+
+def attention_inputs(n: int, d: int = 64, n_heads: int = 1, seed: int = 0, dtype=np.float32):
+    """Random ``q, k, v`` of shape ``(n_heads, n, d)`` (``(n, d)`` for one head), seeded.
+
+    >>> q, k, v = attention_inputs(5, d=4)
+    >>> q.shape, q.dtype
+    ((5, 4), dtype('float32'))
+    """
+    n, d, n_heads = positive_int(n, "n"), positive_int(d, "d"), positive_int(n_heads, "n_heads")
+    rng = np.random.default_rng(seed)
+    shape = (n, d) if n_heads == 1 else (n_heads, n, d)
+    return tuple(rng.standard_normal(shape).astype(dtype) for _ in range(3))
+
+
+def attention_flops(n_q: int, n_k: int, d_k: int, d_v: int | None = None) -> int:
+    """FLOPs of attention for one head: ``2·n_q·n_k·d_k`` (Q·Kᵀ) + ``2·n_q·n_k·d_v`` (weights·V).
+
+    The softmax's exps and sums are left out (``O(n_q·n_k)``, not times ``d``). Plain and
+    tiled attention do exactly this many; tiling changes where the numbers live, not how
+    many multiplications there are.
+
+    >>> attention_flops(4096, 4096, 64)    # about 4.3 GFLOP
+    4294967296
+    """
+    d_v = d_k if d_v is None else d_v
+    return 2 * n_q * n_k * d_k + 2 * n_q * n_k * d_v
+
+
+def measure_peak_memory(fn, *args, **kwargs) -> int:
+    """Peak bytes that numpy and Python allocate while ``fn(*args, **kwargs)`` runs.
+
+    Measured with :mod:`tracemalloc` (numpy reports its arrays to it), started just before
+    the call: the inputs, allocated before, are not counted; the result is.
+
+    >>> measure_peak_memory(np.ones, 1_000_000) >= 8_000_000     # a float64 array of 10⁶
+    True
+    """
+    gc.collect()
+    was_tracing = tracemalloc.is_tracing()
+    if not was_tracing:
+        tracemalloc.start()
+    tracemalloc.reset_peak()
+    start = tracemalloc.get_traced_memory()[0]
+    result = fn(*args, **kwargs)
+    peak = tracemalloc.get_traced_memory()[1] - start
+    del result
+    if not was_tracing:
+        tracemalloc.stop()
+    return int(peak)
+
+
+def measure_time(fn, *args, repeats: int = 3, **kwargs) -> float:
+    """The fastest of ``repeats`` runs of ``fn(*args, **kwargs)``, in seconds (wall clock).
+
+    The minimum is the run least disturbed by other programs on the machine.
+
+    >>> measure_time(sum, range(10)) < 1.0
+    True
+    """
+    repeats = positive_int(repeats, "repeats")
+    best = math.inf
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn(*args, **kwargs)
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def loglog_slope(x, y) -> float:
+    """Slope of the least-squares line through ``(log x, log y)``: ``y ∝ x**slope``.
+
+    >>> round(loglog_slope([1, 2, 4, 8], [3, 12, 48, 192]), 6)       # y = 3·x²
+    2.0
+    """
+    x = as_float_array(x, "x")
+    y = as_float_array(y, "y")
+    if x.shape != y.shape or x.ndim != 1 or x.size < 2:
+        raise ValueError(f"x and y must be 1-D of the same length >= 2, got {x.shape}, {y.shape}")
+    if (x <= 0).any() or (y <= 0).any():
+        raise ValueError("x and y must be > 0 to take logarithms")
+    return float(np.polyfit(np.log(x), np.log(y), 1)[0])
+
+
+def plain_attention_output(q, k, v, mask=None) -> np.ndarray:
+    """``scaled_dot_product_attention(q, k, v, mask).output``: plain attention, measured as is."""
+    return scaled_dot_product_attention(q, k, v, mask=mask).output
+
+
+class CostTable(NamedTuple):
+    """Plain and tiled attention measured side by side, one entry per length."""
+
+    lengths: np.ndarray
+    plain_seconds: np.ndarray
+    tiled_seconds: np.ndarray
+    plain_peak: np.ndarray
+    """Peak bytes allocated by plain attention (the (n, n) weights among them)."""
+    tiled_peak: np.ndarray
+    """Peak bytes allocated by tiled attention."""
+    score_bytes: np.ndarray
+    """Bytes of one (n, n) score matrix at the inputs' dtype."""
+
+
+def measure_costs(lengths, d: int = 64, block_size: int = 64, repeats: int = 2,
+                  dtype=np.float32, seed: int = 0, time_it: bool = True) -> CostTable:
+    """Time and peak memory of plain and of tiled attention for each ``n`` in ``lengths``.
+
+    One head, ``q, k, v`` of shape ``(n, d)`` (:func:`attention_inputs`). Peak memory by
+    :func:`measure_peak_memory`, time by :func:`measure_time` (the best of ``repeats``;
+    ``time_it=False`` skips timing and gives NaN).
+
+    >>> table = measure_costs([128, 256], d=8, time_it=False)
+    >>> bool((table.plain_peak >= table.score_bytes).all())
+    True
+    """
+    lengths = np.asarray([positive_int(int(n), "lengths") for n in lengths])
+    rows = []
+    for n in lengths:
+        q, k, v = attention_inputs(int(n), d, seed=seed, dtype=dtype)
+        plain_peak = measure_peak_memory(plain_attention_output, q, k, v)
+        tiled_peak = measure_peak_memory(tiled_attention_with_work, q, k, v,
+                                         block_size=block_size)
+        plain_s = tiled_s = math.nan
+        if time_it:
+            plain_s = measure_time(plain_attention_output, q, k, v, repeats=repeats)
+            tiled_s = measure_time(tiled_attention_with_work, q, k, v, block_size=block_size,
+                                   repeats=repeats)
+        rows.append((plain_s, tiled_s, plain_peak, tiled_peak,
+                     int(n) * int(n) * np.dtype(dtype).itemsize))
+    columns = [np.array(c) for c in zip(*rows)]
+    return CostTable(lengths, *columns)
+
+
+# --- the online softmax, one query row at a time (for the tiling widget) -----------------
+
+
+class OnlineStep(NamedTuple):
+    """The running quantities of one query row after each key block."""
+
+    keys_seen: int
+    """How many keys were taken in so far."""
+    m: float
+    """Largest score so far."""
+    l: float  # noqa: E741
+    """Σ exp(score − m) so far."""
+    output: np.ndarray
+    """``o / l``: the output if the keys stopped here, ``(d_v,)``."""
+    rescale: float
+    """``exp(m_old − m_new)`` applied to what was kept (1.0 when the maximum stayed)."""
+
+
+def online_softmax_trace(scores, v, block_size: int) -> list[OnlineStep]:
+    """One row of scores and its values, taken in block by block with the online softmax.
+
+    ``scores (n_k,)`` (already scaled), ``v (n_k, d_v)``. Uses the same update as
+    :func:`~qkv_helpers.tiled_attention`; the last step's output is ``softmax(scores) · v``.
+
+    >>> steps = online_softmax_trace(np.array([0.0, 1.0, 3.0]), np.array([[10.], [20.], [30.]]), 2)
+    >>> [(s.keys_seen, s.m, round(s.rescale, 3)) for s in steps]
+    [(2, 1.0, 0.0), (3, 3.0, 0.135)]
+    >>> steps[-1].output.round(3)
+    array([28.018])
+    """
+    from .fast import online_softmax_start, online_softmax_update
+
+    scores = as_float_array(scores, "scores")
+    v = as_float_array(v, "v", min_ndim=2)
+    block_size = positive_int(block_size, "block_size")
+    if scores.ndim != 1 or v.shape[0] != scores.shape[0]:
+        raise ValueError(f"scores must be (n_k,) and v (n_k, d_v), got {scores.shape} "
+                         f"and {v.shape}")
+    state = online_softmax_start((1,), v.shape[1], np.result_type(scores, v))
+    steps = []
+    for start in range(0, scores.size, block_size):
+        end = min(start + block_size, scores.size)
+        old_m = state.m[0, 0]
+        state = online_softmax_update(state, scores[None, start:end], v[start:end])
+        rescale = float(np.exp(old_m - state.m[0, 0]))
+        steps.append(OnlineStep(end, float(state.m[0, 0]), float(state.l[0, 0]),
+                                state.o[0] / state.l[0, 0], rescale))
+    return steps
+
+
+# --- sliding windows -----------------------------------------------------------------------
+
+
+class SlidingWindowKVCache:
+    """A KV cache that keeps only the last ``window`` tokens: memory bounded by the window.
+
+    A ring of ``window`` slots per head; token ``t`` goes to slot ``t mod window``,
+    overwriting the token ``window`` positions before it, which no later query may see.
+
+    >>> cache = SlidingWindowKVCache(n_heads=1, head_dim=1, window=3)
+    >>> for t in range(5):
+    ...     cache.append(np.full((1, 1, 1), float(t)), np.zeros((1, 1, 1)))
+    >>> cache.keys.ravel(), len(cache), cache.tokens_seen
+    (array([2., 3., 4.]), 3, 5)
+    """
+
+    def __init__(self, n_heads: int, head_dim: int, window: int, dtype=np.float64):
+        self.n_heads = positive_int(n_heads, "n_heads")
+        self.head_dim = positive_int(head_dim, "head_dim")
+        self.window = positive_int(window, "window")
+        self.dtype = np.dtype(dtype)
+        self._k = np.zeros((self.n_heads, self.window, self.head_dim), self.dtype)
+        self._v = np.zeros_like(self._k)
+        self.tokens_seen = 0
+
+    def __len__(self) -> int:
+        return min(self.tokens_seen, self.window)
+
+    def append(self, k, v) -> None:
+        """Keep one token's ``k``, ``v`` (``(n_heads, 1, head_dim)``), forgetting the oldest."""
+        for name, a in (("k", k), ("v", v)):
+            if np.shape(a) != (self.n_heads, 1, self.head_dim):
+                raise ValueError(f"{name} must have shape (n_heads, 1, head_dim) = "
+                                 f"({self.n_heads}, 1, {self.head_dim}), got {np.shape(a)}")
+        slot = self.tokens_seen % self.window
+        self._k[:, slot] = np.asarray(k)[:, 0]
+        self._v[:, slot] = np.asarray(v)[:, 0]
+        self.tokens_seen += 1
+
+    def _in_order(self, x: np.ndarray) -> np.ndarray:
+        n = len(self)
+        if self.tokens_seen <= self.window:
+            return x[:, :n]
+        start = self.tokens_seen % self.window  # the oldest kept token's slot
+        return np.concatenate([x[:, start:], x[:, :start]], axis=1)  # (n_heads, window, head_dim)
+
+    @property
+    def keys(self) -> np.ndarray:
+        """The kept keys, oldest first, ``(n_heads, len, head_dim)``."""
+        return self._in_order(self._k)
+
+    @property
+    def values(self) -> np.ndarray:
+        """The kept values, oldest first, ``(n_heads, len, head_dim)``."""
+        return self._in_order(self._v)
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of the ring, ``2 · n_heads · window · head_dim · itemsize``, for any length."""
+        return self._k.nbytes + self._v.nbytes
+
+
+class WindowedDecoding(NamedTuple):
+    output: np.ndarray
+    """``(n_heads, n, d_v)``: each token's output, decoded one at a time."""
+    cache_nbytes: list[int]
+    """The window cache's bytes after each token."""
+    full_cache_nbytes: list[int]
+    """A cache that keeps every token (:class:`~qkv_helpers.KVCache`): bytes after each token."""
+
+
+def windowed_decoding(q, k, v, window: int) -> WindowedDecoding:
+    """Decode token by token with a :class:`SlidingWindowKVCache` beside a full :class:`KVCache`.
+
+    ``q, k, v`` are ``(n_heads, n, d)``. At step ``t`` token ``t``'s key and value go into
+    both caches and its query attends to the window cache's keys. The outputs equal
+    ``scaled_dot_product_attention(q, k, v, sliding_window_mask(n, window=window))``.
+
+    >>> q, k, v = np.random.default_rng(0).normal(size=(3, 1, 6, 2))
+    >>> run = windowed_decoding(q, k, v, window=2)
+    >>> run.cache_nbytes[-1], run.full_cache_nbytes[-1]       # 2 tokens kept against 6
+    (64, 192)
+    """
+    q = as_float_array(q, "q", min_ndim=3)
+    k = as_float_array(k, "k", min_ndim=3)
+    v = as_float_array(v, "v", min_ndim=3)
+    if not (q.ndim == k.ndim == v.ndim == 3 and q.shape[:2] == k.shape[:2] == v.shape[:2]):
+        raise ValueError(f"q, k, v must be (n_heads, n, d) with the same n_heads and n, got "
+                         f"{q.shape}, {k.shape}, {v.shape}")
+    n_heads, n, _ = q.shape
+    dtype = np.result_type(q, k, v)
+    window_cache = SlidingWindowKVCache(n_heads, k.shape[2], window, dtype)
+    full = KVCache(n_heads, k.shape[2], capacity=1, dtype=dtype)
+    outputs, small, large = [], [], []
+    for t in range(n):
+        k_t, v_t = k[:, t:t + 1].astype(dtype), v[:, t:t + 1].astype(dtype)
+        window_cache.append(k_t, v_t)
+        full.append(np.ascontiguousarray(k_t), np.ascontiguousarray(v_t))
+        out = scaled_dot_product_attention(q[:, t:t + 1], window_cache.keys,
+                                           window_cache.values).output  # (n_heads, 1, d_v)
+        outputs.append(out)
+        small.append(window_cache.nbytes)
+        large.append(full.nbytes)
+    return WindowedDecoding(np.concatenate(outputs, axis=1), small, large)
+
+
+def receptive_field(window: int, layers: int) -> int:
+    """How many positions the last token can draw on through ``layers`` sliding-window layers.
+
+    Each layer reaches ``window − 1`` positions further back: ``layers · (window − 1) + 1``
+    (itself included), in a long enough sequence.
+
+    >>> receptive_field(window=4096, layers=32)      # Mistral 7B's window and depth
+    131041
+    """
+    return positive_int(layers, "layers") * (positive_int(window, "window") - 1) + 1
+
+
+def receptive_field_by_masks(n: int, window: int, layers: int) -> int:
+    """The same, counted: positions reachable from the last token through ``layers`` masks.
+
+    Position ``j`` reaches the last token if a chain of allowed (query, key) pairs leads
+    there, one per layer: the boolean product of the mask with itself ``layers`` times.
+
+    >>> receptive_field_by_masks(n=20, window=3, layers=4)
+    9
+    """
+    from .masks import sliding_window_mask
+
+    mask = sliding_window_mask(positive_int(n, "n"), window=window).astype(np.int64)
+    reach = np.eye(n, dtype=np.int64)[-1:]  # (1, n): the last token reaches itself
+    for _ in range(positive_int(layers, "layers")):
+        reach = np.minimum(reach @ mask, 1)  # one more layer of attention
+    return int(reach.sum())
+
+
+# --- serving requests: paged against max-length reservation --------------------------------
+
+
+def request_lengths(n_requests: int, max_len: int, seed: int = 0) -> np.ndarray:
+    """Random request lengths (prompt + generated tokens), uniform in ``1 .. max_len``.
+
+    >>> request_lengths(5, 100, seed=0)
+    array([86, 64, 52, 27, 31])
+    """
+    rng = np.random.default_rng(seed)
+    return rng.integers(1, positive_int(max_len, "max_len") + 1,
+                        size=positive_int(n_requests, "n_requests"))
+
+
+class ServingMemory(NamedTuple):
+    """Bytes of KV cache for a batch of requests, three ways."""
+
+    used: int
+    """Bytes holding tokens: what the requests really need."""
+    paged_reserved: int
+    """Bytes of the blocks a :class:`~qkv_helpers.PagedKVCache` holds."""
+    max_len_reserved: int
+    """Bytes reserved by one :class:`~qkv_helpers.KVCache` of ``max_len`` tokens per request."""
+    block_tables: dict
+    """Each request's blocks in the paged pool."""
+
+    @property
+    def paged_waste(self) -> float:
+        """Share of the paged cache's held bytes that hold no token."""
+        return 1 - self.used / self.paged_reserved
+
+    @property
+    def max_len_waste(self) -> float:
+        """Share of the max-length reservation that holds no token."""
+        return 1 - self.used / self.max_len_reserved
+
+
+def serve_requests(lengths, max_len: int, block_size: int = 16, n_heads: int = 4,
+                   head_dim: int = 16, dtype=np.float32,
+                   tokens_per_step: int = 1) -> ServingMemory:
+    """Keep the keys and values of requests of the given lengths, paged and reserved.
+
+    Every request's tokens are appended, ``tokens_per_step`` at a time (one decode step, or
+    a chunk of prompt) taking turns across the batch, to a
+    :class:`PagedKVCache` (blocks of ``block_size``) and, for comparison, to one
+    :class:`KVCache` per request made with ``capacity=max_len``, as a server that reserves
+    the longest possible request does. Bytes are read from the caches themselves.
+
+    >>> m = serve_requests([3, 17, 40], max_len=64, block_size=16, n_heads=1, head_dim=2)
+    >>> m.used, m.paged_reserved, m.max_len_reserved     # 60 tokens; 6 blocks; 3 × 64 tokens
+    (960, 1536, 3072)
+    """
+    lengths = [positive_int(int(n), "lengths") if not isinstance(n, bool) else n for n in lengths]
+    max_len = positive_int(max_len, "max_len")
+    if any(n > max_len for n in lengths):
+        raise ValueError(f"every length must be <= max_len = {max_len}, got {max(lengths)}")
+    n_blocks = sum(-(-n // block_size) for n in lengths)
+    paged = PagedKVCache(n_heads, head_dim, block_size, max(n_blocks, 1), dtype)
+    ids = [paged.new_sequence() for _ in lengths]
+    reserved = [KVCache(n_heads, head_dim, capacity=max_len, dtype=dtype) for _ in lengths]
+    chunk = positive_int(tokens_per_step, "tokens_per_step")
+    tokens = np.zeros((n_heads, chunk, head_dim), dtype)
+    for start in range(0, max(lengths), chunk):  # all requests side by side, taking turns
+        for seq, cache, n in zip(ids, reserved, lengths):
+            if start < n:
+                new = tokens[:, : min(chunk, n - start)]  # (n_heads, new_tokens, head_dim)
+                paged.append(seq, new, new)
+                cache.append(new, new)
+    assert all(c.capacity == max_len for c in reserved)  # no request outgrew its reservation
+    return ServingMemory(paged.used_nbytes, paged.reserved_nbytes,
+                         sum(c.allocated_nbytes for c in reserved),
+                         {seq: paged.block_table(seq) for seq in ids})
+
+
+# --- prefill and decode: arithmetic intensity ----------------------------------------------
+
+
+class ModelShape(NamedTuple):
+    """The sizes of a decoder-only Transformer that set its FLOPs and bytes."""
+
+    name: str
+    layers: int
+    d_model: int
+    n_heads: int
+    kv_heads: int
+    head_dim: int
+    d_ff: int
+    vocab: int
+
+    @property
+    def matmul_params(self) -> int:
+        """Parameters used in matrix products per token (embedding lookup excluded).
+
+        Per layer W_Q, W_O (d·d each), W_K, W_V (d·kv_heads·head_dim each) and the gated MLP
+        (3·d·d_ff); then the output layer (d·vocab).
+        """
+        d, kv = self.d_model, self.kv_heads * self.head_dim
+        per_layer = 2 * d * d + 2 * d * kv + 3 * d * self.d_ff
+        return self.layers * per_layer + d * self.vocab
+
+
+LLAMA_2_7B = ModelShape("Llama-2-7B", layers=32, d_model=4096, n_heads=32, kv_heads=32,
+                        head_dim=128, d_ff=11008, vocab=32000)
+"""Llama-2-7B's shapes, from its config.json (meta-llama/Llama-2-7b-hf on Hugging Face) and
+the Llama 2 paper (Touvron et al., 2023): 32 layers, hidden size 4096, 32 heads (no GQA in
+the 7B model), intermediate size 11008, vocabulary 32000."""
+
+
+class Gpu(NamedTuple):
+    """A GPU's peak dense 16-bit matrix throughput and memory bandwidth, with the source."""
+
+    name: str
+    peak_flops: float
+    """FLOP/s, dense BF16/FP16 on Tensor Cores (no sparsity)."""
+    bandwidth: float
+    """Bytes/s of its HBM memory."""
+    source: str
+
+    @property
+    def ridge(self) -> float:
+        """FLOPs per byte at which compute and memory take the same time."""
+        return self.peak_flops / self.bandwidth
+
+
+A100_80GB = Gpu("A100 80GB SXM", 312e12, 2039e9,
+                "NVIDIA A100 Tensor Core GPU datasheet: BF16 Tensor Core 312 TFLOPS "
+                "(624 with sparsity), GPU memory bandwidth 2,039 GB/s (80GB SXM)")
+H100_SXM = Gpu("H100 SXM", 989e12, 3.35e12,
+               "NVIDIA H100 Tensor Core GPU datasheet: BF16 Tensor Core 1,979 TFLOPS with "
+               "sparsity (989 dense), GPU memory bandwidth 3.35 TB/s (H100 SXM)")
+
+
+class StepCost(NamedTuple):
+    """FLOPs and bytes of one forward step, and their ratio."""
+
+    flops: int
+    bytes_read: int
+    weight_bytes: int
+    kv_bytes: int
+
+    @property
+    def intensity(self) -> float:
+        """Arithmetic intensity: FLOPs per byte read from memory."""
+        return self.flops / self.bytes_read
+
+    def seconds(self, gpu: Gpu) -> float:
+        """Lower bound on the step's time: the larger of compute time and memory time."""
+        return max(self.flops / gpu.peak_flops, self.bytes_read / gpu.bandwidth)
+
+    def bound(self, gpu: Gpu) -> str:
+        """``"compute"`` or ``"memory"``: which of the two limits this step on ``gpu``."""
+        return "compute" if self.intensity >= gpu.ridge else "memory"
+
+
+def step_cost(model: ModelShape, new_tokens: int, context: int = 0, batch: int = 1,
+              bytes_per_value: int = 2) -> StepCost:
+    """FLOPs and bytes read by one forward step of ``batch`` sequences.
+
+    Each sequence runs ``new_tokens`` tokens whose queries attend over ``context`` earlier
+    (cached) tokens plus themselves. A prefill is ``new_tokens = prompt, context = 0``; a
+    decode step is ``new_tokens = 1``. Counted (``2·m·k·n`` FLOPs per matrix product):
+
+    - FLOPs: ``2 · matmul_params · new_tokens · batch`` for the weights, plus attention's
+      ``4 · layers · n_heads · head_dim · new_tokens · keys · batch`` (Q·Kᵀ and weights·V,
+      ``keys = context + new_tokens``, every key counted, as without a causal skip);
+    - bytes: every weight once (the batch shares them) and every sequence's cached K and V,
+      ``2 · layers · kv_heads · head_dim · context · batch``, at ``bytes_per_value``.
+
+    Activations are left out: small next to these at the sizes here.
+
+    >>> prefill = step_cost(LLAMA_2_7B, new_tokens=2048)
+    >>> decode = step_cost(LLAMA_2_7B, new_tokens=1, context=2048)
+    >>> round(prefill.intensity), round(decode.intensity, 2)
+    (2214, 1.0)
+    """
+    new_tokens = positive_int(new_tokens, "new_tokens")
+    batch = positive_int(batch, "batch")
+    if isinstance(context, bool) or not isinstance(context, (int, np.integer)) or context < 0:
+        raise ValueError(f"context must be an integer >= 0, got {context!r}")
+    keys = context + new_tokens
+    m = model
+    flops = (2 * m.matmul_params * new_tokens * batch
+             + 4 * m.layers * m.n_heads * m.head_dim * new_tokens * keys * batch)
+    weight_bytes = m.matmul_params * bytes_per_value
+    kv_bytes = 2 * m.layers * m.kv_heads * m.head_dim * context * batch * bytes_per_value
+    return StepCost(int(flops), int(weight_bytes + kv_bytes), int(weight_bytes), int(kv_bytes))
+
+
+def causal_tile_work(n: int, block_size: int, d: int = 64) -> tuple:
+    """Tiles and FLOPs of tiled causal attention for ``n`` tokens, with and without skipping.
+
+    Counted by running :func:`~qkv_helpers.fast.tiled_attention_with_work` on zeros.
+
+    >>> causal_tile_work(256, 64)[:2]      # 16 tiles; 6 above the diagonal skipped
+    (16, 10)
+    """
+    x = np.zeros((positive_int(n, "n"), positive_int(d, "d")))
+    mask = causal_mask(n)
+    full = tiled_attention_with_work(x, x, x, mask, block_size, skip_hidden_blocks=False)
+    skip = tiled_attention_with_work(x, x, x, mask, block_size)
+    return full.tiles, skip.tiles, full.flops, skip.flops

@@ -1,0 +1,142 @@
+"""Lesson 13's pictures: the quadratic cost, tiled memory, serving memory, the roofline."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt  # noqa: F401  (the doctests close their figures)
+import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter
+
+from .. import style
+from ..lang import t
+from ._common import new_axes
+
+__all__ = ["plot_cost_loglog", "plot_roofline", "plot_serving_memory"]
+
+
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def _powers_of_ten(value, _position=None) -> str:
+    """Tick label ``10ⁿ`` in plain text (no mathtext: its default font has no minus sign)."""
+    exponent = np.log10(value) if value > 0 else np.nan
+    if not np.isfinite(exponent) or abs(exponent - round(exponent)) > 1e-9:
+        return ""
+    return "10" + str(int(round(exponent))).translate(_SUPERSCRIPT)
+
+
+def _plain_log_ticks(ax: Axes, x: bool = True, y: bool = True) -> None:
+    for axis, on in ((ax.xaxis, x), (ax.yaxis, y)):
+        if on:
+            axis.set_major_formatter(FuncFormatter(_powers_of_ten))
+            axis.set_minor_formatter(NullFormatter())
+
+
+def _positive_1d(values, name: str, n: int | None = None) -> np.ndarray:
+    arr = np.asarray(values, dtype=float)
+    if arr.ndim != 1 or (n is not None and arr.size != n) or not (arr > 0).all():
+        raise ValueError(f"{name} must be 1-D, positive"
+                         + (f", one entry per length ({n})" if n is not None else "")
+                         + f"; got shape {arr.shape}")
+    return arr
+
+
+def plot_cost_loglog(lengths, series: dict, *, ylabel: str, ax: Axes | None = None,
+                     slope_guide: float | None = 2.0) -> Axes:
+    """Measured costs against sequence length on log–log axes, with a slope guide.
+
+    Parameters
+    ----------
+    lengths : sequence of int
+        Sequence lengths n.
+    series : dict
+        Label → values (one per length), e.g. ``{"plain": seconds, "tiled": seconds}``.
+    ylabel : str
+        What the values are (seconds, bytes).
+    slope_guide : float or None
+        Draw a dashed line ∝ n**slope_guide through the first series' last point.
+
+    Examples
+    --------
+    >>> ax = plot_cost_loglog([256, 512, 1024], {"plain": [1, 4, 16]}, ylabel="bytes")
+    >>> ax.get_xscale(), ax.get_yscale(), len(ax.lines)
+    ('log', 'log', 2)
+    >>> plt.close(ax.figure)
+    """
+    n = _positive_1d(lengths, "lengths")
+    ax = new_axes(ax, figsize=(6.4, 4.0))
+    first = None
+    for i, (label, values) in enumerate(series.items()):
+        y = _positive_1d(values, f"series[{label!r}]", n.size)
+        first = y if first is None else first
+        ax.plot(n, y, "o-", color=style.COLORS[i % len(style.COLORS)], label=label)
+    if slope_guide is not None and first is not None:
+        guide = first[-1] * (n / n[-1]) ** slope_guide
+        ax.plot(n, guide, "--", color="grey", linewidth=1,
+                label=t("p_s13_slope", slope=f"{slope_guide:g}"))
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.xaxis.set_major_locator(FixedLocator(n))
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda value, _pos: f"{value:g}"))
+    ax.xaxis.set_minor_formatter(NullFormatter())
+    _plain_log_ticks(ax, x=False)
+    ax.set_xlabel(t("p_s13_tokens"))
+    ax.set_ylabel(ylabel)
+    ax.legend()
+    return ax
+
+
+def plot_serving_memory(memory, *, ax: Axes | None = None) -> Axes:
+    """Bars: bytes used, held by a paged cache, and reserved for max_len per request.
+
+    ``memory`` is a :class:`~qkv_helpers.at_scale.ServingMemory`.
+
+    >>> from qkv_helpers.at_scale import serve_requests
+    >>> ax = plot_serving_memory(serve_requests([3, 17, 40], max_len=64))
+    >>> len(ax.patches)
+    3
+    >>> plt.close(ax.figure)
+    """
+    labels = [t("p_s13_used"), t("p_s13_paged"), t("p_s13_max_len")]
+    values = np.array([memory.used, memory.paged_reserved, memory.max_len_reserved]) / 2**20
+    ax = new_axes(ax, figsize=(6.4, 3.8))
+    bars = ax.bar(labels, values, color=[style.COLORS[2], style.COLORS[0], style.COLORS[1]])
+    for bar, value in zip(bars, values):
+        ax.text(bar.get_x() + bar.get_width() / 2, value, f"{value:.1f} MiB", ha="center",
+                va="bottom")
+    ax.set_ylabel(t("p_s13_mib"))
+    ax.set_ylim(0, values.max() * 1.15)
+    return ax
+
+
+def plot_roofline(gpu, points: dict, *, ax: Axes | None = None) -> Axes:
+    """The roofline of ``gpu`` and where each step lands (attainable FLOP/s vs FLOPs per byte).
+
+    ``points`` maps a label to a :class:`~qkv_helpers.at_scale.StepCost`. Left of the ridge,
+    memory bandwidth limits a step; right of it, the arithmetic units.
+
+    >>> from qkv_helpers.at_scale import A100_80GB, LLAMA_2_7B, step_cost
+    >>> ax = plot_roofline(A100_80GB, {"decode": step_cost(LLAMA_2_7B, 1, 512)})
+    >>> ax.get_xscale()
+    'log'
+    >>> plt.close(ax.figure)
+    """
+    ax = new_axes(ax, figsize=(6.8, 4.2))
+    x = np.logspace(-1, 4.5, 200)  # FLOPs per byte
+    roof = np.minimum(gpu.peak_flops, gpu.bandwidth * x) / 1e12  # TFLOP/s
+    ax.plot(x, roof, color="black", linewidth=2, label=t("p_s13_roof", gpu=gpu.name))
+    ax.axvline(gpu.ridge, color="grey", linestyle=":", linewidth=1)
+    ax.text(gpu.ridge * 1.1, gpu.peak_flops / 1e12 * 0.04,
+            t("p_s13_ridge", ridge=f"{gpu.ridge:.0f}"), color="grey")
+    for i, (label, cost) in enumerate(points.items()):
+        y = min(gpu.peak_flops, gpu.bandwidth * cost.intensity) / 1e12
+        ax.plot([cost.intensity], [y], "o", markersize=9,
+                color=style.COLORS[i % len(style.COLORS)],
+                label=f"{label}: {cost.intensity:,.0f} FLOP/B")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    _plain_log_ticks(ax)
+    ax.set_xlabel(t("p_s13_intensity"))
+    ax.set_ylabel(t("p_s13_tflops"))
+    ax.legend(loc="lower right", fontsize="small")
+    return ax
