@@ -38,8 +38,13 @@ $(STAMP): pyproject.toml
 # refuses to run as root unless told; containers (and CI) often are root.
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u 2>/dev/null)),--allow-root)
 
+# The interface's language (menus, dialogs): Korean when the locale starts with ko, English
+# otherwise; `make lab LANG_UI=ko` (or en) chooses directly. See tools/lab_ui/README.md.
+LANG_UI ?= $(if $(filter ko%,$(firstword $(LC_ALL) $(LC_MESSAGES) $(LANG))),ko,en)
+LAB_UI  := --LabApp.app_settings_dir=$(CURDIR)/tools/lab_ui/$(if $(filter ko%,$(LANG_UI)),ko,en)
+
 lab: $(STAMP)
-	$(VENV)/bin/jupyter lab --ServerApp.ip=127.0.0.1 --ServerApp.root_dir=notebooks $(ALLOW_ROOT)
+	$(VENV)/bin/jupyter lab --ServerApp.ip=127.0.0.1 --ServerApp.root_dir=notebooks $(ALLOW_ROOT) $(LAB_UI)
 
 test: $(STAMP)
 	MPLBACKEND=Agg $(THREADS) $(PY) -m pytest --doctest-modules qkv_helpers tests
