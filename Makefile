@@ -14,7 +14,7 @@ STAMP  := $(VENV)/.installed
 THREADS := OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1
 NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
 
-.PHONY: lab test test-ui bench lint format notebooks clean help student slides html
+.PHONY: lab test test-ui bench lint format notebooks clean help student slides html assignments hub-test
 
 help:
 	@echo "make lab       open the course in JupyterLab (installs on first run)"
@@ -26,6 +26,8 @@ help:
 	@echo "make student   student copies without solutions in build/student/{ko,en}/"
 	@echo "make slides    reveal.js slide decks in build/slides/ (npm once, for offline use)"
 	@echo "make html      the executed notebooks as a static site in build/site/ (npm once)"
+	@echo "make assignments  nbgrader course folders in build/assignments/{ko,en}/ (autograded exercises)"
+	@echo "make hub-test  a class of simulated students on a local JupyterHub, measured (npm once)"
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else "Python >= 3.10 is needed, found " + sys.version.split()[0])'
@@ -87,3 +89,8 @@ slides: $(STAMP)
 
 html: $(STAMP)
 	$(PY) tools/classroom.py html
+
+# nbgrader course folders (source/ and release/) for both languages, from notebooks/src.
+# See tools/assignments.py and the teacher guide (release, collect, autograde, feedback).
+assignments: $(STAMP)
+	$(THREADS) $(PY) tools/assignments.py
