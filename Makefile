@@ -94,3 +94,20 @@ html: $(STAMP)
 # See tools/assignments.py and the teacher guide (release, collect, autograde, feedback).
 assignments: $(STAMP)
 	$(THREADS) $(PY) tools/assignments.py
+
+# A class on a local JupyterHub, measured (tools/hub_test.py): jupyterhub and nbgitpuller from
+# PyPI into .venv, configurable-http-proxy from npm into build/hub/, everything on 127.0.0.1.
+# HUB_STUDENTS=3 for a shorter run. Needs chromium (as make test-ui).
+HUB_STUDENTS ?= 10
+CHP := build/hub/node_modules/.bin/configurable-http-proxy
+
+$(VENV)/.hub: $(STAMP)
+	$(PY) -m pip install --quiet jupyterhub nbgitpuller psutil
+	@touch $@
+
+$(CHP):
+	mkdir -p build/hub
+	npm install --prefix build/hub --no-save --no-audit --no-fund configurable-http-proxy@5
+
+hub-test: $(VENV)/.hub $(CHP)
+	$(THREADS) $(PY) tools/hub_test.py --students $(HUB_STUDENTS)
