@@ -354,9 +354,16 @@ def run_lesson(page, student: Student, hub: Hub, path: str, timeout_s: float) ->
     if moved:
         student.problems.append(f"{stem}: {moved[0]}")
         return False
-    if page.evaluate(JS_IMAGES) == pictures:
-        student.problems.append(f"{stem}: {note}, but no picture changed")
+    try:  # the text may change first: the picture comes with the kernel's next reply
+        page.wait_for_function(f"(before) => ({JS_IMAGES})() !== before", arg=pictures,
+                               timeout=60_000, polling=250)
+    except Exception:
+        student.problems.append(f"{stem}: {note}, but no picture changed within 60 s")
         return False
+    try:  # the last redraw done before the screenshot
+        page.wait_for_function(JS_KERNEL_IDLE, arg=path, timeout=60_000, polling=500)
+    except Exception:
+        pass
     student.steps.append(f"{stem}: run all {student.run_all_seconds[stem]:.1f} s, {note}")
     student.rss_after[stem] = rss(tree(student.server))
     return True
