@@ -118,6 +118,7 @@ class Student:
     run_all_cpu: dict[str, float] = field(default_factory=dict)
     run_all_seconds: dict[str, float] = field(default_factory=dict)
     peak_rss: int = 0  # server + kernels, bytes
+    total_cpu: float = 0.0  # server + kernels, CPU seconds from the server's start to the end
     rss_after: dict[str, int] = field(default_factory=dict)
     server: psutil.Process | None = None
 
@@ -438,6 +439,7 @@ def _one_student(student: Student, hub: Hub, repo: Path, args, chromium: str,
                     if not run_lesson(page, student, hub, path, args.timeout):
                         return
                     page.screenshot(path=str(shots / f"{student.name}_{stem}.png"))
+                student.total_cpu = sum(cpu_seconds(tree(student.server)).values())
             except Exception as error:
                 student.problems.append(f"{type(error).__name__}: {str(error)[:400]}")
                 try:
@@ -473,7 +475,8 @@ def summary(values: list[float], fmt) -> str:
 
 
 def print_table(students: list[Student], hub_rss: int, proxy_rss: int, class_pss: int,
-                lessons: list[str], wall: float, cores: int) -> None:
+                lessons: list[str], wall: float, cores: int, hub_cpu: float = 0.0,
+                proxy_cpu: float = 0.0) -> None:
     ok = [s for s in students if not s.problems]
     rows = [
         ("students (passed / started)", f"{len(ok)} / {len(students)}"),
@@ -497,6 +500,9 @@ def print_table(students: list[Student], hub_rss: int, proxy_rss: int, class_pss
         rows.append(("  wall time of that Run All",
                      summary([s.run_all_seconds[stem] for s in ok if stem in s.run_all_seconds],
                              lambda v: f"{v:.1f} s")))
+    rows.append(("CPU per student, whole visit (server + kernels)",
+                 summary([s.total_cpu for s in ok if s.total_cpu], lambda v: f"{v:.1f} s")))
+    rows.append(("CPU of the hub / the proxy, whole test", f"{hub_cpu:.1f} s / {proxy_cpu:.1f} s"))
     rows.append(("whole test (students in parallel)", f"{wall:.0f} s on {cores} cores"))
     width = max(len(r[0]) for r in rows)
     print()
@@ -535,6 +541,7 @@ def main(argv: list[str] | None = None) -> int:
     work = Path(tempfile.mkdtemp(prefix="qkv-hub-"))
     hub = Hub(work, args.lang, args.out / "jupyterhub.log")
     hub_rss = proxy_rss = class_pss = 0
+    hub_cpu = proxy_cpu = 0.0
     left: list[int] = []
     failures: list[str] = []
     try:
@@ -568,6 +575,8 @@ def main(argv: list[str] | None = None) -> int:
         everything = hub.processes.children()
         hub_rss = rss([hub.processes.hub])
         proxy_rss = rss([p for p in [hub.processes.proxy()] if p])
+        hub_cpu = sum(cpu_seconds([hub.processes.hub]).values())
+        proxy_cpu = sum(cpu_seconds([p for p in [hub.processes.proxy()] if p]).values())
         class_pss = pss([hub.processes.hub, *everything])
         pids = {hub.process.pid, *(p.pid for p in everything)}
         addresses = listening_addresses(pids)
@@ -589,7 +598,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"     {line}", flush=True)
     if left:
         print(f"stopped {len(left)} processes the hub left behind: {left}")
-    print_table(students, hub_rss, proxy_rss, class_pss, args.lessons, wall, psutil.cpu_count())
+    print_table(students, hub_rss, proxy_rss, class_pss, args.lessons, wall, psutil.cpu_count(),
+                hub_cpu, proxy_cpu)
     print(f"screenshots in {shots}, hub log in {hub.log_path}")
     for failure in failures:
         print(f"FAIL {failure}")
