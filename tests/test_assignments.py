@@ -63,6 +63,14 @@ def test_an_exercise_without_a_checker_call_is_a_clear_error():
                                     "lesson 99 cell 3")
 
 
+def test_a_checker_call_kept_in_a_variable_is_found():
+    answer, test, exercise = assignments.answer_and_test(
+        "my_x = ...\nfb = qk.checks.check_value(my_x, 2, 'x')\nfb", "my_x = 2", "en", "g", 1, "t")
+    assert exercise.checks == ["qk.checks.check_value(my_x, 2, 'x')"]
+    assert answer.splitlines()[-2:] == ["fb = qk.checks.check_value(my_x, 2, 'x')", "fb"]
+    assert "_feedback = qk.checks.check_value(my_x, 2, 'x')" in test
+
+
 def test_the_checker_call_is_found_whatever_the_module_alias():
     answer, test, exercise = assignments.answer_and_test(
         "my_x = ...  # here\nhelpers.checks.check_value(my_x,\n    2, 'x')\n",

@@ -113,11 +113,12 @@ def split_checks(source: str, where: str) -> tuple[list[tuple[int, int]], list[a
     except SyntaxError as error:
         raise AssignmentError(f"{where}: the code does not parse: {error}") from error
     spans, calls = [], []
-    for statement in tree.body:
-        if (isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call)
-                and _CHECK_CALL.search(_dotted(statement.value.func))):
+    for statement in tree.body:  # `check(...)` or `feedback = check(...)`
+        value = getattr(statement, "value", None)
+        if (isinstance(statement, (ast.Expr, ast.Assign)) and isinstance(value, ast.Call)
+                and _CHECK_CALL.search(_dotted(value.func))):
             spans.append((statement.lineno - 1, statement.end_lineno))
-            calls.append(statement.value)
+            calls.append(value)
     return spans, calls
 
 
@@ -142,7 +143,7 @@ def answer_and_test(exercise: str, solution: str, lang: str, grade_id: str, poin
         region.pop()
     first = spans[0][0]
     answer = lines[:first] + [BEGIN, *region, END] + lines[first:]
-    check_sources = ["\n".join(lines[start:end]) for start, end in spans]
+    check_sources = [ast.get_source_segment(exercise, call) for call in calls]
     names = [c.args[0].id for c in calls if c.args and isinstance(c.args[0], ast.Name)]
     test = [TEST_HEADER[lang].format(points=points)]
     for text in check_sources:
