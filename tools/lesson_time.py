@@ -2,6 +2,7 @@
 
     python tools/lesson_time.py            # a table: counts, estimate, stated time
     python tools/lesson_time.py --check    # exit 1 if a stated time disagrees
+    python tools/lesson_time.py --write    # write the estimates into the lessons and guides
 
 The method (the teacher guides describe it, so a teacher can apply it by hand):
 
@@ -117,6 +118,35 @@ def stated(stem: str) -> dict[str, int | None]:
     return found
 
 
+GUIDE_HEADING = {
+    "ko": (ROOT / "docs" / "teacher-guide.ko.md", "(전체 {full}분 · 시연 {demo}분{rest})"),
+    "en": (ROOT / "docs" / "teacher-guide.en.md", "({full} min full · {demo} min demo{rest})"),
+}
+
+
+def write(times: dict[str, LessonTime]) -> None:
+    """Put each lesson's full time at its top and both times in the guides' headings."""
+    for stem, t in times.items():
+        path = SRC / f"{stem}.py"
+        text = path.read_text(encoding="utf-8")
+        text = STATED["ko"].sub(f"**수업 시간**: 약 {t.full}분", text, count=1)
+        text = STATED["en"].sub(f"**Class time**: about {t.full} minutes", text, count=1)
+        path.write_text(text, encoding="utf-8")
+    for path, template in GUIDE_HEADING.values():
+        lines = path.read_text(encoding="utf-8").split("\n")
+        for i, line in enumerate(lines):
+            match = re.match(r"^### (\d\d)\. (.*?) \(([^()]*)\)$", line)
+            if not match or match.group(1) not in {stem[:2] for stem in times}:
+                continue
+            t = next(t for stem, t in times.items() if stem[:2] == match.group(1))
+            note = re.split(r"[,;] ", match.group(3), maxsplit=1)
+            rest = ", " + note[1] if len(note) > 1 and not re.search(r"\d+\s*(분|min)", note[1]) \
+                else ""
+            lines[i] = f"### {match.group(1)}. {match.group(2)} " + template.format(
+                full=t.full, demo=t.demo, rest=rest)
+        path.write_text("\n".join(lines), encoding="utf-8")
+
+
 def stems() -> list[str]:
     return sorted(p.stem for p in SRC.glob("[0-9][0-9]_*.py"))
 
@@ -124,7 +154,11 @@ def stems() -> list[str]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="fail if a stated time differs")
+    parser.add_argument("--write", action="store_true",
+                        help="write the estimates into the lessons' tops and the guides' headings")
     args = parser.parse_args()
+    if args.write:
+        write({stem: measure(stem) for stem in stems()})
     bad = 0
     print(f"{'lesson':34} {'words':>5} {'code':>4} {'widg':>4} {'exer':>4} "
           f"{'full':>4} {'demo':>4} {'stated':>7}")
