@@ -195,10 +195,10 @@ STRINGS: dict[str, dict[str, str]] = {
         # lesson 09: plots
         "p_kv_tokens": "tokens kept in the cache",
         "p_kv_bytes": "cache size (bytes)",
-        "p_kv_measured": "measured (KVCache.nbytes)",
+        "p_kv_measured": "in use, measured (KVCache.nbytes)",
         "p_kv_formula": "formula: 2·layers·kv_heads·head_dim·tokens·batch·bytes",
         "p_kv_uncached_kept": "without a cache: nothing kept",
-        "p_kv_growth_title": "The KV cache grows linearly with the tokens it keeps",
+        "p_kv_growth_title": "KV cache size against the tokens kept",
         "p_kv_step_axis": "tokens so far, t",
         "p_kv_flops": "FLOPs",
         "p_kv_cached": "with the KV cache",
@@ -296,6 +296,16 @@ STRINGS: dict[str, dict[str, str]] = {
         "quiz_q10_c2": "A longer context",
         "quiz_q10_c3": "More query heads",
         "quiz_q10_why": "The cache grows with kv_heads: multi-query attention keeps one K/V head, grouped-query attention a few. A sliding window (fewer tokens kept) and lower-precision values shrink it too.",
+        # --- issue 12 (h12b): lesson 09 measured memory and step times, plots, slides ---
+        "p_kv_allocated": "reserved up front (KVCache.allocated_nbytes)",
+        "p_kv_step_ms": "time of one step (ms)",
+        "p_kv_fitted": "fitted: overhead + FLOPs × time per FLOP",
+        "p_kv_step_time_title": "Time of one decoding step",
+        "p_kv_peak_uncached": "peak during an uncached step",
+        "p_kv_peak_cached": "peak during a cached step",
+        "p_kv_kept": "cache kept between steps",
+        "p_kv_kb": "memory (KB)",
+        "p_kv_memory_title": "Memory of one decoding step",
     },
     "ko": {
         # --- glossary ---
@@ -441,10 +451,10 @@ STRINGS: dict[str, dict[str, str]] = {
         # lesson 09: plots
         "p_kv_tokens": "캐시에 저장된 토큰 수",
         "p_kv_bytes": "캐시 크기 (바이트)",
-        "p_kv_measured": "측정값 (KVCache.nbytes)",
+        "p_kv_measured": "사용 중인 크기, 측정값 (KVCache.nbytes)",
         "p_kv_formula": "공식: 2·레이어·KV 헤드·head_dim·토큰·배치·바이트",
         "p_kv_uncached_kept": "캐시 없음: 저장하는 것 없음",
-        "p_kv_growth_title": "KV 캐시는 저장한 토큰 수에 비례해 커져요",
+        "p_kv_growth_title": "저장한 토큰 수에 따른 KV 캐시 크기",
         "p_kv_step_axis": "지금까지의 토큰 수 t",
         "p_kv_flops": "FLOPs",
         "p_kv_cached": "KV 캐시 사용",
@@ -542,6 +552,16 @@ STRINGS: dict[str, dict[str, str]] = {
         "quiz_q10_c2": "컨텍스트 늘리기",
         "quiz_q10_c3": "쿼리 헤드 늘리기",
         "quiz_q10_why": "캐시는 KV 헤드 수에 비례해요. 멀티쿼리 어텐션(MQA)은 K/V 헤드를 하나만, 그룹 쿼리 어텐션(GQA)은 몇 개만 둬요. 슬라이딩 윈도(저장하는 토큰 줄이기)나 더 낮은 정밀도의 값도 캐시를 줄여요.",
+        # --- issue 12 (h12b): lesson 09 measured memory and step times, plots, slides ---
+        "p_kv_allocated": "미리 잡아 둔 크기 (KVCache.allocated_nbytes)",
+        "p_kv_step_ms": "스텝 하나의 시간 (ms)",
+        "p_kv_fitted": "맞춘 값: 오버헤드 + FLOPs × FLOP당 시간",
+        "p_kv_step_time_title": "디코딩 스텝 하나의 시간",
+        "p_kv_peak_uncached": "캐시 없는 스텝의 최대 메모리",
+        "p_kv_peak_cached": "캐시 쓴 스텝의 최대 메모리",
+        "p_kv_kept": "스텝 사이에 남겨 두는 캐시",
+        "p_kv_kb": "메모리 (KB)",
+        "p_kv_memory_title": "디코딩 스텝 하나의 메모리",
     },
 }
 
