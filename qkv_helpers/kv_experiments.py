@@ -27,6 +27,7 @@ from .kv_math import StepTimeFit, fit_step_time, predicted_speedup, step_flops
 
 __all__ = [
     "LESSON_SEED",
+    "TIMING_CONTEXTS",
     "WORDS",
     "CachedDecoder",
     "DecodeStep",
@@ -41,6 +42,7 @@ __all__ = [
     "measure_speedup",
     "measure_step_times",
     "step_memory",
+    "timing_model",
     "to_ids",
     "to_words",
 ]
@@ -410,7 +412,8 @@ class StepTimes(NamedTuple):
     flops_uncached: np.ndarray
     """``(n,)``: FLOPs counted in the uncached step."""
     fit: StepTimeFit
-    """Step time = overhead + seconds_per_flop · FLOPs, fitted to both kinds of step."""
+    """Step time = overhead + seconds_per_flop · FLOPs, fitted to both kinds of step
+    (least squares of the relative errors)."""
 
     @property
     def speedup(self) -> np.ndarray:
@@ -498,8 +501,11 @@ def measure_step_times(model: TinyTransformer, contexts, repeats: int = 5,
                 flops[kind].append(counted[kind])
     s_cached, s_uncached = np.array(seconds[cached]), np.array(seconds[uncached])  # (n,)
     f_cached, f_uncached = np.array(flops[cached]), np.array(flops[uncached])  # (n,)
-    fit = fit_step_time(np.ones(2 * len(contexts)), np.concatenate([f_cached, f_uncached]),
-                        np.concatenate([s_cached, s_uncached]))
+    # Fitted to relative errors (each row divided by its time): otherwise the slowest
+    # uncached steps decide the fit alone and the overhead of the cached steps is lost.
+    seconds_all = np.concatenate([s_cached, s_uncached])  # (2n,)
+    fit = fit_step_time(1 / seconds_all, np.concatenate([f_cached, f_uncached]) / seconds_all,
+                        np.ones(2 * len(contexts)))
     return StepTimes(contexts, s_cached, s_uncached, f_cached, f_uncached, fit)
 
 
@@ -511,3 +517,21 @@ def is_increasing(values) -> bool:
     """
     values = np.asarray(values)  # (n,)
     return bool((np.diff(values) > 0).all())
+
+
+#: Context lengths at which lesson 09 (and ``benchmarks/bench_lesson09.py``) time one step.
+TIMING_CONTEXTS = (16, 32, 64, 128, 256, 512)
+
+
+def timing_model() -> TinyTransformer:
+    """Lesson 09's model for counting and timing: vocabulary 256, d_model 128, 4 heads, 2 layers.
+
+    Large enough that an uncached step's matrix products, not Python's per-call overhead,
+    take most of its time once t reaches a few dozen tokens; small enough to time in
+    about a second. Its attention costs less than its other matrix products while
+    t < 6 · d_model = 768.
+
+    >>> timing_model().d_model, timing_model().n_layers
+    (128, 2)
+    """
+    return TinyTransformer(vocab_size=256, d_model=128, n_heads=4, n_layers=2, seed=0)

@@ -111,3 +111,22 @@ def test_new_plots_label_what_they_show():
         qk.plots.plot_step_times([16, 32], [1e-4, 1e-4], [3e-4])
     with pytest.raises(ValueError, match="allocated_bytes"):
         qk.plots.plot_cache_growth([1, 2], [256, 512], [256, 512], allocated_bytes=[1])
+
+
+def test_step_time_fit_recovers_an_exact_model_of_small_and_large_steps(monkeypatch):
+    # Steps whose time is exactly 100 µs + 1 ns per FLOP: the fit must find both numbers,
+    # the overhead too, although it is tiny beside the largest steps' time.
+    from qkv_helpers import decoding
+
+    real_generate = decoding.TinyTransformer.generate
+
+    def timed(self, *args, **kwargs):
+        gen = real_generate(self, *args, **kwargs)
+        steps = [s._replace(seconds=1e-4 + 1e-9 * s.flops) for s in gen.steps]
+        return gen._replace(steps=steps)
+
+    monkeypatch.setattr(decoding.TinyTransformer, "generate", timed)
+    m = kx.measure_step_times(kx.lesson_model(), [2, 16, 64, 200], repeats=1)
+    assert m.fit.overhead == pytest.approx(1e-4, rel=1e-6)
+    assert m.fit.seconds_per_flop == pytest.approx(1e-9, rel=1e-6)
+    assert m.predicted == pytest.approx(m.speedup, rel=1e-6)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 from matplotlib.axes import Axes
-from matplotlib.ticker import MaxNLocator
+from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 from .. import style
 from ..lang import t
@@ -241,8 +241,8 @@ def plot_step_times(contexts, seconds_cached, seconds_uncached, fitted_cached=No
     Examples
     --------
     >>> ax = plot_step_times([16, 32], [1e-4, 1.1e-4], [3e-4, 5e-4], [1e-4, 1e-4], [3e-4, 5e-4])
-    >>> len(ax.lines), ax.get_xlabel() == t("p_kv_step_axis")
-    (4, True)
+    >>> len(ax.lines), len(ax.get_legend().get_texts()), ax.get_yscale()
+    (4, 3, 'log')
     """
     contexts = np.asarray(contexts)  # (n,)
     series = [("seconds_cached", seconds_cached), ("seconds_uncached", seconds_uncached),
@@ -256,13 +256,19 @@ def plot_step_times(contexts, seconds_cached, seconds_uncached, fitted_cached=No
             (series[0], series[2], style.COLORS[0], "o-", "p_kv_cached")):
         ax.plot(contexts, np.asarray(seconds) * 1e3, marker, color=color, markersize=5,
                 label=t(key))
-        if fitted is not None:
+        if fitted is not None:  # one legend entry for both dotted lines
             ax.plot(contexts, np.asarray(fitted) * 1e3, ":", color=color, linewidth=2,
-                    label=t("p_kv_fitted"))
+                    label="_" if key == "p_kv_cached" else t("p_kv_fitted"))
+    # Both axes logarithmic: a cached step (a tenth of a ms) and an uncached one (many ms)
+    # are both readable, and time ∝ t is a straight line of slope 1.
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xticks(contexts, [str(c) for c in contexts])
+    ax.minorticks_off()
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))  # 0.1, 1, 10
     ax.set_xlabel(t("p_kv_step_axis"))
     ax.set_ylabel(t("p_kv_step_ms"))
     ax.set_title(t("p_kv_step_time_title"))
-    ax.set_ylim(bottom=0)
     ax.legend(fontsize="small", loc="upper left")
     return ax
 
