@@ -38,8 +38,14 @@ $(STAMP): pyproject.toml
 # refuses to run as root unless told; containers (and CI) often are root.
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u 2>/dev/null)),--allow-root)
 
+# The lessons' language: Korean, or English when the locale (LC_ALL, else LANG) is English;
+# `make lab COURSE_LANG=en` (or ko) chooses. JupyterLab opens at that language's first lesson;
+# tools/jupyter_lab_config.py hides the lesson sources and turns off the news prompt.
+COURSE_LANG ?= $(if $(filter en%,$(or $(LC_ALL),$(LANG))),en,ko)
+
 lab: $(STAMP)
-	$(VENV)/bin/jupyter lab --ServerApp.ip=127.0.0.1 --ServerApp.root_dir=notebooks $(ALLOW_ROOT)
+	$(VENV)/bin/jupyter lab --config=tools/jupyter_lab_config.py --ServerApp.root_dir=notebooks \
+		--LabApp.default_url=/lab/tree/$(COURSE_LANG)/00_start_here.ipynb $(ALLOW_ROOT)
 
 test: $(STAMP)
 	MPLBACKEND=Agg $(THREADS) $(PY) -m pytest --doctest-modules qkv_helpers tests
