@@ -265,8 +265,9 @@ body { font-family: var(--jp-ui-font-family); }
 .course-solution { border-left: 4px solid #009E73; margin: 6px 0; padding-left: 6px; }
 .course-solution > summary { cursor: pointer; font-family: var(--jp-ui-font-family);
                              padding: 4px; color: #006d4f; }
-/* A widget's picture at its own size, as in JupyterLab (not stretched to the page). */
-img.widget-image { width: auto !important; height: auto; max-width: 100%; align-self: flex-start; }
+/* A widget's picture at the size its layout gives (not stretched to the page), as in
+   JupyterLab; its PNG has 1.5 times the pixels each way (qkv_helpers.widgets._live.SHARPNESS). */
+img.widget-image { height: auto; max-width: 100%; align-self: flex-start; }
 /* Slides: a 1280 x 720 projector; headings as written (no capitals); Korean fallback font. */
 html:root {
   --r-main-font: "Source Sans Pro", Helvetica, "Noto Sans KR", "NanumGothic", sans-serif;
