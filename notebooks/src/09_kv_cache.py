@@ -337,7 +337,7 @@ ax = qk.plots.plot_speedup(m.contexts, m.speedup, m.flop_ratio, m.predicted,
                            overhead_us=m.fit.overhead * 1e6, per_step=True)
 """, ignore_output=True)
 
-lesson.md(ko="""
+lesson.md(slide="subslide", ko="""
 맞춘 두 값을 비교해 봐요. 위는 스텝마다의 오버헤드, 아래는 t = 16에서 캐시를 쓴 스텝 하나가 FLOPs에 쓰는 시간이에요(둘 다 µs). 오버헤드가 훨씬 커요.
 """, en="""
 Compare the fitted numbers: above, the overhead per step; below, the time a cached step at t = 16 spends on its FLOPs (both in µs). The overhead is much larger.
@@ -429,7 +429,7 @@ What the cache adds is memory **kept between steps**. **While a step runs** the 
 Measure the peak memory one step allocates with Python's `tracemalloc` (it sees numpy's arrays too), on the small `model`, at several context lengths t.
 """)
 
-lesson.code(ko="""
+lesson.code(slide="subslide", ko="""
 steps_mem = kx.step_memory(model, [8, 15, 30, 60, 120])
 print(steps_mem.peak_uncached // 1000)    # 캐시 없는 스텝이 계산하는 동안의 최대 (KB)
 print(steps_mem.peak_cached // 1000)      # 캐시 쓴 스텝이 계산하는 동안의 최대 (KB)
@@ -481,7 +481,7 @@ How do you shrink the cache, then? Shrink a factor of the formula; but most fact
 The first two are choices made in training. They cannot be switched on for Llama-2-7B, which was trained with 32 KV heads, and cutting its cache to a window changes its outputs. Only **KV quantisation** (lower precision) applies after training, and it too loses some accuracy. The formula's sizes for each; the first three are the sizes of a model trained that way.
 """)
 
-lesson.code(ko="""
+lesson.code(slide="subslide", ko="""
 print(km.format_bytes(km.kv_cache_bytes(32, 8, 128, 4096, 1, 2)))    # KV 헤드 8개로 학습한 모델 (GQA)
 print(km.format_bytes(km.kv_cache_bytes(32, 1, 128, 4096, 1, 2)))    # KV 헤드 1개로 학습한 모델 (MQA)
 print(km.format_bytes(km.kv_cache_bytes(32, 32, 128, 1024, 1, 2)))   # 창 1024토큰으로 학습한 모델
@@ -629,10 +629,10 @@ lesson.md(slide="slide", ko="""
 - 자기회귀 디코딩에서 캐시가 없으면 스텝마다 앞 토큰들의 K, V를 모든 레이어에서 다시 계산해요. 캐시가 있으면 새 토큰 하나만 계산하고, 그 K, V를 캐시에 덧붙여요.
 - 쿼리는 캐시하지 않아요. 다음 토큰은 새 토큰의 쿼리 하나와 모든 K, V로 정해지니까요.
 - 캐시를 써도 생성하는 토큰은 같아요. 로짓은 반올림 오차만큼만 달라요.
-- 캐시 없는 스텝 t는 레이어마다 정확히 t배의 FLOPs를 써요. 전체 FLOPs 비율은 프롬프트가 한 토큰일 때 약 (T + 1)/2로, T에 비례해요. 다만 이건 문맥이 6·d_model보다 훨씬 짧을 때 얘기예요. 캐시를 써도 어텐션은 t에 따라 커져요.
-- 잰 스텝 하나의 속도 향상은 FLOPs 비율보다 작아요. 스텝마다 FLOPs와 상관없는 오버헤드가 있기 때문이에요. t가 커질수록 FLOPs 비율 쪽으로 다가가요.
-- 캐시는 **스텝 사이에** 메모리를 써요: 2 · 레이어 · KV 헤드 · head_dim · 토큰 · 배치 · 값당 바이트, 토큰 수에 비례해요. 보통은 자리를 미리 잡아 두니(`allocated_nbytes`) 실제 메모리는 처음부터 그만큼이에요. 캐시 없는 스텝은 계산하는 동안 더 많은 메모리를 잠깐 쓰지만, 실제 LLM에서는 캐시가 가장 커요. Llama-2-7B는 4096토큰에 2 GiB예요.
-- KV 헤드 줄이기(MQA/GQA)와 슬라이딩 윈도는 학습할 때 정하는 거예요. 학습이 끝난 모델의 캐시는 KV 양자화로만 줄일 수 있고, 정확도를 조금 잃어요.
+- 캐시 없는 스텝 t는 레이어마다 정확히 t배의 FLOPs를 써요. 전체 비율은 P = 1일 때 약 (T + 1)/2예요(t ≪ 6·d_model일 때). 캐시를 써도 어텐션은 t에 따라 커져요.
+- 잰 스텝 하나의 속도 향상은 스텝마다의 오버헤드 때문에 FLOPs 비율보다 작고, t가 커질수록 그쪽으로 다가가요.
+- 캐시는 **스텝 사이에** 2 · 레이어 · KV 헤드 · head_dim · 토큰 · 배치 · 값당 바이트를 써요(Llama-2-7B, 4096토큰: 2 GiB). 자리는 보통 미리 잡아 둬요(`allocated_nbytes`). 캐시 없는 스텝은 계산하는 동안 잠깐 더 쓰지만, 실제 LLM에서는 캐시가 가장 커요.
+- MQA/GQA와 슬라이딩 윈도는 학습할 때 정해요. 학습된 모델의 캐시는 KV 양자화로만 줄이고, 정확도를 조금 잃어요.
 - 크로스 어텐션의 K, V는 원문마다 한 번만 계산해서 캐시에 둬요.
 
 다음 시간에는 지금까지 배운 걸 돌아보고 퀴즈로 확인해요.
@@ -644,10 +644,10 @@ lesson.md(slide="slide", ko="""
 - In autoregressive decoding without a cache, every step recomputes the earlier tokens' K and V in every layer. With a cache, a step computes the new token only and appends its K and V to the cache.
 - Queries are not cached: the next token depends on the new token's query alone, and on every K and V.
 - The cache changes no generated token; the logits differ only by rounding.
-- Without a cache, step t does exactly t times the FLOPs in every layer. The ratio of the totals is about (T + 1)/2 for a one-token prompt: it grows in proportion to T, as long as the context is much shorter than 6·d_model. With the cache, attention still grows with t.
-- The measured speed-up of one step is smaller than the FLOP ratio, because every step has an overhead that does not depend on FLOPs; it climbs toward the FLOP ratio as t grows.
-- The cache costs memory **kept between steps**: 2 · layers · kv_heads · head_dim · tokens · batch · bytes_per_value, growing linearly with the tokens. Room is usually reserved up front (`allocated_nbytes`), so that much is held from the start. An uncached step briefly allocates more while it runs, but in real LLMs the cache is what takes the most memory. Llama-2-7B takes 2 GiB at 4096 tokens.
-- Fewer KV heads (MQA/GQA) and sliding windows are chosen when a model is trained. A trained model's cache can only be shrunk by KV quantisation, with some loss of accuracy.
+- Without a cache, step t does exactly t times the FLOPs in every layer; the ratio of the totals is about (T + 1)/2 for P = 1 (while t ≪ 6·d_model). With the cache, attention still grows with t.
+- The measured speed-up of one step is below the FLOP ratio because of per-step overhead, and climbs toward it as t grows.
+- The cache costs 2 · layers · kv_heads · head_dim · tokens · batch · bytes_per_value **kept between steps** (Llama-2-7B, 4096 tokens: 2 GiB), usually reserved up front (`allocated_nbytes`). An uncached step briefly allocates more while it runs, but in real LLMs the cache is what takes the most memory.
+- MQA/GQA and sliding windows are chosen in training; a trained model's cache shrinks only by KV quantisation, with some loss of accuracy.
 - Cross-attention's K and V are computed once per source sentence and kept in the cache.
 
 Next: a look back at everything so far, with a quiz.
