@@ -641,14 +641,14 @@ lesson.md(slide="slide", ko="""
 """, en="""
 ## Key takeaways
 
-- In autoregressive decoding without a cache, every step recomputes the earlier tokens' K and V in every layer. With a cache, a step computes the new token only and appends its K and V to the cache.
-- Queries are not cached: the next token depends on the new token's query alone, and on every K and V.
-- The cache changes no generated token; the logits differ only by rounding.
-- Without a cache, step t does exactly t times the FLOPs in every layer; the ratio of the totals is about (T + 1)/2 for P = 1 (while t ≪ 6·d_model). With the cache, attention still grows with t.
-- The measured speed-up of one step is below the FLOP ratio because of per-step overhead, and climbs toward it as t grows.
-- The cache costs 2 · layers · kv_heads · head_dim · tokens · batch · bytes_per_value **kept between steps** (Llama-2-7B, 4096 tokens: 2 GiB), usually reserved up front (`allocated_nbytes`). An uncached step briefly allocates more while it runs, but in real LLMs the cache is what takes the most memory.
-- MQA/GQA and sliding windows are chosen in training; a trained model's cache shrinks only by KV quantisation, with some loss of accuracy.
-- Cross-attention's K and V are computed once per source sentence and kept in the cache.
+- Without a cache every step recomputes the earlier tokens' K and V in every layer; with one, a step runs the new token only and appends its K and V.
+- Queries are not cached: the next token needs the newest query alone, and every K and V.
+- The cache changes no generated token (the logits differ by rounding).
+- Without a cache step t does t times the FLOPs per layer; total ratio ≈ (T + 1)/2 for P = 1, while t ≪ 6·d_model. Cached attention still grows with t.
+- One step's measured speed-up is below the FLOP ratio (per-step overhead) and climbs toward it as t grows.
+- The cache keeps 2 · layers · kv_heads · head_dim · tokens · batch · bytes_per_value **between steps** (Llama-2-7B, 4096 tokens: 2 GiB), often reserved up front (`allocated_nbytes`). An uncached step briefly allocates more; in real LLMs the cache dominates.
+- MQA/GQA and sliding windows are training choices; after training only KV quantisation shrinks the cache (with some loss).
+- Cross-attention's K and V: computed once per source sentence, kept in the cache.
 
 Next: a look back at everything so far, with a quiz.
 
