@@ -307,13 +307,13 @@ lesson.md(slide="subslide", ko="""
 
 그런데 두 시간의 비율은 FLOPs 비율 t보다 훨씬 작아요. 한 스텝에는 FLOPs와 상관없는 **고정 비용**이 있어요. 파이썬 반복문, 레이어마다 수십 번의 numpy 함수 호출, 작은 배열 만들기 같은 거요. 캐시를 쓴 스텝은 FLOPs가 아주 적어서 시간의 대부분이 이 오버헤드예요.
 
-그래서 스텝 하나의 시간을 **오버헤드 + FLOPs × FLOP당 시간**으로 놓고, 잰 시간에 두 값을 맞춰 봐요. 점선이 이 모델이에요.
+그래서 스텝 하나의 시간을 **오버헤드 + FLOPs × FLOP당 시간**으로 놓고, 잰 시간에 두 값을 맞춰 봐요. 점선이 이 모델이에요. 그림의 두 축은 로그 눈금이라, 0.1 ms와 10 ms가 한 그림에 같이 보여요.
 """, en="""
 An uncached step runs all t tokens, so it takes longer as t grows. A cached step runs one token and stays nearly flat, though it does grow a little: the new query reads t keys.
 
 Yet the ratio of the two times is far below the FLOP ratio t. Each step has a **fixed cost** that has nothing to do with FLOPs: the Python loop, dozens of numpy calls per layer, small arrays allocated. A cached step does so few FLOPs that most of its time is this overhead.
 
-So model a step's time as **overhead + FLOPs × (time per FLOP)** and fit the two numbers to the measured times. The dotted lines are this model.
+So model a step's time as **overhead + FLOPs × (time per FLOP)** and fit the two numbers to the measured times. The dotted lines are this model. Both axes of the picture are logarithmic, so 0.1 ms and 10 ms show on one picture.
 """)
 
 lesson.code(slide="subslide", source="""
