@@ -91,6 +91,9 @@ def test_is_increasing_against_a_loop(values):
 
 
 def test_new_plots_label_what_they_show():
+    import matplotlib.pyplot as plt
+
+    plt.close("all")  # figures left open by earlier tests (and doctests) count too
     lang.set_language("ko")
     try:
         ax = qk.plots.plot_step_times([16, 32], [1e-4, 1.2e-4], [3e-4, 6e-4])
@@ -105,12 +108,13 @@ def test_new_plots_label_what_they_show():
         assert lang.t("p_kv_allocated") in [t.get_text() for t in ax.get_legend().get_texts()]
         ax = qk.plots.plot_speedup([16, 32], [2.0, 3.0], [9.0, 17.0], per_step=True)
         assert ax.get_xlabel() == lang.t("p_kv_step_axis")
+        with pytest.raises(ValueError, match="seconds_uncached"):
+            qk.plots.plot_step_times([16, 32], [1e-4, 1e-4], [3e-4])
+        with pytest.raises(ValueError, match="allocated_bytes"):
+            qk.plots.plot_cache_growth([1, 2], [256, 512], [256, 512], allocated_bytes=[1])
     finally:
         lang.set_language("en")
-    with pytest.raises(ValueError, match="seconds_uncached"):
-        qk.plots.plot_step_times([16, 32], [1e-4, 1e-4], [3e-4])
-    with pytest.raises(ValueError, match="allocated_bytes"):
-        qk.plots.plot_cache_growth([1, 2], [256, 512], [256, 512], allocated_bytes=[1])
+        plt.close("all")
 
 
 def test_step_time_fit_recovers_an_exact_model_of_small_and_large_steps(monkeypatch):
