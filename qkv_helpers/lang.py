@@ -99,7 +99,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "p_smax_ylabel": "weight of token 1",
         "p_smax_title": "softmax of two scores at several temperatures",
         # lessons 06-08, 10
-        "plot_pipeline_title": "Attention in one picture: output = softmax(Q·Kᵀ / $\\sqrt{d_k}$)·V",
+        "plot_pipeline_title": "Attention in one picture: output = $\\mathrm{softmax}(Q K^{T} / \\sqrt{d_k})\\,V$",
         "plot_pipeline_x": "x: embeddings",
         "plot_pipeline_q": "Q = x·W_Q",
         "plot_pipeline_k": "K = x·W_K",
@@ -355,7 +355,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "p_smax_ylabel": "토큰 1의 가중치",
         "p_smax_title": "온도별로 본 두 점수의 소프트맥스",
         # lessons 06-08, 10
-        "plot_pipeline_title": "어텐션 한 장 요약: 출력 = softmax(Q·Kᵀ / $\\sqrt{d_k}$)·V",
+        "plot_pipeline_title": "어텐션 한 장 요약: 출력 = $\\mathrm{softmax}(Q K^{T} / \\sqrt{d_k})\\,V$",
         "plot_pipeline_x": "x: 임베딩",
         "plot_pipeline_q": "Q = x·W_Q",
         "plot_pipeline_k": "K = x·W_K",
