@@ -44,13 +44,19 @@ $(STAMP): pyproject.toml
 # refuses to run as root unless told; containers (and CI) often are root.
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u 2>/dev/null)),--allow-root)
 
-# The interface's language (menus, dialogs): Korean when the locale starts with ko, English
-# otherwise; `make lab LANG_UI=ko` (or en) chooses directly. See tools/lab_ui/README.md.
-LANG_UI ?= $(if $(filter ko%,$(firstword $(LC_ALL) $(LC_MESSAGES) $(LANG))),ko,en)
+# The lessons' language: Korean, or English when the locale (LC_ALL, else LANG) is English;
+# `make lab COURSE_LANG=en` (or ko) chooses. JupyterLab opens at that language's first lesson;
+# tools/jupyter_lab_config.py hides the lesson sources. The interface (menus, dialogs) follows
+# the lessons' language unless `LANG_UI=ko|en` says otherwise; its settings folder
+# tools/lab_ui/<lang>/ also turns off the news prompt (see tools/lab_ui/README.md).
+COURSE_LANG ?= $(if $(filter en%,$(or $(LC_ALL),$(LANG))),en,ko)
+LANG_UI ?= $(COURSE_LANG)
 LAB_UI  := --LabApp.app_settings_dir=$(CURDIR)/tools/lab_ui/$(if $(filter ko%,$(LANG_UI)),ko,en)
 
 lab: $(STAMP)
-	$(VENV)/bin/jupyter lab --ServerApp.ip=127.0.0.1 --ServerApp.root_dir=notebooks $(ALLOW_ROOT) $(LAB_UI)
+	$(VENV)/bin/jupyter lab --config=tools/jupyter_lab_config.py --ServerApp.ip=127.0.0.1 \
+		--ServerApp.root_dir=notebooks \
+		--LabApp.default_url=/lab/tree/$(COURSE_LANG)/00_start_here.ipynb $(ALLOW_ROOT) $(LAB_UI)
 
 test: $(STAMP)
 	MPLBACKEND=Agg $(THREADS) $(PY) -m pytest --doctest-modules qkv_helpers tests

@@ -154,7 +154,9 @@ def test_count_slides_counts_what_reveal_shows():
 def test_solutions_get_a_slide_of_their_own():
     nb = read("en", "00_start_here")
     deck = classroom.for_slides(nb)
-    for before, after in zip(nb.cells, deck.cells):
+    shown = [c for c in deck.cells if "course-widget-note" not in c.source]  # notes added
+    assert len(shown) == len(nb.cells)
+    for before, after in zip(nb.cells, shown):
         if "solution" in before.metadata.get("tags", []):
             assert classroom.slide_type(after) == "subslide"
     assert classroom.count_slides(deck) > classroom.count_slides(nb)
@@ -387,3 +389,53 @@ def test_extract_still_copies_an_honest_tarball(tmp_path):
         "ok.js", "sub/x.js"]
     classroom._extract(tgz, "other.js", tmp_path / "static" / "other.js")
     assert (tmp_path / "static" / "other.js").read_bytes() == b"alert('escaped')"
+
+
+# --- issue 12: linear navigation, translated-text cells, a note beside each widget ----------
+
+def test_decks_navigate_linearly():
+    template = (ROOT / "tools" / "classroom_templates" / "course_reveal" / "index.html.j2")
+    assert re.search(r'navigationMode:\s*"linear"', template.read_text(encoding="utf-8"))
+
+
+def test_deck_pages_use_linear_navigation(decks):
+    page = (decks / "ko" / "07_decoder_masked_self_attention.slides.html").read_text("utf-8")
+    assert re.search(r'navigationMode:\s*"linear"', page)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_cells_that_only_print_translated_text_hide_their_code_on_slides(lang):
+    nb = read(lang, "03_scaling")
+    hidden = [c for c in classroom.for_slides(nb, lang).cells
+              if c.get("metadata", {}).get("transient", {}).get("remove_source")]
+    assert hidden and all("print(qk.t(" in c.source for c in hidden)
+    printing = [c for c in nb.cells if c.cell_type == "code" and "print(qk.t(" in c.source]
+    assert len(hidden) == len(printing)
+    assert not any(c.get("metadata", {}).get("transient") for c in nb.cells)  # a copy
+
+
+def test_a_cell_with_a_picture_keeps_its_code():
+    cell = nbformat.v4.new_code_cell('ax = plot(qk.t("x"))\nprint(qk.t("y"))')
+    cell.outputs = [nbformat.v4.new_output("stream", text="y"),
+                    nbformat.v4.new_output("display_data", data={"image/png": "AA=="})]
+    assert not classroom.only_prints_translated_text(cell)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("stem", STEMS)
+def test_every_widget_is_followed_by_a_note_in_the_pages_language(stem, lang):
+    nb = read(lang, stem)
+    widgets = sum(classroom.shows_a_widget(c) for c in nb.cells)
+    assert widgets >= 1  # every lesson has a widget
+    for page in (classroom.for_site(nb, lang), classroom.for_slides(nb, lang)):
+        cells = page.cells
+        notes = [i for i, c in enumerate(cells) if "course-widget-note" in c.source]
+        assert len(notes) == widgets
+        assert all(classroom.shows_a_widget(cells[i - 1]) for i in notes)
+        assert all(classroom.TEXTS[lang]["widget_note"] in cells[i].source for i in notes)
+
+
+def test_site_page_shows_the_widget_note(site):
+    page = (site / "ko" / "00_start_here.html").read_text(encoding="utf-8")
+    assert 'class="course-widget-note"' in page
+    assert classroom.TEXTS["ko"]["widget_note"] in page

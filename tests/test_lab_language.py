@@ -1,4 +1,5 @@
-"""make lab's interface language: Korean for a Korean locale or LANG_UI=ko, English otherwise.
+"""make lab's interface language: the lessons' language (Korean unless the locale is English),
+or LANG_UI=ko|en.
 
 The Korean menus themselves are checked in a browser by make test-ui (tools/ui_test.py), with
 the same settings folder this test finds on make lab's command line.
@@ -22,19 +23,20 @@ pytestmark = pytest.mark.skipif(shutil.which("make") is None, reason="needs make
 
 def lab_command(**env_overrides) -> str:
     env = {k: v for k, v in os.environ.items()
-           if k not in ("LANG", "LC_ALL", "LC_MESSAGES", "LANG_UI")}
+           if k not in ("LANG", "LC_ALL", "LC_MESSAGES", "LANG_UI", "COURSE_LANG")}
     env.update(env_overrides)
     out = subprocess.run(["make", "-n", "-s", "lab"], cwd=ROOT, env=env, check=True,
                          capture_output=True, text=True).stdout
-    return next(line for line in out.splitlines() if "jupyter lab" in line)
+    return next(line for line in out.replace("\\\n", " ").splitlines() if "jupyter lab" in line)
 
 
 @pytest.mark.parametrize(("env", "lang"), [
     ({"LANG": "ko_KR.UTF-8"}, "ko"),
     ({"LANG": "en_US.UTF-8", "LC_ALL": "ko_KR.UTF-8"}, "ko"),
-    ({"LANG": "ko_KR.UTF-8", "LC_ALL": "C.UTF-8"}, "en"),
+    ({"LANG": "ko_KR.UTF-8", "LC_ALL": "C.UTF-8"}, "ko"),
     ({"LANG": "en_GB.UTF-8"}, "en"),
-    ({}, "en"),
+    ({}, "ko"),
+    ({"LANG": "ko_KR.UTF-8", "COURSE_LANG": "en"}, "en"),
     ({"LANG": "en_US.UTF-8", "LANG_UI": "ko"}, "ko"),
     ({"LANG": "ko_KR.UTF-8", "LANG_UI": "en"}, "en"),
 ])
@@ -47,6 +49,8 @@ def test_make_lab_chooses_the_interface_language(env, lang):
 @pytest.mark.parametrize(("lang", "locale"), [("ko", "ko_KR"), ("en", "en")])
 def test_the_settings_set_the_language_and_hide_nbgrader(lang, locale):
     overrides = json.loads((LAB_UI / lang / "overrides.json").read_text(encoding="utf-8"))
-    assert overrides == {"@jupyterlab/translation-extension:plugin": {"locale": locale}}
+    assert overrides["@jupyterlab/translation-extension:plugin"] == {"locale": locale}
+    # JupyterLab 4 asks its news question while fetchNews is unset
+    assert overrides["@jupyterlab/apputils-extension:notification"]["fetchNews"] == "false"
     page = json.loads((LAB_UI / lang / "page_config.json").read_text(encoding="utf-8"))
     assert page["disabledExtensions"] == {"@jupyter/nbgrader": True}

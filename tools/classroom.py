@@ -27,8 +27,12 @@ Slides and site
     pages that load scripts from a third-party server run whatever it serves (nothing ties
     those files to the versions tested here), and they do not work offline.
 
-    In the decks, a solution cell becomes a slide of its own below the exercise (press ↓),
-    so the answer is not on the screen while the class works on it.
+    In the decks, a solution cell becomes a slide of its own below the exercise, so the
+    answer is not on the screen while the class works on it. Navigation is linear: →
+    walks every slide in order, sub-slides included. A cell that only prints texts of the
+    language table shows its output without its code. On the decks and the site, a note
+    in the page's language follows each widget: with no kernel, its control moves but the
+    picture stays.
 """
 
 from __future__ import annotations
@@ -73,11 +77,16 @@ SKIP_SUFFIXES = (".map", ".esm.js")  # source maps and ES-module builds are not 
 TEXTS = {
     "ko": {"home": "목차", "prev": "이전", "next": "다음", "other": "English",
            "solution": "풀이 보기", "lessons": "레슨", "slides": "슬라이드",
-           "title": "어텐션 Q·K·V 실습 코스"},
+           "title": "어텐션 Q·K·V 실습 코스",
+           "widget_note": "이 페이지에는 실행 중인 파이썬이 없어서, 컨트롤을 움직여도 그림과 글이 "
+                          "바뀌지 않아요. JupyterLab에서 노트북을 실행하면 움직여요."},
     "en": {"home": "Contents", "prev": "Previous", "next": "Next", "other": "한국어",
            "solution": "Show the solution", "lessons": "Lessons", "slides": "Slides",
-           "title": "Hands-on Q/K/V attention"},
+           "title": "Hands-on Q/K/V attention",
+           "widget_note": "No Python runs behind this page: moving the control changes neither "
+                          "the picture nor the text. Run the notebook in JupyterLab to use it."},
 }
+WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 
 
 # --- lessons --------------------------------------------------------------------------------
@@ -276,8 +285,9 @@ body { font-family: var(--jp-ui-font-family); }
 .course-solution { border-left: 4px solid #009E73; margin: 6px 0; padding-left: 6px; }
 .course-solution > summary { cursor: pointer; font-family: var(--jp-ui-font-family);
                              padding: 4px; color: #006d4f; }
-/* A widget's picture at its own size, as in JupyterLab (not stretched to the page). */
-img.widget-image { width: auto !important; height: auto; max-width: 100%; align-self: flex-start; }
+/* A widget's picture at the size its layout gives (not stretched to the page), as in
+   JupyterLab; its PNG has 1.5 times the pixels each way (qkv_helpers.widgets._live.SHARPNESS). */
+img.widget-image { height: auto; max-width: 100%; align-self: flex-start; }
 /* Slides: a 1280 x 720 projector; headings as written (no capitals); Korean fallback font. */
 html:root {
   --r-main-font: "Source Sans Pro", Helvetica, "Noto Sans KR", "NanumGothic", sans-serif;
@@ -296,7 +306,16 @@ html:root {
 .reveal .jp-RenderedHTMLCommon { font-size: 0.85em; line-height: 1.35; }
 .reveal .jp-RenderedHTMLCommon table { font-size: 0.8em; }
 .reveal .jp-CodeCell { font-size: 0.85em; }
-.reveal img.widget-image, .reveal .jp-OutputArea-output img { max-height: 400px; width: auto; }
+/* Plots fill the slide's width as far as a 720 px slide allows, centred; a widget's
+   picture keeps the size its layout gives (not distorted by a height limit). */
+.reveal .jp-RenderedImage img { display: block; margin: 0 auto; width: auto; height: 440px;
+                                max-width: 100%; object-fit: contain; }
+.reveal img.widget-image { max-height: none; }
+/* Printed text (tables of numbers) in one monospace font, Hangul two columns wide. */
+.reveal .jp-OutputArea-output pre { font-family: var(--jp-code-font-family);
+                                    font-size: 0.75em; line-height: 1.3; white-space: pre; }
+.course-widget-note { font-size: 0.8em; color: #555; border-left: 4px solid #E69F00;
+                      padding: 2px 8px; margin: 4px 0; }
 /* A slide that is still too tall scrolls instead of being cut off. */
 .reveal .slides > section > section, .reveal .slides > section:not(.stack) {
   max-height: 720px; overflow-y: auto;
@@ -413,25 +432,70 @@ def _course_resources(lang: str, stem: str, stems: list[str], suffix: str,
     return {"course": course, "metadata": {"name": stem}}
 
 
-def for_slides(nb):
-    """A copy of ``nb`` ready for a deck: solution cells on a sub-slide of their own,
-    links to other lessons pointing at their decks."""
+def shows_a_widget(cell) -> bool:
+    """True for a code cell whose output is a widget."""
+    return cell.cell_type == "code" and any(
+        WIDGET_MIME in output.get("data", {}) for output in cell.get("outputs", []))
+
+
+def only_prints_translated_text(cell) -> bool:
+    """True for a code cell that prints texts of the language table (``qk.t(...)``) and
+    shows nothing else: on a slide its code is noise beside the text it prints.
+
+    >>> cell = nbformat.v4.new_code_cell('for d in (4, 16):\\n    print(qk.t("row", d=d))')
+    >>> cell.outputs = [nbformat.v4.new_output("stream", text="d = 4 ...")]
+    >>> only_prints_translated_text(cell)
+    True
+    >>> cell.source = "print(np.ones(2))"
+    >>> only_prints_translated_text(cell)
+    False
+    """
+    outputs = cell.get("outputs", [])
+    return (cell.cell_type == "code" and "print(qk.t(" in cell.source and bool(outputs)
+            and all(output.output_type == "stream" for output in outputs))
+
+
+def _widget_note(lang: str):
+    """A markdown cell saying, in ``lang``, that this page's widget needs a running kernel."""
+    note = nbformat.v4.new_markdown_cell(
+        f'<p class="course-widget-note">{html.escape(TEXTS[lang]["widget_note"])}</p>')
+    note.metadata["slideshow"] = {"slide_type": "-"}  # on the widget's slide
+    return note
+
+
+def _for_pages(nb, lang: str, suffix: str):
+    """A copy of ``nb`` with links to other lessons ending in ``suffix`` and, after each
+    widget, a note that it does not move without a kernel."""
     out = copy.deepcopy(nb)
+    cells = []
+    for cell in out.cells:
+        if cell.cell_type == "markdown":
+            cell.source = relink(cell.source, suffix)
+        cells.append(cell)
+        if shows_a_widget(cell):
+            cells.append(_widget_note(lang))
+    out.cells = cells
+    return out
+
+
+def for_slides(nb, lang: str = "en"):
+    """A copy of ``nb`` ready for a deck: solution cells on a sub-slide of their own, links
+    to other lessons pointing at their decks, the code of cells that only print translated
+    text hidden, a note after each widget (see :func:`for_site`)."""
+    out = _for_pages(nb, lang, ".slides.html")
     for cell in out.cells:
         if is_solution(cell) and slide_type(cell) not in SLIDE_STARTS + ("skip",):
             cell.metadata["slideshow"] = {"slide_type": "subslide"}
-        if cell.cell_type == "markdown":
-            cell.source = relink(cell.source, ".slides.html")
+        if only_prints_translated_text(cell):
+            cell.metadata["transient"] = {"remove_source": True}  # nbconvert skips the input
     return out
 
 
-def for_site(nb):
-    """A copy of ``nb`` whose links to other lessons point at their pages."""
-    out = copy.deepcopy(nb)
-    for cell in out.cells:
-        if cell.cell_type == "markdown":
-            cell.source = relink(cell.source, ".html")
-    return out
+def for_site(nb, lang: str = "en"):
+    """A copy of ``nb`` whose links to other lessons point at their pages, with a note in
+    ``lang`` after each widget: the page has no kernel, so its control moves but the
+    picture and the caption stay as they were saved."""
+    return _for_pages(nb, lang, ".html")
 
 
 def _write_index(out: Path, entries: dict[str, list[tuple[str, str]]], suffix: str,
@@ -497,7 +561,7 @@ def build_pages(kind: str, out: Path, notebooks: Path = NOTEBOOKS,
         for path in paths:
             nb = nbformat.read(path, as_version=4)
             entries[lang].append((path.stem, title_of(nb)))
-            nb = for_slides(nb) if kind == "slides" else for_site(nb)
+            nb = for_slides(nb, lang) if kind == "slides" else for_site(nb, lang)
             resources = _course_resources(lang, path.stem, all_stems, suffix, assets)
             exporter.language_code = lang  # <html lang=...>: the browser picks Korean glyphs
             body, _ = exporter.from_notebook_node(nb, resources=resources)

@@ -6,11 +6,11 @@ lesson.md(slide="slide", ko="""
 # 09. KV 캐시: 메모리를 써서 계산을 아껴요
 
 **이번 시간의 목표**
-- 자기회귀 디코딩에서 캐시가 없으면 무엇을 다시 계산하는지, 캐시가 있으면 새 토큰의 쿼리 하나만 계산한다는 걸 확인해요. 쿼리는 캐시하지 않아요.
+- 자기회귀 디코딩에서 캐시가 없으면 무엇을 다시 계산하는지 확인해요. 캐시가 있으면 새 토큰 하나만 계산해요. 그 토큰의 쿼리, 키, 밸류를 계산하고, 앞 토큰들의 K, V는 캐시에서 읽어요. 쿼리는 캐시하지 않아요.
 - 캐시를 쓰든 안 쓰든 출력이 같다는 걸 봐요.
 - 스텝마다, 그리고 전체로 FLOPs(부동소수점 연산 수)를 세어 보고, 비율 공식을 만들어요.
-- 실제로 잰 속도 향상을 이론과 비교하고, 왜 차이가 나는지(스텝마다의 오버헤드) 알아봐요.
-- 캐시의 메모리를 재서 공식 `2 · 레이어 · KV 헤드 · head_dim · 토큰 · 배치 · 값당 바이트`와 맞춰 봐요. 캐시는 메모리를 **줄이지 않고 써요**.
+- 스텝 하나의 시간을 문맥 길이에 따라 재서 이론과 비교하고, 왜 차이가 나는지(스텝마다의 오버헤드) 알아봐요.
+- 캐시의 메모리를 재서 공식 `2 · 레이어 · KV 헤드 · head_dim · 토큰 · 배치 · 값당 바이트`와 맞춰 봐요. 캐시는 스텝 사이에 메모리를 **더 써서** 계산을 아껴요. 스텝 하나가 계산하는 동안 잡는 메모리도 재 봐요.
 - 크로스 어텐션의 K, V는 원문 문장마다 한 번만 계산된다는 걸 확인해요.
 
 **수업 시간**: 약 35분
@@ -18,17 +18,19 @@ lesson.md(slide="slide", ko="""
 # 09. The KV cache: spend memory to save compute
 
 **Goals for this lesson**
-- See what autoregressive decoding recomputes without a cache, and that with one only the new token's query is computed. Queries are not cached.
+- See what autoregressive decoding recomputes without a cache. With one, only the new token is run: its query, key and value are computed, and the earlier tokens' K and V are read from the cache. Queries are not cached.
 - See that the outputs are the same with and without the cache.
 - Count the FLOPs, step by step and in total, and derive the formula for their ratio.
-- Measure the speed-up, set it against the theory, and see why they differ: per-step overhead.
-- Measure the cache's memory against the formula `2 · layers · kv_heads · head_dim · tokens · batch · bytes_per_value`. The cache does **not** save memory: it costs memory.
+- Time one step against the context length, set it against the theory, and see why they differ: per-step overhead.
+- Measure the cache's memory against the formula `2 · layers · kv_heads · head_dim · tokens · batch · bytes_per_value`. The cache **costs** memory kept between steps to save compute; measure too what one step allocates while it runs.
 - Confirm that cross-attention's K and V are computed once per source sentence.
 
 **Class time**: about 35 minutes
 """)
 
 lesson.code(slide="skip", ko="""
+import os
+os.environ.update(OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")  # numpy보다 먼저: BLAS 스레드 하나, 시간을 고르게 재려고
 import numpy as np
 import qkv_helpers as qk
 from qkv_helpers import kv_experiments as kx, kv_math as km
@@ -38,6 +40,8 @@ np.set_printoptions(precision=2, suppress=True)
 model = kx.lesson_model()                 # 단어 7개, d_model 16, 너비 4인 헤드 4개, 레이어 2개
 prompt = kx.to_ids("The cat sat")         # 단어 → 토큰 id
 """, en="""
+import os
+os.environ.update(OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")  # before numpy: one BLAS thread, for steadier timings
 import numpy as np
 import qkv_helpers as qk
 from qkv_helpers import kv_experiments as kx, kv_math as km
@@ -207,36 +211,40 @@ ax = qk.plots.plot_flops_per_step([s.context for s in cached.steps], flops_cache
 lesson.md(slide="slide", ko="""
 ## FLOPs 세기: 전체, 그리고 비율 공식
 
-이제 토큰 T개를 생성하는 데 드는 FLOPs의 합을 T에 따라 봐요. 속도를 잴 때도 쓸, 조금 더 큰 모델(어휘 256, d_model 64, 레이어 2)과 프롬프트 8토큰으로 계산해요.
+이제 토큰 T개를 생성하는 데 드는 FLOPs의 합을 T에 따라 봐요. 시간을 잴 때도 쓸, 조금 더 큰 모델(어휘 256, d_model 128, 레이어 2)과 프롬프트 8토큰으로 계산해요.
 
 모든 토큰이 레이어에서 같은 양의 일을 한다고 치면(어텐션과 로짓은 무시), 캐시가 없을 때 스텝 i는 P + i개의 토큰을, 캐시가 있으면 첫 스텝만 P개, 나머지는 1개를 계산해요. 그래서
 
 **비율 ≈ (P + (P+1) + … + (P+T−1)) / (P + T − 1) = T·(2P + T − 1) / (2·(P + T − 1))**
 
-프롬프트가 한 토큰(P = 1)이면 **(T + 1) / 2**예요. 비율이 T에 비례해서 커져요. 캐시가 없으면 전체 FLOPs는 T²에 비례하고, 캐시가 있으면 T에 비례하니까요.
+프롬프트가 한 토큰(P = 1)이면 **(T + 1) / 2**예요. 비율이 T에 비례해서 커져요.
+
+어텐션을 무시해도 되는 건 문맥이 짧을 때뿐이에요. 토큰 하나가 레이어 하나에서 쓰는 FLOPs는 선형 변환과 MLP가 24·d², 어텐션이 4·d·t예요. 그래서 **t ≪ 6·d_model**이면 캐시 없는 전체 FLOPs는 T²에, 캐시를 쓴 전체 FLOPs는 T에 비례해요. 캐시를 써도 새 토큰의 쿼리는 키 t개를 모두 보니까, 문맥이 6·d_model을 넘으면 캐시를 쓴 스텝도 t에 비례해 커지고 전체는 T²에 가까워져요. 이 모델은 6·128 = 768이라, 아래의 T ≤ 256에서는 처음 근사가 잘 맞아요.
 """, en="""
 ## Counting FLOPs in total, and the formula for the ratio
 
-Now the total FLOPs of generating T tokens, against T. We use a somewhat larger model (vocabulary 256, d_model 64, 2 layers), the one we will also time, and an 8-token prompt.
+Now the total FLOPs of generating T tokens, against T. We use a somewhat larger model (vocabulary 256, d_model 128, 2 layers), the one we will also time, and an 8-token prompt.
 
 If every token costs the same in a layer (ignoring attention and logits), step i runs P + i tokens without a cache; with one, the first step runs P and the others 1. So
 
 **ratio ≈ (P + (P+1) + … + (P+T−1)) / (P + T − 1) = T·(2P + T − 1) / (2·(P + T − 1))**
 
-which is **(T + 1) / 2** for a one-token prompt (P = 1). The ratio grows in proportion to T: without a cache the total grows like T², with one like T.
+which is **(T + 1) / 2** for a one-token prompt (P = 1). The ratio grows in proportion to T.
+
+Ignoring attention is right only for short contexts. One token in one layer costs 24·d² FLOPs in the projections and the MLP, and 4·d·t in attention. So **while t ≪ 6·d_model**, the total without a cache grows like T² and with one like T. With the cache the new token's query still reads all t keys: past 6·d_model a cached step grows with t as well, and its total approaches T². For this model 6·128 = 768, so for T ≤ 256 below the first approximation holds well.
 """)
 
 lesson.code(slide="subslide", ko="""
-big = qk.TinyTransformer(vocab_size=256, d_model=64, n_heads=4, n_layers=2, seed=0)
-big_sizes, prompt8 = dict(d_model=64, n_layers=2, vocab_size=256), list(range(8))
+big = kx.timing_model()                   # 어휘 256, d_model 128, 헤드 4개, 레이어 2개
+big_sizes, prompt8 = dict(d_model=128, n_layers=2, vocab_size=256), list(range(8))
 lengths = np.array([16, 32, 64, 128, 256])
 total_cached = np.array([km.decoding_flops(8, T, **big_sizes).sum() for T in lengths])
 total_uncached = np.array([km.decoding_flops(8, T, use_cache=False, **big_sizes).sum() for T in lengths])
 print(big.generate(prompt8, 16).flops == total_cached[0])            # 공식 = 모델이 센 값
 ax = qk.plots.plot_total_flops(lengths, total_cached, total_uncached)
 """, en="""
-big = qk.TinyTransformer(vocab_size=256, d_model=64, n_heads=4, n_layers=2, seed=0)
-big_sizes, prompt8 = dict(d_model=64, n_layers=2, vocab_size=256), list(range(8))
+big = kx.timing_model()                   # vocabulary 256, d_model 128, 4 heads, 2 layers
+big_sizes, prompt8 = dict(d_model=128, n_layers=2, vocab_size=256), list(range(8))
 lengths = np.array([16, 32, 64, 128, 256])
 total_cached = np.array([km.decoding_flops(8, T, **big_sizes).sum() for T in lengths])
 total_uncached = np.array([km.decoding_flops(8, T, use_cache=False, **big_sizes).sum() for T in lengths])
@@ -259,97 +267,142 @@ print(km.approx_flop_ratio(8, lengths))       # T·(2P + T − 1) / (2·(P + T �
 """)
 
 lesson.md(slide="slide", ko="""
-## 실제로 재 보기: 속도 향상과 이론
+## 실제로 재 보기: 스텝 하나의 시간
 
-FLOPs로는 T = 256에서 100배 넘게 빨라져야 해요. 실제 시간을 재 봐요. 길이마다 캐시를 쓴 생성과 안 쓴 생성을 번갈아 다섯 번씩 돌리고, 가장 빠른 값을 써요. 컴퓨터가 다른 일을 하느라 느려진 실행을 빼려는 거예요.
+FLOPs로는 지금까지의 토큰이 t개일 때 캐시 없는 스텝이 t배쯤 일을 해요. 실제 시간을 재 봐요. 문맥 길이 t마다 **스텝 하나**를 캐시를 쓰고, 또 안 쓰고 계산해서 걸린 시간을 재요.
 
-시간은 컴퓨터마다, 실행할 때마다 달라요. 그래서 아래 세 셀의 숫자와 그림은 여러분 화면에서 조금씩 다를 거예요.
+시간 재기는 쉽게 흔들려요. 그래서 이렇게 재요.
+- BLAS(numpy의 행렬 곱 라이브러리)는 스레드 하나만 써요. 첫 셀에서 numpy를 불러오기 전에 정했어요.
+- 재기 전에 한 번씩 돌려서 준비해요(워밍업).
+- 두 가지를 번갈아 다섯 번씩 재고, 가장 빠른 값을 써요. 컴퓨터가 다른 일을 하느라 느려진 실행을 빼려는 거예요.
+
+시간은 컴퓨터마다, 실행할 때마다 달라요. 그래서 아래 셀들의 숫자와 그림은 여러분 화면에서 조금씩 다를 거예요. 점 하나가 튀면 셀을 다시 실행해 보세요.
 """, en="""
-## Measuring it: the speed-up against the theory
+## Measuring it: the time of one step
 
-By FLOPs, T = 256 should be more than 100 times faster. Let's time it: for each length, generate with and without the cache, alternately, five times each, and keep the fastest run, the one least slowed down by whatever else the computer was doing.
+By FLOPs, with t tokens so far an uncached step does about t times the work. Let's time it: at each context length t, run **one step** with the cache and one without, and time each.
 
-Timings vary from machine to machine and from run to run, so the numbers and the picture of the next three cells will differ a little on your screen.
+Timings are easily disturbed, so:
+- BLAS (numpy's matrix-product library) uses one thread, set in the first cell before numpy was imported;
+- each kind of step runs once before timing starts (a warm-up);
+- the two kinds are timed alternately, five times each, and the fastest run counts: the one least slowed down by whatever else the computer was doing.
+
+Timings vary from machine to machine and from run to run, so the numbers and pictures of the next cells will differ a little on your screen. If one point jumps, run the cell again.
 """)
 
 lesson.code(ko="""
-m = kx.measure_speedup(big, prompt8, lengths, repeats=5)
-print(m.speedup.round(1))         # 잰 속도 향상: 캐시 없는 시간 / 캐시 쓴 시간
-print(m.flop_ratio.round(1))      # FLOPs 비율
+m = kx.measure_step_times(big, kx.TIMING_CONTEXTS, repeats=5)
+print(m.contexts)                           # t: 지금까지의 토큰 수
+print((m.seconds_uncached * 1e6).round())   # 캐시 없는 스텝 하나 (µs)
+print((m.seconds_cached * 1e6).round())     # 캐시 쓴 스텝 하나 (µs)
 """, en="""
-m = kx.measure_speedup(big, prompt8, lengths, repeats=5)
-print(m.speedup.round(1))         # measured speed-up: time without / time with the cache
-print(m.flop_ratio.round(1))      # FLOP ratio
+m = kx.measure_step_times(big, kx.TIMING_CONTEXTS, repeats=5)
+print(m.contexts)                           # t: tokens so far
+print((m.seconds_uncached * 1e6).round())   # one uncached step (µs)
+print((m.seconds_cached * 1e6).round())     # one cached step (µs)
 """, ignore_output=True)
 
 lesson.md(slide="subslide", ko="""
-잰 속도 향상은 FLOPs 비율보다 훨씬 작아요. 왜일까요? 한 스텝에는 FLOPs와 상관없는 **고정 비용**이 있어요. 파이썬 반복문, 레이어마다 수십 번의 numpy 함수 호출, 작은 배열 만들기 같은 거요. 캐시를 쓴 스텝은 FLOPs가 아주 적어서 시간의 대부분이 이 오버헤드예요. 캐시가 줄여 주는 건 FLOPs뿐이니, 오버헤드가 큰 만큼 속도 향상이 작아져요.
+캐시 없는 스텝은 토큰 t개를 모두 계산하니 t에 따라 길어져요. 캐시를 쓴 스텝은 토큰 하나만 계산하니 거의 그대로지만, 조금씩은 길어져요. 새 쿼리가 보는 키가 t개라서요.
 
-그래서 스텝 하나의 시간을 **오버헤드 + FLOPs × FLOP당 시간**으로 놓고, 잰 시간에 두 값을 맞춰 봐요. 이 모델로 예측한 곡선(점선)은 FLOPs 비율보다 잰 값에 훨씬 가까워요. T가 커질수록 캐시 없는 스텝의 FLOPs가 커져서 오버헤드의 비중이 줄고, 속도 향상이 FLOPs 비율 쪽으로 다가가요.
+그런데 두 시간의 비율은 FLOPs 비율 t보다 훨씬 작아요. 한 스텝에는 FLOPs와 상관없는 **고정 비용**이 있어요. 파이썬 반복문, 레이어마다 수십 번의 numpy 함수 호출, 작은 배열 만들기 같은 거요. 캐시를 쓴 스텝은 FLOPs가 아주 적어서 시간의 대부분이 이 오버헤드예요.
+
+그래서 스텝 하나의 시간을 **오버헤드 + FLOPs × FLOP당 시간**으로 놓고, 잰 시간에 두 값을 맞춰 봐요. 점선이 이 모델이에요. 그림의 두 축은 로그 눈금이라, 0.1 ms와 10 ms가 한 그림에 같이 보여요.
 """, en="""
-The measured speed-up is far below the FLOP ratio. Why? Each step has a **fixed cost** that has nothing to do with FLOPs: the Python loop, dozens of numpy calls per layer, small arrays allocated. A cached step does so few FLOPs that most of its time is this overhead. The cache removes FLOPs only, so the larger the overhead, the smaller the speed-up.
+An uncached step runs all t tokens, so it takes longer as t grows. A cached step runs one token and stays nearly flat, though it does grow a little: the new query reads t keys.
 
-So model a step's time as **overhead + FLOPs × (time per FLOP)** and fit the two numbers to the measured times. The curve this model predicts (dotted) is far closer to the measurements than the FLOP ratio. As T grows, the uncached steps' FLOPs grow, the overhead's share shrinks, and the speed-up climbs toward the FLOP ratio.
+Yet the ratio of the two times is far below the FLOP ratio t. Each step has a **fixed cost** that has nothing to do with FLOPs: the Python loop, dozens of numpy calls per layer, small arrays allocated. A cached step does so few FLOPs that most of its time is this overhead.
+
+So model a step's time as **overhead + FLOPs × (time per FLOP)** and fit the two numbers to the measured times. The dotted lines are this model. Both axes of the picture are logarithmic, so 0.1 ms and 10 ms show on one picture.
 """)
 
 lesson.code(slide="subslide", source="""
-ax = qk.plots.plot_speedup(m.lengths, m.speedup, m.flop_ratio, m.predicted, overhead_us=m.fit.overhead * 1e6)
+ax = qk.plots.plot_step_times(m.contexts, m.seconds_cached, m.seconds_uncached,
+                              m.fit.seconds(1, m.flops_cached), m.fit.seconds(1, m.flops_uncached))
 """, ignore_output=True)
 
-lesson.md(ko="""
-맞춘 두 값을 비교해 봐요. 위는 스텝마다의 오버헤드, 아래는 T = 16에서 캐시를 쓴 스텝 하나가 평균적으로 FLOPs에 쓰는 시간이에요(둘 다 µs). 오버헤드가 훨씬 커요.
+lesson.md(slide="subslide", ko="""
+이제 스텝 하나의 속도 향상(캐시 없는 시간 ÷ 캐시 쓴 시간)을 FLOPs 비율, 그리고 오버헤드 모델이 예측한 값과 함께 봐요. t가 커질수록 캐시 없는 스텝의 FLOPs가 커져서 오버헤드의 비중이 줄고, 속도 향상이 FLOPs 비율 쪽으로 다가가요.
+
+오버헤드 모델은 대강의 모델이에요. 모든 FLOP의 값을 똑같이 매기지만, 문맥이 길면 소프트맥스와 캐시의 K, V를 읽는 일이 큰 행렬 곱보다 FLOP당 더 오래 걸려요. 그래서 가장 긴 문맥에서는 잰 값이 점선보다 아래에 있을 수 있어요.
 """, en="""
-Compare the fitted numbers: above, the overhead per step; below, the time an average cached step at T = 16 spends on its FLOPs (both in µs). The overhead is much larger.
+Now the speed-up of one step (time without ÷ time with the cache) beside the FLOP ratio and the overhead model's prediction. As t grows the uncached step's FLOPs grow, the overhead's share shrinks, and the speed-up climbs toward the FLOP ratio.
+
+The overhead model is rough: it prices every FLOP the same, while for long contexts the softmax and reading the cached K and V cost more per FLOP than large matrix products. So at the longest contexts the measurement may fall below the dotted curve.
+""")
+
+lesson.code(slide="subslide", source="""
+print(m.speedup.round(1), m.flop_ratio.round(1))
+ax = qk.plots.plot_speedup(m.contexts, m.speedup, m.flop_ratio, m.predicted,
+                           overhead_us=m.fit.overhead * 1e6, per_step=True)
+""", ignore_output=True)
+
+lesson.md(slide="subslide", ko="""
+맞춘 두 값을 비교해 봐요. 위는 스텝마다의 오버헤드, 아래는 t = 16에서 캐시를 쓴 스텝 하나가 FLOPs에 쓰는 시간이에요(둘 다 µs). 오버헤드가 훨씬 커요.
+""", en="""
+Compare the fitted numbers: above, the overhead per step; below, the time a cached step at t = 16 spends on its FLOPs (both in µs). The overhead is much larger.
 """)
 
 lesson.code(ko="""
-print(round(m.fit.overhead * 1e6))                              # 스텝마다의 오버헤드 (µs)
-print(round(m.flops_cached[0] / 16 * m.fit.seconds_per_flop * 1e6, 1))   # 캐시 쓴 스텝의 FLOPs에 드는 시간 (µs)
+print(round(m.fit.overhead * 1e6))                                  # 스텝마다의 오버헤드 (µs)
+print(round(m.flops_cached[0] * m.fit.seconds_per_flop * 1e6, 1))   # 캐시 쓴 스텝의 FLOPs에 드는 시간 (µs)
 """, en="""
-print(round(m.fit.overhead * 1e6))                              # overhead per step (µs)
-print(round(m.flops_cached[0] / 16 * m.fit.seconds_per_flop * 1e6, 1))   # time of a cached step's FLOPs (µs)
+print(round(m.fit.overhead * 1e6))                                  # overhead per step (µs)
+print(round(m.flops_cached[0] * m.fit.seconds_per_flop * 1e6, 1))   # time of a cached step's FLOPs (µs)
 """, ignore_output=True)
 
 lesson.md(slide="slide", ko="""
-## 메모리: 캐시는 메모리를 **써요**
+## 메모리: 캐시는 스텝 사이에 메모리를 **써요**
 
-이 코스가 바탕으로 삼은 글은 "KV 캐싱이 메모리를 줄인다"고 해요. **틀린 말이에요.** 캐시는 계산을 아끼는 대신 메모리를 써요. 레이어마다, KV 헤드마다, 저장한 토큰마다 키 벡터 하나와 밸류 벡터 하나를 들고 있으니까요.
+이 코스가 바탕으로 삼은 글은 "KV 캐싱이 메모리를 줄인다"고 해요. **정확하지 않은 말이에요.** 캐시는 계산을 아끼는 대신 메모리를 써요. 레이어마다, KV 헤드마다, 저장한 토큰마다 키 벡터 하나와 밸류 벡터 하나를 **스텝 사이에도** 들고 있으니까요.
 
 **캐시 바이트 = 2 · 레이어 · KV 헤드 · head_dim · 토큰 · 배치 · 값당 바이트**
 
-맨 앞의 2는 K와 V예요. 토큰 수가 곱해져 있으니 캐시는 토큰 수에 **비례해서** 커져요. 캐시를 쓰며 20토큰을 생성하면서, 스텝마다 캐시 배열의 바이트(numpy가 알려 주는 `nbytes`)를 재서 공식과 비교해 봐요. 캐시를 안 쓰면 스텝 사이에 남겨 두는 게 없어요(0바이트).
-""", en="""
-## Memory: the cache **costs** memory
+맨 앞의 2는 K와 V예요. 토큰 수가 곱해져 있으니 캐시는 토큰 수에 **비례해서** 커져요. 캐시를 쓰며 20토큰을 생성하면서, 스텝마다 두 가지를 재요.
+- **사용 중인 바이트**(`nbytes`): 지금 저장된 토큰들의 K, V. 공식과 같아야 해요.
+- **미리 잡아 둔 바이트**(`allocated_nbytes`): `generate`는 첫 스텝 전에 프롬프트 + 생성할 토큰 수만큼의 자리를 한꺼번에 잡아요. 프로그램이 실제로 차지하는 건 이쪽이에요.
 
-The article this course grows from says "KV caching reduces memory". **That is wrong.** The cache saves compute by spending memory: it holds a key vector and a value vector for every layer, every K/V head and every token kept.
+캐시를 안 쓰면 스텝 사이에 남겨 두는 게 없어요(0바이트).
+""", en="""
+## Memory: the cache **costs** memory between steps
+
+The article this course grows from says "KV caching reduces memory". **That is not accurate.** The cache saves compute by spending memory: it holds a key vector and a value vector for every layer, every KV head and every token kept, **between steps**.
 
 **cache bytes = 2 · layers · kv_heads · head_dim · tokens · batch · bytes_per_value**
 
-The 2 is for K and V. The number of tokens is a factor, so the cache grows **linearly** with the tokens. Generate 20 tokens with the cache, measure the cache's arrays after every step (numpy's `nbytes`), and compare with the formula. Without a cache nothing is kept between steps (0 bytes).
+The 2 is for K and V. The number of tokens is a factor, so the cache grows **linearly** with the tokens. Generate 20 tokens with the cache and measure two things after every step:
+- **bytes in use** (`nbytes`): the K and V of the tokens kept so far, which should equal the formula;
+- **bytes reserved** (`allocated_nbytes`): `generate` reserves room for the prompt plus every token it will generate, all at once before the first step. That is what the program actually holds.
+
+Without a cache nothing is kept between steps (0 bytes).
 """)
 
 lesson.code(slide="subslide", ko="""
-tokens, measured = kx.cache_growth(model, prompt, 20)     # 스텝마다: 캐시의 토큰 수, 배열의 바이트
-formula = [km.kv_cache_bytes(layers=2, kv_heads=4, head_dim=4, tokens=n, batch=1, bytes_per_value=4) for n in tokens]
-print(measured.tolist() == formula, np.unique(np.diff(measured)))   # 공식과 같고, 토큰마다 같은 양씩 늘어요
+mem = kx.cache_memory(model, prompt, 20)    # 스텝마다: 캐시의 토큰 수, 사용 중인 바이트, 잡아 둔 바이트
+formula = [km.kv_cache_bytes(layers=2, kv_heads=4, head_dim=4, tokens=n, batch=1, bytes_per_value=4) for n in mem.tokens]
+print(mem.used_nbytes.tolist() == formula, np.unique(np.diff(mem.used_nbytes)))   # 공식과 같고, 토큰마다 같은 양씩 늘어요
+print(np.unique(mem.allocated_nbytes), km.kv_cache_bytes(2, 4, 4, 3 + 20, 1, 4))  # 잡아 둔 바이트: 처음부터 23토큰분
 nothing_kept = [s.cache_bytes for s in model.generate(prompt, 20, use_cache=False).steps]
-ax = qk.plots.plot_cache_growth(tokens, measured, formula, uncached_bytes=nothing_kept)
+ax = qk.plots.plot_cache_growth(mem.tokens, mem.used_nbytes, formula, uncached_bytes=nothing_kept,
+                                allocated_bytes=mem.allocated_nbytes)
 """, en="""
-tokens, measured = kx.cache_growth(model, prompt, 20)     # after each step: tokens cached, bytes of the arrays
-formula = [km.kv_cache_bytes(layers=2, kv_heads=4, head_dim=4, tokens=n, batch=1, bytes_per_value=4) for n in tokens]
-print(measured.tolist() == formula, np.unique(np.diff(measured)))   # equal to the formula; the same amount per token
+mem = kx.cache_memory(model, prompt, 20)    # after each step: tokens cached, bytes in use, bytes reserved
+formula = [km.kv_cache_bytes(layers=2, kv_heads=4, head_dim=4, tokens=n, batch=1, bytes_per_value=4) for n in mem.tokens]
+print(mem.used_nbytes.tolist() == formula, np.unique(np.diff(mem.used_nbytes)))   # equal to the formula; the same amount per token
+print(np.unique(mem.allocated_nbytes), km.kv_cache_bytes(2, 4, 4, 3 + 20, 1, 4))  # bytes reserved: 23 tokens' worth from the start
 nothing_kept = [s.cache_bytes for s in model.generate(prompt, 20, use_cache=False).steps]
-ax = qk.plots.plot_cache_growth(tokens, measured, formula, uncached_bytes=nothing_kept)
+ax = qk.plots.plot_cache_growth(mem.tokens, mem.used_nbytes, formula, uncached_bytes=nothing_kept,
+                                allocated_bytes=mem.allocated_nbytes)
 """)
 
 lesson.md(slide="subslide", ko="""
-토큰 하나에 256바이트(2 · 2 · 4 · 4 · float32의 4바이트)씩, 직선으로 늘어요. 작은 모델이라 작아 보이지만, 실제 크기의 모델에 넣어 보면 달라요.
+사용 중인 바이트는 토큰 하나에 256바이트(2 · 2 · 4 · 4 · float32의 4바이트)씩 직선으로 늘어요. 잡아 둔 바이트는 처음부터 끝까지 평평해요. 그 차이는 아직 쓰지 않은 자리예요. 생성이 일찍 끝나면(문장 끝 토큰이 나오면) 끝까지 안 쓰는 자리이기도 해요. 많은 요청을 한꺼번에 서빙할 때 이 낭비가 쌓여요. 13강의 페이지 단위 KV 캐시(vLLM의 PagedAttention)는 작은 블록을 필요할 때마다 잡아서 이 낭비를 없애요.
 
-**계산 예: Llama-2-7B.** 레이어 32개, KV 헤드 32개, head_dim 128이고, 값은 fp16(2바이트)이에요. 한 시퀀스에 4096토큰을 저장하면 딱 **2 GiB**예요. 토큰 하나에 0.5 MiB씩이고요. 대화 8개를 동시에 처리하면(배치 8) 16 GiB로, fp16 모델 매개변수(67억 개 × 2바이트 ≈ 12.6 GiB)보다 커요.
+**계산 예: Llama-2-7B.** 레이어 32개, KV 헤드 32개, head_dim 128이고, 값은 fp16(2바이트)이에요. 한 시퀀스에 4096토큰을 저장하면 딱 **2 GiB**예요. 토큰 하나에 0.5 MiB씩이고요. 대화 8개를 동시에 처리하면(배치 8) 16 GiB로, fp16 모델의 매개변수(가중치 행렬의 값 67억 개 × 2바이트 ≈ 12.6 GiB)보다 커요.
 """, en="""
-256 bytes per token (2 · 2 · 4 · 4 · 4 bytes of float32), on a straight line. Small for a small model; a real model is another matter.
+The bytes in use grow on a straight line, 256 per token (2 · 2 · 4 · 4 · 4 bytes of float32). The bytes reserved are flat from the first step to the last; the gap is room not used yet, and never used if generation stops early (an end-of-sentence token). Serving many requests at once, this waste adds up; lesson 13's paged KV cache (vLLM's PagedAttention) removes it by reserving small blocks only as they are needed.
 
-**Worked example: Llama-2-7B.** 32 layers, 32 K/V heads, head_dim 128, values in fp16 (2 bytes). Keeping 4096 tokens of one sequence takes exactly **2 GiB**: half a MiB per token. Serving 8 conversations at once (batch 8) takes 16 GiB, more than the model's fp16 weights (6.7 billion parameters × 2 bytes ≈ 12.6 GiB).
+**Worked example: Llama-2-7B.** 32 layers, 32 KV heads, head_dim 128, values in fp16 (2 bytes). Keeping 4096 tokens of one sequence takes exactly **2 GiB**: half a MiB per token. Serving 8 conversations at once (batch 8) takes 16 GiB, more than the model's fp16 weight matrices (6.7 billion parameters × 2 bytes ≈ 12.6 GiB).
 """)
 
 lesson.code(ko="""
@@ -359,41 +412,85 @@ print(km.format_bytes(8 * llama), km.format_bytes(6_738_415_616 * 2))  # 배치 
 """, en="""
 llama = km.kv_cache_bytes(layers=32, kv_heads=32, head_dim=128, tokens=4096, batch=1, bytes_per_value=2)
 print(llama, km.format_bytes(llama), km.format_bytes(llama // 4096))   # one sequence, one token
-print(km.format_bytes(8 * llama), km.format_bytes(6_738_415_616 * 2))  # cache of a batch of 8, fp16 weights
+print(km.format_bytes(8 * llama), km.format_bytes(6_738_415_616 * 2))  # cache of a batch of 8, fp16 weight matrices
+""")
+
+lesson.md(slide="subslide", ko="""
+## 스텝 하나가 계산하는 동안의 메모리
+
+캐시가 더 쓰는 건 **스텝 사이에 남겨 두는** 메모리예요. 스텝 하나가 **계산하는 동안**에는 사정이 달라요. 캐시 없는 스텝은 토큰 t개의 활성값과 레이어마다 (헤드, t, t) 점수 행렬을 새로 만들어요. 캐시를 쓴 스텝은 토큰 하나의 활성값과 (헤드, 1, t) 점수만 만들어요.
+
+파이썬의 `tracemalloc`으로 스텝 하나가 잡는 메모리의 최댓값을 재 봐요(numpy 배열도 잡혀요). 작은 `model`로, 문맥 길이 t마다 재요.
+""", en="""
+## Memory while one step runs
+
+What the cache adds is memory **kept between steps**. **While a step runs** the picture differs: an uncached step builds the activations of all t tokens and, in every layer, a (heads, t, t) score matrix; a cached step builds one token's activations and (heads, 1, t) scores.
+
+Measure the peak memory one step allocates with Python's `tracemalloc` (it sees numpy's arrays too), on the small `model`, at several context lengths t.
+""")
+
+lesson.code(slide="subslide", ko="""
+steps_mem = kx.step_memory(model, [8, 15, 30, 60, 120])
+print(steps_mem.peak_uncached // 1000)    # 캐시 없는 스텝이 계산하는 동안의 최대 (KB)
+print(steps_mem.peak_cached // 1000)      # 캐시 쓴 스텝이 계산하는 동안의 최대 (KB)
+print(steps_mem.cache_nbytes // 1000)     # 캐시 쓴 스텝이 스텝 사이에 들고 있는 캐시 (KB)
+ax = qk.plots.plot_step_memory(steps_mem.contexts, steps_mem.peak_uncached, steps_mem.peak_cached,
+                               steps_mem.cache_nbytes)
+""", en="""
+steps_mem = kx.step_memory(model, [8, 15, 30, 60, 120])
+print(steps_mem.peak_uncached // 1000)    # peak while an uncached step runs (KB)
+print(steps_mem.peak_cached // 1000)      # peak while a cached step runs (KB)
+print(steps_mem.cache_nbytes // 1000)     # the cache a cached step keeps between steps (KB)
+ax = qk.plots.plot_step_memory(steps_mem.contexts, steps_mem.peak_uncached, steps_mem.peak_cached,
+                               steps_mem.cache_nbytes)
+""", ignore_output=True)
+
+lesson.md(slide="subslide", ko="""
+이 작은 모델에서는 캐시 없는 스텝의 최대 메모리가 캐시를 쓴 스텝의 최대 메모리와 캐시를 합한 것보다도 커요. 그러니 "캐시는 메모리를 늘리기만 한다"도 정확한 말은 아니에요. 정확히 말하면 이래요.
+
+- 캐시는 **스텝 사이에 남겨 두는** 메모리를 `2 · 레이어 · KV 헤드 · head_dim · 토큰 · 배치 · 값당 바이트`만큼 더해요.
+- 캐시 없는 스텝이 계산하는 동안 잡는 메모리는 레이어 하나를 계산하는 동안만 있다가 사라져요. 실제 추론 코드는 (헤드, t, t) 행렬을 통째로 만들지도 않아요(13강의 타일 어텐션).
+- 그래서 레이어가 많고 동시에 처리하는 시퀀스가 많은 실제 LLM에서는 모든 레이어, 모든 시퀀스의 캐시가 메모리를 가장 많이 차지해요. 캐시는 메모리를 내주고 계산을 얻는 거래예요.
+""", en="""
+For this small model the peak of an uncached step is larger even than a cached step's peak plus its cache. So "the cache only adds memory" is not accurate either. Precisely:
+
+- the cache adds memory **kept between steps**: `2 · layers · kv_heads · head_dim · tokens · batch · bytes_per_value`;
+- what an uncached step allocates lives only while one layer runs, then is freed, and real inference code does not even build the whole (heads, t, t) matrix (lesson 13's tiled attention);
+- so in real LLMs, with many layers and many sequences served at once, the cache of every layer and every sequence is what takes the most memory. The cache trades memory for compute.
 """)
 
 lesson.md(slide="subslide", ko="""
 ## 캐시를 줄이는 방법
 
-그럼 캐시를 작게 하려면 어떻게 할까요? 공식의 곱셈 인자를 줄이면 돼요.
+그럼 캐시를 작게 하려면 어떻게 할까요? 공식의 곱셈 인자를 줄이면 돼요. 그런데 대부분은 **모델을 학습할 때** 정하는 거예요.
 
-- **KV 헤드 수 줄이기**: 멀티 쿼리 어텐션(MQA)은 모든 쿼리 헤드가 KV 헤드 **하나**를 같이 쓰고, 그룹 쿼리 어텐션(GQA)은 쿼리 헤드 몇 개가 KV 헤드 하나를 같이 써요. Llama-2-70B는 쿼리 헤드 64개에 KV 헤드 8개를 써요.
-- **슬라이딩 윈도**: 최근 토큰 몇 개만 저장해요. 캐시가 창 크기에서 더 안 커져요.
+- **KV 헤드 수 줄이기**: 멀티 쿼리 어텐션(MQA)은 모든 쿼리 헤드가 KV 헤드 **하나**를 같이 쓰고, 그룹 쿼리 어텐션(GQA)은 쿼리 헤드 몇 개가 KV 헤드 하나를 같이 써요. Llama-2-70B는 쿼리 헤드 64개에 KV 헤드 8개로 학습했어요.
+- **슬라이딩 윈도**: 최근 토큰 몇 개만 보도록 학습한 모델(Mistral 7B는 4096토큰)은 그만큼만 저장하면 돼요. 캐시가 창 크기에서 더 안 커져요.
 - **낮은 정밀도**: 값을 fp16 대신 int8(1바이트) 등으로 저장해요.
 
-Llama-2-7B의 2 GiB가 각각 얼마가 되는지 봐요.
+앞의 둘은 학습할 때의 선택이에요. 이미 학습된 Llama-2-7B에 켤 수 없어요. KV 헤드 32개로 학습했고, 캐시를 최근 토큰으로 자르면 출력이 달라져요. 학습이 끝난 모델에 쓸 수 있는 건 **KV 양자화**(낮은 정밀도)뿐이고, 그것도 정확도를 조금 잃어요. 공식으로 각각 얼마가 되는지 봐요. 위의 셋은 그렇게 학습한 모델일 때의 크기예요.
 """, en="""
 ## What makes the cache smaller
 
-How do you shrink the cache, then? Shrink a factor of the formula:
+How do you shrink the cache, then? Shrink a factor of the formula; but most factors are fixed **when the model is trained**:
 
-- **Fewer K/V heads**: multi-query attention (MQA) lets every query head share **one** K/V head; grouped-query attention (GQA) lets each group of query heads share one. Llama-2-70B has 64 query heads and 8 K/V heads.
-- **A sliding window**: keep only the most recent tokens; the cache stops growing at the window's size.
+- **Fewer KV heads**: multi-query attention (MQA) lets every query head share **one** KV head; grouped-query attention (GQA) lets each group of query heads share one. Llama-2-70B was trained with 64 query heads and 8 KV heads.
+- **A sliding window**: a model trained to attend to the most recent tokens only (Mistral 7B: 4096) need keep only those; its cache stops growing at the window's size.
 - **Lower precision**: store the values as int8 (1 byte) instead of fp16, for instance.
 
-See what each does to Llama-2-7B's 2 GiB.
+The first two are choices made in training. They cannot be switched on for Llama-2-7B, which was trained with 32 KV heads, and cutting its cache to a window changes its outputs. Only **KV quantisation** (lower precision) applies after training, and it too loses some accuracy. The formula's sizes for each; the first three are the sizes of a model trained that way.
 """)
 
-lesson.code(ko="""
-print(km.format_bytes(km.kv_cache_bytes(32, 8, 128, 4096, 1, 2)))    # GQA: KV 헤드 8개
-print(km.format_bytes(km.kv_cache_bytes(32, 1, 128, 4096, 1, 2)))    # MQA: KV 헤드 1개
-print(km.format_bytes(km.kv_cache_bytes(32, 32, 128, 1024, 1, 2)))   # 최근 1024토큰만 저장
-print(km.format_bytes(km.kv_cache_bytes(32, 32, 128, 4096, 1, 1)))   # int8: 값당 1바이트
+lesson.code(slide="subslide", ko="""
+print(km.format_bytes(km.kv_cache_bytes(32, 8, 128, 4096, 1, 2)))    # KV 헤드 8개로 학습한 모델 (GQA)
+print(km.format_bytes(km.kv_cache_bytes(32, 1, 128, 4096, 1, 2)))    # KV 헤드 1개로 학습한 모델 (MQA)
+print(km.format_bytes(km.kv_cache_bytes(32, 32, 128, 1024, 1, 2)))   # 창 1024토큰으로 학습한 모델
+print(km.format_bytes(km.kv_cache_bytes(32, 32, 128, 4096, 1, 1)))   # 학습 뒤에도 가능: int8 양자화, 값당 1바이트
 """, en="""
-print(km.format_bytes(km.kv_cache_bytes(32, 8, 128, 4096, 1, 2)))    # GQA: 8 K/V heads
-print(km.format_bytes(km.kv_cache_bytes(32, 1, 128, 4096, 1, 2)))    # MQA: 1 K/V head
-print(km.format_bytes(km.kv_cache_bytes(32, 32, 128, 1024, 1, 2)))   # keep the last 1024 tokens only
-print(km.format_bytes(km.kv_cache_bytes(32, 32, 128, 4096, 1, 1)))   # int8: 1 byte per value
+print(km.format_bytes(km.kv_cache_bytes(32, 8, 128, 4096, 1, 2)))    # a model trained with 8 KV heads (GQA)
+print(km.format_bytes(km.kv_cache_bytes(32, 1, 128, 4096, 1, 2)))    # a model trained with 1 KV head (MQA)
+print(km.format_bytes(km.kv_cache_bytes(32, 32, 128, 1024, 1, 2)))   # a model trained with a 1024-token window
+print(km.format_bytes(km.kv_cache_bytes(32, 32, 128, 4096, 1, 1)))   # possible after training: int8, 1 byte per value
 """)
 
 lesson.md(slide="slide", ko="""
@@ -560,9 +657,10 @@ lesson.md(slide="slide", ko="""
 - 자기회귀 디코딩에서 캐시가 없으면 스텝마다 앞 토큰들의 K, V를 모든 레이어에서 다시 계산해요. 캐시가 있으면 새 토큰 하나만 계산하고, 그 K, V를 캐시에 덧붙여요.
 - 쿼리는 캐시하지 않아요. 다음 토큰은 새 토큰의 쿼리 하나와 모든 K, V로 정해지니까요.
 - 캐시를 써도 생성하는 토큰은 같아요. 로짓은 반올림 오차만큼만 달라요.
-- 캐시 없는 스텝 t는 레이어마다 정확히 t배의 FLOPs를 써요. 전체 FLOPs 비율은 프롬프트가 한 토큰일 때 약 (T + 1)/2로, T에 비례해요.
-- 잰 속도 향상은 FLOPs 비율보다 작아요. 스텝마다 FLOPs와 상관없는 오버헤드가 있기 때문이에요.
-- 캐시는 메모리를 **줄이지 않고 써요**: 2 · 레이어 · KV 헤드 · head_dim · 토큰 · 배치 · 값당 바이트, 토큰 수에 비례해요. Llama-2-7B는 4096토큰에 2 GiB예요. 줄이려면 KV 헤드를 줄이거나(MQA/GQA), 슬라이딩 윈도를 쓰거나, 정밀도를 낮춰요.
+- 캐시 없는 스텝 t는 레이어마다 정확히 t배의 FLOPs를 써요. 전체 비율은 P = 1일 때 약 (T + 1)/2예요(t ≪ 6·d_model일 때). 캐시를 써도 어텐션은 t에 따라 커져요.
+- 잰 스텝 하나의 속도 향상은 스텝마다의 오버헤드 때문에 FLOPs 비율보다 작고, t가 커질수록 그쪽으로 다가가요.
+- 캐시는 **스텝 사이에** 2 · 레이어 · KV 헤드 · head_dim · 토큰 · 배치 · 값당 바이트를 써요(Llama-2-7B, 4096토큰: 2 GiB). 자리는 보통 미리 잡아 둬요(`allocated_nbytes`). 캐시 없는 스텝은 계산하는 동안 잠깐 더 쓰지만, 실제 LLM에서는 캐시가 가장 커요.
+- MQA/GQA와 슬라이딩 윈도는 학습할 때 정해요. 학습된 모델의 캐시는 KV 양자화로만 줄이고, 정확도를 조금 잃어요.
 - 크로스 어텐션의 K, V는 원문마다 한 번만 계산해서 캐시에 둬요.
 
 다음 시간에는 지금까지 배운 걸 돌아보고 퀴즈로 확인해요.
@@ -571,13 +669,14 @@ lesson.md(slide="slide", ko="""
 """, en="""
 ## Key takeaways
 
-- In autoregressive decoding without a cache, every step recomputes the earlier tokens' K and V in every layer. With a cache, a step computes the new token only and appends its K and V to the cache.
-- Queries are not cached: the next token depends on the new token's query alone, and on every K and V.
-- The cache changes no generated token; the logits differ only by rounding.
-- Without a cache, step t does exactly t times the FLOPs in every layer. The ratio of the totals is about (T + 1)/2 for a one-token prompt: it grows in proportion to T.
-- The measured speed-up is smaller than the FLOP ratio, because every step has an overhead that does not depend on FLOPs.
-- The cache does **not** reduce memory, it costs memory: 2 · layers · kv_heads · head_dim · tokens · batch · bytes_per_value, growing linearly with the tokens. Llama-2-7B takes 2 GiB at 4096 tokens. Fewer K/V heads (MQA/GQA), a sliding window or a lower precision shrink it.
-- Cross-attention's K and V are computed once per source sentence and kept in the cache.
+- Without a cache every step recomputes the earlier tokens' K and V in every layer; with one, a step runs the new token only and appends its K and V.
+- Queries are not cached: the next token needs the newest query alone, and every K and V.
+- The cache changes no generated token (the logits differ by rounding).
+- Without a cache step t does t times the FLOPs per layer; total ratio ≈ (T + 1)/2 for P = 1, while t ≪ 6·d_model. Cached attention still grows with t.
+- One step's measured speed-up is below the FLOP ratio (per-step overhead) and climbs toward it as t grows.
+- The cache keeps 2 · layers · kv_heads · head_dim · tokens · batch · bytes_per_value **between steps** (Llama-2-7B, 4096 tokens: 2 GiB), often reserved up front (`allocated_nbytes`). An uncached step briefly allocates more; in real LLMs the cache dominates.
+- MQA/GQA and sliding windows are training choices; after training only KV quantisation shrinks the cache (with some loss).
+- Cross-attention's K and V: computed once per source sentence, kept in the cache.
 
 Next: a look back at everything so far, with a quiz.
 

@@ -26,6 +26,8 @@ from .kv_cache import (
     plot_cache_growth,
     plot_flops_per_step,
     plot_speedup,
+    plot_step_memory,
+    plot_step_times,
     plot_total_flops,
 )
 from .pipeline import plot_pipeline

@@ -185,7 +185,11 @@ def plot_masked_scores(scores, mask, labels, *, ax: Axes | None = None,
     for i, j in np.argwhere(~mask):
         ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, hatch=style.MASK_HATCH,
                                edgecolor="white", linewidth=0))
-        ax.text(j, i, hidden_text, ha="center", va="center", fontsize="small", color="black")
+        # On a patch of the cell's own grey, so the hatching does not run through the text.
+        ax.text(j, i, hidden_text, ha="center", va="center", fontsize="medium",
+                fontweight="bold", color="black",
+                bbox=dict(boxstyle="round,pad=0.12", facecolor=style.MASK_COLOR,
+                          edgecolor="none"))
     _token_axes(ax, rows, cols, None, None)
     if annotate:
         annotate_cells(ax, values, image, skip=~mask)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 from matplotlib.axes import Axes
-from matplotlib.ticker import MaxNLocator
+from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 from .. import style
 from .._checks import integer, positive_int, real_array, real_number
@@ -16,12 +16,14 @@ __all__ = [
     "plot_cache_growth",
     "plot_flops_per_step",
     "plot_speedup",
+    "plot_step_memory",
+    "plot_step_times",
     "plot_total_flops",
 ]
 
 
 def plot_cache_growth(tokens, measured_bytes, formula_bytes, *, uncached_bytes=None,
-                      ax: Axes | None = None) -> Axes:
+                      allocated_bytes=None, ax: Axes | None = None) -> Axes:
     """Cache bytes against tokens kept: measured points on the formula's line.
 
     Parameters
@@ -32,6 +34,9 @@ def plot_cache_growth(tokens, measured_bytes, formula_bytes, *, uncached_bytes=N
         The bytes measured (e.g. ``Step.cache_bytes``) and those the formula gives.
     uncached_bytes : sequence of int, optional
         Bytes kept between steps without a cache (all 0), drawn for contrast.
+    allocated_bytes : sequence of int, optional
+        Bytes reserved for the cache, used or not (``KVCache.allocated_nbytes``), drawn
+        as a step line above the bytes in use.
 
     Examples
     --------
@@ -53,6 +58,10 @@ def plot_cache_growth(tokens, measured_bytes, formula_bytes, *, uncached_bytes=N
     if uncached_bytes is not None:
         ax.plot(tokens, uncached_bytes, "s", color=style.COLORS[1], markersize=3,
                 label=t("p_kv_uncached_kept"))
+    if allocated_bytes is not None:
+        _same_length("tokens", tokens, "allocated_bytes", allocated_bytes)
+        ax.plot(tokens, allocated_bytes, "-", color=style.COLORS[2], linewidth=2,
+                label=t("p_kv_allocated"))
     ax.set_xlabel(t("p_kv_tokens"))
     ax.set_ylabel(t("p_kv_bytes"))
     ax.set_title(t("p_kv_growth_title"))
@@ -112,7 +121,7 @@ def plot_total_flops(lengths, cached, uncached, *, ax: Axes | None = None) -> Ax
 
 
 def plot_speedup(lengths, measured, flop_ratio, predicted=None, *, overhead_us=None,
-                 ax: Axes | None = None) -> Axes:
+                 per_step: bool = False, ax: Axes | None = None) -> Axes:
     """Measured speed-up (uncached / cached time) against the FLOP ratio, over T.
 
     Parameters
@@ -125,6 +134,9 @@ def plot_speedup(lengths, measured, flop_ratio, predicted=None, *, overhead_us=N
         Theory: the FLOP ratios.
     predicted : sequence of float, optional
         Theory with a fixed overhead per step (``overhead_us`` microseconds, for the label).
+    per_step : bool
+        The ratios are of single steps at context length ``lengths`` (the x label says
+        so), not of whole runs generating ``lengths`` tokens.
 
     Examples
     --------
@@ -147,7 +159,7 @@ def plot_speedup(lengths, measured, flop_ratio, predicted=None, *, overhead_us=N
     ax.plot(lengths, measured, "o-", color=style.COLORS[0], markersize=5,
             label=t("p_kv_measured_speedup"))
     ax.axhline(1.0, color="black", linewidth=0.6)
-    ax.set_xlabel(t("p_kv_total_axis"))
+    ax.set_xlabel(t("p_kv_step_axis") if per_step else t("p_kv_total_axis"))
     ax.set_ylabel(t("p_kv_speedup"))
     ax.set_title(t("p_kv_speedup_title"))
     ax.set_ylim(bottom=0)
@@ -223,3 +235,89 @@ def _hatched(kept: int, rows: int, capacity: int):
 
     return Rectangle((kept - 0.5, -0.5), capacity - kept, rows, facecolor=style.MASK_COLOR,
                      edgecolor="white", hatch=style.MASK_HATCH, linewidth=0)
+
+
+def plot_step_times(contexts, seconds_cached, seconds_uncached, fitted_cached=None,
+                    fitted_uncached=None, *, ax: Axes | None = None) -> Axes:
+    """Time of one decoding step (ms) against the tokens so far, t, with and without the cache.
+
+    Parameters
+    ----------
+    contexts : sequence of int
+        Tokens so far when the step runs.
+    seconds_cached, seconds_uncached : sequence of float
+        Measured time of one step.
+    fitted_cached, fitted_uncached : sequence of float, optional
+        The same from the fitted model overhead + FLOPs × time per FLOP, drawn dotted.
+
+    Examples
+    --------
+    >>> ax = plot_step_times([16, 32], [1e-4, 1.1e-4], [3e-4, 5e-4], [1e-4, 1e-4], [3e-4, 5e-4])
+    >>> len(ax.lines), len(ax.get_legend().get_texts()), ax.get_yscale()
+    (4, 3, 'log')
+    """
+    contexts = np.asarray(contexts)  # (n,)
+    series = [("seconds_cached", seconds_cached), ("seconds_uncached", seconds_uncached),
+              ("fitted_cached", fitted_cached), ("fitted_uncached", fitted_uncached)]
+    for name, values in series:
+        if values is not None:
+            _same_length("contexts", contexts, name, values)
+    ax = new_axes(ax, figsize=(6.4, 3.8))
+    for (_, seconds), (_, fitted), color, marker, key in (
+            (series[1], series[3], style.COLORS[1], "s-", "p_kv_uncached"),
+            (series[0], series[2], style.COLORS[0], "o-", "p_kv_cached")):
+        ax.plot(contexts, np.asarray(seconds) * 1e3, marker, color=color, markersize=5,
+                label=t(key))
+        if fitted is not None:  # one legend entry for both dotted lines
+            ax.plot(contexts, np.asarray(fitted) * 1e3, ":", color=color, linewidth=2,
+                    label="_" if key == "p_kv_cached" else t("p_kv_fitted"))
+    # Both axes logarithmic: a cached step (a tenth of a ms) and an uncached one (many ms)
+    # are both readable, and time ∝ t is a straight line of slope 1.
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xticks(contexts, [str(c) for c in contexts])
+    ax.minorticks_off()
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))  # 0.1, 1, 10
+    ax.set_xlabel(t("p_kv_step_axis"))
+    ax.set_ylabel(t("p_kv_step_ms"))
+    ax.set_title(t("p_kv_step_time_title"))
+    ax.legend(fontsize="small", loc="upper left")
+    return ax
+
+
+def plot_step_memory(contexts, peak_uncached, peak_cached, cache_bytes, *,
+                     ax: Axes | None = None) -> Axes:
+    """Memory of one step (KB) against the tokens so far: peaks during it, cache kept.
+
+    Parameters
+    ----------
+    contexts : sequence of int
+        Tokens so far when the step runs.
+    peak_uncached, peak_cached : sequence of int
+        Peak bytes allocated during one step without and with the cache.
+    cache_bytes : sequence of int
+        Bytes the cache keeps between steps.
+
+    Examples
+    --------
+    >>> ax = plot_step_memory([8, 60], [16765, 135276], [4424, 5480], [2048, 15360])
+    >>> len(ax.lines)
+    3
+    """
+    contexts = np.asarray(contexts)  # (n,)
+    for name, values in (("peak_uncached", peak_uncached), ("peak_cached", peak_cached),
+                         ("cache_bytes", cache_bytes)):
+        _same_length("contexts", contexts, name, values)
+    ax = new_axes(ax, figsize=(6.4, 3.8))
+    ax.plot(contexts, np.asarray(peak_uncached) / 1e3, "s-", color=style.COLORS[1],
+            markersize=5, label=t("p_kv_peak_uncached"))
+    ax.plot(contexts, np.asarray(peak_cached) / 1e3, "o-", color=style.COLORS[0],
+            markersize=5, label=t("p_kv_peak_cached"))
+    ax.plot(contexts, np.asarray(cache_bytes) / 1e3, "--", color=style.COLORS[2],
+            linewidth=2, label=t("p_kv_kept"))
+    ax.set_xlabel(t("p_kv_step_axis"))
+    ax.set_ylabel(t("p_kv_kb"))
+    ax.set_title(t("p_kv_memory_title"))
+    ax.set_ylim(bottom=0)
+    ax.legend(fontsize="small", loc="upper left")
+    return ax

@@ -63,7 +63,10 @@ def plot_variance_vs_dk(d_ks, raw, scaled, *, ax: Axes | None = None) -> Axes:
     raw = as_series(raw, "raw", len(d_ks), positive=True, per="d_ks")  # (n,)
     scaled = as_series(scaled, "scaled", len(d_ks), positive=True, per="d_ks")  # (n,)
     ax = new_axes(ax, figsize=(6.0, 3.8))
-    ax.plot(d_ks, d_ks, color="grey", linestyle="--", linewidth=1.2, label=t("p_scal_line"))
+    # The line y = d_k, wide and light under the raw variances that lie on it: a dashed
+    # line there would be hidden by them, yet listed in the legend.
+    ax.plot(d_ks, d_ks, color="#bbbbbb", linewidth=9, solid_capstyle="round",
+            label=t("p_scal_line"))
     ax.plot(d_ks, raw, "o-", color=style.COLORS[0], label=t("p_scal_raw_short"))
     ax.plot(d_ks, scaled, "s-", color=style.COLORS[1], label=t("p_scal_scaled_short"))
     ax.set_xscale("log", base=2)

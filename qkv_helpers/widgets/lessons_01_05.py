@@ -230,17 +230,19 @@ def scaling_explorer(d_k: int = 4) -> Panel:
         # One count axis for every d_k (the tallest bin of any), so it stays put.
         tallest = max(max(counts(raw).max(), counts(scaled).max())
                       for raw, scaled in map(scores, DK_VALUES))
-        left.set_ylim(0, 1.05 * tallest)
+        left.set_ylim(0, 1.4 * tallest)  # room above the tallest bin for the legend
         hist_raw, hist_scaled = left.patches[:60], left.patches[60:120]
         x = np.arange(len(state["weights_raw"]))
         bars_raw = right.bar(x - 0.2, state["weights_raw"], width=0.4, label=t("w_dk_unscaled"))
         bars_scaled = right.bar(x + 0.2, state["weights_scaled"], width=0.4,
                                 label=t("w_dk_scaled"))
-        right.set_ylim(0, 1.05)
+        # Room above the bars (a weight reaches 1) for the legend, so it covers none.
+        right.set_ylim(0, 1.45)
+        right.set_yticks(np.linspace(0, 1, 6))
         right.set_xticks(x, [f"k{i + 1}" for i in x])
         right.set_ylabel(t("weights"))
-        right.set_title(t("w_dk_weights_title"), fontsize="medium")
-        right.legend(fontsize="small", loc="upper right")
+        right.set_title(t("w_dk_weights_title"))  # the same size as the left panel's
+        right.legend(fontsize="small", loc="upper center", ncols=2)
         animate(*hist_raw, *hist_scaled, left.get_legend(), left.title, *bars_raw,
                 *bars_scaled, right.get_legend())
         return dict(hist_raw=hist_raw, hist_scaled=hist_scaled, left=left,

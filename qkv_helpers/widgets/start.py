@@ -57,6 +57,6 @@ def widget_check() -> Panel:
         weights = panel.state["weights"]
         set_bars(handle, weights, highlight=int(np.argmax(weights)))
 
-    live = LiveFigure(draw, figsize=(6.4, 3.6), update=change)
+    live = LiveFigure(draw, figsize=(8.0, 4.0), update=change)
     panel = Panel("widget_check", {"sharpness": slider}, live, update)
     return panel
