@@ -150,20 +150,21 @@ def scaled_dot_product_attention(q, k, v, mask=None, scale=None) -> AttentionRes
     q, k, v, mask, scale = check_attention_inputs(q, k, v, mask, scale)
 
     with np.errstate(over="ignore", invalid="ignore"):  # too large: an error, just below
-        scores = q @ k.swapaxes(-1, -2) * scale  # (..., n_q, n_k): every query, every key
+        scores = (q * scale) @ k.swapaxes(-1, -2)  # (..., n_q, n_k): q·kᵀ/√d_k, every pair
     if mask is not None:
-        scores = np.where(mask, scores, -np.inf)  # masked keys: exp(-inf) = weight 0
+        np.copyto(scores, -np.inf, where=~mask)  # masked keys: exp(-inf) = weight 0
     weights = _softmax_last_axis(scores)  # (..., n_q, n_k), rows sum to 1
     output = weights @ v  # (..., n_q, d_v): each query's weighted sum of values
     return AttentionResult(output, weights)
 
 
 def _softmax_last_axis(scores: np.ndarray) -> np.ndarray:
-    """The stable softmax of each row of ``scores`` (float, no NaN, no row all -inf).
+    """The stable softmax of each row of ``scores``, computed in place and returned.
 
-    The largest score is subtracted from each row before ``exp``, so nothing
-    overflows. float16 rows are summed in float32: past 65,504 keys their sum would
-    overflow float16. A score that overflowed to ``+inf`` is a clear error.
+    ``scores`` is a float array with no NaN and no row all -inf. The largest score is
+    subtracted from each row before ``exp``, so nothing overflows. float16 rows are
+    summed in float32: past 65,504 keys their sum would overflow float16. A score that
+    overflowed to ``+inf`` is a clear error.
     """
     row_max = scores.max(axis=-1, keepdims=True)  # (..., n_q, 1)
     if not np.isfinite(row_max).all():
@@ -172,10 +173,11 @@ def _softmax_last_axis(scores: np.ndarray) -> np.ndarray:
             f"for dtype {scores.dtype} (largest score {row_max.max()})"
         )
     with np.errstate(over="ignore"):  # a spread wider than the dtype gives -inf: exp -> 0
-        e = np.exp(scores - row_max)  # (..., n_q, n_k), entries in [0, 1]
-    total = e.sum(axis=-1, keepdims=True, dtype=np.promote_types(e.dtype, np.float32))
-    e /= total  # (..., n_q, n_k) / (..., n_q, 1)
-    return e
+        scores -= row_max  # every entry <= 0, each row's largest exactly 0
+    np.exp(scores, out=scores)  # entries in [0, 1]
+    scores /= scores.sum(axis=-1, keepdims=True, dtype=np.promote_types(scores.dtype,
+                                                                        np.float32))
+    return scores
 
 
 def check_attention_inputs(q, k, v, mask=None, scale=None):
