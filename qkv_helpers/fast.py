@@ -89,14 +89,16 @@ def blocked_attention(q, k, v, mask=None, scale=None, block_size: int | None = N
 
     # The shift by the row maximum only guards exp; skip it when no score can be large.
     largest = np.finfo(q.dtype).max
-    bound = (np.sqrt(np.vecdot(q, q).max()) * np.sqrt(np.vecdot(k, k).max())) if q.size else 0
+    with np.errstate(over="ignore"):  # an overflowing bound is inf: take the shift
+        bound = np.sqrt(np.vecdot(q, q).max()) * np.sqrt(np.vecdot(k, k).max())
     shift = q.dtype == np.float16 or not bound <= 0.5 * math.log(largest)
-    sum_dtype = np.promote_types(q.dtype, np.float32)  # float16 sums in float32
+    work = np.promote_types(q.dtype, np.float32)  # float16 sums (of up to n_k) in float32
 
     rows_per_block = block_size or (MASKED_BLOCK_ROWS if mask is not None
                                     else max(16, min(n_q, BLOCK_SCORES // n_k)))
     heads_per_block = max(1, BLOCK_SCORES // (rows_per_block * n_k))
     out = np.empty((n_b, n_q, d_v), q.dtype)
+    v = v.astype(work, copy=False)
     for h0 in range(0, n_b, heads_per_block):
         heads = slice(h0, h0 + heads_per_block)
         for r0 in range(0, n_q, rows_per_block):
@@ -121,8 +123,8 @@ def blocked_attention(q, k, v, mask=None, scale=None, block_size: int | None = N
                 s -= row_max
             np.exp(s, out=s)
             # Normalise the output (d_v numbers a row) instead of the weights (end a row).
-            o = s @ v[heads, :end]  # (heads, rows, d_v)
-            o /= s.sum(axis=-1, keepdims=True, dtype=sum_dtype)
+            o = s.astype(work, copy=False) @ v[heads, :end]  # (heads, rows, d_v)
+            o /= s.sum(axis=-1, keepdims=True, dtype=work)
             out[heads, rows] = o
     return out.reshape(*batch, n_q, d_v)
 
@@ -130,20 +132,30 @@ def blocked_attention(q, k, v, mask=None, scale=None, block_size: int | None = N
 # --- The one-query decoding step ---------------------------------------------------------
 
 
-def one_query_attention(q, k, v, scale: float | None = None) -> np.ndarray:
+def one_query_attention(q, k, v, scale=None) -> np.ndarray:
     """Attention's output for one query per head and no mask: a decoder's cached step.
 
-    No input checks, for callers whose arrays are known good (the decoder's own):
-    ``q (..., 1, d_k)``, ``k (..., n_k, d_k)``, ``v (..., n_k, d_v)`` finite float
-    arrays of one dtype with the same leading dimensions, ``n_k >= 1``. Returns
-    ``(..., 1, d_v)``; scores too large for the dtype are a clear error.
+    Same arguments and checks as :func:`~qkv_helpers.attention.scaled_dot_product_attention`
+    without ``mask``, with ``q`` of shape ``(..., 1, d_k)``. Returns ``(..., 1, d_v)``.
 
     >>> q = np.array([[[1.0, 0.0]]]); k = np.array([[[1.0, 0.0], [0.0, 1.0]]])
     >>> one_query_attention(q, k, 10 * k, scale=1.0).round(3)
     array([[[7.311, 2.689]]])
     """
-    if scale is None:
-        scale = 1.0 / math.sqrt(q.shape[-1])
+    q, k, v, _, scale = check_attention_inputs(q, k, v, None, scale)
+    if q.shape[-2] != 1:
+        raise ValueError(f"q must hold one query, shape (..., 1, d_k); got shape {q.shape} "
+                         f"({q.shape[-2]} queries): use blocked_attention")
+    return _one_query_attention(q, k, v, scale)
+
+
+def _one_query_attention(q, k, v, scale: float) -> np.ndarray:
+    """:func:`one_query_attention` without its checks, for the decoder's own arrays.
+
+    ``q (..., 1, d_k)``, ``k (..., n_k, d_k)``, ``v (..., n_k, d_v)``: finite float arrays
+    of one dtype whose leading dimensions broadcast, ``n_k >= 1``. At every cached step
+    the checks would cost about as much as the work.
+    """
     with np.errstate(over="ignore", invalid="ignore"):  # checked below
         s = (q * scale) @ k.swapaxes(-1, -2)  # (..., 1, n_k)
     row_max = s.max(axis=-1, keepdims=True)  # (..., 1, 1)
@@ -153,21 +165,31 @@ def one_query_attention(q, k, v, scale: float | None = None) -> np.ndarray:
             f"for dtype {s.dtype} (largest score {row_max.max()})")
     s -= row_max
     np.exp(s, out=s)
-    out = s @ v  # (..., 1, d_v)
-    out /= s.sum(axis=-1, keepdims=True, dtype=np.promote_types(s.dtype, np.float32))
-    return out
+    work = np.promote_types(s.dtype, np.float32)  # float16 sums (of up to n_k) in float32
+    out = s.astype(work, copy=False) @ v.astype(work, copy=False)  # (..., 1, d_v)
+    out /= s.sum(axis=-1, keepdims=True, dtype=work)
+    return out.astype(q.dtype, copy=False)
 
 
 def decoder_attention(q, k, v, causal: bool) -> np.ndarray:
     """A decoder's attention output through the fast paths, ``(..., n_q, d_v)``.
 
-    ``q (..., n_q, d_k)`` are the last ``n_q`` of the ``n_k`` positions of ``k`` and ``v``;
-    ``causal`` applies the causal mask. One query (a cached step) sees every key, so it
-    takes :func:`one_query_attention`; several take :func:`blocked_attention`.
+    What ``TinyTransformer(..., fast_attention=True)`` calls. ``q (..., n_q, d_k)`` are the
+    last ``n_q`` of the ``n_k`` positions of ``k`` and ``v``; ``causal`` applies the causal
+    mask. One query (a cached step) sees every key: :func:`one_query_attention`, without
+    its checks when the arrays are plain float arrays of one dtype and matching shapes
+    (the decoder's own) and the output is finite; several queries: :func:`blocked_attention`.
     """
     n_q, n_k = q.shape[-2], k.shape[-2]
     if n_q == 1:
+        trusted = (all(type(a) is np.ndarray for a in (q, k, v))
+                   and q.dtype == k.dtype == v.dtype and q.dtype.kind == "f"
+                   and q.shape[:-2] == k.shape[:-2] == v.shape[:-2] and n_k >= 1
+                   and q.shape[-1] == k.shape[-1] and v.shape[-2] == n_k)
+        if trusted:
+            out = _one_query_attention(q, k, v, 1.0 / math.sqrt(q.shape[-1]))
+            if np.isfinite(out).all():  # NaN or inf in v: the checks below name it
+                return out
         return one_query_attention(q, k, v)
     mask = np.tri(n_q, n_k, k=n_k - n_q, dtype=bool) if causal else None  # causal_mask
     return blocked_attention(q, k, v, mask=mask)
-
