@@ -155,6 +155,7 @@ def scaled_dot_product_attention(q, k, v, mask=None, scale=None) -> AttentionRes
         np.copyto(scores, -np.inf, where=~mask)  # masked keys: exp(-inf) = weight 0
     weights = _softmax_last_axis(scores)  # (..., n_q, n_k), rows sum to 1
     output = weights @ v  # (..., n_q, d_v): each query's weighted sum of values
+    _require_finite_result(output, "the output weights·v", v=v)
     return AttentionResult(output, weights)
 
 
@@ -178,6 +179,15 @@ def _softmax_last_axis(scores: np.ndarray) -> np.ndarray:
     scores /= scores.sum(axis=-1, keepdims=True, dtype=np.promote_types(scores.dtype,
                                                                         np.float32))
     return scores
+
+
+def _require_finite_result(result: np.ndarray, what: str, **inputs) -> None:
+    """Raise if ``result`` overflowed although its inputs were finite, naming them."""
+    if not np.isfinite(result).all():
+        largest = ", ".join(f"largest |{n}| = {float(np.abs(a).max()):.3g}"
+                            for n, a in inputs.items())
+        raise ValueError(f"{what} overflowed to infinity in {result.dtype} ({largest}): the "
+                         "inputs are too large for this dtype")
 
 
 def check_attention_inputs(q, k, v, mask=None, scale=None):
@@ -215,6 +225,8 @@ def check_attention_inputs(q, k, v, mask=None, scale=None):
     if mask is not None:
         mask = _check_mask(mask, (*batch, n_q, n_k))
         mask = np.broadcast_to(mask, (*mask.shape[:-2], n_q, n_k))  # (..., n_q, n_k), a view
+        if mask.ndim - 2 > len(batch):  # the mask adds batch dimensions: so do the scores
+            q = np.broadcast_to(q, (*np.broadcast_shapes(batch, mask.shape[:-2]), n_q, d_k))
     scale = 1.0 / math.sqrt(d_k) if scale is None else positive_number(scale, "scale")
     return q, k, v, mask, scale
 
@@ -386,7 +398,10 @@ class MultiHeadAttention:
         ``Q = x_q·W_Q + b_Q``, then split into heads.
         """
         x_q = self._check_x(x_q, "x_q")
-        return self.split_heads(_affine(x_q, self.w_q, self.b_q))
+        with np.errstate(over="ignore", invalid="ignore"):  # checked just below
+            q = _affine(x_q, self.w_q, self.b_q)  # (..., n_q, d_model)
+        _require_finite_result(q, "Q = x_q·w_q + b_q", x_q=x_q, w_q=self.w_q)
+        return self.split_heads(q)
 
     def project_kv(self, x_kv) -> tuple[np.ndarray, np.ndarray]:
         """Each head's keys and values, ``(..., n_heads, n_k, head_dim)`` each.
@@ -394,8 +409,11 @@ class MultiHeadAttention:
         ``K = x_kv·W_K + b_K`` and ``V = x_kv·W_V + b_V``, then split into heads.
         """
         x_kv = self._check_x(x_kv, "x_kv")
-        k = _affine(x_kv, self.w_k, self.b_k)  # (..., n_k, d_model)
-        v = _affine(x_kv, self.w_v, self.b_v)  # (..., n_k, d_model)
+        with np.errstate(over="ignore", invalid="ignore"):  # checked just below
+            k = _affine(x_kv, self.w_k, self.b_k)  # (..., n_k, d_model)
+            v = _affine(x_kv, self.w_v, self.b_v)  # (..., n_k, d_model)
+        _require_finite_result(k, "K = x_kv·w_k + b_k", x_kv=x_kv, w_k=self.w_k)
+        _require_finite_result(v, "V = x_kv·w_v + b_v", x_kv=x_kv, w_v=self.w_v)
         return self.split_heads(k), self.split_heads(v)
 
     def project(self, x_q, x_kv=None) -> Projection:
@@ -424,7 +442,15 @@ class MultiHeadAttention:
         >>> mha.output(np.ones((2, 5, 4))).shape
         (5, 8)
         """
-        return _affine(self.merge_heads(heads), self.w_o, self.b_o)
+        heads = real_array(heads, "heads", min_ndim=3)
+        if heads.shape[-3:-2] != (self.n_heads,) or heads.shape[-1] != self.head_dim:
+            raise ValueError(
+                f"heads must have shape (..., n_heads, n_q, head_dim) = (..., {self.n_heads}, "
+                f"n_q, {self.head_dim}), got {heads.shape}")
+        with np.errstate(over="ignore", invalid="ignore"):  # checked just below
+            out = _affine(self.merge_heads(heads), self.w_o, self.b_o)  # (..., n_q, d_model)
+        _require_finite_result(out, "concat(heads)·w_o + b_o", heads=heads, w_o=self.w_o)
+        return out
 
     def __call__(self, x_q, x_kv=None, mask=None) -> AttentionResult:
         """Attend from ``x_q (..., n_q, d_model)`` to ``x_kv (..., n_k, d_model)``.

@@ -88,6 +88,7 @@ def sinusoidal_positions(n_positions: int, d_model: int, dtype=np.float32) -> np
     """
     n_positions = positive_int(n_positions, "n_positions")
     d_model = positive_int(d_model, "d_model")
+    dtype = float_dtype(dtype)
     pos = np.arange(n_positions)[:, None]  # (n_positions, 1)
     freq = 10000.0 ** (-np.arange(0, d_model, 2) / d_model)  # (ceil(d_model / 2),)
     pe = np.empty((n_positions, d_model))  # (n_positions, d_model)
@@ -110,8 +111,12 @@ def layer_norm(x, eps: float = 1e-5) -> np.ndarray:
     """
     x = real_array(x, "x")
     eps = positive_number(eps, "eps")
-    mean = x.mean(axis=-1, keepdims=True)  # (..., 1)
-    variance = x.var(axis=-1, keepdims=True)  # (..., 1)
+    with np.errstate(over="ignore", invalid="ignore"):  # too large: an error, just below
+        mean = x.mean(axis=-1, keepdims=True)  # (..., 1)
+        variance = x.var(axis=-1, keepdims=True)  # (..., 1)
+    if not np.isfinite(variance).all():
+        raise ValueError(f"x is too large for layer_norm in {x.dtype}: a row's variance "
+                         f"overflowed (x has shape {x.shape}, largest |x| {np.abs(x).max()})")
     return (x - mean) / np.sqrt(variance + eps)  # same shape as x
 
 

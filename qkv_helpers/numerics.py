@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._checks import as_float_array
+from ._checks import float_dtype, real_array
 
 __all__ = ["MaxSubtraction", "exp_limit", "max_subtraction_steps", "naive_softmax"]
 
@@ -25,7 +25,7 @@ def exp_limit(dtype=np.float64) -> float:
     >>> round(exp_limit(np.float64), 2), round(exp_limit(np.float32), 2)
     (709.78, 88.72)
     """
-    return float(np.log(np.finfo(dtype).max))
+    return float(np.log(np.finfo(float_dtype(dtype)).max))
 
 
 def naive_softmax(x) -> np.ndarray:
@@ -41,7 +41,7 @@ def naive_softmax(x) -> np.ndarray:
     >>> naive_softmax([1000.0, 1001.0])
     array([nan, nan])
     """
-    x = np.asarray(x, dtype=float)
+    x = real_array(x, "x").astype(np.float64)  # finite numbers in; only exp overflows
     with np.errstate(over="ignore", invalid="ignore"):
         e = np.exp(x)  # same shape as x; inf where x > 709.78
         return e / e.sum(axis=-1, keepdims=True)
@@ -69,7 +69,7 @@ def max_subtraction_steps(x) -> MaxSubtraction:
     >>> steps.weights.round(3)
     array([0.09 , 0.245, 0.665])
     """
-    x = as_float_array(x, "x")
+    x = real_array(x, "x")
     shifted = x - x.max(axis=-1, keepdims=True)  # same shape as x, entries <= 0
     exps = np.exp(shifted)  # same shape, entries in (0, 1]
     return MaxSubtraction(shifted, exps, exps / exps.sum(axis=-1, keepdims=True))
