@@ -169,9 +169,9 @@ def _softmax_last_axis(scores: np.ndarray) -> np.ndarray:
     """
     row_max = scores.max(axis=-1, keepdims=True)  # (..., n_q, 1)
     if not np.isfinite(row_max).all():
-        raise ValueError(
-            "the scores overflowed to infinity or became NaN: the inputs are too large "
-            f"for dtype {scores.dtype} (largest score {row_max.max()})"
+        raise ScoresOverflowError(
+            "the scores q·kᵀ·scale overflowed to infinity or became NaN: q and k hold "
+            f"numbers too large for dtype {scores.dtype} (largest score {row_max.max()})"
         )
     with np.errstate(over="ignore"):  # a spread wider than the dtype gives -inf: exp -> 0
         scores -= row_max  # every entry <= 0, each row's largest exactly 0
@@ -181,13 +181,17 @@ def _softmax_last_axis(scores: np.ndarray) -> np.ndarray:
     return scores
 
 
+class ScoresOverflowError(ValueError):
+    """Finite inputs whose scores or products overflowed the dtype."""
+
+
 def _require_finite_result(result: np.ndarray, what: str, **inputs) -> None:
     """Raise if ``result`` overflowed although its inputs were finite, naming them."""
     if not np.isfinite(result).all():
         largest = ", ".join(f"largest |{n}| = {float(np.abs(a).max()):.3g}"
                             for n, a in inputs.items())
-        raise ValueError(f"{what} overflowed to infinity in {result.dtype} ({largest}): the "
-                         "inputs are too large for this dtype")
+        raise ScoresOverflowError(f"{what} overflowed to infinity in {result.dtype} "
+                                  f"({largest}): the inputs are too large for this dtype")
 
 
 def check_attention_inputs(q, k, v, mask=None, scale=None):
@@ -458,7 +462,15 @@ class MultiHeadAttention:
         ``x_kv=None`` is self-attention (``x_kv = x_q``); otherwise cross-attention.
         ``mask`` broadcasts to ``(..., n_heads, n_q, n_k)``; True = may attend.
         """
-        return self.attend(*self.project(x_q, x_kv), mask=mask)
+        q, k, v = self.project(x_q, x_kv)
+        try:
+            return self.attend(q, k, v, mask=mask)
+        except ScoresOverflowError as err:  # say which of the learner's arguments it was
+            kv = "x_q" if x_kv is None else "x_kv"
+            raise ScoresOverflowError(
+                f"x_q and {kv} hold numbers too large for attention in {self.dtype} "
+                f"(largest |x_q| = {float(np.abs(np.asarray(x_q, float)).max()):.3g}): {err}"
+            ) from None
 
 
 def _check_heads(d_model: int, n_heads) -> int:

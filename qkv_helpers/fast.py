@@ -22,7 +22,7 @@ import math
 
 import numpy as np
 
-from .attention import check_attention_inputs
+from .attention import ScoresOverflowError, check_attention_inputs
 
 __all__ = ["blocked_attention", "decoder_attention", "one_query_attention"]
 
@@ -91,7 +91,9 @@ def blocked_attention(q, k, v, mask=None, scale=None, block_size: int | None = N
     largest = np.finfo(q.dtype).max
     with np.errstate(over="ignore"):  # an overflowing bound is inf: take the shift
         bound = np.sqrt(np.vecdot(q, q).max()) * np.sqrt(np.vecdot(k, k).max())
-    shift = q.dtype == np.float16 or not bound <= 0.5 * math.log(largest)
+    v_max = float(np.abs(v).max())  # and no product of exp(score)·v may overflow
+    shift = (q.dtype == np.float16 or not bound <= 0.5 * math.log(largest)
+             or not v_max * n_k <= math.sqrt(largest))
     work = np.promote_types(q.dtype, np.float32)  # float16 sums (of up to n_k) in float32
 
     rows_per_block = block_size or (MASKED_BLOCK_ROWS if mask is not None
@@ -117,15 +119,17 @@ def blocked_attention(q, k, v, mask=None, scale=None, block_size: int | None = N
             if shift:
                 row_max = s.max(axis=-1, keepdims=True)  # (heads, rows, 1)
                 if not np.isfinite(row_max).all():
-                    raise ValueError(
-                        "the scores overflowed to infinity or became NaN: the inputs are "
-                        f"too large for dtype {s.dtype} (largest score {row_max.max()})")
+                    raise ScoresOverflowError(
+                        "the scores q·kᵀ·scale overflowed to infinity or became NaN: q and k "
+                        f"hold numbers too large for dtype {s.dtype} (largest score "
+                        f"{row_max.max()})")
                 s -= row_max
             np.exp(s, out=s)
             # Normalise the output (d_v numbers a row) instead of the weights (end a row).
             o = s.astype(work, copy=False) @ v[heads, :end]  # (heads, rows, d_v)
             o /= s.sum(axis=-1, keepdims=True, dtype=work)
             out[heads, rows] = o
+    _require_finite_output(out, v)
     return out.reshape(*batch, n_q, d_v)
 
 
@@ -160,15 +164,24 @@ def _one_query_attention(q, k, v, scale: float) -> np.ndarray:
         s = (q * scale) @ k.swapaxes(-1, -2)  # (..., 1, n_k)
     row_max = s.max(axis=-1, keepdims=True)  # (..., 1, 1)
     if not np.isfinite(row_max).all():
-        raise ValueError(
-            "the scores overflowed to infinity or became NaN: the inputs are too large "
-            f"for dtype {s.dtype} (largest score {row_max.max()})")
+        raise ScoresOverflowError(
+            "the scores q·kᵀ·scale overflowed to infinity or became NaN: q and k hold "
+            f"numbers too large for dtype {s.dtype} (largest score {row_max.max()})")
     s -= row_max
     np.exp(s, out=s)
     work = np.promote_types(s.dtype, np.float32)  # float16 sums (of up to n_k) in float32
     out = s.astype(work, copy=False) @ v.astype(work, copy=False)  # (..., 1, d_v)
     out /= s.sum(axis=-1, keepdims=True, dtype=work)
-    return out.astype(q.dtype, copy=False)
+    out = out.astype(q.dtype, copy=False)
+    _require_finite_output(out, v)
+    return out
+
+
+def _require_finite_output(out: np.ndarray, v: np.ndarray) -> None:
+    if not np.isfinite(out).all():
+        raise ScoresOverflowError(
+            f"the output exp(scores)·v overflowed to infinity in {out.dtype} (largest |v| = "
+            f"{float(np.abs(v).max()):.3g}): v holds numbers too large for this dtype")
 
 
 def decoder_attention(q, k, v, causal: bool) -> np.ndarray:
@@ -187,9 +200,10 @@ def decoder_attention(q, k, v, causal: bool) -> np.ndarray:
                    and q.shape[:-2] == k.shape[:-2] == v.shape[:-2] and n_k >= 1
                    and q.shape[-1] == k.shape[-1] and v.shape[-2] == n_k)
         if trusted:
-            out = _one_query_attention(q, k, v, 1.0 / math.sqrt(q.shape[-1]))
-            if np.isfinite(out).all():  # NaN or inf in v: the checks below name it
-                return out
+            try:
+                return _one_query_attention(q, k, v, 1.0 / math.sqrt(q.shape[-1]))
+            except ScoresOverflowError:  # or NaN in the inputs: the checks below name it
+                pass
         return one_query_attention(q, k, v)
     mask = np.tri(n_q, n_k, k=n_k - n_q, dtype=bool) if causal else None  # causal_mask
     return blocked_attention(q, k, v, mask=mask)
