@@ -52,7 +52,11 @@ def positive_number(x, name: str) -> float:
     """``x`` as a Python float, which must be finite and > 0."""
     if isinstance(x, bool) or not isinstance(x, numbers.Real):
         raise TypeError(f"{name} must be a real number > 0, got {type(x).__name__} {x!r}")
-    value = float(x)
+    try:
+        value = float(x)
+    except OverflowError:  # an int beyond the largest float
+        raise ValueError(f"{name} must be a finite number > 0, got an integer of "
+                         f"{len(str(abs(x)))} digits, beyond the largest float") from None
     if not (np.isfinite(value) and value > 0):
         raise ValueError(f"{name} must be a finite number > 0, got {value}")
     return value
@@ -159,3 +163,18 @@ def axis_index(axis, ndim: int, shape: tuple, name: str = "axis") -> int:
     if not -ndim <= axis < ndim:
         raise ValueError(f"{name} {axis} is out of range for x of shape {shape}")
     return int(axis)
+
+
+def size_int(x, name: str, limit: int, why: str) -> int:
+    """``x`` as an int in ``1 .. limit``: a size the package can allocate.
+
+    >>> size_int(10**12, "d_model", 2**16, "weights of d_model² numbers")
+    Traceback (most recent call last):
+    ...
+    ValueError: d_model must be at most 65536 (weights of d_model² numbers), got 1000000000000
+    """
+    x = positive_int(x, name)
+    if x > limit:
+        shown = x if len(str(x)) <= 30 else f"an integer of {len(str(x))} digits"
+        raise ValueError(f"{name} must be at most {limit} ({why}), got {shown}")
+    return x

@@ -20,6 +20,7 @@ from ._checks import (
     positive_number,
     real_array,
     seed_int,
+    size_int,
 )
 
 __all__ = [
@@ -316,7 +317,7 @@ class MultiHeadAttention:
 
     def __init__(self, d_model: int, n_heads: int, seed: int = 0, bias: bool = True,
                  dtype=np.float64):
-        d_model = positive_int(d_model, "d_model")
+        d_model = size_int(d_model, "d_model", 2**14, "its weight matrices hold d_model² numbers")
         n_heads = _check_heads(d_model, n_heads)
         rng = np.random.default_rng(seed_int(seed))
         if not isinstance(bias, (bool, np.bool_)):
@@ -466,9 +467,9 @@ class MultiHeadAttention:
         try:
             return self.attend(q, k, v, mask=mask)
         except ScoresOverflowError as err:  # say which of the learner's arguments it was
-            kv = "x_q" if x_kv is None else "x_kv"
+            which = "x_q holds" if x_kv is None else "x_q and x_kv hold"
             raise ScoresOverflowError(
-                f"x_q and {kv} hold numbers too large for attention in {self.dtype} "
+                f"{which} numbers too large for attention in {self.dtype} "
                 f"(largest |x_q| = {float(np.abs(np.asarray(x_q, float)).max()):.3g}): {err}"
             ) from None
 

@@ -42,7 +42,13 @@ from typing import NamedTuple
 import numpy as np
 
 from . import fast
-from ._checks import float_dtype, positive_int, positive_number, real_array, seed_int
+from ._checks import (
+    float_dtype,
+    positive_number,
+    real_array,
+    seed_int,
+    size_int,
+)
 from .attention import MultiHeadAttention, scaled_dot_product_attention
 from .kv_cache import KVCache
 from .masks import causal_mask
@@ -86,8 +92,8 @@ def sinusoidal_positions(n_positions: int, d_model: int, dtype=np.float32) -> np
            [ 0.841,  0.54 ,  0.01 ,  1.   ],
            [ 0.909, -0.416,  0.02 ,  1.   ]], dtype=float32)
     """
-    n_positions = positive_int(n_positions, "n_positions")
-    d_model = positive_int(d_model, "d_model")
+    n_positions = size_int(n_positions, "n_positions", 2**24, "one row per position")
+    d_model = size_int(d_model, "d_model", 2**14, "one column per dimension")
     dtype = float_dtype(dtype)
     pos = np.arange(n_positions)[:, None]  # (n_positions, 1)
     freq = 10000.0 ** (-np.arange(0, d_model, 2) / d_model)  # (ceil(d_model / 2),)
@@ -306,10 +312,11 @@ class TinyTransformer:
     def __init__(self, vocab_size: int, d_model: int, n_heads: int, n_layers: int,
                  seed: int = 0, d_ff: int | None = None, dtype=np.float32,
                  fast_attention: bool = False):
-        self.vocab_size = positive_int(vocab_size, "vocab_size")
-        self.d_model = positive_int(d_model, "d_model")
-        self.n_layers = positive_int(n_layers, "n_layers")
-        self.d_ff = 4 * self.d_model if d_ff is None else positive_int(d_ff, "d_ff")
+        self.vocab_size = size_int(vocab_size, "vocab_size", 2**20, "an embedding row each")
+        self.d_model = size_int(d_model, "d_model", 2**12, "a small model")
+        self.n_layers = size_int(n_layers, "n_layers", 64, "a small model")
+        self.d_ff = 4 * self.d_model if d_ff is None else size_int(
+            d_ff, "d_ff", 2**14, "a small model")
         self.dtype = float_dtype(dtype, allowed=(np.float32, np.float64))
         if not isinstance(fast_attention, (bool, np.bool_)):
             raise TypeError(f"fast_attention must be True or False, got "
@@ -387,7 +394,8 @@ class TinyTransformer:
         """
         prompt = self._check_ids(prompt_ids, "prompt_ids")
         source = None if source_ids is None else self._check_ids(source_ids, "source_ids")
-        capacity = len(prompt) if capacity is None else positive_int(capacity, "capacity")
+        capacity = len(prompt) if capacity is None else size_int(
+            capacity, "capacity", 2**24, "tokens kept in memory")
         flops = _FlopCounter()
         cross_kv = None
         if source is not None:
@@ -453,7 +461,8 @@ class TinyTransformer:
             source tokens of the cross-attention.
         """
         prompt = self._check_ids(prompt_ids, "prompt_ids")
-        max_new_tokens = positive_int(max_new_tokens, "max_new_tokens")
+        max_new_tokens = size_int(max_new_tokens, "max_new_tokens", 2**20,
+                                  "one step each, and logits kept for each")
         source = None if source_ids is None else self._check_ids(source_ids, "source_ids")
         if not isinstance(use_cache, (bool, np.bool_)):
             raise TypeError(f"use_cache must be True or False, got "

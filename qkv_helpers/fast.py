@@ -78,7 +78,9 @@ def blocked_attention(q, k, v, mask=None, scale=None, block_size: int | None = N
     n_b = math.prod(batch)
 
     # Every batch entry (head) along one axis: (n_b, tokens, dim). Copies only if broadcast.
-    q = np.broadcast_to(q * scale, (*batch, n_q, d_k)).reshape(n_b, n_q, d_k)  # scaled once
+    with np.errstate(over="ignore"):  # too large: an error below, from the scores
+        q = q * scale  # scaled once
+    q = np.broadcast_to(q, (*batch, n_q, d_k)).reshape(n_b, n_q, d_k)
     k = np.broadcast_to(k, (*batch, n_k, d_k)).reshape(n_b, n_k, d_k)
     v = np.broadcast_to(v, (*batch, n_k, d_v)).reshape(n_b, n_k, d_v)
     if mask is not None:

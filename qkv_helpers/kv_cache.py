@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import float_dtype, positive_int, require_finite
+from ._checks import float_dtype, require_finite, size_int
 
 __all__ = ["KVCache"]
 
@@ -69,9 +69,9 @@ class KVCache:
     __slots__ = ("_k", "_len", "_v", "dtype", "head_dim", "n_heads")
 
     def __init__(self, n_heads: int, head_dim: int, capacity: int, dtype=np.float32):
-        self.n_heads = positive_int(n_heads, "n_heads")
-        self.head_dim = positive_int(head_dim, "head_dim")
-        capacity = positive_int(capacity, "capacity")
+        self.n_heads = size_int(n_heads, "n_heads", 2**12, "a head's keys each")
+        self.head_dim = size_int(head_dim, "head_dim", 2**14, "numbers per key")
+        capacity = size_int(capacity, "capacity", 2**24, "tokens reserved in memory")
         self.dtype = float_dtype(dtype)
         shape = (self.n_heads, capacity, self.head_dim)
         self._k = np.empty(shape, self.dtype)  # (n_heads, capacity, head_dim)
