@@ -230,8 +230,9 @@ def check_attention_inputs(q, k, v, mask=None, scale=None):
     if mask is not None:
         mask = _check_mask(mask, (*batch, n_q, n_k))
         mask = np.broadcast_to(mask, (*mask.shape[:-2], n_q, n_k))  # (..., n_q, n_k), a view
-        if mask.ndim - 2 > len(batch):  # the mask adds batch dimensions: so do the scores
-            q = np.broadcast_to(q, (*np.broadcast_shapes(batch, mask.shape[:-2]), n_q, d_k))
+        full = np.broadcast_shapes(batch, mask.shape[:-2])
+        if full != batch:  # the mask adds batch dimensions or entries: so do the scores
+            q = np.broadcast_to(q, (*full, n_q, d_k))
     scale = 1.0 / math.sqrt(d_k) if scale is None else positive_number(scale, "scale")
     return q, k, v, mask, scale
 

@@ -437,8 +437,8 @@ def test_tiny_transformer_construction(name, value):
     args[name] = value
 
     def check(model):
-        gen = model.generate([1, 2], 3)
-        again = model.generate([1, 2], 3, use_cache=False)
+        gen = model.generate([0, model.vocab_size - 1], 3)
+        again = model.generate([0, model.vocab_size - 1], 3, use_cache=False)
         np.testing.assert_array_equal(gen.ids, again.ids)
         assert np.isfinite(gen.logits).all()
 
