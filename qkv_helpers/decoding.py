@@ -118,12 +118,12 @@ def layer_norm(x, eps: float = 1e-5) -> np.ndarray:
     x = real_array(x, "x")
     eps = positive_number(eps, "eps")
     with np.errstate(over="ignore", invalid="ignore"):  # too large: an error, just below
-        mean = x.mean(axis=-1, keepdims=True)  # (..., 1)
-        variance = x.var(axis=-1, keepdims=True)  # (..., 1)
+        centred = x - x.mean(axis=-1, keepdims=True)  # same shape as x, each row's mean 0
+        variance = (centred * centred).mean(axis=-1, keepdims=True)  # (..., 1)
     if not np.isfinite(variance).all():
         raise ValueError(f"x is too large for layer_norm in {x.dtype}: a row's variance "
                          f"overflowed (x has shape {x.shape}, largest |x| {np.abs(x).max()})")
-    return (x - mean) / np.sqrt(variance + eps)  # same shape as x
+    return centred / np.sqrt(variance + eps)  # same shape as x
 
 
 class Step(NamedTuple):
