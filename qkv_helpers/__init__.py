@@ -67,6 +67,8 @@ _LAZY = {
     # lesson 09 (numpy only)
     "kv_math": "qkv_helpers.kv_math",
     "kv_experiments": "qkv_helpers.kv_experiments",
+    # the fast paths, apart from the readable attention (issue 14)
+    "fast": "qkv_helpers.fast",
 }
 
 
