@@ -24,6 +24,8 @@ import numpy as np
 
 from .attention import ScoresOverflowError, check_attention_inputs
 
+LOG2_E = math.log2(math.e)
+
 __all__ = ["blocked_attention", "decoder_attention", "one_query_attention"]
 
 
@@ -54,7 +56,9 @@ def blocked_attention(q, k, v, mask=None, scale=None, block_size: int | None = N
       block may not see;
     - when every score is provably small, ``|q·k|·scale <= max|q|·max|k|·scale <=
       ln(largest float) / 2`` (Cauchy–Schwarz), ``exp`` cannot overflow nor lose the
-      row's largest term, so the softmax skips the two passes of the max shift.
+      row's largest term, so the softmax skips the two passes of the max shift;
+    - ``exp(s)`` is computed as ``exp2(s·log2 e)`` (log2 e folded into the scale), and
+      the row sums as a product with a column of ones: both faster in numpy.
 
     Examples
     --------
@@ -79,7 +83,7 @@ def blocked_attention(q, k, v, mask=None, scale=None, block_size: int | None = N
 
     # Every batch entry (head) along one axis: (n_b, tokens, dim). Copies only if broadcast.
     with np.errstate(over="ignore"):  # too large: an error below, from the scores
-        q = q * scale  # scaled once
+        q = q * (scale * LOG2_E)  # scaled once; exp(s) = 2**(s·log2 e), and exp2 is faster
     q = np.broadcast_to(q, (*batch, n_q, d_k)).reshape(n_b, n_q, d_k)
     k = np.broadcast_to(k, (*batch, n_k, d_k)).reshape(n_b, n_k, d_k)
     v = np.broadcast_to(v, (*batch, n_k, d_v)).reshape(n_b, n_k, d_v)
@@ -90,11 +94,11 @@ def blocked_attention(q, k, v, mask=None, scale=None, block_size: int | None = N
     k_t = k.swapaxes(-1, -2)  # (n_b, d_k, n_k), a view
 
     # The shift by the row maximum only guards exp; skip it when no score can be large.
-    largest = np.finfo(q.dtype).max
+    largest = float(np.finfo(q.dtype).max)
     with np.errstate(over="ignore"):  # an overflowing bound is inf: take the shift
         bound = np.sqrt(np.vecdot(q, q).max()) * np.sqrt(np.vecdot(k, k).max())
     v_max = float(np.abs(v).max())  # and no product of exp(score)·v may overflow
-    shift = (q.dtype == np.float16 or not bound <= 0.5 * math.log(largest)
+    shift = (q.dtype == np.float16 or not bound <= 0.5 * math.log2(largest)
              or not v_max * n_k <= math.sqrt(largest))
     work = np.promote_types(q.dtype, np.float32)  # float16 sums (of up to n_k) in float32
 
@@ -103,6 +107,7 @@ def blocked_attention(q, k, v, mask=None, scale=None, block_size: int | None = N
     heads_per_block = max(1, BLOCK_SCORES // (rows_per_block * n_k))
     out = np.empty((n_b, n_q, d_v), q.dtype)
     v = v.astype(work, copy=False)
+    ones = np.ones((n_k, 1), work)  # s @ ones sums the rows of s: BLAS, faster than sum
     for h0 in range(0, n_b, heads_per_block):
         heads = slice(h0, h0 + heads_per_block)
         for r0 in range(0, n_q, rows_per_block):
@@ -126,10 +131,11 @@ def blocked_attention(q, k, v, mask=None, scale=None, block_size: int | None = N
                         f"hold numbers too large for dtype {s.dtype} (largest score "
                         f"{row_max.max()})")
                 s -= row_max
-            np.exp(s, out=s)
+            np.exp2(s, out=s)
             # Normalise the output (d_v numbers a row) instead of the weights (end a row).
-            o = s.astype(work, copy=False) @ v[heads, :end]  # (heads, rows, d_v)
-            o /= s.sum(axis=-1, keepdims=True, dtype=work)
+            s = s.astype(work, copy=False)
+            o = s @ v[heads, :end]  # (heads, rows, d_v)
+            o /= s @ ones[:end]  # (heads, rows, 1): each row's sum
             out[heads, rows] = o
     _require_finite_output(out, v)
     return out.reshape(*batch, n_q, d_v)
