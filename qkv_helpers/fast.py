@@ -45,8 +45,9 @@ def blocked_attention(q, k, v, mask=None, scale=None, block_size: int | None = N
 
     Same arguments and checks as :func:`~qkv_helpers.attention.scaled_dot_product_attention`,
     plus ``block_size``, the queries per block (by default :data:`MASKED_BLOCK_ROWS` with a
-    mask, else as many as keep a block's scores within :data:`BLOCK_SCORES`; as many
-    heads as fit go in one block). Returns the output ``(..., n_q, d_v)``.
+    mask over at least half of :data:`BLOCK_SCORES` scores per head, else as many as keep
+    a block's scores within :data:`BLOCK_SCORES`; as many heads as fit go in one block).
+    Returns the output ``(..., n_q, d_v)``.
 
     Three things make it faster than the formula as written, each exact:
 
@@ -102,7 +103,8 @@ def blocked_attention(q, k, v, mask=None, scale=None, block_size: int | None = N
              or not v_max * n_k <= math.sqrt(largest))
     work = np.promote_types(q.dtype, np.float32)  # float16 sums (of up to n_k) in float32
 
-    rows_per_block = block_size or (MASKED_BLOCK_ROWS if mask is not None
+    skip_keys = mask is not None and n_q * n_k >= BLOCK_SCORES // 2  # small: one block
+    rows_per_block = block_size or (MASKED_BLOCK_ROWS if skip_keys
                                     else max(16, min(n_q, BLOCK_SCORES // n_k)))
     heads_per_block = max(1, BLOCK_SCORES // (rows_per_block * n_k))
     out = np.empty((n_b, n_q, d_v), q.dtype)
