@@ -544,23 +544,24 @@ class TinyTransformer:
 
     @staticmethod
     def _project(mha, h, flops):
-        """``mha.project(h)``: Q, K, V each ``(n_heads, tokens, head_dim)``, FLOPs counted."""
-        flops.parts["projections"] += 3 * 2 * h.size * mha.d_model  # three (d, d) products
-        return mha.project(h)
+        """``Q = h·W_Q``, ``K = h·W_K``, ``V = h·W_V``, each split into heads ``(n_heads, tokens,
+        head_dim)``: what ``mha.project(h)`` gives (no biases here), without its checks."""
+        return tuple(mha.split_heads(flops.matmul("projections", h, w))
+                     for w in (mha.w_q, mha.w_k, mha.w_v))
 
     def _attend(self, mha, q, k, v, mask, flops) -> np.ndarray:
         """``softmax(q·kᵀ/√d_k)·v`` per head, heads merged, then ``W_O``: ``(n_q, d_model)``.
 
-        The FLOPs are counted from the shapes: ``q·kᵀ`` and ``weights·v`` are
-        ``2·n_q·head_dim·n_k`` per head each, ``W_O`` is ``2·n_q·d_model·d_model``.
+        The attention FLOPs are counted from the shapes: ``q·kᵀ`` and ``weights·v`` are
+        ``2·n_q·head_dim·n_k`` per head each. ``concat(heads)·W_O`` is what
+        ``mha.output(heads)`` computes (the model has no biases), without its checks.
         """
         flops.parts["attention"] += 4 * q.size * k.shape[-2]  # q.size = n_heads·n_q·head_dim
-        flops.parts["projections"] += 2 * q.size * mha.d_model
         if self.fast_attention:
             heads = fast.decoder_attention(q, k, v, causal=mask is not None)
         else:
             heads = scaled_dot_product_attention(q, k, v, mask=mask).output
-        return mha.output(heads)  # (n_q, d_model)
+        return flops.matmul("projections", mha.merge_heads(heads), mha.w_o)  # (n_q, d_model)
 
     @staticmethod
     def _mlp(layer, h, flops) -> np.ndarray:
