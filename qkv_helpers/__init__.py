@@ -85,6 +85,8 @@ _LAZY = {
     "pretrained": "qkv_helpers.pretrained",
     # lesson 13 (numpy only)
     "at_scale": "qkv_helpers.at_scale",
+    # the fast paths, apart from the readable attention (issue 14)
+    "fast": "qkv_helpers.fast",
 }
 
 

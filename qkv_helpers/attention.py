@@ -13,7 +13,15 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._checks import as_float_array, positive_int, positive_number
+from ._checks import (
+    axis_index,
+    float_dtype,
+    positive_int,
+    positive_number,
+    float_array,
+    seed_int,
+    size_int,
+)
 
 __all__ = [
     "AttentionResult",
@@ -33,29 +41,6 @@ class AttentionResult(NamedTuple):
     """``(..., n_q, n_k)``: how much each query takes from each key's value; rows sum to 1."""
 
 
-def _softmax_inplace(x: np.ndarray, axis: int = -1, temperature: float = 1.0) -> np.ndarray:
-    """Softmax of ``x`` along ``axis``, written over ``x`` itself; returns ``x``.
-
-    Subtracting the row's maximum first makes the largest exponent exp(0) = 1, so
-    nothing overflows and every row sum is at least 1. Entries equal to -inf (masked)
-    become exactly 0. The caller makes sure no row is all -inf.
-    """
-    row_max = x.max(axis=axis, keepdims=True)
-    if not np.isfinite(row_max).all():
-        raise ValueError(
-            "the scores overflowed to infinity or became NaN: the inputs are too large "
-            f"for dtype {x.dtype} (largest score {row_max.max()})"
-        )
-    with np.errstate(over="ignore"):  # a spread wider than the dtype gives -inf: exp -> 0
-        x -= row_max  # every entry now <= 0
-    if temperature != 1.0:
-        with np.errstate(over="ignore"):  # a very small temperature may send scores to -inf
-            x /= temperature
-    np.exp(x, out=x)
-    x /= x.sum(axis=axis, keepdims=True)
-    return x
-
-
 def softmax(x, axis: int = -1, temperature: float = 1.0) -> np.ndarray:
     """Turn scores into probabilities: ``exp(x / T) / sum(exp(x / T))`` along ``axis``.
 
@@ -66,8 +51,8 @@ def softmax(x, axis: int = -1, temperature: float = 1.0) -> np.ndarray:
     Parameters
     ----------
     x : array_like
-        Scores. May hold ``-inf`` (masked), but not NaN or ``+inf``, and no row may
-        be all ``-inf``.
+        Scores, at least 1-D and not empty. May hold ``-inf`` (masked), but not NaN or
+        ``+inf``, and no row may be all ``-inf``.
     axis : int
         The axis that sums to 1.
     temperature : float
@@ -86,15 +71,33 @@ def softmax(x, axis: int = -1, temperature: float = 1.0) -> np.ndarray:
     array([0.498, 0.502])
     """
     temperature = positive_number(temperature, "temperature")
-    arr = np.asarray(x)
+    x = _check_scores(x, axis)
+    with np.errstate(over="ignore"):  # a spread wider than the dtype gives -inf: exp -> 0
+        shifted = x - x.max(axis=axis, keepdims=True)  # same shape as x; every entry <= 0
+    # Divided in float64: in float16/32 a tiny T would round to 0 and give 0/0 = NaN.
+    with np.errstate(over="ignore"):  # a very negative entry may become -inf: exp -> 0
+        z = shifted / np.float64(temperature)
+    e = np.exp(z)  # entries in [0, 1], the largest of each row exactly 1
+    return (e / e.sum(axis=axis, keepdims=True)).astype(x.dtype, copy=False)
+
+
+def _check_scores(x, axis) -> np.ndarray:
+    """``x`` as softmax takes it: a float array, no NaN or +inf, a finite entry per row."""
+    try:
+        arr = np.asarray(x)
+    except (ValueError, TypeError) as err:
+        raise TypeError(f"x must be an array of real numbers; numpy could not read it as "
+                        f"one: {err}") from None
     if arr.dtype.kind in "biu":
         arr = arr.astype(np.float64)
     elif arr.dtype.kind != "f":
         raise TypeError(f"x must be an array of real numbers, got dtype {arr.dtype}")
     if arr.ndim == 0:
         raise ValueError("x must have at least 1 dimension, got a scalar (shape ())")
-    if not -arr.ndim <= axis < arr.ndim:
-        raise ValueError(f"axis {axis} is out of range for x of shape {arr.shape}")
+    axis = axis_index(axis, arr.ndim, arr.shape)
+    if arr.shape[axis] == 0:
+        raise ValueError(f"x must have at least one entry along axis {axis}: got shape "
+                         f"{arr.shape}, and softmax over nothing is undefined")
     if np.isnan(arr).any() or np.isposinf(arr).any():
         raise ValueError(f"x must not hold NaN or +inf; got x of shape {arr.shape} with some")
     if arr.size and np.isneginf(arr).all(axis=axis).any():
@@ -103,36 +106,7 @@ def softmax(x, axis: int = -1, temperature: float = 1.0) -> np.ndarray:
             f"every entry of x along axis {axis} is -inf at index {row} (x has shape "
             f"{arr.shape}): softmax over nothing is undefined"
         )
-    return _softmax_inplace(arr.copy(), axis=axis, temperature=temperature)
-
-
-def _check_mask(mask, score_shape: tuple[int, ...]) -> np.ndarray:
-    """The mask as a bool array that broadcasts to ``score_shape`` with a key in every row."""
-    mask = np.asarray(mask)
-    if mask.dtype != np.bool_:
-        raise TypeError(
-            f"mask must be a boolean array (True = may attend), got dtype {mask.dtype}; "
-            "for a 0/1 array use mask.astype(bool)"
-        )
-    try:
-        shape = np.broadcast_shapes(mask.shape, score_shape)
-    except ValueError:
-        shape = None
-    if shape is None or shape[-2:] != score_shape[-2:]:
-        raise ValueError(
-            f"mask of shape {mask.shape} does not broadcast to the scores' shape "
-            f"(..., n_q, n_k) = {score_shape}"
-        )
-    rows = mask.reshape((1,) * (2 - mask.ndim) + mask.shape)  # a scalar or 1-D mask: one row
-    no_key = ~rows.any(axis=-1)
-    if no_key.any():
-        where = tuple(int(i) for i in np.argwhere(no_key)[0])
-        raise ValueError(
-            f"mask allows no key for query row {where[-1]} (mask index {where[:-1]}, "
-            f"mask shape {mask.shape}): every query needs at least one True in its row, "
-            "otherwise its softmax would be 0/0 = NaN"
-        )
-    return mask
+    return arr
 
 
 def scaled_dot_product_attention(q, k, v, mask=None, scale=None) -> AttentionResult:
@@ -153,6 +127,7 @@ def scaled_dot_product_attention(q, k, v, mask=None, scale=None) -> AttentionRes
         Multiplies the scores; defaults to ``1 / sqrt(d_k)``.
 
     Leading dimensions of ``q``, ``k``, ``v`` broadcast. float32 in gives float32 out.
+    No axis may be empty (no queries, no keys, ``d_k = 0``): that is an error.
 
     Returns
     -------
@@ -173,9 +148,63 @@ def scaled_dot_product_attention(q, k, v, mask=None, scale=None) -> AttentionRes
     >>> scaled_dot_product_attention(q, k, v, mask=np.array([[False, True]])).weights
     array([[0., 1.]])
     """
-    q = as_float_array(q, "q", min_ndim=2)
-    k = as_float_array(k, "k", min_ndim=2)
-    v = as_float_array(v, "v", min_ndim=2)
+    q, k, v, mask, scale = check_attention_inputs(q, k, v, mask, scale)
+
+    with np.errstate(over="ignore", invalid="ignore"):  # too large: an error, just below
+        scores = (q * scale) @ k.swapaxes(-1, -2)  # (..., n_q, n_k): q·kᵀ/√d_k, every pair
+    if mask is not None:
+        np.copyto(scores, -np.inf, where=~mask)  # masked keys: exp(-inf) = weight 0
+    weights = _softmax_last_axis(scores)  # (..., n_q, n_k), rows sum to 1
+    output = weights @ v  # (..., n_q, d_v): each query's weighted sum of values
+    _require_finite_result(output, "the output weights·v", v=v)
+    return AttentionResult(output, weights)
+
+
+def _softmax_last_axis(scores: np.ndarray) -> np.ndarray:
+    """The stable softmax of each row of ``scores``, computed in place and returned.
+
+    ``scores`` is a float array with no NaN and no row all -inf. The largest score is
+    subtracted from each row before ``exp``, so nothing overflows. float16 rows are
+    summed in float32: past 65,504 keys their sum would overflow float16. A score that
+    overflowed to ``+inf`` is a clear error.
+    """
+    row_max = scores.max(axis=-1, keepdims=True)  # (..., n_q, 1)
+    if not np.isfinite(row_max).all():
+        raise ScoresOverflowError(
+            "the scores q·kᵀ·scale overflowed to infinity or became NaN: q and k hold "
+            f"numbers too large for dtype {scores.dtype} (largest score {row_max.max()})"
+        )
+    with np.errstate(over="ignore"):  # a spread wider than the dtype gives -inf: exp -> 0
+        scores -= row_max  # every entry <= 0, each row's largest exactly 0
+    np.exp(scores, out=scores)  # entries in [0, 1]
+    scores /= scores.sum(axis=-1, keepdims=True, dtype=np.promote_types(scores.dtype,
+                                                                        np.float32))
+    return scores
+
+
+class ScoresOverflowError(ValueError):
+    """Finite inputs whose scores or products overflowed the dtype."""
+
+
+def _require_finite_result(result: np.ndarray, what: str, **inputs) -> None:
+    """Raise if ``result`` overflowed although its inputs were finite, naming them."""
+    if not np.isfinite(result).all():
+        largest = ", ".join(f"largest |{n}| = {float(np.abs(a).max()):.3g}"
+                            for n, a in inputs.items())
+        raise ScoresOverflowError(f"{what} overflowed to infinity in {result.dtype} "
+                                  f"({largest}): the inputs are too large for this dtype")
+
+
+def check_attention_inputs(q, k, v, mask=None, scale=None):
+    """The checks of :func:`scaled_dot_product_attention`, also used by ``fast``.
+
+    Returns ``q, k, v`` as float arrays of one dtype, ``mask`` as a bool array of shape
+    ``(..., n_q, n_k)`` (a view) or None, and ``scale`` as a float (``1/√d_k`` by default).
+    Each failure is an error naming the argument, what it got and what it needs.
+    """
+    q = float_array(q, "q", min_ndim=2)
+    k = float_array(k, "k", min_ndim=2)
+    v = float_array(v, "v", min_ndim=2)
     dtype = np.result_type(q, k, v)
     q, k, v = (a.astype(dtype, copy=False) for a in (q, k, v))
 
@@ -201,167 +230,44 @@ def scaled_dot_product_attention(q, k, v, mask=None, scale=None) -> AttentionRes
     if mask is not None:
         mask = _check_mask(mask, (*batch, n_q, n_k))
         mask = np.broadcast_to(mask, (*mask.shape[:-2], n_q, n_k))  # (..., n_q, n_k), a view
+        full = np.broadcast_shapes(batch, mask.shape[:-2])
+        if full != batch:  # the mask adds batch dimensions or entries: so do the scores
+            q = np.broadcast_to(q, (*full, n_q, d_k))
     scale = 1.0 / math.sqrt(d_k) if scale is None else positive_number(scale, "scale")
-    return _attention_unchecked(q, k, v, mask, scale)
+    return q, k, v, mask, scale
 
 
-def _attention_unchecked(q, k, v, mask, scale: float) -> AttentionResult:
-    """:func:`scaled_dot_product_attention` after its checks: the computation itself.
-
-    For callers that have checked their inputs already, such as a decoder at every step.
-    ``q (..., n_q, d_k)``, ``k (..., n_k, d_k)`` and ``v (..., n_k, d_v)`` are finite float
-    arrays of one dtype whose leading dimensions broadcast; ``mask`` is None or a bool array
-    ``(..., n_q, n_k)`` with a True in every row; ``scale`` is a float > 0. Nothing is
-    checked here: other input gives wrong numbers or a numpy error, not a clear message.
-
-    >>> q = np.array([[1.0, 0.0]]); k = np.array([[1.0, 0.0], [0.0, 1.0]])
-    >>> _attention_unchecked(q, k, 10 * k, None, 1.0).weights.round(3)
-    array([[0.731, 0.269]])
-    """
-    n_q, n_k = q.shape[-2], k.shape[-2]
-    dtype = q.dtype
-    if mask is None and n_q == 1 and n_k and q.shape[:-2] == k.shape[:-2] == v.shape[:-2]:
-        # One query and no mask, as at every decoder step with a KV cache: in fewer numpy
-        # calls. If a score overflowed, the general path below does it again and reports it.
-        with np.errstate(over="ignore", invalid="ignore"):  # an overflow shows in the sums
-            one = _one_query_exp(q, k, scale)
-        if one is not None:
-            w, sums = one
-            w /= sums  # rows sum to 1
-            return AttentionResult(w @ v, w)
-
-    batch = q.shape[:-2]  # the leading (batch) dimensions, usually the same for all
-    if not (batch == k.shape[:-2] == v.shape[:-2]):
-        batch = np.broadcast_shapes(batch, k.shape[:-2], v.shape[:-2])
-    if mask is not None:
-        batch = np.broadcast_shapes(batch, mask.shape[:-2])  # the mask may add batch dims
-    k_t = k.swapaxes(-1, -2)  # (..., d_k, n_k), a view
-    # Keys that a block of queries may not see get no score at all: their weights stay 0.
-    weights = (np.empty if mask is None else np.zeros)((*batch, n_q, n_k), dtype)
-    output = np.empty((*batch, n_q, v.shape[-1]), dtype)  # (..., n_q, d_v)
-    sums = np.empty((*batch, n_q, 1), dtype)  # each row's Σ exp(score)
-    blocks = list(_query_blocks(mask, n_q, n_k))
-    hidden = None if mask is None else ~mask  # True where a query may not attend
-    heads = [...]  # all batch entries (heads) at once
-    one_at_a_time = batch and n_q * n_k >= _ONE_HEAD_AT_A_TIME
-    if one_at_a_time:
-        # Large scores: one head at a time, so that its scores stay in the CPU's cache
-        # through the passes below instead of going out to memory after each.
-        heads = list(np.ndindex(batch))
-        k_t, v = (np.broadcast_to(a, (*batch, *a.shape[-2:])) for a in (k_t, v))
-        if hidden is not None:
-            hidden = np.broadcast_to(hidden, (*batch, n_q, n_k))
-
-    # softmax(s) = exp(s) / Σ exp(s) does not change when a row of s is shifted by a constant;
-    # the usual shift by the row's maximum only keeps exp from overflowing. For the usual
-    # O(1) scores nothing overflows without it, so the formula is first computed as it
-    # stands ("plain"), without the passes over the scores that the shift costs. The row
-    # sums then show whether that was safe: each must be finite (no exp overflowed) and at
-    # least n_k·√(n_k/max), max the largest float, so that the row's largest term (at least
-    # sum/n_k) is far above underflow. If not, it is all done again with the shift.
-    largest = _LARGEST.get(dtype)  # other dtypes (long double) always take the shift
-    for plain in (True, False) if largest else (False,):
-        # exp(s) = 2**(s·log2 e): with log2 e folded into the scale, numpy's faster exp2 does it.
-        scaled = q * (scale * _LOG2_E if plain else scale)  # (..., n_q, d_k)
-        if one_at_a_time:
-            scaled = np.broadcast_to(scaled, (*batch, n_q, scaled.shape[-1]))
-        for h in heads:
-            _softmax_times_v(scaled[h], k_t[h], v[h], None if hidden is None else hidden[h],
-                             weights[h], output[h], sums[h], blocks, plain)
-        if not plain or (sums.min() >= n_k * math.sqrt(n_k / largest)
-                         and sums.max() <= largest):  # NaN fails both
-            return AttentionResult(output, weights)
-
-
-def _softmax_times_v(q, k_t, v, hidden, weights, output, sums, blocks, plain: bool) -> None:
-    """Fill ``weights = softmax(q·k_t)`` and ``output = weights·v``, block by block of queries.
-
-    ``q (..., n_q, d_k)`` is already scaled (by log2 e too when ``plain``, for exp2);
-    ``hidden`` is None or ``~mask``, True where a query may not attend; ``blocks`` come
-    from :func:`_query_blocks`; ``weights`` must start at 0 where a block skips keys. When
-    ``plain``, the row sums of exp go to ``sums (..., n_q, 1)`` for the caller to check;
-    if they are out of range, what is written is wrong and must be computed again.
-    """
-    ones = np.ones((k_t.shape[-1], 1), q.dtype)  # w @ ones sums each row (BLAS, faster)
-    for rows, first, end in blocks:
-        w = weights[..., rows, :end]  # (..., block, end): the scores, then in place the weights
-        # Overflow, NaN, 1/0: the caller checks the sums (plain), _softmax_inplace reports.
-        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-            np.matmul(q[..., rows, :], k_t[..., :end], out=w)
-            if plain:
-                np.exp2(w, out=w)
-                if hidden is not None:  # keys before `first` are visible to the whole block
-                    np.copyto(w[..., first:], 0, where=hidden[..., rows, first:end])  # exactly 0
-                row_sums = np.matmul(w, ones[:end], out=sums[..., rows, :])  # (..., block, 1)
-                w *= 1 / row_sums  # rows sum to 1
-            else:  # large scores: shift each row by its maximum first
-                if hidden is not None:
-                    np.copyto(w, -np.inf, where=hidden[..., rows, :end])
-                _softmax_inplace(w)
-            np.matmul(w, v[..., :end, :], out=output[..., rows, :])
-
-
-# From this many scores per head on, heads are done one at a time (see above).
-_ONE_HEAD_AT_A_TIME = 128 * 1024
-
-def _one_query_exp(q, k, scale: float):
-    """For one query per head: ``exp`` of its scores, shifted by their maximum, and their sum.
-
-    The textbook softmax before its division, in the fewest numpy calls: every term is at
-    most 1 and each sum at least 1. ``q (..., 1, d_k)`` and ``k (..., n_k, d_k)`` as for
-    :func:`_attention_unchecked`. Returns ``(terms (..., 1, n_k), sums (..., 1, 1))``, or
-    None if a score overflowed (then numpy may warn: the caller decides).
-    """
-    s = (q * (scale * _LOG2_E)) @ k.swapaxes(-1, -2)  # (..., 1, n_k): scores, base 2
-    s -= s.max(axis=-1, keepdims=True)  # every score <= 0, the largest 0
-    np.exp2(s, out=s)
-    sums = np.add.reduce(s, -1, keepdims=True)  # (..., 1, 1), each >= 1; NaN after overflow
-    return (s, sums) if math.isfinite(sum(sums.ravel().tolist())) else None
-
-
-def _one_query_output(q, k, v, scale: float) -> np.ndarray | None:
-    """Attention's output for one query per head, no mask, without the weights.
-
-    A decoder's step with a KV cache, where numpy's cost per call outweighs the work: the
-    output is normalised instead of the weights (``head_dim`` numbers per head instead of
-    ``n_k``). Returns None if a score overflowed (the caller then takes the general path,
-    which reports it).
-    """
-    one = _one_query_exp(q, k, scale)
-    if one is None:
-        return None
-    terms, sums = one
-    out = terms @ v  # (..., 1, d_v)
-    out /= sums
-    return out
-
-
-_LOG2_E = math.log2(math.e)
-_LARGEST = {np.dtype(t): float(np.finfo(t).max) for t in (np.float16, np.float32, np.float64)}
-
-
-
-def _query_blocks(mask, n_q: int, n_k: int):
-    """Blocks of query rows, each with the range of keys that needs work.
-
-    Yields ``(rows, first, end)``: in every batch entry, every query of the block may see
-    keys ``[0, first)`` and none of keys ``[end, n_k)``. So only ``[first, end)`` needs the
-    mask, and keys from ``end`` on need no score at all. This is exact for any mask; for the
-    causal mask it skips about half the work. Without a mask: one block of all rows.
-    """
-    if mask is None:
-        yield slice(0, n_q), n_k, n_k
-        return
-    all_but_keys = tuple(range(mask.ndim - 1))
-    # Small enough to skip most masked keys, large enough for BLAS to run at full speed.
-    block = min(128, max(64, n_q // 2))
-    for start in range(0, n_q, block):
-        rows = slice(start, start + block)
-        seen_by_some = mask[..., rows, :].any(axis=all_but_keys)  # (n_k,)
-        seen_by_all = mask[..., rows, :].all(axis=all_but_keys)  # (n_k,)
-        end = n_k - int(np.argmax(seen_by_some[::-1]))  # one past the last key seen
-        first = n_k if seen_by_all.all() else int(np.argmin(seen_by_all))
-        yield rows, first, end
+def _check_mask(mask, score_shape: tuple[int, ...]) -> np.ndarray:
+    """The mask as a bool array that broadcasts to ``score_shape`` with a key in every row."""
+    try:
+        mask = np.asarray(mask)
+    except (ValueError, TypeError) as err:
+        raise TypeError(f"mask must be a boolean array; numpy could not read it as one: "
+                        f"{err}") from None
+    if mask.dtype != np.bool_:
+        raise TypeError(
+            f"mask must be a boolean array (True = may attend), got dtype {mask.dtype}; "
+            "for a 0/1 array use mask.astype(bool)"
+        )
+    try:
+        shape = np.broadcast_shapes(mask.shape, score_shape)
+    except ValueError:
+        shape = None
+    if shape is None or shape[-2:] != score_shape[-2:]:
+        raise ValueError(
+            f"mask of shape {mask.shape} does not broadcast to the scores' shape "
+            f"(..., n_q, n_k) = {score_shape}"
+        )
+    rows = mask.reshape((1,) * (2 - mask.ndim) + mask.shape)  # a scalar or 1-D mask: one row
+    no_key = ~rows.any(axis=-1)
+    if no_key.any():
+        where = tuple(int(i) for i in np.argwhere(no_key)[0])
+        raise ValueError(
+            f"mask allows no key for query row {where[-1]} (mask index {where[:-1]}, "
+            f"mask shape {mask.shape}): every query needs at least one True in its row, "
+            "otherwise its softmax would be 0/0 = NaN"
+        )
+    return mask
 
 
 class Projection(NamedTuple):
@@ -390,11 +296,11 @@ class MultiHeadAttention:
     n_heads : int
         Number of heads.
     seed : int
-        Seed of the random weights (normal, standard deviation 1/√d_model).
+        Seed of the random weights (normal, standard deviation 1/√d_model), >= 0.
     bias : bool
         Whether to add biases (random too, small) after each projection.
-    dtype : numpy dtype
-        float64 (default) or float32.
+    dtype : numpy float dtype
+        float64 (default) or float32 (or float16).
 
     Examples
     --------
@@ -412,13 +318,16 @@ class MultiHeadAttention:
 
     def __init__(self, d_model: int, n_heads: int, seed: int = 0, bias: bool = True,
                  dtype=np.float64):
-        d_model = positive_int(d_model, "d_model")
+        d_model = size_int(d_model, "d_model", 2**14, "its weight matrices hold d_model² numbers")
         n_heads = _check_heads(d_model, n_heads)
-        rng = np.random.default_rng(seed)
+        rng = np.random.default_rng(seed_int(seed))
+        if not isinstance(bias, (bool, np.bool_)):
+            raise TypeError(f"bias must be True or False, got {type(bias).__name__} {bias!r}")
+        dtype = float_dtype(dtype)
         std = 1.0 / math.sqrt(d_model)
         w_q, w_k, w_v, w_o = (rng.normal(0.0, std, (d_model, d_model)) for _ in range(4))
         biases = [rng.normal(0.0, 0.1, d_model) if bias else None for _ in range(4)]
-        self._set(n_heads, [w_q, w_k, w_v, w_o], biases, np.dtype(dtype))
+        self._set(n_heads, [w_q, w_k, w_v, w_o], biases, dtype)
 
     @classmethod
     def from_weights(cls, n_heads, w_q, w_k, w_v, w_o, b_q=None, b_k=None, b_v=None,
@@ -431,7 +340,7 @@ class MultiHeadAttention:
         (4, 2, 2)
         """
         names = ("w_q", "w_k", "w_v", "w_o")
-        weights = [as_float_array(w, n, min_ndim=2) for w, n in zip((w_q, w_k, w_v, w_o), names)]
+        weights = [float_array(w, n, min_ndim=2) for w, n in zip((w_q, w_k, w_v, w_o), names)]
         d_model = weights[0].shape[0]
         for w, name in zip(weights, names):
             if w.shape != (d_model, d_model):
@@ -442,7 +351,7 @@ class MultiHeadAttention:
         biases = []
         for b, name in zip((b_q, b_k, b_v, b_o), ("b_q", "b_k", "b_v", "b_o")):
             if b is not None:
-                b = as_float_array(b, name)
+                b = float_array(b, name)
                 if b.shape != (d_model,):
                     raise ValueError(
                         f"{name} must have shape (d_model,) = ({d_model},), got {b.shape}"
@@ -463,13 +372,6 @@ class MultiHeadAttention:
         self.b_q, self.b_k, self.b_v, self.b_o = (
             None if b is None else b.astype(dtype) for b in biases
         )
-        # K and V are always computed together: one matrix product instead of two.
-        self._w_kv = np.concatenate([self.w_k, self.w_v], axis=1)  # (d_model, 2·d_model)
-        self._b_kv = (
-            None if self.b_k is None and self.b_v is None
-            else np.concatenate([_zeros_if_none(self.b_k, self.d_model, dtype),
-                                 _zeros_if_none(self.b_v, self.d_model, dtype)])
-        )
 
     def __repr__(self) -> str:
         return (f"MultiHeadAttention(d_model={self.d_model}, n_heads={self.n_heads}, "
@@ -478,7 +380,7 @@ class MultiHeadAttention:
     # --- the pieces, so lessons and the decoder can look inside -------------------
 
     def _check_x(self, x, name: str) -> np.ndarray:
-        x = as_float_array(x, name, min_ndim=2)
+        x = float_array(x, name, min_ndim=2)
         if x.shape[-1] != self.d_model:
             raise ValueError(
                 f"{name} must have shape (..., tokens, d_model) = (..., tokens, {self.d_model}), "
@@ -502,14 +404,23 @@ class MultiHeadAttention:
         ``Q = x_q·W_Q + b_Q``, then split into heads.
         """
         x_q = self._check_x(x_q, "x_q")
-        return self.split_heads(_affine(x_q, self.w_q, self.b_q))
+        with np.errstate(over="ignore", invalid="ignore"):  # checked just below
+            q = _affine(x_q, self.w_q, self.b_q)  # (..., n_q, d_model)
+        _require_finite_result(q, "Q = x_q·w_q + b_q", x_q=x_q, w_q=self.w_q)
+        return self.split_heads(q)
 
     def project_kv(self, x_kv) -> tuple[np.ndarray, np.ndarray]:
-        """Each head's keys and values, ``(..., n_heads, n_k, head_dim)`` each."""
+        """Each head's keys and values, ``(..., n_heads, n_k, head_dim)`` each.
+
+        ``K = x_kv·W_K + b_K`` and ``V = x_kv·W_V + b_V``, then split into heads.
+        """
         x_kv = self._check_x(x_kv, "x_kv")
-        kv = _affine(x_kv, self._w_kv, self._b_kv)  # (..., n_k, 2·d_model)
-        return (self.split_heads(kv[..., : self.d_model]),
-                self.split_heads(kv[..., self.d_model:]))
+        with np.errstate(over="ignore", invalid="ignore"):  # checked just below
+            k = _affine(x_kv, self.w_k, self.b_k)  # (..., n_k, d_model)
+            v = _affine(x_kv, self.w_v, self.b_v)  # (..., n_k, d_model)
+        _require_finite_result(k, "K = x_kv·w_k + b_k", x_kv=x_kv, w_k=self.w_k)
+        _require_finite_result(v, "V = x_kv·w_v + b_v", x_kv=x_kv, w_v=self.w_v)
+        return self.split_heads(k), self.split_heads(v)
 
     def project(self, x_q, x_kv=None) -> Projection:
         """Each head's Q, K and V: ``Projection(q, k, v)``.
@@ -528,24 +439,24 @@ class MultiHeadAttention:
         Returns ``(output (..., n_q, d_model), weights (..., n_heads, n_q, n_k))``.
         """
         heads, weights = scaled_dot_product_attention(q, k, v, mask=mask)
-        return AttentionResult(_affine(self.merge_heads(heads), self.w_o, self.b_o), weights)
+        return AttentionResult(self.output(heads), weights)
 
-    def _attend_unchecked(self, q, k, v, mask=None) -> np.ndarray:
-        """:meth:`attend`'s output, ``(..., n_q, d_model)``, without its input checks.
+    def output(self, heads) -> np.ndarray:
+        """``concat(heads)·W_O + b_O``: ``(..., n_heads, n_q, head_dim)`` → ``(..., n_q, d_model)``.
 
-        For a decoder, at every step: ``q, k, v`` must be arrays of this layer's dtype,
-        ``(..., n_heads, tokens, head_dim)``, and ``mask`` None or a bool array
-        ``(..., n_q, n_k)`` with a True in every row (see :func:`_attention_unchecked`).
-        The weights are not returned; one query without a mask (a cached step) takes
-        :func:`_one_query_output`.
+        >>> mha = MultiHeadAttention(d_model=8, n_heads=2)
+        >>> mha.output(np.ones((2, 5, 4))).shape
+        (5, 8)
         """
-        scale = 1.0 / math.sqrt(self.head_dim)
-        if mask is None and q.ndim == 3 and q.shape[1] == 1:  # one query: a decoder's step
-            heads = _one_query_output(q, k, v, scale)  # (n_heads, 1, head_dim)
-            if heads is not None:
-                return _affine(heads.reshape(1, self.d_model), self.w_o, self.b_o)
-        heads = _attention_unchecked(q, k, v, mask, scale).output
-        return _affine(self.merge_heads(heads), self.w_o, self.b_o)
+        heads = float_array(heads, "heads", min_ndim=3)
+        if heads.shape[-3:-2] != (self.n_heads,) or heads.shape[-1] != self.head_dim:
+            raise ValueError(
+                f"heads must have shape (..., n_heads, n_q, head_dim) = (..., {self.n_heads}, "
+                f"n_q, {self.head_dim}), got {heads.shape}")
+        with np.errstate(over="ignore", invalid="ignore"):  # checked just below
+            out = _affine(self.merge_heads(heads), self.w_o, self.b_o)  # (..., n_q, d_model)
+        _require_finite_result(out, "concat(heads)·w_o + b_o", heads=heads, w_o=self.w_o)
+        return out
 
     def __call__(self, x_q, x_kv=None, mask=None) -> AttentionResult:
         """Attend from ``x_q (..., n_q, d_model)`` to ``x_kv (..., n_k, d_model)``.
@@ -553,7 +464,15 @@ class MultiHeadAttention:
         ``x_kv=None`` is self-attention (``x_kv = x_q``); otherwise cross-attention.
         ``mask`` broadcasts to ``(..., n_heads, n_q, n_k)``; True = may attend.
         """
-        return self.attend(*self.project(x_q, x_kv), mask=mask)
+        q, k, v = self.project(x_q, x_kv)
+        try:
+            return self.attend(q, k, v, mask=mask)
+        except ScoresOverflowError as err:  # say which of the learner's arguments it was
+            which = "x_q holds" if x_kv is None else "x_q and x_kv hold"
+            raise ScoresOverflowError(
+                f"{which} numbers too large for attention in {self.dtype} "
+                f"(largest |x_q| = {float(np.abs(np.asarray(x_q, float)).max()):.3g}): {err}"
+            ) from None
 
 
 def _check_heads(d_model: int, n_heads) -> int:
@@ -566,13 +485,6 @@ def _check_heads(d_model: int, n_heads) -> int:
     return n_heads
 
 
-def _zeros_if_none(b, n, dtype):
-    return np.zeros(n, dtype) if b is None else b
-
-
 def _affine(x: np.ndarray, w: np.ndarray, b: np.ndarray | None) -> np.ndarray:
-    """``x @ w + b`` with the bias added in place (no second temporary)."""
-    y = x @ w
-    if b is not None:
-        y += b
-    return y
+    """``x @ w + b`` (the bias, if any, added to every row)."""
+    return x @ w if b is None else x @ w + b

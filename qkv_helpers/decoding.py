@@ -15,17 +15,22 @@ The cross-attention keys and values come from the encoder output, which does not
 change while decoding: with a cache they are computed once per source sentence.
 
 Attention is the package's own: each layer's
-:class:`~qkv_helpers.attention.MultiHeadAttention` runs the computation of
-:func:`~qkv_helpers.attention.scaled_dot_product_attention` (without its input checks,
-which would cost more than the work at every step; for the one query of a cached step,
-in its shortest form, without the weights) and its ``W_O``.
+:class:`~qkv_helpers.attention.MultiHeadAttention` projects Q, K and V, and
+:func:`~qkv_helpers.attention.scaled_dot_product_attention` attends. One switch,
+``TinyTransformer(..., fast_attention=True)``, makes the decoder call the fast paths of
+:mod:`qkv_helpers.fast` instead (same numbers to float rounding, for long benchmarks);
+the lessons keep the default, the readable attention.
+
+A cached decoding is two public calls: :meth:`TinyTransformer.start` runs the prompt
+(the prefill) and returns a :class:`DecodeState` holding each layer's
+:class:`~qkv_helpers.kv_cache.KVCache` and the next token's logits;
+:meth:`TinyTransformer.step` feeds one more token and updates that state.
+:meth:`TinyTransformer.generate` is greedy decoding on top of them.
 
 FLOPs are counted for the matrix products only, ``2·m·k·n`` for an ``(m, k) @ (k, n)``
 product (a multiply and an add per term); layer norms, softmax, ReLU, the embedding
 lookup and the residual additions are not counted, though they take time too. The
-attention products are counted in full, ``q·kᵀ`` over every key; under the causal mask
-the attention code skips the keys that a whole block of queries may not see, so it does
-somewhat less work than counted when several queries run at once (without the cache).
+attention products are counted in full, ``q·kᵀ`` over every key, masked or not.
 """
 
 from __future__ import annotations
@@ -36,13 +41,21 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._checks import positive_int
-from .attention import MultiHeadAttention
+from . import fast
+from ._checks import (
+    float_dtype,
+    positive_number,
+    float_array,
+    seed_int,
+    size_int,
+)
+from .attention import MultiHeadAttention, scaled_dot_product_attention
 from .kv_cache import KVCache
 from .masks import causal_mask
 
 __all__ = [
     "FLOP_PARTS",
+    "DecodeState",
     "Generation",
     "Step",
     "TinyTransformer",
@@ -79,8 +92,9 @@ def sinusoidal_positions(n_positions: int, d_model: int, dtype=np.float32) -> np
            [ 0.841,  0.54 ,  0.01 ,  1.   ],
            [ 0.909, -0.416,  0.02 ,  1.   ]], dtype=float32)
     """
-    n_positions = positive_int(n_positions, "n_positions")
-    d_model = positive_int(d_model, "d_model")
+    n_positions = size_int(n_positions, "n_positions", 2**24, "one row per position")
+    d_model = size_int(d_model, "d_model", 2**14, "one column per dimension")
+    dtype = float_dtype(dtype)
     pos = np.arange(n_positions)[:, None]  # (n_positions, 1)
     freq = 10000.0 ** (-np.arange(0, d_model, 2) / d_model)  # (ceil(d_model / 2),)
     pe = np.empty((n_positions, d_model))  # (n_positions, d_model)
@@ -89,31 +103,27 @@ def sinusoidal_positions(n_positions: int, d_model: int, dtype=np.float32) -> np
     return pe.astype(dtype)
 
 
-def layer_norm(x: np.ndarray, eps: float = 1e-5) -> np.ndarray:
+def layer_norm(x, eps: float = 1e-5) -> np.ndarray:
     """Each row of ``x`` shifted to mean 0 and scaled to variance 1 (no learned scale/shift).
 
-    ``(x - mean) / sqrt(variance + eps)``, row by row. A trained layer norm also
-    multiplies by a learned ``γ`` and adds a learned ``β``; at initialisation they are 1
-    and 0, which is what an untrained model has.
+    ``(x - mean) / sqrt(variance + eps)``, row by row (along the last axis). A trained
+    layer norm also multiplies by a learned ``γ`` and adds a learned ``β``; at
+    initialisation they are 1 and 0, which is what an untrained model has.
 
     Examples
     --------
     >>> layer_norm(np.array([[1.0, 2.0, 3.0]])).round(3)
     array([[-1.225,  0.   ,  1.225]])
     """
-    d = x.shape[-1]
-    if x.ndim == 2 and len(x) == 1:
-        # One row, as at every decoding step with a KV cache: the same formula, the row's
-        # sums taken by numpy and the rest done in Python floats: 4 numpy calls, not 8.
-        # This runs 3 times per layer at every step, where numpy's cost per call dominates.
-        centred = x - float(np.add.reduce(x, None)) / d  # (1, d_model)
-        variance = centred.dot(centred[0]).item() / d
-        centred *= 1 / math.sqrt(variance + eps)
-        return centred
-    centred = x - np.add.reduce(x, -1, keepdims=True) * (1 / d)  # (..., d_model)
-    variance = np.vecdot(centred, centred)[..., None] * (1 / d)  # (..., 1)
-    centred *= 1 / np.sqrt(variance + eps)
-    return centred
+    x = float_array(x, "x")
+    eps = positive_number(eps, "eps")
+    with np.errstate(over="ignore", invalid="ignore"):  # too large: an error, just below
+        centred = x - x.mean(axis=-1, keepdims=True)  # same shape as x, each row's mean 0
+        variance = (centred * centred).mean(axis=-1, keepdims=True)  # (..., 1)
+    if not np.isfinite(variance).all():
+        raise ValueError(f"x is too large for layer_norm in {x.dtype}: a row's variance "
+                         f"overflowed (x has shape {x.shape}, largest |x| {np.abs(x).max()})")
+    return centred / np.sqrt(variance + eps)  # same shape as x
 
 
 class Step(NamedTuple):
@@ -154,18 +164,60 @@ class Generation(NamedTuple):
         return sum(step.seconds for step in self.steps)
 
 
-class _FlopCounter:
-    """Matrix products that count their FLOPs, under one of :data:`FLOP_PARTS`."""
+class DecodeState:
+    """Where a cached decoding stands: made by :meth:`TinyTransformer.start`, advanced
+    by :meth:`TinyTransformer.step` (which updates it in place and returns it).
 
-    __slots__ = ("parts",)
+    Attributes
+    ----------
+    ids : list of int
+        Every token fed so far: the prompt, then one per step.
+    logits : numpy.ndarray, shape (vocab_size,)
+        The scores of the token after ``ids[-1]``.
+    caches : list of KVCache
+        Each decoder layer's kept keys and values, ``len(ids)`` tokens each.
+    cross_kv : list of (keys, values), or None
+        Each decoder layer's cross-attention keys and values of the encoder output,
+        ``(n_heads, source_tokens, head_dim)`` each; None without a source sentence.
+    new_tokens : int
+        Tokens run through the decoder by the last call (the prompt, then 1).
+    flops_by_part : dict
+        The last call's FLOPs, split into :data:`FLOP_PARTS`.
+    """
+
+    __slots__ = ("caches", "cross_kv", "flops_by_part", "ids", "logits", "new_tokens")
+
+    def __init__(self, ids, logits, caches, cross_kv, new_tokens, flops_by_part):
+        self.ids, self.logits, self.caches, self.cross_kv = ids, logits, caches, cross_kv
+        self.new_tokens, self.flops_by_part = new_tokens, flops_by_part
+
+    def __repr__(self) -> str:
+        return (f"DecodeState(tokens={len(self.ids)}, cache_bytes={self.cache_bytes}, "
+                f"source={self.cross_kv is not None})")
+
+    @property
+    def flops(self) -> int:
+        """FLOPs of the last call."""
+        return sum(self.flops_by_part.values())
+
+    @property
+    def cache_bytes(self) -> int:
+        """Bytes of keys and values kept: every layer's cache, and the cross-attention's."""
+        cross = 0 if self.cross_kv is None else sum(k.nbytes + v.nbytes
+                                                    for k, v in self.cross_kv)
+        return cross + sum(cache.nbytes for cache in self.caches)
+
+
+class _FlopCounter:
+    """FLOPs of matrix products, counted under one of :data:`FLOP_PARTS`."""
 
     def __init__(self):
         self.parts = dict.fromkeys(FLOP_PARTS, 0)
 
     def matmul(self, part: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        """``a @ b`` for 2-D ``a`` and ``b``, counting ``2·m·k·n`` FLOPs under ``part``."""
+        """``a @ b`` for 2-D ``a (m, k)`` and ``b (k, n)``, counting ``2·m·k·n`` under ``part``."""
         self.parts[part] += 2 * a.size * b.shape[1]
-        return a.dot(b)  # the same product as a @ b, with less overhead per call
+        return a @ b
 
     @property
     def total(self) -> int:
@@ -173,26 +225,15 @@ class _FlopCounter:
 
 
 class _Layer:
-    """One encoder or decoder layer's weights.
-
-    The attention weights live in :class:`~qkv_helpers.attention.MultiHeadAttention`
-    objects; the self-attention's ``W_Q, W_K, W_V`` are also kept side by side as one
-    ``(d_model, 3·d_model)`` matrix, so that Q, K and V come from one matrix product
-    (the same numbers as three), and likewise the cross-attention's ``W_K, W_V``.
-    """
+    """One encoder or decoder layer's weights: attention (and cross-attention), MLP."""
 
     def __init__(self, rng, d_model, n_heads, d_ff, cross: bool, dtype):
         def seed():
             return int(rng.integers(2**31))
 
         self.self_attn = MultiHeadAttention(d_model, n_heads, seed(), bias=False, dtype=dtype)
-        a = self.self_attn
-        self.w_qkv = np.concatenate([a.w_q, a.w_k, a.w_v], axis=1)  # (d_model, 3·d_model)
-        self.cross_attn = None
-        if cross:
-            self.cross_attn = c = MultiHeadAttention(d_model, n_heads, seed(), bias=False,
-                                                     dtype=dtype)
-            self.w_kv = np.concatenate([c.w_k, c.w_v], axis=1)  # (d_model, 2·d_model)
+        self.cross_attn = (MultiHeadAttention(d_model, n_heads, seed(), bias=False, dtype=dtype)
+                           if cross else None)
         self.w_1 = rng.normal(0.0, 1 / math.sqrt(d_model), (d_model, d_ff)).astype(dtype)
         self.w_2 = rng.normal(0.0, 1 / math.sqrt(d_ff), (d_ff, d_model)).astype(dtype)
 
@@ -230,11 +271,15 @@ class TinyTransformer:
     n_layers : int
         Layers in the encoder and in the decoder (each).
     seed : int
-        Seed of every random weight.
+        Seed of every random weight, >= 0.
     d_ff : int, optional
         Width of the MLP's hidden layer; ``4 · d_model`` by default.
     dtype : numpy float dtype
         float32 (default) or float64.
+    fast_attention : bool
+        False (default): attention is :func:`~qkv_helpers.attention.scaled_dot_product_attention`,
+        the one the lessons read. True: the fast paths of :mod:`qkv_helpers.fast`
+        (same results to float rounding), for benchmarks and long runs.
 
     Examples
     --------
@@ -253,18 +298,32 @@ class TinyTransformer:
     4096
     >>> model.generate([1], 4, source_ids=[5, 6, 7]).ids   # with a source sentence
     array([37, 25, 28, 43])
+
+    One step at a time, as ``generate`` does it with the cache:
+
+    >>> state = model.start([1, 2, 3])            # the prefill: the prompt's K, V kept
+    >>> int(state.logits.argmax()), len(state.caches[0])
+    (38, 3)
+    >>> state = model.step(state, 38)             # one token in, its K, V appended
+    >>> int(state.logits.argmax()), len(state.caches[0])
+    (17, 4)
     """
 
     def __init__(self, vocab_size: int, d_model: int, n_heads: int, n_layers: int,
-                 seed: int = 0, d_ff: int | None = None, dtype=np.float32):
-        self.vocab_size = positive_int(vocab_size, "vocab_size")
-        self.d_model = positive_int(d_model, "d_model")
-        self.n_layers = positive_int(n_layers, "n_layers")
-        self.d_ff = 4 * self.d_model if d_ff is None else positive_int(d_ff, "d_ff")
-        self.dtype = np.dtype(dtype)
-        if self.dtype not in (np.float32, np.float64):
-            raise TypeError(f"dtype must be float32 or float64, got {self.dtype}")
-        rng = np.random.default_rng(seed)
+                 seed: int = 0, d_ff: int | None = None, dtype=np.float32,
+                 fast_attention: bool = False):
+        self.vocab_size = size_int(vocab_size, "vocab_size", 2**20, "an embedding row each")
+        self.d_model = size_int(d_model, "d_model", 2**12, "a small model")
+        self.n_layers = size_int(n_layers, "n_layers", 64, "a small model")
+        self.d_ff = 4 * self.d_model if d_ff is None else size_int(
+            d_ff, "d_ff", 2**14, "a small model")
+        self.dtype = float_dtype(dtype, allowed=(np.float32, np.float64))
+        if not isinstance(fast_attention, (bool, np.bool_)):
+            raise TypeError(f"fast_attention must be True or False, got "
+                            f"{type(fast_attention).__name__} {fast_attention!r}")
+        self.fast_attention = bool(fast_attention)
+        rng = np.random.default_rng(seed_int(seed))
+        dtype = self.dtype
         # Standard deviation 2: the token just read, more than the slowly changing position
         # and context, decides the next one, so greedy decoding wanders over the vocabulary
         # instead of settling on one token.
@@ -310,15 +369,72 @@ class TinyTransformer:
         x = self._decoder(self._embed(ids, 0), None, cross_kv, flops)
         return layer_norm(x) @ self.w_out  # (tokens, vocab_size)
 
+    def start(self, prompt_ids, source_ids=None, capacity: int | None = None) -> DecodeState:
+        """The prefill: run the prompt once, keep its keys and values, score the next token.
+
+        With ``source_ids`` the encoder runs first and each decoder layer's
+        cross-attention keys and values of its output are computed, once: they are kept
+        in the state too.
+
+        Parameters
+        ----------
+        prompt_ids : sequence of int
+            The tokens to start from (at least one).
+        source_ids : sequence of int, optional
+            A source sentence for the encoder; None for a decoder-only model.
+        capacity : int, optional
+            Tokens to reserve cache room for (the caches grow if needed); by default
+            the prompt's length.
+
+        Returns
+        -------
+        DecodeState
+            ``logits (vocab_size,)`` of the token after the prompt, each layer's
+            :class:`KVCache` holding the prompt's keys and values.
+        """
+        prompt = self._check_ids(prompt_ids, "prompt_ids")
+        source = None if source_ids is None else self._check_ids(source_ids, "source_ids")
+        capacity = len(prompt) if capacity is None else size_int(
+            capacity, "capacity", 2**24, "tokens kept in memory")
+        flops = _FlopCounter()
+        cross_kv = None
+        if source is not None:
+            cross_kv = self._cross_kv(self._encode(source, flops), flops)
+        caches = [KVCache(self.n_heads, self.head_dim, max(capacity, len(prompt)), self.dtype)
+                  for _ in self.decoder_layers]
+        x = self._decoder(self._embed(prompt, 0), caches, cross_kv, flops)  # (tokens, d_model)
+        logits = self._next_logits(x, flops)
+        return DecodeState([int(i) for i in prompt], logits, caches, cross_kv, len(prompt),
+                           flops.parts)
+
+    def step(self, state: DecodeState, token_id: int) -> DecodeState:
+        """One cached step: feed ``token_id``, append its keys and values, score the next.
+
+        Only the new token runs through the decoder; its query attends over the keys
+        and values kept in ``state.caches``. ``state`` is updated in place and returned.
+        """
+        if not isinstance(state, DecodeState):
+            raise TypeError(f"state must be the DecodeState that start() returned, "
+                            f"got {type(state).__name__}")
+        token = self._check_ids([token_id], "token_id")
+        position = len(state.ids)
+        self._grow_positions(position + 1)
+        flops = _FlopCounter()
+        x = self._decoder(self._embed(token, position), state.caches, state.cross_kv, flops)
+        state.logits = self._next_logits(x, flops)
+        state.ids.append(int(token[0]))
+        state.new_tokens, state.flops_by_part = 1, flops.parts
+        return state
+
     def generate(self, prompt_ids, max_new_tokens: int, source_ids=None,
                  use_cache: bool = True) -> Generation:
         """Greedy decoding: append the most likely next token, ``max_new_tokens`` times.
 
         Step 0 runs the decoder over the prompt. After that, with ``use_cache=True`` a
         step runs the decoder on the one token generated last, its queries attending to
-        the keys and values kept in each layer's :class:`KVCache`; with
-        ``use_cache=False`` a step runs the decoder over the whole sequence so far and
-        keeps nothing.
+        the keys and values kept in each layer's :class:`KVCache` (:meth:`start`, then
+        :meth:`step`); with ``use_cache=False`` a step runs the decoder over the whole
+        sequence so far and keeps nothing.
 
         With ``source_ids`` the encoder runs once, in step 0, either way. The
         cross-attention keys and values of its output are computed once (step 0) with
@@ -345,47 +461,40 @@ class TinyTransformer:
             source tokens of the cross-attention.
         """
         prompt = self._check_ids(prompt_ids, "prompt_ids")
-        max_new_tokens = positive_int(max_new_tokens, "max_new_tokens")
+        max_new_tokens = size_int(max_new_tokens, "max_new_tokens", 2**20,
+                                  "one step each, and logits kept for each")
         source = None if source_ids is None else self._check_ids(source_ids, "source_ids")
-        n_prompt = len(prompt)
-        total = n_prompt + max_new_tokens
-        self._grow_positions(total)
-        ids = np.empty(total, np.int64)  # (total,): the prompt, then the new tokens
-        ids[:n_prompt] = prompt
+        if not isinstance(use_cache, (bool, np.bool_)):
+            raise TypeError(f"use_cache must be True or False, got "
+                            f"{type(use_cache).__name__} {use_cache!r}")
+        ids = [int(i) for i in prompt]  # the prompt, then the new tokens
         logits = np.empty((max_new_tokens, self.vocab_size), self.dtype)  # (new, vocab)
         steps = []
-        caches = None
-        if use_cache:
-            caches = [KVCache(self.n_heads, self.head_dim, total, self.dtype)
-                      for _ in self.decoder_layers]
-        memory = cross_kv = None
-        cross_bytes = 0
-
+        memory = None
         for i in range(max_new_tokens):
             start_time = time.perf_counter()
-            flops = _FlopCounter()
-            context = n_prompt + i  # tokens known so far; ids[context] is predicted now
-            if source is not None:
-                if i == 0:
-                    memory = self._encode(source, flops)
-                if i == 0 or not use_cache:  # without a cache, cross K/V are recomputed
-                    cross_kv = self._cross_kv(memory, flops)
-            # The one difference the cache makes: what is run through the decoder.
-            first = context - 1 if use_cache and i > 0 else 0
-            x = self._embed(ids[first:context], first)  # (new_tokens, d_model)
-            x = self._decoder(x, caches, cross_kv, flops)
-            row = flops.matmul("logits", layer_norm(x[-1:]), self.w_out)  # (1, vocab_size)
-            logits[i] = row[0]
-            ids[context] = row.argmax()
-            cache_bytes = 0
+            context = len(ids)  # tokens known so far; the next one is predicted now
             if use_cache:
-                if i == 0 and cross_kv is not None:
-                    cross_bytes = sum(k.nbytes + v.nbytes for k, v in cross_kv)
-                cache_bytes = cross_bytes + sum(cache.nbytes for cache in caches)
+                if i == 0:
+                    state = self.start(prompt, source, capacity=len(prompt) + max_new_tokens)
+                else:
+                    state = self.step(state, ids[-1])
+                row, parts, new_tokens = state.logits, state.flops_by_part, state.new_tokens
+                cache_bytes = state.cache_bytes
+            else:  # the whole sequence again; only the encoder output is kept
+                flops = _FlopCounter()
+                if source is not None and i == 0:
+                    memory = self._encode(source, flops)
+                cross_kv = None if source is None else self._cross_kv(memory, flops)
+                x = self._decoder(self._embed(np.array(ids), 0), None, cross_kv, flops)
+                row, parts, new_tokens = self._next_logits(x, flops), flops.parts, context
+                cache_bytes = 0
+            logits[i] = row
+            ids.append(int(row.argmax()))
             seconds = time.perf_counter() - start_time
-            steps.append(Step(context - first, context, flops.total, flops.parts,
-                              cache_bytes, seconds))
-        return Generation(ids[n_prompt:].copy(), logits, steps)
+            steps.append(Step(new_tokens, context, sum(parts.values()), parts, cache_bytes,
+                              seconds))
+        return Generation(np.array(ids[len(prompt):]), logits, steps)
 
     # --- the layers ----------------------------------------------------------------
 
@@ -396,14 +505,13 @@ class TinyTransformer:
         appended and the queries attend over everything kept; without, ``x`` must be
         the whole sequence. ``cross_kv`` holds each layer's encoder keys and values.
         """
-        n_new = x.shape[0]
         for i, layer in enumerate(self.decoder_layers):
-            # masked self-attention
-            q, k, v = self._project_qkv(layer, layer_norm(x), flops)
-            if caches is not None:  # keep the new keys and values
-                caches[i]._append(k, v)
+            # masked self-attention; the new tokens are the last positions
+            q, k, v = self._project(layer.self_attn, layer_norm(x), flops)
+            if caches is not None:  # keep the new keys and values, attend over all kept
+                caches[i].append(k, v)
                 k, v = caches[i].keys, caches[i].values  # (n_heads, context, head_dim)
-            mask = causal_mask(n_new, k.shape[-2]) if n_new > 1 else None
+            mask = causal_mask(q.shape[-2], k.shape[-2])  # (new_tokens, context)
             x = x + self._attend(layer.self_attn, q, k, v, mask, flops)
             # cross-attention: queries from the decoder, keys and values from the encoder
             if cross_kv is not None:
@@ -418,7 +526,7 @@ class TinyTransformer:
         own = _FlopCounter()
         x = self._embed(source, 0)
         for layer in self.encoder_layers:
-            q, k, v = self._project_qkv(layer, layer_norm(x), own)
+            q, k, v = self._project(layer.self_attn, layer_norm(x), own)
             x = x + self._attend(layer.self_attn, q, k, v, None, own)  # no mask: sees all
             x = x + self._mlp(layer, layer_norm(x), own)
         flops.parts["encoder"] += own.total
@@ -428,48 +536,47 @@ class TinyTransformer:
         """Each decoder layer's cross-attention keys and values of the encoder output."""
         kv = []
         for layer in self.decoder_layers:
-            split = layer.cross_attn.split_heads
-            both = flops.matmul("cross_kv", memory, layer.w_kv)  # (source_tokens, 2·d_model)
-            kv.append((split(both[:, : self.d_model]), split(both[:, self.d_model:])))
+            a = layer.cross_attn
+            k = a.split_heads(flops.matmul("cross_kv", memory, a.w_k))  # (n_heads, src, head_dim)
+            v = a.split_heads(flops.matmul("cross_kv", memory, a.w_v))
+            kv.append((k, v))
         return kv
 
-    def _project_qkv(self, layer, h, flops):
-        """The self-attention's Q, K, V of ``h``, each ``(n_heads, tokens, head_dim)``.
-
-        The same numbers as ``layer.self_attn.project(h)``, from one matrix product and
-        without its input checks.
-        """
-        qkv = flops.matmul("projections", h, layer.w_qkv)  # (tokens, 3·d_model)
-        # split_heads on each third, in one reshape: (3, n_heads, tokens, head_dim)
-        q, k, v = qkv.reshape(len(h), 3, self.n_heads, self.head_dim).transpose(1, 2, 0, 3)
-        return q, k, v
-
     @staticmethod
-    def _attend(mha, q, k, v, mask, flops) -> np.ndarray:
+    def _project(mha, h, flops):
+        """``Q = h·W_Q``, ``K = h·W_K``, ``V = h·W_V``, each split into heads ``(n_heads, tokens,
+        head_dim)``: what ``mha.project(h)`` gives (no biases here), without its checks."""
+        return tuple(mha.split_heads(flops.matmul("projections", h, w))
+                     for w in (mha.w_q, mha.w_k, mha.w_v))
+
+    def _attend(self, mha, q, k, v, mask, flops) -> np.ndarray:
         """``softmax(q·kᵀ/√d_k)·v`` per head, heads merged, then ``W_O``: ``(n_q, d_model)``.
 
-        The package's own attention: ``mha.attend(q, k, v, mask).output``, that is
-        :func:`~qkv_helpers.attention.scaled_dot_product_attention` and ``W_O``, without
-        their input checks (this runs at every step). The FLOPs are counted from the
-        shapes: ``q·kᵀ`` and ``weights·v`` are ``2·n_q·head_dim·n_k`` per head each, ``W_O``
-        is ``2·n_q·d_model·d_model``.
+        The attention FLOPs are counted from the shapes: ``q·kᵀ`` and ``weights·v`` are
+        ``2·n_q·head_dim·n_k`` per head each. ``concat(heads)·W_O`` is what
+        ``mha.output(heads)`` computes (the model has no biases), without its checks.
         """
-        parts = flops.parts
-        parts["attention"] += 4 * q.size * k.shape[-2]  # q.size = n_heads·n_q·head_dim
-        parts["projections"] += 2 * q.size * mha.d_model
-        return mha._attend_unchecked(q, k, v, mask)
+        flops.parts["attention"] += 4 * q.size * k.shape[-2]  # q.size = n_heads·n_q·head_dim
+        if self.fast_attention:
+            heads = fast.decoder_attention(q, k, v, causal=mask is not None)
+        else:
+            heads = scaled_dot_product_attention(q, k, v, mask=mask).output
+        return flops.matmul("projections", mha.merge_heads(heads), mha.w_o)  # (n_q, d_model)
 
     @staticmethod
     def _mlp(layer, h, flops) -> np.ndarray:
         """``relu(h·W_1)·W_2``: ``(tokens, d_model)``."""
-        hidden = flops.matmul("mlp", h, layer.w_1)  # (tokens, d_ff)
-        np.maximum(hidden, 0.0, out=hidden)
+        hidden = np.maximum(flops.matmul("mlp", h, layer.w_1), 0.0)  # (tokens, d_ff)
         return flops.matmul("mlp", hidden, layer.w_2)
+
+    def _next_logits(self, x, flops) -> np.ndarray:
+        """The logits of the token after the last position, ``(vocab_size,)``."""
+        return flops.matmul("logits", layer_norm(x[-1:]), self.w_out)[0]
 
     def _embed(self, ids, first: int) -> np.ndarray:
         """Token embeddings plus the positions ``first, first+1, ...``: ``(tokens, d_model)``."""
-        # take: the rows embedding[ids], with less overhead than fancy indexing
-        return self.embedding.take(ids, 0) + self._positions[first : first + len(ids)]
+        self._grow_positions(first + len(ids))
+        return self.embedding[ids] + self._positions[first : first + len(ids)]
 
     def _grow_positions(self, n: int) -> None:
         if n > len(self._positions):
@@ -477,7 +584,10 @@ class TinyTransformer:
                                                    self.d_model, self.dtype)
 
     def _check_ids(self, ids, name: str) -> np.ndarray:
-        arr = np.asarray(ids)
+        try:
+            arr = np.asarray(ids)
+        except (ValueError, TypeError):
+            arr = np.asarray(ids, dtype=object)
         if arr.ndim != 1 or arr.size == 0:
             raise ValueError(f"{name} must be a non-empty 1-D sequence of token ids, shape "
                              f"(tokens,); got shape {arr.shape}")
@@ -488,6 +598,4 @@ class TinyTransformer:
             i = int(np.argmax(bad))
             raise ValueError(f"{name} must hold ids in 0 .. {self.vocab_size - 1} "
                              f"(vocab_size = {self.vocab_size}); got {arr[i]} at index {i}")
-        self._grow_positions(len(arr))
         return arr.astype(np.int64, copy=False)
-

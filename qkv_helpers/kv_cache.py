@@ -22,21 +22,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import positive_int
+from ._checks import float_dtype, require_finite, size_int
 
 __all__ = ["KVCache"]
-
-_ndarray = np.ndarray  # looked up at every append
 
 
 class KVCache:
     """One decoder layer's cached keys and values, shaped ``(n_heads, tokens, head_dim)``.
 
     Storage is preallocated for ``capacity`` tokens. Appending writes only the new
-    tokens into the free space: it costs O(new tokens), never a copy of what is
-    already kept. When an append does not fit, the storage grows geometrically (to at
-    least twice its capacity) and the kept keys and values are copied over once; over
-    many appends that copy costs O(1) per token on average.
+    tokens into the free space (a slice assignment): it costs O(new tokens), never a
+    copy of what is already kept. When an append does not fit, the storage doubles
+    (at least) and the kept keys and values are copied over once; over many appends
+    that copy costs O(1) per token on average.
 
     Memory is what the cache costs: :attr:`nbytes` are the bytes holding the kept keys
     and values, ``2 · len · n_heads · head_dim · itemsize``; :attr:`allocated_nbytes`
@@ -68,34 +66,17 @@ class KVCache:
     (8, 512)
     """
 
-    __slots__ = ("_capacity", "_k", "_k_tokens", "_len", "_token_size", "_v", "_v_tokens",
-                 "dtype", "head_dim", "n_heads")
+    __slots__ = ("_k", "_len", "_v", "dtype", "head_dim", "n_heads")
 
     def __init__(self, n_heads: int, head_dim: int, capacity: int, dtype=np.float32):
-        self.n_heads = positive_int(n_heads, "n_heads")
-        self.head_dim = positive_int(head_dim, "head_dim")
-        capacity = positive_int(capacity, "capacity")
-        self.dtype = np.dtype(dtype)
-        if self.dtype.kind != "f":
-            raise TypeError(f"dtype must be a float dtype, got {self.dtype}")
-        self._len = 0
-        self._token_size = self.n_heads * self.head_dim  # numbers in one token's k or v
-        self._allocate(capacity)
-
-    def _allocate(self, capacity: int) -> None:
-        """New storage for ``capacity`` tokens, with the kept tokens copied over."""
+        self.n_heads = size_int(n_heads, "n_heads", 2**12, "a head's keys each")
+        self.head_dim = size_int(head_dim, "head_dim", 2**14, "numbers per key")
+        capacity = size_int(capacity, "capacity", 2**24, "tokens reserved in memory")
+        self.dtype = float_dtype(dtype)
         shape = (self.n_heads, capacity, self.head_dim)
-        old = getattr(self, "_k", None), getattr(self, "_v", None)
-        self._k, self._v = np.empty(shape, self.dtype), np.empty(shape, self.dtype)
-        if self._len:
-            self._k[:, : self._len] = old[0][:, : self._len]
-            self._v[:, : self._len] = old[1][:, : self._len]
-        # The same storage seen token by token, (capacity, n_heads, 1, head_dim): slot t
-        # has exactly the shape of one new token's k, so storing it is `_k_tokens[t] = k`,
-        # which numpy does with less work than the slice `_k[:, t:t+1] = k`.
-        self._capacity = capacity
-        self._k_tokens = self._k.swapaxes(0, 1)[:, :, None]
-        self._v_tokens = self._v.swapaxes(0, 1)[:, :, None]
+        self._k = np.empty(shape, self.dtype)  # (n_heads, capacity, head_dim)
+        self._v = np.empty(shape, self.dtype)
+        self._len = 0  # tokens kept: _k[:, :_len] and _v[:, :_len]
 
     def __len__(self) -> int:
         return self._len
@@ -135,47 +116,24 @@ class KVCache:
         Parameters
         ----------
         k, v : numpy.ndarray, shape (n_heads, new_tokens, head_dim)
-            The new tokens' keys and values, of the cache's dtype.
+            The new tokens' keys and values, of the cache's dtype, finite.
         """
-        # The usual case, one token of a plain array of the cache's dtype, in a few cheap
-        # tests; anything else (a subclass, an equal but distinct dtype object, several
-        # tokens) goes through the full checks. Of the 3-D shapes with n_heads·head_dim
-        # numbers, (n_heads, 1, head_dim) is the only one numpy will store in a token's
-        # slot (the others cannot broadcast to it: numpy raises), so numpy checks the shape.
-        dtype = self.dtype
-        if (type(k) is _ndarray and type(v) is _ndarray and k.ndim == 3 == v.ndim
-                and k.size == self._token_size == v.size
-                and k.dtype is dtype and v.dtype is dtype):
-            try:
-                self._append_one(k, v)
-            except ValueError:
-                self._check(k, v)  # raises the error that says what is wrong
-                raise
-        else:
-            self._check(k, v)
-            self._append(k, v)
-
-    def _append_one(self, k: np.ndarray, v: np.ndarray) -> None:
-        """Keep one token's ``k`` and ``v``, each ``(n_heads, 1, head_dim)``; no checks."""
-        t = self._len
-        if t == self._capacity:
-            self._allocate(2 * t)
-        self._k_tokens[t] = k
-        self._v_tokens[t] = v
-        self._len = t + 1
-
-    def _append(self, k: np.ndarray, v: np.ndarray) -> None:
-        """:meth:`append` without the checks, for the decoder: any number of tokens."""
-        if k.shape[1] == 1:
-            self._append_one(k, v)
-            return
+        self._check(k, v)
         start = self._len
         stop = start + k.shape[1]
-        if stop > self._capacity:
-            self._allocate(max(stop, 2 * self._capacity))  # at least double the capacity
-        self._k[:, start:stop] = k
+        if stop > self.capacity:
+            self._grow(max(stop, 2 * self.capacity))  # at least double: O(1) per token
+        self._k[:, start:stop] = k  # write the new tokens only
         self._v[:, start:stop] = v
         self._len = stop
+
+    def _grow(self, capacity: int) -> None:
+        """New storage for ``capacity`` tokens, with the kept tokens copied over once."""
+        shape = (self.n_heads, capacity, self.head_dim)
+        k, v = np.empty(shape, self.dtype), np.empty(shape, self.dtype)
+        k[:, : self._len] = self.keys
+        v[:, : self._len] = self.values
+        self._k, self._v = k, v
 
     def _check(self, k, v) -> None:
         """Raise the error that says what is wrong with ``k`` or ``v``, if anything is."""
@@ -199,6 +157,8 @@ class KVCache:
                 f"k and v must have the same shape (n_heads, new_tokens, head_dim): "
                 f"k has shape {k.shape}, v has shape {v.shape}"
             )
+        require_finite(k, "k")
+        require_finite(v, "v")
 
     def clear(self) -> None:
         """Forget every kept token (the reserved storage stays)."""

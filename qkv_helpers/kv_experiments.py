@@ -21,8 +21,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ._checks import positive_int
-from .decoding import TinyTransformer, _FlopCounter, layer_norm
-from .kv_cache import KVCache
+from .decoding import TinyTransformer
 from .kv_math import StepTimeFit, fit_step_time, predicted_speedup, step_flops
 
 __all__ = [
@@ -148,21 +147,25 @@ class CachedDecoder:
         if not isinstance(model, TinyTransformer):
             raise TypeError(f"model must be a TinyTransformer, got {type(model).__name__}")
         self.model = model
-        self.prompt = model._check_ids(prompt_ids, "prompt_ids")
         self.capacity = positive_int(capacity, "capacity")
+        self.state = model.start(prompt_ids, capacity=self.capacity)  # checks the prompt
+        self.prompt = np.array(self.state.ids)
         self.reset()
 
     def reset(self) -> None:
         """Forget every generated token and empty the caches."""
-        model = self.model
         self.ids = [int(i) for i in self.prompt]
-        self.caches = [KVCache(model.n_heads, model.head_dim, self.capacity, model.dtype)
-                       for _ in model.decoder_layers]
+        self.state = None  # the next step() runs the prompt again: model.start
         self.steps: list[DecodeStep] = []
 
     def __len__(self) -> int:
         """Tokens in the cache (each layer keeps the same number)."""
-        return len(self.caches[0])
+        return 0 if self.state is None else len(self.state.caches[0])
+
+    @property
+    def caches(self) -> list:
+        """Each layer's :class:`~qkv_helpers.kv_cache.KVCache` (none before the first step)."""
+        return [] if self.state is None else self.state.caches
 
     @property
     def cache_bytes(self) -> int:
@@ -177,17 +180,15 @@ class CachedDecoder:
         """Decode one token: run the new tokens, append their K and V, pick the next id."""
         model = self.model
         context = len(self.ids)
-        first = context - 1 if self.steps else 0  # the prompt first, then the newest token
-        model._grow_positions(context + 1)
-        flops = _FlopCounter()
-        x = model._embed(np.asarray(self.ids[first:context]), first)  # (new_tokens, d_model)
-        x = model._decoder(x, self.caches, None, flops)
-        row = flops.matmul("logits", layer_norm(x[-1:]), model.w_out)  # (1, vocab_size)
-        token = int(row.argmax())
+        if self.state is None:  # the prompt first: model.start, the prefill
+            self.state = model.start(self.prompt, capacity=self.capacity)
+        else:  # then the newest token: model.step
+            model.step(self.state, self.ids[-1])
+        token = int(self.state.logits.argmax())
         self.ids.append(token)
         sizes = dict(d_model=model.d_model, n_layers=model.n_layers,
                      vocab_size=model.vocab_size, d_ff=model.d_ff)
-        step = DecodeStep(token, context, context - first, flops.total,
+        step = DecodeStep(token, context, self.state.new_tokens, self.state.flops,
                           step_flops(context, context, **sizes), self.cache_bytes)
         self.steps.append(step)
         return step

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import positive_int
+from ._checks import size_int
 
 __all__ = ["causal_mask", "sliding_window_mask"]
 
@@ -41,8 +41,11 @@ def causal_mask(n_q: int, n_k: int | None = None) -> np.ndarray:
     array([[1, 1, 1, 0],
            [1, 1, 1, 1]])
     """
-    n_q = positive_int(n_q, "n_q")
-    n_k = n_q if n_k is None else positive_int(n_k, "n_k")
+    n_q = size_int(n_q, "n_q", 2**20, "a mask row per query")
+    n_k = n_q if n_k is None else size_int(n_k, "n_k", 2**20, "a mask column per key")
+    if n_q * n_k > 2**32:
+        raise ValueError(f"n_q · n_k must be at most 2**32 entries for a mask held in memory, "
+                         f"got n_q = {n_q}, n_k = {n_k}")
     if n_k < n_q:
         raise ValueError(
             f"n_k must be at least n_q (the queries are the last n_q of the n_k positions), "

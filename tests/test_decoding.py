@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 from qkv_helpers import MultiHeadAttention, TinyTransformer, causal_mask
 from qkv_helpers.decoding import (
     FLOP_PARTS,
+    DecodeState,
     Generation,
-    _FlopCounter,
     layer_norm,
     sinusoidal_positions,
 )
@@ -89,7 +89,7 @@ def test_layer_norm_matches_mean_and_variance():
 
 @pytest.mark.parametrize("dtype, atol", [(np.float64, 1e-12), (np.float32, 2e-6)])
 def test_layer_norm_of_one_row_equals_that_row_among_others(dtype, atol):
-    """One row (every cached step) takes a shorter path: the same numbers as in a batch."""
+    """One row (every cached step) gets the same numbers as among others in a batch."""
     x = np.random.default_rng(1).normal(-2.0, 3.0, (5, 16)).astype(dtype)
     many = layer_norm(x)
     assert many.dtype == dtype
@@ -104,19 +104,85 @@ def test_layer_norm_of_one_row_equals_that_row_among_others(dtype, atol):
     np.testing.assert_array_equal(x, before)  # the input is not changed
 
 
-def test_the_fast_projection_and_attention_equal_multi_head_attention():
-    """decoding.py's unchecked hot path gives the numbers MultiHeadAttention gives."""
-    model = TinyTransformer(20, 12, 3, 1, seed=3, dtype=np.float64)
-    layer = model.decoder_layers[0]
-    x = np.random.default_rng(1).normal(size=(5, 12))
-    flops = _FlopCounter()
-    q, k, v = model._project_qkv(layer, x, flops)
-    want = layer.self_attn.project(x)
-    for got, expected in zip((q, k, v), want):
-        np.testing.assert_allclose(got, expected, atol=1e-12)
-    mask = causal_mask(5)
-    out = model._attend(layer.self_attn, q.copy(), k, v, mask, flops)
-    np.testing.assert_allclose(out, layer.self_attn(x, mask=mask).output, atol=1e-12)
+@pytest.mark.parametrize("source", [None, [4, 5, 6, 7]])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_the_fast_attention_switch_gives_the_same_generation(source, dtype):
+    """fast_attention=True (qkv_helpers.fast) decodes the same ids, logits to rounding."""
+    readable = TinyTransformer(30, 16, 4, 2, seed=5, dtype=dtype)
+    fast = TinyTransformer(30, 16, 4, 2, seed=5, dtype=dtype, fast_attention=True)
+    atol = 1e-10 if dtype == np.float64 else 1e-4
+    for use_cache in (True, False):
+        a = readable.generate([1, 2, 3], 12, source_ids=source, use_cache=use_cache)
+        b = fast.generate([1, 2, 3], 12, source_ids=source, use_cache=use_cache)
+        np.testing.assert_array_equal(a.ids, b.ids)
+        np.testing.assert_allclose(a.logits, b.logits, atol=atol, rtol=0)
+        assert a.flops == b.flops
+    np.testing.assert_allclose(readable.forward(list(range(20))), fast.forward(list(range(20))),
+                               atol=atol, rtol=0)
+
+
+def test_start_and_step_are_what_generate_does():
+    """The public decoding step: start (the prefill), then step per token."""
+    model = TinyTransformer(20, 8, 2, 2, seed=1)
+    gen = model.generate([1, 2, 3], 5, source_ids=[7, 8])
+    state = model.start([1, 2, 3], source_ids=[7, 8])
+    assert isinstance(state, DecodeState) and state.new_tokens == 3
+    ids = []
+    for i in range(5):
+        if i:
+            assert model.step(state, ids[-1]) is state  # updated in place
+            assert state.new_tokens == 1
+        np.testing.assert_array_equal(state.logits, gen.logits[i])
+        assert state.flops == gen.steps[i].flops
+        assert state.cache_bytes == gen.steps[i].cache_bytes
+        ids.append(int(state.logits.argmax()))
+    np.testing.assert_array_equal(ids, gen.ids)
+    assert state.ids == [1, 2, 3, *ids[:-1]] and len(state.caches[0]) == 7
+    assert "tokens=7" in repr(state)
+
+
+def test_step_errors_name_the_argument():
+    model = TinyTransformer(10, 8, 2, 1, seed=0)
+    state = model.start([1, 2])
+    with pytest.raises(TypeError, match=r"state must be the DecodeState that start\(\) "
+                                        r"returned, got dict"):
+        model.step({}, 1)
+    with pytest.raises(ValueError, match=r"token_id must hold ids in 0 .. 9 .* got 10"):
+        model.step(state, 10)
+    with pytest.raises(TypeError, match=r"token_id must hold integer token ids, got dtype float"):
+        model.step(state, 1.5)
+    with pytest.raises(TypeError, match=r"token_id must hold integer token ids, got dtype bool"):
+        model.step(state, True)
+    assert len(state.ids) == 2 and len(state.caches[0]) == 2  # nothing changed
+    with pytest.raises(ValueError, match=r"capacity must be a positive integer, got 0"):
+        model.start([1], capacity=0)
+
+
+def test_no_code_outside_decoding_touches_tiny_transformer_private_names():
+    """Lessons, widgets, experiments and benchmarks use start/step/generate, not internals."""
+    import pathlib
+    import re
+
+    import qkv_helpers.decoding as decoding
+
+    members = {name for name in vars(decoding.TinyTransformer) if name.startswith("_")
+               and not name.startswith("__")}
+    assert {"_decoder", "_embed", "_attend", "_check_ids"} <= members
+    pattern = re.compile(r"\.(" + "|".join(sorted(members)) + r")\b"  # model._decoder
+                         r"|\b(_FlopCounter|_Layer|DecodeState\()\b")  # decoding's internals
+    root = pathlib.Path(decoding.__file__).resolve().parents[1]
+    files = [*root.glob("qkv_helpers/**/*.py"), *root.glob("notebooks/src/*.py"),
+             *root.glob("benchmarks/*.py"), *root.glob("tools/*.py"), *root.glob("tests/*.py")]
+    offenders = []
+    for path in files:
+        if path.name in ("decoding.py", "test_decoding.py"):
+            continue
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            found = pattern.search(line)
+            if found:
+                offenders.append(f"{path.relative_to(root)}:{n}: {found.group(0)}")
+    assert len(files) > 20
+    assert offenders == []
 
 
 def test_forward_matches_the_reference_decoder_only():
@@ -378,7 +444,8 @@ def test_bad_source_and_length(model):
 def test_bad_construction():
     with pytest.raises(ValueError, match=r"d_model must be divisible by n_heads"):
         TinyTransformer(10, 10, 3, 1)
-    with pytest.raises(TypeError, match=r"dtype must be float32 or float64, got float16"):
+    with pytest.raises(TypeError, match=r"dtype must be one of np.float32 or np.float64, "
+                                        r"got float16"):
         TinyTransformer(10, 8, 2, 1, dtype=np.float16)
     with pytest.raises(ValueError, match=r"n_layers must be a positive integer, got 0"):
         TinyTransformer(10, 8, 2, 0)
@@ -387,117 +454,23 @@ def test_bad_construction():
 # --- the package's attention, as the decoder calls it ----------------------------------
 
 
-def naive_softmax_attention(q, k, v, scale):
-    """softmax(q·kᵀ·scale)·v per leading index, in float64 with the max shift."""
-    s = np.einsum("...qd,...kd->...qk", q.astype(np.float64), k.astype(np.float64)) * scale
-    w = np.exp(s - s.max(-1, keepdims=True))
-    w /= w.sum(-1, keepdims=True)
-    return w @ v.astype(np.float64), w
-
-
-@given(
-    heads=st.integers(1, 4),
-    n_k=st.integers(1, 40),
-    d=st.sampled_from([1, 4, 8]),
-    size=st.floats(0.1, 30.0),
-    seed=st.integers(0, 2**16),
-    dtype=st.sampled_from([np.float32, np.float64]),
-)
-def test_one_query_core_equals_the_general_path_and_a_reference(heads, n_k, d, size, seed,
-                                                                 dtype):
-    """One query without a mask (a cached decoding step) takes a shorter path in the core.
-
-    It must give what the general path gives (forced here by an all-True mask, which has
-    the same meaning) and what a float64 reference gives, for small and large scores alike
-    (large ones fall back to the max-shifted softmax: no overflow, no warning). So must
-    _one_query_output, the output-only form a decoder's cached step takes.
-    """
-    from qkv_helpers.attention import _attention_unchecked, _one_query_output
-
-    rng = np.random.default_rng(seed)
-    q = (size * rng.normal(size=(heads, 1, d))).astype(dtype)
-    k = (size * rng.normal(size=(heads, n_k, d))).astype(dtype)
-    v = rng.normal(size=(heads, n_k, d)).astype(dtype)
-    scale = 1 / math.sqrt(d)
-    out, w = _attention_unchecked(q, k, v, None, scale)
-    general = _attention_unchecked(q, k, v, np.ones((1, n_k), bool), scale)
-    ref_out, ref_w = naive_softmax_attention(q, k, v, scale)
-    assert out.dtype == w.dtype == dtype
-    assert out.shape == (heads, 1, d) and w.shape == (heads, 1, n_k)
-    tol = 1e-12 if dtype == np.float64 else 1e-5
-    np.testing.assert_allclose(w, general.weights, atol=tol, rtol=0)
-    np.testing.assert_allclose(out, general.output, atol=tol * 10, rtol=0)
-    np.testing.assert_allclose(w, ref_w, atol=tol * 10, rtol=0)
-    np.testing.assert_allclose(out, ref_out, atol=tol * 100, rtol=0)
-    one = _one_query_output(q, k, v, scale)
-    assert one.dtype == dtype and one.shape == (heads, 1, d)
-    np.testing.assert_allclose(one, out, atol=tol * 10, rtol=0)
-    np.testing.assert_allclose(one, ref_out, atol=tol * 100, rtol=0)
-
-
-def test_one_query_output_hands_overflow_to_the_core():
-    from qkv_helpers.attention import MultiHeadAttention, _one_query_output
-
-    big = float(np.sqrt(np.finfo(np.float32).max))
-    q = np.array([[[big, 0.0]]], np.float32)
-    k = np.array([[[big, 0.0], [-big, 0.0]]], np.float32)
-    with np.errstate(all="ignore"):
-        assert _one_query_output(q, k, k, 1.0) is None  # a score is inf: not NaN output
-    # ... and the core gets it right: its max-shifted path keeps log2 e out of the scores
-    mha = MultiHeadAttention.from_weights(1, *[np.eye(2, dtype=np.float32)] * 4)
-    with np.errstate(all="ignore"):
-        out = mha._attend_unchecked(q, k, k)
-    np.testing.assert_array_equal(out, [[big, 0.0]])
-    np.testing.assert_array_equal(out, mha.attend(q, k, k).output)
-
-
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_one_query_core_with_huge_or_overflowing_scores(dtype):
-    """Scores far beyond exp's range: exact one-hot weights; beyond the dtype: a clear error."""
-    from qkv_helpers import scaled_dot_product_attention
-    from qkv_helpers.attention import _attention_unchecked
-
-    big = float(np.sqrt(np.finfo(dtype).max)) / 4  # score big² / 16 · 2 = finite, huge
-    q = np.array([[[big, 0.0]]], dtype)  # (1 head, 1 query, d = 2)
-    k = np.array([[[1.0, 0.0], [big, 0.0], [-big, 0.0]]], dtype)
-    v = np.array([[[1.0, 0.0], [2.0, 0.0], [3.0, 0.0]]], dtype)
-    out, w = _attention_unchecked(q, k, v, None, 1.0)
-    np.testing.assert_array_equal(w, [[[0.0, 1.0, 0.0]]])
-    np.testing.assert_array_equal(out, [[[2.0, 0.0]]])
-    with pytest.raises(ValueError, match="overflow"):  # and no RuntimeWarning first
-        scaled_dot_product_attention(q * 8, k * 8, v)
-
-
-@pytest.mark.parametrize("bias", [False, True])
-@pytest.mark.parametrize("n_q", [1, 4])
-def test_attend_unchecked_equals_attend(bias, n_q):
-    mha = MultiHeadAttention(12, 3, seed=5, bias=bias)
-    rng = np.random.default_rng(2)
-    q, k, v = mha.project(rng.normal(size=(n_q, 12)), rng.normal(size=(6, 12)))
-    for mask in (None, causal_mask(n_q, 6)):
-        want = mha.attend(q, k, v, mask=mask).output
-        np.testing.assert_allclose(mha._attend_unchecked(q, k, v, mask), want, atol=1e-13)
-
-
-def test_generate_uses_the_package_attention(monkeypatch):
-    """Every attention of a decoding step goes through the package's attention core, the
-    one scaled_dot_product_attention runs after its checks: not a copy in decoding.py."""
-    from qkv_helpers import attention
+@pytest.mark.parametrize("fast_attention", [False, True])
+def test_generate_uses_the_package_attention(monkeypatch, fast_attention):
+    """Every attention of a decoding step goes through scaled_dot_product_attention (or,
+    with the switch, qkv_helpers.fast): not a copy in decoding.py."""
+    from qkv_helpers import decoding, fast
 
     calls = []
-    core, one_query = attention._attention_unchecked, attention._one_query_output
+    name = "decoder_attention" if fast_attention else "scaled_dot_product_attention"
+    where = fast if fast_attention else decoding
+    original = getattr(where, name)
 
-    def counting(q, k, v, mask, scale):
-        calls.append((q.shape, k.shape, mask is None))
-        return core(q, k, v, mask, scale)
+    def counting(q, k, v, *args, **kwargs):
+        calls.append((q.shape, k.shape))
+        return original(q, k, v, *args, **kwargs)
 
-    def counting_one(q, k, v, scale):  # the core's one-query form (cached steps)
-        calls.append((q.shape, k.shape, True))
-        return one_query(q, k, v, scale)
-
-    monkeypatch.setattr(attention, "_attention_unchecked", counting)
-    monkeypatch.setattr(attention, "_one_query_output", counting_one)
-    model = TinyTransformer(20, 8, 2, 2, seed=0)
+    monkeypatch.setattr(where, name, counting)
+    model = TinyTransformer(20, 8, 2, 2, seed=0, fast_attention=fast_attention)
     model.generate([1, 2, 3], 4, source_ids=[4, 5])
     # per step: 2 layers × (self + cross); the encoder (step 0): 2 layers × self
     assert len(calls) == 4 * 2 * 2 + 2

@@ -199,7 +199,7 @@ def test_a_failed_append_changes_nothing(cache):
     (dict(n_heads=0, head_dim=4, capacity=8), "n_heads must be a positive integer, got 0"),
     (dict(n_heads=2, head_dim=2.5, capacity=8), "head_dim must be a positive integer"),
     (dict(n_heads=2, head_dim=4, capacity=0), "capacity must be a positive integer, got 0"),
-    (dict(n_heads=2, head_dim=4, capacity=8, dtype=np.int32), "dtype must be a float dtype"),
+    (dict(n_heads=2, head_dim=4, capacity=8, dtype=np.int32), "dtype must be a numpy float dtype"),
 ])
 def test_bad_construction(kwargs, match):
     with pytest.raises((ValueError, TypeError), match=match):

@@ -233,10 +233,10 @@ def test_cached_decoder_keeps_the_same_keys_as_a_full_pass():
     for _ in range(5):
         decoder.step()
     # layer 0's keys of the whole sequence at once: its input is embeddings + positions
-    from qkv_helpers.decoding import layer_norm
+    from qkv_helpers.decoding import layer_norm, sinusoidal_positions
 
     ids = np.array(decoder.ids[: len(decoder)])
-    x = model.embedding[ids] + model._positions[: len(ids)]
+    x = model.embedding[ids] + sinusoidal_positions(len(ids), model.d_model)
     k = model.decoder_layers[0].self_attn.project(layer_norm(x)).k  # (heads, tokens, hd)
     assert np.allclose(decoder.caches[0].keys, k, atol=1e-5)
     norms = decoder.key_norms()
