@@ -15,10 +15,10 @@ import numpy as np
 
 from ._checks import (
     axis_index,
+    float_array,
     float_dtype,
     positive_int,
     positive_number,
-    float_array,
     seed_int,
     size_int,
 )

@@ -588,7 +588,7 @@ def check_stable_softmax(fn, name: str = "my_softmax") -> Feedback:
         return wrong("check_l04_not_function", name=name)
     if _is_package_function(fn):
         return wrong("check_l04_package", name=name)
-    for label, scores in SOFTMAX_TRIALS:
+    for _label, scores in SOFTMAX_TRIALS:
         result, error = _call(fn, scores)
         shown = _show_scores(scores)
         if error is not None:
@@ -645,7 +645,7 @@ def check_stable_log_softmax(fn, name: str = "my_log_softmax") -> Feedback:
         return wrong("check_l04_not_function", name=name)
     if _is_package_function(fn):
         return wrong("check_l04_package", name=name)
-    for label, scores in LOG_SOFTMAX_TRIALS:
+    for _label, scores in LOG_SOFTMAX_TRIALS:
         result, error = _call(fn, scores)
         shown = _show_scores(scores)
         if error is not None:
@@ -1090,8 +1090,11 @@ def check_max_batch(answer, *, memory_gib: float, layers: int, kv_heads: int, he
     cache: the largest whole batch, ``floor(memory / bytes per sequence)``.
 
     >>> config = dict(layers=32, kv_heads=8, head_dim=128, tokens=12000, bytes_per_value=2)
-    >>> check_max_batch(27, memory_gib=40, **config).ok, check_max_batch(28, memory_gib=40, **config).ok
-    (True, False)
+    >>> check_max_batch(27, memory_gib=40, **config).ok
+    True
+    >>> check_max_batch(28, memory_gib=40, **config).ok
+    False
+    """
     from .kv_math import kv_cache_bytes
 
     per_sequence = kv_cache_bytes(layers, kv_heads, head_dim, tokens, 1, bytes_per_value)
@@ -1103,62 +1106,10 @@ def check_max_batch(answer, *, memory_gib: float, layers: int, kv_heads: int, he
         if not got.is_integer():
             return wrong("check_l09_whole_batch", name=name)
         got = int(got)
+    if got == expected:
         return right(name=name)
     if got == expected + 1:
         return wrong("check_l09_rounded_up", name=name)
-    return wrong("check_wrong_value", name=name, got=_show(got))
-
-
-# --- lesson 12: positions ---
-
-
-def _rope_score(example, query_token: str, m: int, key_token: str, n: int) -> float:
-    from .positions import apply_rope
-
-    q = example.q[example.index(query_token)][None, :]  # (1, d_k)
-    k = example.k[example.index(key_token)][None, :]  # (1, d_k)
-    return float(apply_rope(q, [m])[0] @ apply_rope(k, [n])[0])
-
-
-@never_raises
-def check_rope_score(answer, example, *, query_token: str, query_position: int,
-                     key_token: str, key_position: int, name: str = "my_score") -> Feedback:
-    """Lesson 12: the RoPE score of one token's query at one position with another's key.
-
-    >>> from qkv_helpers.examples import running_example
-    >>> ex = running_example()
-    >>> args = dict(query_token="cat", query_position=7, key_token="sat", key_position=3)
-    >>> check_rope_score("1.0", ex, **args).ok, check_rope_score(ex.q[1] @ ex.k[2], ex, **args).ok
-    expected = _rope_score(example, query_token, query_position, key_token, key_position)
-    got = _number(answer, name)
-    if isinstance(got, Feedback):
-        return got
-    if _close_number(got, expected, 1e-6):
-        return right(name=name)
-    swapped = _rope_score(example, query_token, key_position, key_token, query_position)
-    if _close_number(got, swapped, 1e-6):
-        return wrong("check_l12_swapped", name=name)
-    if _close_number(got, _rope_score(example, query_token, 0, key_token, 0), 1e-6):
-        return wrong("check_l12_not_rotated", name=name)
-    return wrong("check_wrong_value", name=name, got=_show(got))
-
-
-@never_raises
-def check_same_distance(answer, *, query_position: int, key_position: int,
-                        new_query_position: int, name: str = "my_n") -> Feedback:
-    """Lesson 12: the key position that keeps the same distance as (m, n) with a new m.
-
-    >>> check_same_distance(8, query_position=7, key_position=3, new_query_position=12).ok
-    >>> check_same_distance(8.0, query_position=7, key_position=3, new_query_position=12).ok
-    got = _number(answer, name)
-    if isinstance(got, Feedback):
-        return got
-    if not isinstance(got, int):
-        return wrong("check_l12_whole_position", name=name)
-    if got == new_query_position - (query_position - key_position):
-        return right(name=name)
-    if got == new_query_position + (query_position - key_position):
-        return wrong("check_l12_distance_sign", name=name)
     return wrong("check_wrong_value", name=name, got=_show(got))
 
 
@@ -1170,13 +1121,20 @@ def _real_matrix(answer, shape: tuple, name: str):
 
     Never raises: strings, complex numbers, ragged lists and objects are refused with a
     message, not converted.
+    """
     if isinstance(answer, (str, bytes)):
+        return wrong("check_not_numbers", name=name, kind=type(answer).__name__)
+    try:
         arr = np.asarray(answer)
         if arr.dtype.kind not in "biuf":
+            return wrong("check_not_numbers", name=name, kind=type(answer).__name__)
         got = arr.astype(float)
     except Exception:  # anything a learner might type
+        return wrong("check_not_numbers", name=name, kind=type(answer).__name__)
     if got.shape != shape:
         return wrong("check_l11_not_square", name=name, got=got.shape, needed=shape)
+    if not np.isfinite(got).all():
+        return wrong("check_not_finite", name=name)
     return got
 
 
@@ -1184,6 +1142,7 @@ def _head_weights(model, x, layer: int, head: int, hidden, scale: bool = True,
                   bias: bool = True) -> np.ndarray:
     """One head's weights from ``x (n, d_model)`` with layer ``layer``'s W_Q, W_K (and biases),
     keys in ``hidden`` masked out; ``(n, n)``."""
+    from .attention import scaled_dot_product_attention
 
     mha = model.layers[layer].attention
     cols = slice(head * mha.head_dim, (head + 1) * mha.head_dim)
@@ -1209,14 +1168,22 @@ def check_head_weights(answer, model, text: str, layer: int, head: int, hide_key
     Recognises the usual slips: the keys not hidden, no scaling, the biases left out, keys
     as rows (transposed), another head of the layer, another layer's input.
 
+    >>> from qkv_helpers.lang import set_language
     >>> from qkv_helpers.pretrained import load_minilm
+    >>> set_language("en")
     >>> model = load_minilm()
     >>> check_head_weights(..., model, "A dog ran.", layer=0, head=2).ok is None
+    True
     >>> check_head_weights("0.5", model, "A dog ran.", layer=0, head=2)
     ❌ my_weights should be numbers (an array), but it is a str.
     >>> right_answer = model("A dog ran.").attentions[0][0, 2]
     >>> check_head_weights(right_answer, model, "A dog ran.", layer=0, head=2).ok
+    True
     >>> check_head_weights(right_answer, model, "A dog ran.", 0, 2, hide_keys=[0]).ok
+    False
+    """
+    if not_answered(answer):
+        return unanswered()
     out = model(text)
     hidden = [int(i) for i in hide_keys]
     x = out.hidden_states[layer][0].astype(float)  # (n, d_model): this layer's input
@@ -1250,8 +1217,64 @@ def check_head_weights(answer, model, text: str, layer: int, head: int, hide_key
         if other_layer != layer and close(_head_weights(model, x_other, layer, head, hidden)):
             return wrong("check_l11_other_layer", name=name, head=head, layer=layer)
     return check_array(got, expected, name, atol=1e-5)
-    return wrong("check_l09_wrong", name=name, got=f"{got:,.0f}",
-                 ratio=f"{got / expected:.3g}")
+
+
+# --- lesson 12: positions ---
+
+
+def _rope_score(example, query_token: str, m: int, key_token: str, n: int) -> float:
+    from .positions import apply_rope
+
+    q = example.q[example.index(query_token)][None, :]  # (1, d_k)
+    k = example.k[example.index(key_token)][None, :]  # (1, d_k)
+    return float(apply_rope(q, [m])[0] @ apply_rope(k, [n])[0])
+
+
+@never_raises
+def check_rope_score(answer, example, *, query_token: str, query_position: int,
+                     key_token: str, key_position: int, name: str = "my_score") -> Feedback:
+    """Lesson 12: the RoPE score of one token's query at one position with another's key.
+
+    >>> from qkv_helpers.examples import running_example
+    >>> ex = running_example()
+    >>> args = dict(query_token="cat", query_position=7, key_token="sat", key_position=3)
+    >>> check_rope_score("1.0", ex, **args).ok, check_rope_score(ex.q[1] @ ex.k[2], ex, **args).ok
+    (False, False)
+    """
+    expected = _rope_score(example, query_token, query_position, key_token, key_position)
+    got = _number(answer, name)
+    if isinstance(got, Feedback):
+        return got
+    if _close_number(got, expected, 1e-6):
+        return right(name=name)
+    swapped = _rope_score(example, query_token, key_position, key_token, query_position)
+    if _close_number(got, swapped, 1e-6):
+        return wrong("check_l12_swapped", name=name)
+    if _close_number(got, _rope_score(example, query_token, 0, key_token, 0), 1e-6):
+        return wrong("check_l12_not_rotated", name=name)
+    return wrong("check_wrong_value", name=name, got=_show(got))
+
+
+@never_raises
+def check_same_distance(answer, *, query_position: int, key_position: int,
+                        new_query_position: int, name: str = "my_n") -> Feedback:
+    """Lesson 12: the key position that keeps the same distance as (m, n) with a new m.
+
+    >>> check_same_distance(8, query_position=7, key_position=3, new_query_position=12).ok
+    True
+    >>> check_same_distance(8.0, query_position=7, key_position=3, new_query_position=12).ok
+    False
+    """
+    got = _number(answer, name)
+    if isinstance(got, Feedback):
+        return got
+    if not isinstance(got, int):
+        return wrong("check_l12_whole_position", name=name)
+    if got == new_query_position - (query_position - key_position):
+        return right(name=name)
+    if got == new_query_position + (query_position - key_position):
+        return wrong("check_l12_distance_sign", name=name)
+    return wrong("check_wrong_value", name=name, got=_show(got))
 
 
 # --- lesson 13 ---

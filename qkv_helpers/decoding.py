@@ -43,9 +43,9 @@ import numpy as np
 
 from . import fast
 from ._checks import (
+    float_array,
     float_dtype,
     positive_number,
-    float_array,
     seed_int,
     size_int,
 )

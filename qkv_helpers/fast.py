@@ -242,7 +242,6 @@ import math as _math  # noqa: E402  (this section's own imports)
 from typing import NamedTuple as _NamedTuple  # noqa: E402  (this section's own imports)
 
 import numpy as _np  # noqa: E402  (this section's own imports)
-import numpy as np  # noqa: F401  (doctests use np)
 
 from ._checks import as_float_array as _as_float_array  # noqa: E402  (this section's own imports)
 from ._checks import positive_int as _positive_int  # noqa: E402  (this section's own imports)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import size_int
+from ._checks import positive_int, size_int
 
 __all__ = ["causal_mask", "sliding_window_mask"]
 

@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._checks import float_dtype, float_array
+from ._checks import float_array, float_dtype
 
 __all__ = ["MaxSubtraction", "exp_limit", "exp_underflow_limit", "fill_and_softmax",
            "max_subtraction_steps", "naive_softmax"]
@@ -127,7 +127,7 @@ def fill_and_softmax(scores, mask, fill=-np.inf) -> np.ndarray:
     array([[1. , 0. ],
            [0.5, 0.5]])
     """
-    scores = as_float_array(scores, "scores")
+    scores = float_array(scores, "scores")
     mask = np.asarray(mask)
     if mask.dtype != bool:
         raise TypeError(f"mask must be a boolean array (True = may attend), got dtype {mask.dtype}")

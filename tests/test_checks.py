@@ -8,7 +8,6 @@ with a Feedback in the lesson's language, naming the learner's variable; it neve
 from __future__ import annotations
 
 import inspect
-import math
 import re
 import string
 import warnings
@@ -240,7 +239,6 @@ def test_every_check_keeps_the_contract(name):
 
 def _solutions():
     ex = qk.running_example()
-    tr = qk.translation_example()
     enc = qk.encoder_decoder.encoder_example()
     x_new = np.linspace(-1.0, 1.0, 8)
     p = enc.mha.project(enc.x[:5])
@@ -470,7 +468,8 @@ PAIRS = [("이에요", "예요"), ("이어야", "여야"), ("으로", "로"), ("
          ("이나", "나"), ("이야", "야"), ("은", "는"), ("이", "가"), ("을", "를"), ("과", "와")]
 DIGITS = {"0": "영", "1": "일", "2": "이", "3": "삼", "4": "사", "5": "오", "6": "육",
           "7": "칠", "8": "팔", "9": "구"}
-LETTERS = {"l": "엘", "m": "엠", "n": "엔", "r": "알"}  # the only letters read with a final consonant
+# the only letters read with a final consonant
+LETTERS = {"l": "엘", "m": "엠", "n": "엔", "r": "알"}
 
 
 def final_sound(word: str) -> str:

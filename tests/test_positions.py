@@ -20,7 +20,7 @@ finite = st.floats(-10, 10, allow_nan=False, width=64)
 
 
 def rope_complex(x, pos, base=10000.0):
-    """Reference 1: pair i with i + d/2 as the complex number x_i + j·x_{i+d/2}, times e^{j·m·θ_i}."""
+    """Reference 1: pair i with i + d/2 as a complex number x_i + j·x_{i+d/2}, times e^{j·m·θ_i}."""
     d = x.shape[-1]
     out = np.empty_like(x, dtype=np.float64)
     for row, m in enumerate(pos):

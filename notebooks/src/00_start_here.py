@@ -13,7 +13,7 @@ lesson.md(slide="slide", ko="""
 - 그래프 속 한글이 네모(□)가 아니라 글자로 보이는지 확인해요.
 - 코스 전체에서 쓰는 표기법, 특히 배열의 모양을 `(토큰, d_k)`처럼 적는 방식을 알아요.
 
-**수업 시간**: 약 10분
+**수업 시간**: 약 25분
 """, en="""
 # 00. Start here
 
@@ -25,7 +25,7 @@ This notebook shows you how the course works and checks that everything runs on 
 - Check that the Korean text in plots shows as letters, not as boxes (□).
 - Learn the notation used throughout, in particular array shapes written as `(tokens, d_k)`.
 
-**Class time**: about 10 minutes
+**Class time**: about 25 minutes
 """)
 
 lesson.md(slide="slide", ko="""

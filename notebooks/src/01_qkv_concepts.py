@@ -11,7 +11,7 @@ lesson.md(slide="slide", ko="""
 - Q = X·W_Q, K = X·W_K, V = X·W_V를 모양(shape)까지 적을 수 있어요.
 - 쿼리 단어를 골라 그 단어의 유사도 점수와 어텐션 가중치를 직접 확인해 봐요.
 
-**수업 시간**: 약 25분
+**수업 시간**: 약 40분
 """, en="""
 # 01. Query, key, value: the three roles in attention
 
@@ -21,7 +21,7 @@ lesson.md(slide="slide", ko="""
 - Write Q = X·W_Q, K = X·W_K, V = X·W_V with every shape.
 - Pick a query word and look at its similarity scores and attention weights yourself.
 
-**Class time**: about 25 minutes
+**Class time**: about 40 minutes
 """)
 
 lesson.code(slide="skip", ko="""

@@ -10,7 +10,7 @@ lesson.md(slide="slide", ko="""
 - 내적이 두 벡터의 **방향**(각도)과 **길이**로 정해진다는 걸 그림으로 봐요: q·k = |q|·|k|·cos θ.
 - 예제 문장 전체의 유사도 점수 행렬 Q·Kᵀ를 만들고 읽을 수 있어요.
 
-**수업 시간**: 약 25분
+**수업 시간**: 약 40분
 """, en="""
 # 02. The dot product as similarity
 
@@ -19,7 +19,7 @@ lesson.md(slide="slide", ko="""
 - See in a picture that it depends on the **direction (angle)** and the **length** of the two vectors: q·k = |q|·|k|·cos θ.
 - Build and read the whole sentence's similarity score matrix Q·Kᵀ.
 
-**Class time**: about 25 minutes
+**Class time**: about 40 minutes
 """)
 
 lesson.code(slide="skip", ko="""

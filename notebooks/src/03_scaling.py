@@ -10,7 +10,7 @@ lesson.md(slide="slide", ko="""
 - 스케일링 없이 점수가 커지면 소프트맥스가 한 토큰에 쏠리고(포화), 기울기가 대부분 사라지고 몇몇은 아주 커진다는 걸 확인해요.
 - √d_k로 나누면 분산이 1로 돌아온다는 걸 보고, 스케일링의 진짜 이유를 설명할 수 있어요.
 
-**수업 시간**: 약 30분
+**수업 시간**: 약 35분
 """, en="""
 # 03. Scaling: why divide by √d_k?
 
@@ -19,7 +19,7 @@ lesson.md(slide="slide", ko="""
 - See that, without scaling, large scores make softmax pile onto one token (saturate): most gradients vanish and a few blow up.
 - See that dividing by √d_k brings the variance back to 1, and explain the real reason for scaling.
 
-**Class time**: about 30 minutes
+**Class time**: about 35 minutes
 """)
 
 lesson.code(slide="skip", ko="""

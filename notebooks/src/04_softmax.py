@@ -10,7 +10,7 @@ lesson.md(slide="slide", ko="""
 - **온도** T가 가중치를 뾰족하게, 또는 평평하게 만든다는 걸 슬라이더로 확인해요.
 - 교과서 그대로의 `exp`가 큰 점수에서 넘쳐(overflow) NaN이 되는 걸 보고, 최댓값을 빼는 방법으로 고쳐요.
 
-**수업 시간**: 약 25분
+**수업 시간**: 약 40분
 """, en="""
 # 04. Softmax: from scores to probabilities
 
@@ -19,7 +19,7 @@ lesson.md(slide="slide", ko="""
 - See with a slider how the **temperature** T makes the weights peaked or flat.
 - Watch the textbook `exp` overflow into NaN on large scores, and fix it by subtracting the maximum.
 
-**Class time**: about 25 minutes
+**Class time**: about 40 minutes
 """)
 
 lesson.code(slide="skip", ko="""

@@ -10,7 +10,7 @@ lesson.md(slide="slide", ko="""
 - 모든 토큰을 한 번에 계산하는 행렬 식 softmax(Q·Kᵀ/√d_k)·V를 모양과 함께 적을 수 있어요.
 - 출력의 각 행이 주변 단어를 반영한 **문맥 벡터**라는 걸 실험으로 확인해요.
 
-**수업 시간**: 약 25분
+**수업 시간**: 약 30분
 """, en="""
 # 05. The weighted sum and contextual vectors
 
@@ -19,7 +19,7 @@ lesson.md(slide="slide", ko="""
 - Write the matrix form for all tokens at once, softmax(Q·Kᵀ/√d_k)·V, with shapes.
 - Check by experiment that each output row is a **contextual vector**: it reflects the surrounding words.
 
-**Class time**: about 25 minutes
+**Class time**: about 30 minutes
 """)
 
 lesson.code(slide="skip", ko="""

@@ -11,7 +11,7 @@ lesson.md(slide="slide", ko="""
 - 토큰 순서를 섞으면 출력 행도 똑같이 섞일 뿐이라는 걸 실험으로 보고, 그래서 위치 정보가 필요하다는 걸 이해해요.
 - 헤드 하나의 출력을 직접 계산해 봐요.
 
-**수업 시간**: 약 25분
+**수업 시간**: 약 35분
 """, en="""
 # 06. Encoder self-attention: every token looks at every token
 
@@ -21,7 +21,7 @@ lesson.md(slide="slide", ko="""
 - Show by experiment that shuffling the tokens only shuffles the output rows, and so why positions must be encoded.
 - Compute one head's output yourself.
 
-**Class time**: about 25 minutes
+**Class time**: about 35 minutes
 """)
 
 lesson.code(slide="skip", ko="""

@@ -11,7 +11,7 @@ lesson.md(slide="slide", ko="""
 - 미래 토큰을 바꿔도 앞 위치의 출력이 하나도 안 바뀐다는 걸 실험으로 확인해요.
 - 학습과 프롬프트(프리필)는 모든 위치를 마스크를 씌워 한 번에, 그 뒤의 생성(디코드)은 한 토큰씩 계산하는 이유를 알고, 09강의 KV 캐시로 이어지는 길을 봐요.
 
-**수업 시간**: 약 25분
+**수업 시간**: 약 45분
 """, en="""
 # 07. Decoder masked self-attention: hide the future
 
@@ -21,7 +21,7 @@ lesson.md(slide="slide", ko="""
 - Check by experiment that changing a future token changes no earlier output.
 - Know why training and the prompt (prefill) compute all positions in one masked pass while generation (decode) then goes one token at a time, the road to lesson 09's KV cache.
 
-**Class time**: about 25 minutes
+**Class time**: about 45 minutes
 """)
 
 lesson.code(slide="skip", ko="""

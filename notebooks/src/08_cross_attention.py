@@ -11,7 +11,7 @@ lesson.md(slide="slide", ko="""
 - 정렬(alignment) 그림에서 번역 단어마다 원문의 어느 단어를 보는지 읽어요.
 - 인코더의 K와 V가 디코더의 스텝과 상관없다는 걸 보고, 한 번만 계산하면 된다는 걸 알아요.
 
-**수업 시간**: 약 20분
+**수업 시간**: 약 30분
 """, en="""
 # 08. Cross-attention: the decoder asks the encoder
 
@@ -21,7 +21,7 @@ lesson.md(slide="slide", ko="""
 - Read the alignment picture: which source word each target word looks at.
 - See that the encoder's K and V do not depend on the decoder's step, so they need computing only once.
 
-**Class time**: about 20 minutes
+**Class time**: about 30 minutes
 """)
 
 lesson.code(slide="skip", ko="""

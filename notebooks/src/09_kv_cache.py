@@ -13,7 +13,7 @@ lesson.md(slide="slide", ko="""
 - 캐시의 메모리를 재서 공식 `2 · 레이어 · KV 헤드 · head_dim · 토큰 · 배치 · 값당 바이트`와 맞춰 봐요. 캐시는 스텝 사이에 메모리를 **더 써서** 계산을 아껴요. 스텝 하나가 계산하는 동안 잡는 메모리도 재 봐요.
 - 크로스 어텐션의 K, V는 원문 문장마다 한 번만 계산된다는 걸 확인해요.
 
-**수업 시간**: 약 35분
+**수업 시간**: 약 70분
 """, en="""
 # 09. The KV cache: spend memory to save compute
 
@@ -25,7 +25,7 @@ lesson.md(slide="slide", ko="""
 - Measure the cache's memory against the formula `2 · layers · kv_heads · head_dim · tokens · batch · bytes_per_value`. The cache **costs** memory kept between steps to save compute; measure too what one step allocates while it runs.
 - Confirm that cross-attention's K and V are computed once per source sentence.
 
-**Class time**: about 35 minutes
+**Class time**: about 70 minutes
 """)
 
 lesson.code(slide="skip", ko="""

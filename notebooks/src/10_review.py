@@ -11,7 +11,7 @@ lesson.md(slide="slide", ko="""
 - 퀴즈 10문제로 스스로 확인해요. KV 캐시에 대한 흔한 오해도 들어 있어요.
 - 다음에 공부할 거리를 알아봐요. 11강(학습된 실제 모델), 12강(위치 정보), 13강(큰 규모의 어텐션: MQA와 GQA, FlashAttention의 온라인 소프트맥스, PagedAttention)으로 이어져요.
 
-**수업 시간**: 약 25분
+**수업 시간**: 약 35분
 """, en="""
 # 10. Review: attention in one picture
 
@@ -21,7 +21,7 @@ lesson.md(slide="slide", ko="""
 - Check yourself with a ten-question quiz, including the common misconceptions about the KV cache.
 - Know where to go next: lessons 11 (a real trained model), 12 (positions) and 13 (attention at scale: MQA and GQA, FlashAttention's online softmax, PagedAttention).
 
-**Class time**: about 25 minutes
+**Class time**: about 35 minutes
 """)
 
 lesson.code(slide="skip", ko="""

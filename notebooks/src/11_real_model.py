@@ -14,7 +14,7 @@ lesson.md(slide="slide", ko="""
 - 패딩 마스크와 배치, 토크나이저, 문장 임베딩을 알아봐요.
 - 어텐션 가중치가 곧 "설명"은 아니라는 걸 실험으로 확인해요.
 
-**수업 시간**: 약 40분
+**수업 시간**: 약 50분
 """, en="""
 # 11. Inside a real model: all-MiniLM-L6-v2
 
@@ -27,7 +27,7 @@ Every attention pattern so far came from randomly drawn weight matrices. Now we 
 - Meet padding masks and batching, the tokenizer, and sentence embeddings.
 - Show by experiment that attention weights are not an explanation.
 
-**Class time**: about 40 minutes
+**Class time**: about 50 minutes
 """)
 
 lesson.code(slide="skip", ko="""

@@ -11,7 +11,7 @@ lesson.md(slide="slide", ko="""
 - 11강 모델의 <b>학습된 위치 벡터</b> 512개를 비교하고, 그 한계(513번째 위치는 없어요)를 알아요.
 - <b>회전 위치 임베딩(RoPE)</b>이 쿼리와 키를 위치만큼 회전시키고, 그래서 점수가 상대 위치 m − n에만 달려 있다는 걸 보여요.
 
-**수업 시간**: 약 40분
+**수업 시간**: 약 45분
 """, en="""
 # 12. Where am I? Positions in attention
 
@@ -21,7 +21,7 @@ lesson.md(slide="slide", ko="""
 - Compare the 512 <b>learned position vectors</b> of lesson 11's model, and know their limit (there is no 513th position).
 - Show that <b>rotary position embedding (RoPE)</b> rotates queries and keys by their position, so that a score depends only on the relative position m − n.
 
-**Class time**: about 40 minutes
+**Class time**: about 45 minutes
 """)
 
 lesson.code(slide="skip", ko="""

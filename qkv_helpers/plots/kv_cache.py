@@ -59,7 +59,8 @@ def plot_cache_growth(tokens, measured_bytes, formula_bytes, *, uncached_bytes=N
         ax.plot(tokens, uncached_bytes, "s", color=style.COLORS[1], markersize=3,
                 label=t("p_kv_uncached_kept"))
     if allocated_bytes is not None:
-        _same_length("tokens", tokens, "allocated_bytes", allocated_bytes)
+        allocated_bytes = as_series(allocated_bytes, "allocated_bytes", len(tokens), low=0,
+                                    per="tokens")
         ax.plot(tokens, allocated_bytes, "-", color=style.COLORS[2], linewidth=2,
                 label=t("p_kv_allocated"))
     ax.set_xlabel(t("p_kv_tokens"))
@@ -256,12 +257,13 @@ def plot_step_times(contexts, seconds_cached, seconds_uncached, fitted_cached=No
     >>> len(ax.lines), len(ax.get_legend().get_texts()), ax.get_yscale()
     (4, 3, 'log')
     """
-    contexts = np.asarray(contexts)  # (n,)
-    series = [("seconds_cached", seconds_cached), ("seconds_uncached", seconds_uncached),
-              ("fitted_cached", fitted_cached), ("fitted_uncached", fitted_uncached)]
-    for name, values in series:
-        if values is not None:
-            _same_length("contexts", contexts, name, values)
+    contexts = as_series(contexts, "contexts", positive=True)  # (n,): a log axis
+    series = [(name, None if values is None else
+               as_series(values, name, len(contexts), positive=True, per="contexts"))
+              for name, values in (("seconds_cached", seconds_cached),
+                                   ("seconds_uncached", seconds_uncached),
+                                   ("fitted_cached", fitted_cached),
+                                   ("fitted_uncached", fitted_uncached))]
     ax = new_axes(ax, figsize=(6.4, 3.8))
     for (_, seconds), (_, fitted), color, marker, key in (
             (series[1], series[3], style.COLORS[1], "s-", "p_kv_uncached"),
@@ -275,7 +277,7 @@ def plot_step_times(contexts, seconds_cached, seconds_uncached, fitted_cached=No
     # are both readable, and time ∝ t is a straight line of slope 1.
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
-    ax.set_xticks(contexts, [str(c) for c in contexts])
+    ax.set_xticks(contexts, [f"{c:g}" for c in contexts])
     ax.minorticks_off()
     ax.yaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))  # 0.1, 1, 10
     ax.set_xlabel(t("p_kv_step_axis"))
@@ -304,10 +306,11 @@ def plot_step_memory(contexts, peak_uncached, peak_cached, cache_bytes, *,
     >>> len(ax.lines)
     3
     """
-    contexts = np.asarray(contexts)  # (n,)
-    for name, values in (("peak_uncached", peak_uncached), ("peak_cached", peak_cached),
-                         ("cache_bytes", cache_bytes)):
-        _same_length("contexts", contexts, name, values)
+    contexts = as_series(contexts, "contexts", low=0)  # (n,)
+    peak_uncached, peak_cached, cache_bytes = (
+        as_series(values, name, len(contexts), low=0, per="contexts")
+        for name, values in (("peak_uncached", peak_uncached), ("peak_cached", peak_cached),
+                             ("cache_bytes", cache_bytes)))
     ax = new_axes(ax, figsize=(6.4, 3.8))
     ax.plot(contexts, np.asarray(peak_uncached) / 1e3, "s-", color=style.COLORS[1],
             markersize=5, label=t("p_kv_peak_uncached"))
