@@ -249,10 +249,16 @@ class StepTimeFit(NamedTuple):
     """Seconds per FLOP of the matrix products."""
 
     def seconds(self, steps, flops):
-        """Predicted time of ``steps`` steps doing ``flops`` FLOPs in all."""
+        """Predicted time of ``steps`` steps doing ``flops`` FLOPs in all.
+
+        Either may be one number for every run (``seconds(1, flops_per_step)``: one step).
+        """
         _fit_values(self, "fit")
-        steps = _run_values(steps, "steps")  # (runs,)
-        flops = _run_values(flops, "flops", steps.shape)  # (runs,)
+        steps = _run_values(steps, "steps", ndim=(0, 1))  # (runs,) or one number
+        flops = _run_values(flops, "flops", ndim=(0, 1))  # (runs,) or one number
+        if steps.ndim == flops.ndim == 1 and steps.shape != flops.shape:
+            raise ValueError(f"flops must have one entry per run, as steps has: shape "
+                             f"{steps.shape}; got {flops.shape}")
         return self.overhead * steps + self.seconds_per_flop * flops  # (runs,)
 
 
@@ -265,9 +271,9 @@ def _fit_values(fit, name: str) -> None:
             raise ValueError(f"{name}.{field} must be a finite number >= 0, got {value!r}")
 
 
-def _run_values(x, name: str, shape: tuple | None = None) -> np.ndarray:
+def _run_values(x, name: str, shape: tuple | None = None, ndim=1) -> np.ndarray:
     """Per-run counts ``x`` as a 1-D array of finite numbers >= 0 (of ``shape`` if given)."""
-    arr = real_array(x, name, 1, "(runs,)")
+    arr = real_array(x, name, ndim, "(runs,)")
     if arr.min() < 0:
         raise ValueError(f"{name} must be >= 0, got {arr.min():g}")
     if shape is not None and arr.shape != shape:

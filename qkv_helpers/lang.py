@@ -122,7 +122,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "p_scal_raw": "q·k (raw), variance {var}",
         "p_scal_scaled": "q·k / $\\sqrt{{d_k}}$ (scaled), variance {var}",
         "p_scal_raw_short": "q·k (raw)",
-        "p_scal_scaled_short": "q·k / $\\sqrt{d_k}$ (scaled)",
+        "p_scal_scaled_short": "q·k / $\\sqrt{{d_k}}$ (scaled)",
         "p_scal_line": "variance = d_k",
         "p_scal_count": "count",
         "p_scal_hist_title": "scores of random q, k with d_k = {d_k}",
@@ -133,13 +133,13 @@ STRINGS: dict[str, dict[str, str]] = {
         "p_smax_ylabel": "weight of token 1",
         "p_smax_title": "softmax of two scores at several temperatures",
         # lessons 06-08, 10
-        "plot_pipeline_title": "Attention in one picture: output = $\\mathrm{softmax}(Q K^{T} / \\sqrt{d_k})\\,V$",
+        "plot_pipeline_title": "Attention in one picture: output = $\\mathrm{{softmax}}(Q K^{{T}} / \\sqrt{{d_k}})\\,V$",
         "plot_pipeline_x": "x: embeddings",
         "plot_pipeline_q": "Q = x·W_Q",
         "plot_pipeline_k": "K = x·W_K",
         "plot_pipeline_v": "V = x·W_V",
         "plot_pipeline_scores": "scores Q·Kᵀ",
-        "plot_pipeline_scaled": "scaled ÷ $\\sqrt{d_k}$",
+        "plot_pipeline_scaled": "scaled ÷ $\\sqrt{{d_k}}$",
         "plot_pipeline_weights": "weights = softmax",
         "plot_pipeline_output": "output = weights·V",
         # --- widgets ---
@@ -164,7 +164,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "w_dk_slider": "d_k",
         "w_dk_weights_title": "one query's weights over 8 random keys",
         "w_dk_unscaled": "without scaling",
-        "w_dk_scaled": "with scaling (÷$\\sqrt{d_k}$)",
+        "w_dk_scaled": "with scaling (÷$\\sqrt{{d_k}}$)",
         "w_dk_caption": "d_k = {d_k}: over 200 random queries, the largest weight is on average <b>{max_raw}</b> without scaling and <b>{max_scaled}</b> with it; the size of softmax's gradient is <b>{grad_raw}</b> without and <b>{grad_scaled}</b> with.",
         "w_temp_slider": "temperature T",
         "w_temp_title": "weights of \"{token}\" at T = {t}",
@@ -512,7 +512,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "p_scal_raw": "q·k (스케일링 전), 분산 {var}",
         "p_scal_scaled": "q·k / $\\sqrt{{d_k}}$ (스케일링 후), 분산 {var}",
         "p_scal_raw_short": "q·k (스케일링 전)",
-        "p_scal_scaled_short": "q·k / $\\sqrt{d_k}$ (스케일링 후)",
+        "p_scal_scaled_short": "q·k / $\\sqrt{{d_k}}$ (스케일링 후)",
         "p_scal_line": "분산 = d_k",
         "p_scal_count": "개수",
         "p_scal_hist_title": "d_k = {d_k}인 무작위 q, k의 점수 분포",
@@ -523,13 +523,13 @@ STRINGS: dict[str, dict[str, str]] = {
         "p_smax_ylabel": "토큰 1의 가중치",
         "p_smax_title": "온도별로 본 두 점수의 소프트맥스",
         # lessons 06-08, 10
-        "plot_pipeline_title": "어텐션 한 장 요약: 출력 = $\\mathrm{softmax}(Q K^{T} / \\sqrt{d_k})\\,V$",
+        "plot_pipeline_title": "어텐션 한 장 요약: 출력 = $\\mathrm{{softmax}}(Q K^{{T}} / \\sqrt{{d_k}})\\,V$",
         "plot_pipeline_x": "x: 임베딩",
         "plot_pipeline_q": "Q = x·W_Q",
         "plot_pipeline_k": "K = x·W_K",
         "plot_pipeline_v": "V = x·W_V",
         "plot_pipeline_scores": "점수 Q·Kᵀ",
-        "plot_pipeline_scaled": "스케일링 ÷ $\\sqrt{d_k}$",
+        "plot_pipeline_scaled": "스케일링 ÷ $\\sqrt{{d_k}}$",
         "plot_pipeline_weights": "가중치 = softmax",
         "plot_pipeline_output": "출력 = 가중치·V",
         # --- widgets ---
@@ -554,7 +554,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "w_dk_slider": "d_k",
         "w_dk_weights_title": "쿼리 하나가 무작위 키 8개에 주는 가중치",
         "w_dk_unscaled": "스케일링 없이",
-        "w_dk_scaled": "스케일링 후 (÷$\\sqrt{d_k}$)",
+        "w_dk_scaled": "스케일링 후 (÷$\\sqrt{{d_k}}$)",
         "w_dk_caption": "d_k = {d_k}, 무작위 쿼리 200개의 평균 — 가장 큰 가중치: 스케일링 없이 <b>{max_raw}</b>, 스케일링 후 <b>{max_scaled}</b> · 소프트맥스 기울기의 크기: 스케일링 없이 <b>{grad_raw}</b>, 스케일링 후 <b>{grad_scaled}</b>",
         "w_temp_slider": "온도 T",
         "w_temp_title": "T = {t}일 때 \"{token}\"의 가중치",
@@ -898,4 +898,4 @@ def t(key: str, **values) -> str:
     if missing:
         raise KeyError(f"the text {key!r} needs values for {', '.join(missing)}: "
                          f"t({key!r}, {', '.join(f'{m}=...' for m in missing)})")
-    return text.format(**values) if needed else text
+    return text.format(**values)  # also turns a literal {{ }} (TeX in plot labels) into { }

@@ -139,7 +139,7 @@ def test_widget_check_redraws_when_the_slider_moves(lang):
     assert panel.caption.value != before_caption
     assert panel.live.redraws == 2
     ex = qk.running_example()
-    expected = qk.softmax(3.0 * (ex.q @ ex.k.T)[1])
+    expected = qk.softmax(3.0 * (ex.q @ ex.k.T)[1] / np.sqrt(ex.q.shape[-1]))  # scaled scores
     np.testing.assert_allclose(panel.state["weights"], expected)
     assert repr(panel) == "<Panel: widget_check>"
 

@@ -17,13 +17,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
+from test_checks_lazy import all_exercises, lesson_run  # noqa: E402
 
 import qkv_helpers as qk
 from qkv_helpers import checks, lang
 from qkv_helpers.checks import Feedback
 from qkv_helpers.quiz import QUESTIONS, grade, quiz_widget
-
-from test_checks_lazy import all_exercises, lesson_run  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
