@@ -456,7 +456,7 @@ def test_quiz_states_the_kv_cache_memory_precisely():
     why = QUESTIONS[6].why
     assert "peak" in why and "trades memory for compute" in why
     assert "layers · kv_heads · head_dim · tokens · batch" in why
-    everything = " ".join(lang.t(k) for k in lang.STRINGS["en"] if k.startswith("quiz_"))
+    everything = " ".join(v for k, v in lang.STRINGS["en"].items() if k.startswith("quiz_"))
     assert "does not save memory" not in everything and "does not reduce memory" not in everything
 
 
