@@ -1295,6 +1295,7 @@ def _l13_integer(answer):
     return int(value)
 
 
+@never_raises
 def check_gqa_kv_head(answer, *, n_q_heads: int, n_kv_heads: int, query_head: int,
                       name: str = "my_kv_head") -> Feedback:
     """Lesson 13: which K/V head a query head uses in grouped-query attention.
@@ -1328,6 +1329,42 @@ def check_gqa_kv_head(answer, *, n_q_heads: int, n_kv_heads: int, query_head: in
     return wrong("check_l13_kv_head_wrong", name=name, got=got, group=group)
 
 
+@never_raises
+def check_gqa_group(answer, *, n_q_heads: int, n_kv_heads: int, kv_head: int,
+                    name: str = "my_heads") -> Feedback:
+    """Lesson 13: which query heads share one K/V head in grouped-query attention.
+
+    The expected heads are measured with :func:`~qkv_helpers.grouped_query_attention`
+    (:func:`_l13_used_kv_head` for every query head); any order is accepted.
+
+    >>> from qkv_helpers.lang import set_language
+    >>> set_language("en")
+    >>> check_gqa_group([40, 41, 42, 43, 44, 45, 46, 47], n_q_heads=64, n_kv_heads=8, kv_head=5).ok
+    True
+    >>> check_gqa_group(list(range(5, 64, 8)), n_q_heads=64, n_kv_heads=8, kv_head=5).ok
+    False
+    """
+    if not_answered(answer):
+        return unanswered()
+    if isinstance(answer, (str, bytes)) or not isinstance(answer, (list, tuple, np.ndarray)):
+        return wrong("check_rows_not_ints", name=name)
+    items = list(np.asarray(answer).ravel()) if isinstance(answer, np.ndarray) else list(answer)
+    if not all(isinstance(i, (int, np.integer)) and not isinstance(i, (bool, np.bool_))
+               for i in items):
+        return wrong("check_rows_not_ints", name=name)
+    got = sorted(int(i) for i in items)
+    expected = [h for h in range(n_q_heads)
+                if _l13_used_kv_head(n_q_heads, n_kv_heads, h) == kv_head]
+    if got == expected:
+        return right("check_l13_group_right", name=name, kv_head=kv_head, first=expected[0],
+                     last=expected[-1])
+    if got == [h for h in range(n_q_heads) if h % n_kv_heads == kv_head]:
+        return wrong("check_l13_group_interleaved", name=name, group=len(expected))
+    if len(got) != len(expected):
+        return wrong("check_l13_group_size", name=name, count=len(got), group=len(expected))
+    return wrong("check_l13_group_wrong", name=name, group=len(expected))
+
+
 def _l13_used_kv_head(n_q_heads: int, n_kv_heads: int, query_head: int) -> int:
     """The K/V head whose attention gives query head ``query_head``'s output, measured."""
     from .attention import scaled_dot_product_attention
@@ -1343,6 +1380,7 @@ def _l13_used_kv_head(n_q_heads: int, n_kv_heads: int, query_head: int) -> int:
     raise AssertionError("no K/V head gives this query head's output")  # pragma: no cover
 
 
+@never_raises
 def check_merged_halves(answer, scores, v, name: str = "my_output") -> Feedback:
     """Lesson 13: one query's output from two halves of its keys, merged by rescaling.
 

@@ -464,6 +464,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "check_l13_merge_average": "{name} is the average of the two halves' outputs. A half with more weight (a larger sum of exps) must count more: rescale o and l by exp(m − m_new) and divide the summed o by the summed l.",
         "check_l13_merge_no_rescale": "{name} adds o and l without rescaling: each half's numbers are measured against its own maximum. Multiply each by exp(m_half − m) with m the larger maximum first.",
         "check_l13_merge_wrong": "{name} is not right yet: you have {got}, but softmax over all the keys times V is {needed}.",
+        "check_l13_group_right": "Right! {name} is correct: query heads {first} to {last} share K/V head {kv_head}.",
+        "check_l13_group_interleaved": "{name} takes every n_kv_heads-th query head (interleaved). Here a group is {group} neighbouring query heads: head h uses K/V head h // {group}.",
+        "check_l13_group_size": "{name} has {count} query heads, but each K/V head is shared by n_q_heads // n_kv_heads = {group}.",
+        "check_l13_group_wrong": "{name} is not that group yet. A group is {group} neighbouring query heads: head h uses K/V head h // {group}.",
         # --- issue 12 (h12b): lesson 09 measured memory and step times, plots, slides ---
         "p_kv_allocated": "reserved up front (KVCache.allocated_nbytes)",
         "p_kv_step_ms": "time of one step (ms)",
@@ -854,6 +858,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "check_l13_merge_average": "{name}: 두 절반의 출력을 그냥 평균 낸 값이에요. 가중치가 더 큰(지수 합이 더 큰) 쪽이 더 많이 반영돼야 해요. o와 l에 exp(m − m_new)를 곱해 맞춘 다음, 합친 o를 합친 l로 나눠 보세요.",
         "check_l13_merge_no_rescale": "{name}: o와 l을 그대로 더했어요. 각 절반의 값은 자기 최댓값을 기준으로 잰 거예요. 먼저 더 큰 최댓값 m에 맞춰 각각 exp(m_절반 − m)을 곱해 주세요.",
         "check_l13_merge_wrong": "{name}: 아직 달라요. 지금 값: {got}, 모든 키에 대한 softmax·V: {needed}",
+        "check_l13_group_right": "맞았어요! {name} 값이 정확해요. 쿼리 헤드 {first}~{last}가 KV 헤드 {kv_head}를 나눠 써요.",
+        "check_l13_group_interleaved": "{name}: n_kv_heads개씩 건너뛴 쿼리 헤드(번갈아 나누기)예요. 여기서는 이웃한 쿼리 헤드 {group}개가 한 그룹이에요. 헤드 h는 KV 헤드 h // {group}를 써요.",
+        "check_l13_group_size": "{name}: 쿼리 헤드 {count}개예요. KV 헤드 하나를 나눠 쓰는 쿼리 헤드는 n_q_heads // n_kv_heads = {group}개예요.",
+        "check_l13_group_wrong": "{name}: 아직 그 그룹이 아니에요. 이웃한 쿼리 헤드 {group}개가 한 그룹이고, 헤드 h는 KV 헤드 h // {group}를 써요.",
         # --- issue 12 (h12b): lesson 09 measured memory and step times, plots, slides ---
         "p_kv_allocated": "미리 잡아 둔 크기 (KVCache.allocated_nbytes)",
         "p_kv_step_ms": "스텝 하나의 시간 (ms)",

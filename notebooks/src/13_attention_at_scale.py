@@ -292,14 +292,14 @@ m = max(first.m, second.m)                      # 새 기준
 w1 = first.l * np.exp(first.m - m)              # 새 기준으로 맞춘 각 절반의 지수 합
 w2 = second.l * np.exp(second.m - m)
 my_output = (w1 * first.output + w2 * second.output) / (w1 + w2)
-qk.checks.check_merged_halves(my_output, s, v8)
+qk.checks.check_merged_halves(my_output, s, v8).as_solution()
 """, en="""
 # 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
 m = max(first.m, second.m)                      # the new footing
 w1 = first.l * np.exp(first.m - m)              # each half's sum of exps, rescaled to it
 w2 = second.l * np.exp(second.m - m)
 my_output = (w1 * first.output + w2 * second.output) / (w1 + w2)
-qk.checks.check_merged_halves(my_output, s, v8)
+qk.checks.check_merged_halves(my_output, s, v8).as_solution()
 """)
 
 lesson.md(slide="slide", ko="""
@@ -379,29 +379,33 @@ print(np.allclose(qk.grouped_query_attention(q8, merged_k, merged_v).output, mul
 """)
 
 lesson.md(slide="slide", ko="""
-## 직접 해보기: 어느 KV 헤드를 쓸까요?
+## 직접 해보기: 어느 쿼리 헤드들이 KV 헤드 하나를 나눠 쓸까요?
 
-쿼리 헤드 32개와 KV 헤드 8개인 모델(Llama 3 8B가 이래요)에서 쿼리 헤드 **13**은 몇 번 KV 헤드를 쓸까요? 먼저 예측해서 `my_kv_head`에 적고 실행해 보세요. 확인은 `qk.grouped_query_attention`의 출력으로 해요.
+쿼리 헤드 64개와 KV 헤드 8개인 모델(Llama 2 70B가 이래요)에서 **KV 헤드 5**를 나눠 쓰는 쿼리 헤드는 어느 것들일까요? 먼저 예측해서 번호(0부터)를 리스트로 `my_heads`에 적고 실행해 보세요. 확인은 `qk.grouped_query_attention`의 출력으로 해요.
 """, en="""
-In a model with 32 query heads and 8 K/V heads (Llama 3 8B is built this way), which K/V head does query head **13** use? Predict first, write it in `my_kv_head` and run. The check compares with `qk.grouped_query_attention`'s output.
+## Try it: which query heads share one K/V head?
+
+In a model with 64 query heads and 8 K/V heads (Llama 2 70B is built this way), which query heads share **K/V head 5**? Predict first, write their numbers (from 0) as a list in `my_heads` and run. The check compares with `qk.grouped_query_attention`'s output.
 """)
 
 lesson.code(exercise=True, ko="""
-my_kv_head = ...   # KV 헤드 번호 (0부터)
-qk.checks.check_gqa_kv_head(my_kv_head, n_q_heads=32, n_kv_heads=8, query_head=13)
+my_heads = ...   # 쿼리 헤드 번호의 리스트 (0부터)
+qk.checks.check_gqa_group(my_heads, n_q_heads=64, n_kv_heads=8, kv_head=5)
 """, en="""
-my_kv_head = ...   # a K/V head number (from 0)
-qk.checks.check_gqa_kv_head(my_kv_head, n_q_heads=32, n_kv_heads=8, query_head=13)
+my_heads = ...   # a list of query head numbers (from 0)
+qk.checks.check_gqa_group(my_heads, n_q_heads=64, n_kv_heads=8, kv_head=5)
 """)
 
 lesson.code(solution=True, ko="""
 # 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
-my_kv_head = 13 // (32 // 8)   # 그룹 크기 4: 쿼리 헤드 12–15가 KV 헤드 3을 나눠 써요
-qk.checks.check_gqa_kv_head(my_kv_head, n_q_heads=32, n_kv_heads=8, query_head=13)
+group = 64 // 8                                   # 그룹 크기 8: 이웃한 쿼리 헤드 8개가 한 그룹
+my_heads = list(range(5 * group, 6 * group))      # 쿼리 헤드 h는 KV 헤드 h // 8을 써요
+qk.checks.check_gqa_group(my_heads, n_q_heads=64, n_kv_heads=8, kv_head=5).as_solution()
 """, en="""
 # 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
-my_kv_head = 13 // (32 // 8)   # groups of 4: query heads 12-15 share K/V head 3
-qk.checks.check_gqa_kv_head(my_kv_head, n_q_heads=32, n_kv_heads=8, query_head=13)
+group = 64 // 8                                   # groups of 8 neighbouring query heads
+my_heads = list(range(5 * group, 6 * group))      # query head h uses K/V head h // 8
+qk.checks.check_gqa_group(my_heads, n_q_heads=64, n_kv_heads=8, kv_head=5).as_solution()
 """)
 
 lesson.md(slide="slide", ko="""
