@@ -20,7 +20,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._checks import as_float_array, positive_int, positive_number
+from ._checks import as_float_array, float_array, instance_of, integer, positive_int, positive_number
 from .decoding import sinusoidal_positions
 
 __all__ = [
@@ -38,11 +38,18 @@ __all__ = [
 
 def _positions(positions, n: int | None, name: str = "positions") -> np.ndarray:
     """``positions`` as an int64 array of non-negative integers (``0..n-1`` when None)."""
-    if positions is None:
+    if positions is None and n is not None:
         return np.arange(n)
+    if positions is None or isinstance(positions, (str, bytes)):
+        raise TypeError(f"{name} must be a 1-D sequence of integer positions, got "
+                        f"{type(positions).__name__} {positions!r}")
     if isinstance(positions, numbers.Integral) and not isinstance(positions, bool):
         positions = [positions]
-    arr = np.asarray(positions)
+    try:
+        arr = np.asarray(positions)
+    except ValueError:  # ragged nested lists
+        raise TypeError(f"{name} must be a 1-D sequence of integer positions, got rows of "
+                        "different lengths") from None
     if arr.dtype.kind == "b" or arr.dtype.kind not in "iuf" or arr.ndim != 1:
         raise TypeError(f"{name} must be a 1-D sequence of integer positions, got "
                         f"{np.asarray(positions).dtype} of shape {arr.shape}")
@@ -147,8 +154,9 @@ def rope_rotation_matrix(position: int, d: int, base: float = 10000.0) -> np.nda
     array([[ 0.54 ,  0.841],
            [-0.841,  0.54 ]])
     """
+    position = integer(position, "position", low=0)
     d = _even_dim(d, "d")
-    (angles,) = rope_angles(_positions(position, 1, "position"), d, base)  # (d/2,)
+    (angles,) = rope_angles([position], d, base)  # (d/2,)
     half = d // 2
     r = np.zeros((d, d))  # (d, d)
     i = np.arange(half)
@@ -217,7 +225,7 @@ def cosine_similarity_matrix(vectors) -> np.ndarray:
     array([[1.   , 0.707],
            [0.707, 1.   ]])
     """
-    v = as_float_array(vectors, "vectors", min_ndim=2)
+    v = float_array(vectors, "vectors", min_ndim=2)
     if v.ndim != 2:
         raise ValueError(f"vectors must have shape (n, d), got {v.shape}")
     norms = np.linalg.norm(v, axis=1, keepdims=True)  # (n, 1)
@@ -269,11 +277,14 @@ def causal_permutation_check(mha, x, order) -> OrderCheck:
     >>> check.encoder_difference < 1e-12, check.causal_difference > 0.01
     (True, True)
     """
+    from .attention import MultiHeadAttention
     from .masks import causal_mask
 
+    instance_of(mha, "mha", MultiHeadAttention, "e.g. encoder_example().mha")
     x = as_float_array(x, "x", min_ndim=2)
-    if x.ndim != 2:
-        raise ValueError(f"x must have shape (tokens, d_model), got {x.shape}")
+    if x.ndim != 2 or x.shape[1] != mha.d_model:
+        raise ValueError(f"x must have shape (tokens, d_model) = (tokens, {mha.d_model}) for "
+                         f"this mha, got {x.shape}")
     n = x.shape[0]
     order = np.asarray(order)
     if order.dtype.kind not in "iu" or order.shape != (n,) or sorted(order.tolist()) != list(
