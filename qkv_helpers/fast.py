@@ -243,14 +243,13 @@ from typing import NamedTuple as _NamedTuple  # noqa: E402  (this section's own 
 
 import numpy as _np  # noqa: E402  (this section's own imports)
 
-from ._checks import as_float_array as _as_float_array  # noqa: E402  (this section's own imports)
-from ._checks import positive_int as _positive_int  # noqa: E402  (this section's own imports)
-from ._checks import positive_number as _positive_number  # noqa: E402  (this section's own imports)
 from ._checks import flag as _flag  # noqa: E402  (this section's own imports)
 from ._checks import float_array as _float_array  # noqa: E402  (this section's own imports)
 from ._checks import float_dtype as _float_dtype  # noqa: E402  (this section's own imports)
 from ._checks import instance_of as _instance_of  # noqa: E402  (this section's own imports)
 from ._checks import integer as _integer  # noqa: E402  (this section's own imports)
+from ._checks import positive_int as _positive_int  # noqa: E402  (this section's own imports)
+from ._checks import positive_number as _positive_number  # noqa: E402  (this section's own imports)
 
 
 class OnlineSoftmaxState(_NamedTuple):

@@ -391,7 +391,8 @@ def step_memory(model: TinyTransformer, contexts, seed: int = 0) -> StepMemory:
     """
     instance_of(model, "model", TinyTransformer, "e.g. lesson_model()")
     contexts = int_sequence(contexts, "contexts", low=2)  # (n,): a prefill, then a cached step
-    ids = np.random.default_rng(seed_value(seed)).integers(model.vocab_size, size=int(contexts.max()))
+    rng = np.random.default_rng(seed_value(seed))
+    ids = rng.integers(model.vocab_size, size=int(contexts.max()))
     peak_uncached, peak_cached, kept = [], [], []
     for t in contexts:
         prompt = ids[:t].tolist()
@@ -479,7 +480,8 @@ def measure_step_times(model: TinyTransformer, contexts, repeats: int = 5,
     instance_of(model, "model", TinyTransformer, "e.g. timing_model()")
     contexts = int_sequence(contexts, "contexts", low=2, min_len=2)  # (n,): two to fit a line
     repeats = positive_int(repeats, "repeats")
-    ids = np.random.default_rng(seed_value(seed)).integers(model.vocab_size, size=int(contexts.max()))
+    rng = np.random.default_rng(seed_value(seed))
+    ids = rng.integers(model.vocab_size, size=int(contexts.max()))
     ids = ids.tolist()
 
     def uncached(t):

@@ -20,7 +20,14 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._checks import as_float_array, float_array, instance_of, integer, positive_int, positive_number
+from ._checks import (
+    as_float_array,
+    float_array,
+    instance_of,
+    integer,
+    positive_int,
+    positive_number,
+)
 from .decoding import sinusoidal_positions
 
 __all__ = [

@@ -460,7 +460,7 @@ def classify_heads(scores: dict[str, np.ndarray], threshold: float = 0.5) -> np.
     >>> classify_heads(scores).tolist()
     [['previous', 'broad']]
     """
-    scores = _check_scores(scores)
+    scores = check_head_scores(scores)
     threshold = real_number(threshold, "threshold", 0.0, 1.0)
     pointing = [p for p in HEAD_PATTERNS if p != "broad"]
     stacked = np.stack([scores[p] for p in pointing])  # (5, layers, heads)
@@ -478,7 +478,7 @@ def strongest_heads(scores: dict[str, np.ndarray]) -> list[tuple[str, int, int, 
     >>> strongest_heads(scores)[1]
     ('next', 1, 2, 0.7)
     """
-    scores = _check_scores(scores)
+    scores = check_head_scores(scores)
     found = []
     for pattern in HEAD_PATTERNS:
         layer, head = np.unravel_index(np.argmax(scores[pattern]), scores[pattern].shape)
@@ -487,7 +487,7 @@ def strongest_heads(scores: dict[str, np.ndarray]) -> list[tuple[str, int, int, 
     return found
 
 
-def _check_scores(scores, name: str = "scores") -> dict[str, np.ndarray]:
+def check_head_scores(scores, name: str = "scores") -> dict[str, np.ndarray]:
     """``scores`` as :func:`head_scores` makes it: one (layers, heads) array per pattern,
     every value a finite number in [0, 1]."""
     if not isinstance(scores, dict):

@@ -434,8 +434,16 @@ def cases_lessons_11_13() -> list[Case]:
 
     matplotlib.use("Agg")
     import qkv_helpers as qk
-    from qkv_helpers import at_scale, fast, grouped_query, kv_experiments, plots, positions
-    from qkv_helpers import pretrained, widgets
+    from qkv_helpers import (
+        at_scale,
+        fast,
+        grouped_query,
+        kv_experiments,
+        plots,
+        positions,
+        pretrained,
+        widgets,
+    )
     from qkv_helpers.encoder_decoder import encoder_example
     from qkv_helpers.masks import sliding_window_mask
     from qkv_helpers.paged_kv_cache import PagedKVCache
@@ -774,7 +782,7 @@ def cases_lessons_11_13() -> list[Case]:
     add_all("widgets.paged_cache_view", widgets.paged_cache_view, {},
             {"n_blocks": BAD_INTS + [("2 (too few)", 2)], "block_size": BAD_INTS,
              "n_sequences": BAD_INTS, "max_len": BAD_INTS + [("1", 1)], "seed": BAD_SEEDS,
-             "time": [("-1", -1), ("1.5", 1.5), ("True", True), ("None", None),
+             "time": [("-1", -1), ("1.5", 1.5), ("True", True), ("'3'", "3"),
                       ("999", 999)]})
     return out
 
