@@ -109,7 +109,7 @@ def real_array(x, name: str, ndim: int | tuple[int, ...], shape: str, *, allow_e
     if arr.dtype == object:
         try:
             arr = arr.astype(np.float64)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):  # OverflowError: an int beyond 1e308
             raise TypeError(f"{name} must hold real numbers, shape {shape}; got entries "
                             f"that are not numbers (e.g. {_describe(arr.flat[0])})"
                             if arr.size else f"{name} must hold real numbers") from None

@@ -299,7 +299,12 @@ def online_softmax_update(state: OnlineSoftmaxState, scores, v_block) -> OnlineS
     np.float64(28.018)
     """
     m, l, o, scores, v_block = _check_online_inputs(state, scores, v_block)  # noqa: E741
-    return _online_softmax_update(OnlineSoftmaxState(m, l, o), scores, v_block)
+    with _np.errstate(over="ignore"):  # reported just below
+        new = _online_softmax_update(OnlineSoftmaxState(m, l, o), scores, v_block)
+    if not (_np.isfinite(new.l).all() and _np.isfinite(new.o).all()):
+        raise ValueError("the running sums overflowed: scores and v_block hold numbers too "
+                         f"large for dtype {new.o.dtype}; scale them down")
+    return new
 
 
 def _online_softmax_update(state: OnlineSoftmaxState, scores, v_block) -> OnlineSoftmaxState:
@@ -460,7 +465,7 @@ def tiled_attention_with_work(q, k, v, mask=None, block_size: int = 64, scale=No
                 s = q_block @ k_t[..., cols]  # (..., bq, bk): this tile's scores
             if not _np.isfinite(s).all():
                 raise ValueError(
-                    "the scores overflowed to infinity or became NaN: the inputs are too "
+                    "the scores overflowed to infinity: q, k and scale give scores too "
                     f"large for dtype {dtype} (tile of queries {q_start}.., keys {k_start}..)"
                 )
             if visible is not None and not visible.all():

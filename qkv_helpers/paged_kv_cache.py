@@ -158,7 +158,12 @@ class PagedKVCache:
                 f"{name} must have shape (n_heads, new_tokens, head_dim) = "
                 f"({self.n_heads}, new_tokens, {self.head_dim}), got {arr.shape}"
             )
-        return arr.astype(self.dtype, copy=False)
+        with np.errstate(over="ignore"):  # reported just below
+            stored = arr.astype(self.dtype, copy=False)
+        if not np.isfinite(stored).all():
+            raise ValueError(f"{name} holds numbers too large for this cache's dtype "
+                             f"{self.dtype} (up to {np.abs(arr).max():g})")
+        return stored
 
     def _gather(self, pool: np.ndarray, seq_id: int) -> np.ndarray:
         seq = self._check_id(seq_id)

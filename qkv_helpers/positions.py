@@ -25,8 +25,8 @@ from ._checks import (
     float_array,
     instance_of,
     integer,
-    positive_int,
     positive_number,
+    size_int,
 )
 from .decoding import sinusoidal_positions
 
@@ -41,6 +41,10 @@ __all__ = [
     "sinusoidal_positions",
     "sinusoidal_shift_matrix",
 ]
+
+
+#: The largest position accepted: whole numbers up to 2⁵³ are exact in float64.
+MAX_POSITION = 2**53
 
 
 def _positions(positions, n: int | None, name: str = "positions") -> np.ndarray:
@@ -63,6 +67,8 @@ def _positions(positions, n: int | None, name: str = "positions") -> np.ndarray:
     if arr.dtype.kind == "f":
         if not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr)):
             raise TypeError(f"{name} must hold whole numbers, got {arr.tolist()}")
+        if np.any(np.abs(arr) > MAX_POSITION):
+            raise ValueError(f"{name} must be at most {MAX_POSITION}, got {arr.tolist()}")
         arr = arr.astype(np.int64)
     if np.any(arr < 0):
         raise ValueError(f"{name} must be >= 0, got {arr.tolist()}")
@@ -73,7 +79,7 @@ def _positions(positions, n: int | None, name: str = "positions") -> np.ndarray:
 
 
 def _even_dim(d, name: str) -> int:
-    d = positive_int(d, name)
+    d = size_int(d, name, 2**14, "a size of vectors or of a (d, d) matrix")
     if d % 2:
         raise ValueError(f"{name} must be even (RoPE rotates pairs of dimensions), got {d}")
     return d
@@ -161,7 +167,7 @@ def rope_rotation_matrix(position: int, d: int, base: float = 10000.0) -> np.nda
     array([[ 0.54 ,  0.841],
            [-0.841,  0.54 ]])
     """
-    position = integer(position, "position", low=0)
+    position = integer(position, "position", 0, MAX_POSITION)
     d = _even_dim(d, "d")
     (angles,) = rope_angles([position], d, base)  # (d/2,)
     half = d // 2
@@ -235,11 +241,12 @@ def cosine_similarity_matrix(vectors) -> np.ndarray:
     v = float_array(vectors, "vectors", min_ndim=2)
     if v.ndim != 2:
         raise ValueError(f"vectors must have shape (n, d), got {v.shape}")
-    norms = np.linalg.norm(v, axis=1, keepdims=True)  # (n, 1)
-    if np.any(norms == 0):
-        row = int(np.argmax(norms[:, 0] == 0))
+    largest = np.abs(v).max(axis=1, keepdims=True)  # (n, 1)
+    if np.any(largest == 0):
+        row = int(np.argmax(largest[:, 0] == 0))
         raise ValueError(f"vectors row {row} is all zeros: its cosine is undefined")
-    unit = v / norms  # (n, d)
+    v = v / largest  # (n, d): each row scaled to at most 1, so that norms neither overflow
+    unit = v / np.linalg.norm(v, axis=1, keepdims=True)  # (n, d)  nor underflow
     return unit @ unit.T  # (n, n)
 
 
