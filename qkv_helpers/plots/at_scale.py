@@ -35,7 +35,10 @@ def _plain_log_ticks(ax: Axes, x: bool = True, y: bool = True) -> None:
 
 def _positive_1d(values, name: str, n: int | None = None) -> np.ndarray:
     """``values`` as 1-D finite numbers > 0 (a log axis), ``n`` of them if given."""
-    return as_series(values, name, n, positive=True, per="lengths")
+    arr = as_series(values, name, positive=True)  # (points,)
+    if n is not None and arr.size != n:
+        raise ValueError(f"{name} must have one entry per length ({n}), got {arr.size}")
+    return arr
 
 
 def plot_cost_loglog(lengths, series: dict, *, ylabel: str, ax: Axes | None = None,
