@@ -448,8 +448,13 @@ def tiled_attention_with_work(q, k, v, mask=None, block_size: int = 64, scale=No
         mask = _np.broadcast_to(mask, (*mask.shape[:-2], n_q, n_k))  # (..., n_q, n_k)
     scale = 1.0 / _math.sqrt(d_k) if scale is None else _positive_number(scale, "scale")
 
+    with _np.errstate(over="ignore"):  # reported just below
+        q_scaled = q * dtype.type(scale)  # (..., n_q, d_k)
+    if not _np.isfinite(q_scaled).all():
+        raise ValueError(f"q · scale overflows dtype {dtype} (scale = {scale:g}, q up to "
+                         f"{_np.abs(q).max():g}): scale down q or scale")
+
     output = _np.empty((*batch, n_q, d_v), dtype)  # (..., n_q, d_v)
-    q_scaled = q * dtype.type(scale)  # (..., n_q, d_k)
     k_t = k.swapaxes(-1, -2)  # (..., d_k, n_k), a view
     tiles = scores = 0
     for q_start in range(0, n_q, block_size):

@@ -615,7 +615,8 @@ def test_grouped_query_attention(name, value):
 @given(case=attention_args(), block_size=st.one_of(st.integers(1, 6), SIZES))
 def test_tiled_attention(case, block_size):
     name, args = case
-    if not (type(block_size) is int and block_size >= 1):
+    if isinstance(block_size, bool) or not isinstance(block_size, (int, np.integer)) \
+            or block_size < 1:
         clear_or_right(lambda: fast.tiled_attention(**valid_args(args), block_size=block_size),
                        "block_size", lambda _: pytest.fail("a bad block_size was accepted"))
         return

@@ -53,7 +53,7 @@ def plot_position_similarity(similarity, *, ax: Axes | None = None,
     values = _finite(as_matrix(similarity, "similarity"), "similarity")
     if values.shape[0] != values.shape[1]:
         raise ValueError(f"similarity must be square (n, n), got shape {values.shape}")
-    if np.abs(values).max() > 1 + 1e-9:
+    if np.abs(values).max() > 1 + 1e-3:  # float32 rounding may pass 1 a little
         raise ValueError(f"similarity must hold cosine similarities, in [-1, 1]; got values "
                          f"from {values.min():g} to {values.max():g}")
     ax = new_axes(ax, figsize=(5.2, 4.4))
