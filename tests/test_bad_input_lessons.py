@@ -2,7 +2,7 @@
 
 Two kinds of test:
 
-- the battery of tools/bad_inputs_lessons.py (1400+ hand-picked bad inputs, one argument
+- the battery of tools/bad_inputs_lessons.py (3000+ hand-picked bad inputs, one argument
   at a time), each of which must end in a ValueError or TypeError raised by qkv_helpers
   whose message names the argument (KeyError for a text key), or in a result checked right;
 - hypothesis property tests that throw arrays of every dtype (float16/32/64, int, bool,

@@ -8,7 +8,10 @@ Run it to see how each public entry point answers input it should refuse::
 Covered: ``similarity``, ``scaling``, ``weighted_sum``, ``examples``, ``pipeline``,
 ``encoder_decoder``, ``kv_math``, ``lang`` (``set_language``, ``t``, ``setup``),
 ``kv_experiments.to_words``, every plot in ``qkv_helpers.plots`` and every widget in
-``qkv_helpers.widgets``. (Attention, masks, the KV cache and the decoder have their own.)
+``qkv_helpers.widgets``; and (:func:`cases_lessons_11_13`) ``positions``, ``grouped_query``,
+``masks.sliding_window_mask``, ``PagedKVCache``, ``fast``'s tiled attention and online
+softmax, ``at_scale``, ``pretrained`` and lesson 09's measurements in ``kv_experiments``.
+(Attention, masks, the KV cache and the decoder have their own, tests/test_bad_inputs_core.py.)
 
 Each case calls one entry point with one argument replaced by a bad value and is classed:
 
