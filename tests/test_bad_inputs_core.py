@@ -2,8 +2,9 @@
 
 For every public entry point of attention.py, masks.py, numerics.py, kv_cache.py,
 decoding.py and fast.py (and, at the end, lessons 11-13's positions, grouped-query and tiled
-attention, the online softmax, the paged cache, erf and gelu), one argument at a time is replaced by anything hypothesis can
-draw: arrays of every dtype (float16/32/64, integers, bool, complex, object, strings),
+attention, the online softmax, the paged cache, erf and gelu), one argument at a time is
+replaced by anything hypothesis can draw: arrays of every dtype (float16/32/64, integers,
+bool, complex, object, strings),
 every kind of shape (empty, 0-d, 1-d, batched), special values (NaN, ±inf, 1e308,
 subnormals) and plain Python objects. The property: the call either
 
