@@ -1295,6 +1295,7 @@ def _l13_integer(answer):
     return int(value)
 
 
+@never_raises
 def check_gqa_kv_head(answer, *, n_q_heads: int, n_kv_heads: int, query_head: int,
                       name: str = "my_kv_head") -> Feedback:
     """Lesson 13: which K/V head a query head uses in grouped-query attention.
@@ -1343,6 +1344,7 @@ def _l13_used_kv_head(n_q_heads: int, n_kv_heads: int, query_head: int) -> int:
     raise AssertionError("no K/V head gives this query head's output")  # pragma: no cover
 
 
+@never_raises
 def check_merged_halves(answer, scores, v, name: str = "my_output") -> Feedback:
     """Lesson 13: one query's output from two halves of its keys, merged by rescaling.
 
