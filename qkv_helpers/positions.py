@@ -67,11 +67,14 @@ def _positions(positions, n: int | None, name: str = "positions") -> np.ndarray:
     if arr.dtype.kind == "f":
         if not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr)):
             raise TypeError(f"{name} must hold whole numbers, got {arr.tolist()}")
+        arr = arr.astype(np.float64)  # (float16 cannot even hold MAX_POSITION)
         if np.any(np.abs(arr) > MAX_POSITION):
             raise ValueError(f"{name} must be at most {MAX_POSITION}, got {arr.tolist()}")
         arr = arr.astype(np.int64)
     if np.any(arr < 0):
         raise ValueError(f"{name} must be >= 0, got {arr.tolist()}")
+    if np.any(arr > MAX_POSITION):  # beyond it, m · θ in float64 is no longer exact
+        raise ValueError(f"{name} must be at most {MAX_POSITION}, got {arr.tolist()}")
     if n is not None and arr.shape[0] != n:
         raise ValueError(f"{name} has {arr.shape[0]} entries but x has n = {n} tokens "
                          "(one position per token, x of shape (..., n, d))")
