@@ -18,7 +18,11 @@ def as_float_array(x, name: str, min_ndim: int = 1) -> np.ndarray:
     Raises TypeError for non-numeric input, ValueError for too few dimensions or
     for NaN or infinity.
     """
-    arr = np.asarray(x)
+    try:
+        arr = np.asarray(x)
+    except ValueError:  # ragged nested lists
+        raise TypeError(f"{name} must be a rectangular array of real numbers; got rows of "
+                        f"different lengths") from None
     if arr.dtype.kind in "biu":
         arr = arr.astype(np.float64)
     elif arr.dtype.kind != "f":
@@ -105,7 +109,7 @@ def real_array(x, name: str, ndim: int | tuple[int, ...], shape: str, *, allow_e
     if arr.dtype == object:
         try:
             arr = arr.astype(np.float64)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):  # OverflowError: an int beyond 1e308
             raise TypeError(f"{name} must hold real numbers, shape {shape}; got entries "
                             f"that are not numbers (e.g. {_describe(arr.flat[0])})"
                             if arr.size else f"{name} must hold real numbers") from None
@@ -324,3 +328,40 @@ def size_int(x, name: str, limit: int, why: str) -> int:
         shown = x if len(str(x)) <= 30 else f"an integer of {len(str(x))} digits"
         raise ValueError(f"{name} must be at most {limit} ({why}), got {shown}")
     return x
+
+
+def int_sequence(values, name: str, low: int = 0, min_len: int = 1) -> np.ndarray:
+    """``values`` as a 1-D int64 array of at least ``min_len`` integers, each >= ``low``.
+
+    Each entry must be a whole number (an int, not a bool, a float like 1.5 or a string).
+
+    >>> int_sequence([16, 32], "contexts", low=2)
+    array([16, 32])
+    >>> int_sequence([16, 1.5], "contexts")
+    Traceback (most recent call last):
+    ...
+    TypeError: each of contexts must be an integer >= 0, got float 1.5 (entry 1)
+    """
+    if values is None or isinstance(values, (str, bytes, numbers.Number)) or not hasattr(
+            values, "__iter__") or isinstance(values, dict) or (
+            isinstance(values, np.ndarray) and values.ndim != 1):
+        raise TypeError(f"{name} must be a sequence of integers >= {low}, got "
+                        f"{_describe(values)}")
+    values = list(values)
+    for i, value in enumerate(values):
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+            raise TypeError(f"each of {name} must be an integer >= {low}, got "
+                            f"{_describe(value)} (entry {i})")
+        if value < low:
+            raise ValueError(f"each of {name} must be an integer >= {low}, got {value} "
+                             f"(entry {i})")
+    if len(values) < min_len:
+        raise ValueError(f"{name} must hold at least {min_len} integer(s), got {len(values)}")
+    return np.array([int(v) for v in values], dtype=np.int64)
+
+
+def a_function(fn, name: str = "fn"):
+    """``fn`` if it can be called; otherwise a TypeError naming ``name``."""
+    if not callable(fn):
+        raise TypeError(f"{name} must be a function to call (e.g. np.ones), got {_describe(fn)}")
+    return fn

@@ -23,7 +23,18 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._checks import as_float_array, positive_int
+from ._checks import (
+    a_function,
+    as_float_array,
+    flag,
+    float_array,
+    float_dtype,
+    instance_of,
+    int_sequence,
+    integer,
+    positive_int,
+    seed_value,
+)
 from .attention import scaled_dot_product_attention
 from .fast import tiled_attention_with_work
 from .kv_cache import KVCache
@@ -69,6 +80,7 @@ def attention_inputs(n: int, d: int = 64, n_heads: int = 1, seed: int = 0, dtype
     ((5, 4), dtype('float32'))
     """
     n, d, n_heads = positive_int(n, "n"), positive_int(d, "d"), positive_int(n_heads, "n_heads")
+    seed, dtype = seed_value(seed), float_dtype(dtype)
     rng = np.random.default_rng(seed)
     shape = (n, d) if n_heads == 1 else (n_heads, n, d)
     return tuple(rng.standard_normal(shape).astype(dtype) for _ in range(3))
@@ -84,7 +96,8 @@ def attention_flops(n_q: int, n_k: int, d_k: int, d_v: int | None = None) -> int
     >>> attention_flops(4096, 4096, 64)    # about 4.3 GFLOP
     4294967296
     """
-    d_v = d_k if d_v is None else d_v
+    n_q, n_k, d_k = positive_int(n_q, "n_q"), positive_int(n_k, "n_k"), positive_int(d_k, "d_k")
+    d_v = d_k if d_v is None else positive_int(d_v, "d_v")
     return 2 * n_q * n_k * d_k + 2 * n_q * n_k * d_v
 
 
@@ -97,6 +110,7 @@ def measure_peak_memory(fn, *args, **kwargs) -> int:
     >>> measure_peak_memory(np.ones, 1_000_000) >= 8_000_000     # a float64 array of 10⁶
     True
     """
+    a_function(fn, "fn")
     gc.collect()
     was_tracing = tracemalloc.is_tracing()
     if not was_tracing:
@@ -119,6 +133,7 @@ def measure_time(fn, *args, repeats: int = 3, **kwargs) -> float:
     >>> measure_time(sum, range(10)) < 1.0
     True
     """
+    a_function(fn, "fn")
     repeats = positive_int(repeats, "repeats")
     best = math.inf
     for _ in range(repeats):
@@ -174,7 +189,10 @@ def measure_costs(lengths, d: int = 64, block_size: int = 64, repeats: int = 2,
     >>> bool((table.plain_peak >= table.score_bytes).all())
     True
     """
-    lengths = np.asarray([positive_int(int(n), "lengths") for n in lengths])
+    lengths = int_sequence(lengths, "lengths", low=1)  # (rows,)
+    d, block_size = positive_int(d, "d"), positive_int(block_size, "block_size")
+    repeats, seed = positive_int(repeats, "repeats"), seed_value(seed)
+    dtype, time_it = float_dtype(dtype), flag(time_it, "time_it")
     rows = []
     for n in lengths:
         q, k, v = attention_inputs(int(n), d, seed=seed, dtype=dtype)
@@ -262,7 +280,7 @@ class SlidingWindowKVCache:
         self.n_heads = positive_int(n_heads, "n_heads")
         self.head_dim = positive_int(head_dim, "head_dim")
         self.window = positive_int(window, "window")
-        self.dtype = np.dtype(dtype)
+        self.dtype = float_dtype(dtype)
         self._k = np.zeros((self.n_heads, self.window, self.head_dim), self.dtype)
         self._v = np.zeros_like(self._k)
         self.tokens_seen = 0
@@ -272,13 +290,14 @@ class SlidingWindowKVCache:
 
     def append(self, k, v) -> None:
         """Keep one token's ``k``, ``v`` (``(n_heads, 1, head_dim)``), forgetting the oldest."""
+        k, v = float_array(k, "k", min_ndim=0), float_array(v, "v", min_ndim=0)
         for name, a in (("k", k), ("v", v)):
-            if np.shape(a) != (self.n_heads, 1, self.head_dim):
+            if a.shape != (self.n_heads, 1, self.head_dim):
                 raise ValueError(f"{name} must have shape (n_heads, 1, head_dim) = "
-                                 f"({self.n_heads}, 1, {self.head_dim}), got {np.shape(a)}")
+                                 f"({self.n_heads}, 1, {self.head_dim}), got {a.shape}")
         slot = self.tokens_seen % self.window
-        self._k[:, slot] = np.asarray(k)[:, 0]
-        self._v[:, slot] = np.asarray(v)[:, 0]
+        self._k[:, slot] = k[:, 0]
+        self._v[:, slot] = v[:, 0]
         self.tokens_seen += 1
 
     def _in_order(self, x: np.ndarray) -> np.ndarray:
@@ -325,9 +344,9 @@ def windowed_decoding(q, k, v, window: int) -> WindowedDecoding:
     >>> run.cache_nbytes[-1], run.full_cache_nbytes[-1]       # 2 tokens kept against 6
     (64, 192)
     """
-    q = as_float_array(q, "q", min_ndim=3)
-    k = as_float_array(k, "k", min_ndim=3)
-    v = as_float_array(v, "v", min_ndim=3)
+    q = float_array(q, "q", min_ndim=3)
+    k = float_array(k, "k", min_ndim=3)
+    v = float_array(v, "v", min_ndim=3)
     if not (q.ndim == k.ndim == v.ndim == 3 and q.shape[:2] == k.shape[:2] == v.shape[:2]):
         raise ValueError(f"q, k, v must be (n_heads, n, d) with the same n_heads and n, got "
                          f"{q.shape}, {k.shape}, {v.shape}")
@@ -387,7 +406,7 @@ def request_lengths(n_requests: int, max_len: int, seed: int = 0) -> np.ndarray:
     >>> request_lengths(5, 100, seed=0)
     array([86, 64, 52, 27, 31])
     """
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(seed_value(seed))
     return rng.integers(1, positive_int(max_len, "max_len") + 1,
                         size=positive_int(n_requests, "n_requests"))
 
@@ -430,10 +449,12 @@ def serve_requests(lengths, max_len: int, block_size: int = 16, n_heads: int = 4
     >>> m.used, m.paged_reserved, m.max_len_reserved     # 60 tokens; 6 blocks; 3 × 64 tokens
     (960, 1536, 3072)
     """
-    lengths = [positive_int(int(n), "lengths") if not isinstance(n, bool) else n for n in lengths]
+    lengths = int_sequence(lengths, "lengths", low=1).tolist()
     max_len = positive_int(max_len, "max_len")
+    block_size, n_heads = positive_int(block_size, "block_size"), positive_int(n_heads, "n_heads")
+    head_dim, dtype = positive_int(head_dim, "head_dim"), float_dtype(dtype)
     if any(n > max_len for n in lengths):
-        raise ValueError(f"every length must be <= max_len = {max_len}, got {max(lengths)}")
+        raise ValueError(f"lengths must each be <= max_len = {max_len}, got {max(lengths)}")
     n_blocks = sum(-(-n // block_size) for n in lengths)
     paged = PagedKVCache(n_heads, head_dim, block_size, max(n_blocks, 1), dtype)
     ids = [paged.new_sequence() for _ in lengths]
@@ -553,10 +574,11 @@ def step_cost(model: ModelShape, new_tokens: int, context: int = 0, batch: int =
     >>> round(prefill.intensity), round(decode.intensity, 2)
     (2214, 1.0)
     """
+    instance_of(model, "model", ModelShape, "e.g. LLAMA_2_7B")
     new_tokens = positive_int(new_tokens, "new_tokens")
     batch = positive_int(batch, "batch")
-    if isinstance(context, bool) or not isinstance(context, (int, np.integer)) or context < 0:
-        raise ValueError(f"context must be an integer >= 0, got {context!r}")
+    context = integer(context, "context", low=0)
+    bytes_per_value = positive_int(bytes_per_value, "bytes_per_value")
     keys = context + new_tokens
     m = model
     flops = (2 * m.matmul_params * new_tokens * batch
@@ -574,7 +596,8 @@ def causal_tile_work(n: int, block_size: int, d: int = 64) -> tuple:
     >>> causal_tile_work(256, 64)[:2]      # 16 tiles; 6 above the diagonal skipped
     (16, 10)
     """
-    x = np.zeros((positive_int(n, "n"), positive_int(d, "d")))
+    x = np.zeros((positive_int(n, "n"), positive_int(d, "d")))  # (n, d)
+    block_size = positive_int(block_size, "block_size")
     mask = causal_mask(n)
     full = tiled_attention_with_work(x, x, x, mask, block_size, skip_hidden_blocks=False)
     skip = tiled_attention_with_work(x, x, x, mask, block_size)

@@ -243,7 +243,11 @@ from typing import NamedTuple as _NamedTuple  # noqa: E402  (this section's own 
 
 import numpy as _np  # noqa: E402  (this section's own imports)
 
-from ._checks import as_float_array as _as_float_array  # noqa: E402  (this section's own imports)
+from ._checks import flag as _flag  # noqa: E402  (this section's own imports)
+from ._checks import float_array as _float_array  # noqa: E402  (this section's own imports)
+from ._checks import float_dtype as _float_dtype  # noqa: E402  (this section's own imports)
+from ._checks import instance_of as _instance_of  # noqa: E402  (this section's own imports)
+from ._checks import integer as _integer  # noqa: E402  (this section's own imports)
 from ._checks import positive_int as _positive_int  # noqa: E402  (this section's own imports)
 from ._checks import positive_number as _positive_number  # noqa: E402  (this section's own imports)
 
@@ -265,7 +269,12 @@ def online_softmax_start(shape_rows, d_v: int, dtype=_np.float64) -> OnlineSoftm
     >>> online_softmax_start((2,), 3).m.ravel()
     array([-inf, -inf])
     """
-    shape_rows = tuple(shape_rows)
+    if not isinstance(shape_rows, (tuple, list)):
+        raise TypeError(f"shape_rows must be a tuple of sizes such as (n_q,) or (heads, n_q), "
+                        f"got {type(shape_rows).__name__} {shape_rows!r}")
+    shape_rows = tuple(_integer(size, "shape_rows", low=1) for size in shape_rows)
+    d_v = _positive_int(d_v, "d_v")
+    dtype = _float_dtype(dtype)
     return OnlineSoftmaxState(_np.full((*shape_rows, 1), -_np.inf, dtype),
                               _np.zeros((*shape_rows, 1), dtype),
                               _np.zeros((*shape_rows, d_v), dtype))
@@ -289,6 +298,17 @@ def online_softmax_update(state: OnlineSoftmaxState, scores, v_block) -> OnlineS
     >>> (softmax([0.0, 1.0, 3.0]) @ [10.0, 20.0, 30.0]).round(3)
     np.float64(28.018)
     """
+    m, l, o, scores, v_block = _check_online_inputs(state, scores, v_block)  # noqa: E741
+    with _np.errstate(over="ignore"):  # reported just below
+        new = _online_softmax_update(OnlineSoftmaxState(m, l, o), scores, v_block)
+    if not (_np.isfinite(new.l).all() and _np.isfinite(new.o).all()):
+        raise ValueError("the running sums overflowed: scores and v_block hold numbers too "
+                         f"large for dtype {new.o.dtype}; scale them down")
+    return new
+
+
+def _online_softmax_update(state: OnlineSoftmaxState, scores, v_block) -> OnlineSoftmaxState:
+    """:func:`online_softmax_update` without its input checks (tiles checked by the caller)."""
     m, l, o = state  # noqa: E741
     m_new = _np.maximum(m, scores.max(axis=-1, keepdims=True))  # (..., n_q, 1)
     # A row that has seen only masked keys so far keeps m = -inf: shift it by 0 instead,
@@ -299,6 +319,36 @@ def online_softmax_update(state: OnlineSoftmaxState, scores, v_block) -> OnlineS
     l_new = l * rescale + p.sum(axis=-1, keepdims=True)  # (..., n_q, 1)
     o_new = o * rescale + p @ v_block  # (..., n_q, d_v)
     return OnlineSoftmaxState(m_new, l_new, o_new)
+
+
+def _check_online_inputs(state, scores, v_block):
+    """``state``'s arrays, ``scores`` and ``v_block``, checked for one online-softmax update."""
+    _instance_of(state, "state", OnlineSoftmaxState, "from online_softmax_start")
+    m, l, o = (_np.asarray(a) for a in state)  # noqa: E741
+    if any(a.dtype.kind != "f" for a in (m, l, o)) or _np.isnan(m).any() or \
+            _np.isposinf(m).any() or not (_np.isfinite(l).all() and _np.isfinite(o).all()):
+        raise ValueError("state must hold float arrays: m finite or -inf, l and o finite "
+                         "(as online_softmax_start and online_softmax_update leave them)")
+    try:
+        scores = _np.asarray(scores)
+    except ValueError:  # ragged nested lists
+        raise TypeError("scores must be a rectangular array of real numbers") from None
+    if scores.dtype.kind in "biu":
+        scores = scores.astype(_np.float64)
+    if scores.dtype.kind != "f":
+        raise TypeError(f"scores must be an array of real numbers, got dtype {scores.dtype}")
+    if _np.isnan(scores).any() or _np.isposinf(scores).any():
+        raise ValueError("scores must hold finite numbers or -inf (a masked key), got NaN or "
+                         f"+inf in an array of shape {scores.shape}")
+    if scores.ndim < 1 or scores.shape[:-1] != m.shape[:-1] or scores.shape[-1] == 0:
+        raise ValueError(f"scores must have shape (..., n_q, block) = {m.shape[:-1] + ('block',)}"
+                         f" with block >= 1 for this state, got {scores.shape}")
+    v_block = _float_array(v_block, "v_block", min_ndim=2)  # (..., block, d_v)
+    if v_block.shape[-2] != scores.shape[-1] or v_block.shape[-1] != o.shape[-1] or \
+            v_block.shape[:-2] != o.shape[:-2][len(o.shape) - v_block.ndim:]:
+        raise ValueError(f"v_block must have shape (..., block, d_v) = (..., {scores.shape[-1]}, "
+                         f"{o.shape[-1]}) for these scores and this state, got {v_block.shape}")
+    return m, l, o, scores, v_block
 
 
 class TiledWork(_NamedTuple):
@@ -367,10 +417,11 @@ def tiled_attention_with_work(q, k, v, mask=None, block_size: int = 64, scale=No
     """
     from .attention import _check_mask
 
-    q = _as_float_array(q, "q", min_ndim=2)
-    k = _as_float_array(k, "k", min_ndim=2)
-    v = _as_float_array(v, "v", min_ndim=2)
+    q = _float_array(q, "q", min_ndim=2)  # (..., n_q, d_k)
+    k = _float_array(k, "k", min_ndim=2)  # (..., n_k, d_k)
+    v = _float_array(v, "v", min_ndim=2)  # (..., n_k, d_v)
     block_size = _positive_int(block_size, "block_size")
+    skip_hidden_blocks = _flag(skip_hidden_blocks, "skip_hidden_blocks")
     dtype = _np.result_type(q, k, v)
     q, k, v = (a.astype(dtype, copy=False) for a in (q, k, v))
     (n_q, d_k), n_k, d_v = q.shape[-2:], k.shape[-2], v.shape[-1]
@@ -397,8 +448,13 @@ def tiled_attention_with_work(q, k, v, mask=None, block_size: int = 64, scale=No
         mask = _np.broadcast_to(mask, (*mask.shape[:-2], n_q, n_k))  # (..., n_q, n_k)
     scale = 1.0 / _math.sqrt(d_k) if scale is None else _positive_number(scale, "scale")
 
+    with _np.errstate(over="ignore"):  # reported just below
+        q_scaled = q * dtype.type(scale)  # (..., n_q, d_k)
+    if not _np.isfinite(q_scaled).all():
+        raise ValueError(f"q · scale overflows dtype {dtype} (scale = {scale:g}, q up to "
+                         f"{_np.abs(q).max():g}): scale down q or scale")
+
     output = _np.empty((*batch, n_q, d_v), dtype)  # (..., n_q, d_v)
-    q_scaled = q * dtype.type(scale)  # (..., n_q, d_k)
     k_t = k.swapaxes(-1, -2)  # (..., d_k, n_k), a view
     tiles = scores = 0
     for q_start in range(0, n_q, block_size):
@@ -414,12 +470,12 @@ def tiled_attention_with_work(q, k, v, mask=None, block_size: int = 64, scale=No
                 s = q_block @ k_t[..., cols]  # (..., bq, bk): this tile's scores
             if not _np.isfinite(s).all():
                 raise ValueError(
-                    "the scores overflowed to infinity or became NaN: the inputs are too "
+                    "the scores overflowed to infinity: q, k and scale give scores too "
                     f"large for dtype {dtype} (tile of queries {q_start}.., keys {k_start}..)"
                 )
             if visible is not None and not visible.all():
                 s = _np.where(visible, s, -_np.inf)  # masked: exp(-inf) = 0
-            state = online_softmax_update(state, s, v[..., cols, :])
+            state = _online_softmax_update(state, s, v[..., cols, :])  # checked above
             tiles += 1
             scores += s.shape[-2] * s.shape[-1]
         output[..., rows, :] = state.o / state.l  # (..., bq, d_v): softmax(s)·V for these rows

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import as_float_array
+from ._checks import float_array, positive_int
 from .attention import AttentionResult, scaled_dot_product_attention
 
 __all__ = ["grouped_query_attention", "repeat_kv"]
@@ -33,6 +33,8 @@ def repeat_kv(x, group: int) -> np.ndarray:
     >>> repeat_kv(np.arange(2.0).reshape(2, 1, 1), 3).ravel()
     array([0., 0., 0., 1., 1., 1.])
     """
+    x = float_array(x, "x", min_ndim=3)  # (..., n_kv_heads, n, d)
+    group = positive_int(group, "group")
     return np.repeat(x, group, axis=-3)  # (..., n_kv_heads·group, n, d)
 
 
@@ -68,9 +70,9 @@ def grouped_query_attention(q, k, v, mask=None) -> AttentionResult:
     >>> bool(np.allclose(out[3], plain))
     True
     """
-    q = as_float_array(q, "q", min_ndim=3)
-    k = as_float_array(k, "k", min_ndim=3)
-    v = as_float_array(v, "v", min_ndim=3)
+    q = float_array(q, "q", min_ndim=3)
+    k = float_array(k, "k", min_ndim=3)
+    v = float_array(v, "v", min_ndim=3)
     n_q_heads, n_kv_heads = q.shape[-3], k.shape[-3]
     if v.shape[-3] != n_kv_heads:
         raise ValueError(

@@ -20,7 +20,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._checks import positive_int
+from ._checks import instance_of, int_sequence, positive_int, real_array, seed_value
 from .decoding import TinyTransformer
 from .kv_math import StepTimeFit, fit_step_time, predicted_speedup, step_flops
 
@@ -324,7 +324,11 @@ def cache_memory(model: TinyTransformer, prompt_ids, new_tokens: int) -> CacheMe
     >>> mem.tokens.tolist(), mem.used_nbytes.tolist(), mem.allocated_nbytes.tolist()
     ([3, 4, 5], [768, 1024, 1280], [1536, 1536, 1536])
     """
+    instance_of(model, "model", TinyTransformer, "e.g. lesson_model()")
     new_tokens = positive_int(new_tokens, "new_tokens")
+    if isinstance(prompt_ids, (str, bytes)) or not hasattr(prompt_ids, "__len__"):
+        raise TypeError(f"prompt_ids must be a list of token ids (e.g. to_ids('The cat')), "
+                        f"got {type(prompt_ids).__name__} {prompt_ids!r}")
     decoder = CachedDecoder(model, prompt_ids, capacity=len(prompt_ids) + new_tokens)
     tokens, used, allocated = [], [], []
     for _ in range(new_tokens):
@@ -385,11 +389,10 @@ def step_memory(model: TinyTransformer, contexts, seed: int = 0) -> StepMemory:
     >>> bool((mem.peak_uncached > mem.peak_cached).all())
     True
     """
-    contexts = np.asarray([positive_int(int(c), "contexts") for c in contexts])  # (n,)
-    if contexts.size and contexts.min() < 2:
-        raise ValueError(f"contexts must be >= 2 (a prefill, then a cached step); got "
-                         f"{contexts.tolist()}")
-    ids = np.random.default_rng(seed).integers(model.vocab_size, size=int(contexts.max()))
+    instance_of(model, "model", TinyTransformer, "e.g. lesson_model()")
+    contexts = int_sequence(contexts, "contexts", low=2)  # (n,): a prefill, then a cached step
+    rng = np.random.default_rng(seed_value(seed))
+    ids = rng.integers(model.vocab_size, size=int(contexts.max()))
     peak_uncached, peak_cached, kept = [], [], []
     for t in contexts:
         prompt = ids[:t].tolist()
@@ -474,12 +477,11 @@ def measure_step_times(model: TinyTransformer, contexts, repeats: int = 5,
     >>> bool((m.seconds_cached > 0).all())
     True
     """
-    contexts = np.asarray([positive_int(int(c), "contexts") for c in contexts])  # (n,)
-    if contexts.size < 2 or contexts.min() < 2:
-        raise ValueError(f"contexts must hold at least 2 lengths, each >= 2; got "
-                         f"{contexts.tolist()}")
+    instance_of(model, "model", TinyTransformer, "e.g. timing_model()")
+    contexts = int_sequence(contexts, "contexts", low=2, min_len=2)  # (n,): two to fit a line
     repeats = positive_int(repeats, "repeats")
-    ids = np.random.default_rng(seed).integers(model.vocab_size, size=int(contexts.max()))
+    rng = np.random.default_rng(seed_value(seed))
+    ids = rng.integers(model.vocab_size, size=int(contexts.max()))
     ids = ids.tolist()
 
     def uncached(t):
@@ -520,7 +522,7 @@ def is_increasing(values) -> bool:
     >>> is_increasing([1, 2, 5]), is_increasing([1, 3, 2])
     (True, False)
     """
-    values = np.asarray(values)  # (n,)
+    values = real_array(values, "values", 1, "(n,)")  # (n,)
     return bool((np.diff(values) > 0).all())
 
 

@@ -94,5 +94,6 @@ def sliding_window_mask(n_q: int, n_k: int | None = None, window: int | None = N
     causal = causal_mask(n_q, n_k)  # (n_q, n_k), checks n_q and n_k
     n_q, n_k = causal.shape
     # Keys at or before p - window are too old: the lower triangle from that diagonal on.
-    too_old = np.tri(n_q, n_k, k=n_k - n_q - window, dtype=bool)  # (n_q, n_k)
+    # (A window longer than n_k sees everything a causal mask does: hold it at n_k + 1.)
+    too_old = np.tri(n_q, n_k, k=n_k - n_q - min(window, n_k + 1), dtype=bool)  # (n_q, n_k)
     return causal & ~too_old  # (n_q, n_k)

@@ -19,7 +19,7 @@ import numbers
 
 import numpy as np
 
-from ._checks import positive_int
+from ._checks import as_float_array, float_dtype, positive_int
 
 __all__ = ["PagedKVCache"]
 
@@ -64,9 +64,7 @@ class PagedKVCache:
         self.head_dim = positive_int(head_dim, "head_dim")
         self.block_size = positive_int(block_size, "block_size")
         self.n_blocks = positive_int(n_blocks, "n_blocks")
-        self.dtype = np.dtype(dtype)
-        if self.dtype.kind != "f":
-            raise TypeError(f"dtype must be a float dtype, got {self.dtype}")
+        self.dtype = float_dtype(dtype)
         shape = (self.n_blocks, self.n_heads, self.block_size, self.head_dim)
         self._k_pool = np.zeros(shape, self.dtype)  # (n_blocks, n_heads, block_size, head_dim)
         self._v_pool = np.zeros(shape, self.dtype)
@@ -154,18 +152,18 @@ class PagedKVCache:
         self._lengths[seq] = length + new
 
     def _check_kv(self, a, name: str) -> np.ndarray:
-        arr = np.asarray(a)
-        if arr.dtype.kind not in "biuf":
-            raise TypeError(f"{name} must be an array of real numbers, got dtype {arr.dtype}")
+        arr = as_float_array(a, name, min_ndim=0)  # real numbers, finite
         if arr.ndim != 3 or arr.shape[0] != self.n_heads or arr.shape[2] != self.head_dim:
             raise ValueError(
                 f"{name} must have shape (n_heads, new_tokens, head_dim) = "
                 f"({self.n_heads}, new_tokens, {self.head_dim}), got {arr.shape}"
             )
-        if not np.isfinite(arr).all():
-            raise ValueError(f"{name} must hold finite numbers; got NaN or infinity "
-                             f"in an array of shape {arr.shape}")
-        return arr.astype(self.dtype, copy=False)
+        with np.errstate(over="ignore"):  # reported just below
+            stored = arr.astype(self.dtype, copy=False)
+        if not np.isfinite(stored).all():
+            raise ValueError(f"{name} holds numbers too large for this cache's dtype "
+                             f"{self.dtype} (up to {np.abs(arr).max():g})")
+        return stored
 
     def _gather(self, pool: np.ndarray, seq_id: int) -> np.ndarray:
         seq = self._check_id(seq_id)

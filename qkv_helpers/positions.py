@@ -20,7 +20,14 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._checks import as_float_array, positive_int, positive_number
+from ._checks import (
+    as_float_array,
+    float_array,
+    instance_of,
+    integer,
+    positive_number,
+    size_int,
+)
 from .decoding import sinusoidal_positions
 
 __all__ = [
@@ -36,22 +43,38 @@ __all__ = [
 ]
 
 
+#: The largest position accepted: whole numbers up to 2⁵³ are exact in float64.
+MAX_POSITION = 2**53
+
+
 def _positions(positions, n: int | None, name: str = "positions") -> np.ndarray:
     """``positions`` as an int64 array of non-negative integers (``0..n-1`` when None)."""
-    if positions is None:
+    if positions is None and n is not None:
         return np.arange(n)
+    if positions is None or isinstance(positions, (str, bytes)):
+        raise TypeError(f"{name} must be a 1-D sequence of integer positions, got "
+                        f"{type(positions).__name__} {positions!r}")
     if isinstance(positions, numbers.Integral) and not isinstance(positions, bool):
         positions = [positions]
-    arr = np.asarray(positions)
+    try:
+        arr = np.asarray(positions)
+    except ValueError:  # ragged nested lists
+        raise TypeError(f"{name} must be a 1-D sequence of integer positions, got rows of "
+                        "different lengths") from None
     if arr.dtype.kind == "b" or arr.dtype.kind not in "iuf" or arr.ndim != 1:
         raise TypeError(f"{name} must be a 1-D sequence of integer positions, got "
                         f"{np.asarray(positions).dtype} of shape {arr.shape}")
     if arr.dtype.kind == "f":
         if not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr)):
             raise TypeError(f"{name} must hold whole numbers, got {arr.tolist()}")
+        arr = arr.astype(np.float64)  # (float16 cannot even hold MAX_POSITION)
+        if np.any(np.abs(arr) > MAX_POSITION):
+            raise ValueError(f"{name} must be at most {MAX_POSITION}, got {arr.tolist()}")
         arr = arr.astype(np.int64)
     if np.any(arr < 0):
         raise ValueError(f"{name} must be >= 0, got {arr.tolist()}")
+    if np.any(arr > MAX_POSITION):  # beyond it, m · θ in float64 is no longer exact
+        raise ValueError(f"{name} must be at most {MAX_POSITION}, got {arr.tolist()}")
     if n is not None and arr.shape[0] != n:
         raise ValueError(f"{name} has {arr.shape[0]} entries but x has n = {n} tokens "
                          "(one position per token, x of shape (..., n, d))")
@@ -59,7 +82,7 @@ def _positions(positions, n: int | None, name: str = "positions") -> np.ndarray:
 
 
 def _even_dim(d, name: str) -> int:
-    d = positive_int(d, name)
+    d = size_int(d, name, 2**14, "a size of vectors or of a (d, d) matrix")
     if d % 2:
         raise ValueError(f"{name} must be even (RoPE rotates pairs of dimensions), got {d}")
     return d
@@ -147,8 +170,9 @@ def rope_rotation_matrix(position: int, d: int, base: float = 10000.0) -> np.nda
     array([[ 0.54 ,  0.841],
            [-0.841,  0.54 ]])
     """
+    position = integer(position, "position", 0, MAX_POSITION)
     d = _even_dim(d, "d")
-    (angles,) = rope_angles(_positions(position, 1, "position"), d, base)  # (d/2,)
+    (angles,) = rope_angles([position], d, base)  # (d/2,)
     half = d // 2
     r = np.zeros((d, d))  # (d, d)
     i = np.arange(half)
@@ -217,14 +241,15 @@ def cosine_similarity_matrix(vectors) -> np.ndarray:
     array([[1.   , 0.707],
            [0.707, 1.   ]])
     """
-    v = as_float_array(vectors, "vectors", min_ndim=2)
+    v = float_array(vectors, "vectors", min_ndim=2)
     if v.ndim != 2:
         raise ValueError(f"vectors must have shape (n, d), got {v.shape}")
-    norms = np.linalg.norm(v, axis=1, keepdims=True)  # (n, 1)
-    if np.any(norms == 0):
-        row = int(np.argmax(norms[:, 0] == 0))
+    largest = np.abs(v).max(axis=1, keepdims=True)  # (n, 1)
+    if np.any(largest == 0):
+        row = int(np.argmax(largest[:, 0] == 0))
         raise ValueError(f"vectors row {row} is all zeros: its cosine is undefined")
-    unit = v / norms  # (n, d)
+    v = v / largest  # (n, d): each row scaled to at most 1, so that norms neither overflow
+    unit = v / np.linalg.norm(v, axis=1, keepdims=True)  # (n, d)  nor underflow
     return unit @ unit.T  # (n, n)
 
 
@@ -269,11 +294,14 @@ def causal_permutation_check(mha, x, order) -> OrderCheck:
     >>> check.encoder_difference < 1e-12, check.causal_difference > 0.01
     (True, True)
     """
+    from .attention import MultiHeadAttention
     from .masks import causal_mask
 
+    instance_of(mha, "mha", MultiHeadAttention, "e.g. encoder_example().mha")
     x = as_float_array(x, "x", min_ndim=2)
-    if x.ndim != 2:
-        raise ValueError(f"x must have shape (tokens, d_model), got {x.shape}")
+    if x.ndim != 2 or x.shape[1] != mha.d_model:
+        raise ValueError(f"x must have shape (tokens, d_model) = (tokens, {mha.d_model}) for "
+                         f"this mha, got {x.shape}")
     n = x.shape[0]
     order = np.asarray(order)
     if order.dtype.kind not in "iu" or order.shape != (n,) or sorted(order.tolist()) != list(

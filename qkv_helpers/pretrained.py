@@ -39,6 +39,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ._checks import as_float_array, float_dtype, instance_of, integer, real_array, real_number
 from .attention import MultiHeadAttention
 from .decoding import layer_norm
 
@@ -86,8 +87,7 @@ def erf(x) -> np.ndarray:
     >>> erf(np.array([0.0, 0.5, 1.0, 5.0])).round(6)
     array([0.      , 0.5205  , 0.842701, 1.      ])
     """
-    x = np.asarray(x)
-    x = x.astype(np.float64) if x.dtype.kind != "f" else x
+    x = as_float_array(x, "x", min_ndim=0)  # float dtypes kept, integers made float64
     x = np.clip(x, -4.0, 4.0)
     x2 = x * x
     p = np.zeros_like(x)
@@ -96,7 +96,7 @@ def erf(x) -> np.ndarray:
     q = np.zeros_like(x)
     for c in _ERF_Q:
         q = q * x2 + c
-    return x * p / q
+    return np.clip(x * p / q, -1.0, 1.0)  # the approximation overshoots ±1 by ~5e-8 near ±4
 
 
 def gelu(x) -> np.ndarray:
@@ -108,7 +108,7 @@ def gelu(x) -> np.ndarray:
     >>> gelu(np.array([-3.0, 0.0, 1.0, 3.0])).round(4)
     array([-0.004 ,  0.    ,  0.8413,  2.996 ])
     """
-    x = np.asarray(x)
+    x = as_float_array(x, "x", min_ndim=0)  # float dtypes kept, integers made float64
     return x * (0.5 + 0.5 * erf(x * (1 / math.sqrt(2))))
 
 
@@ -128,7 +128,11 @@ class LayerNorm(NamedTuple):
     eps: float
 
     def __call__(self, x: np.ndarray) -> np.ndarray:
-        return self.gamma * layer_norm(x, self.eps) + self.beta  # (..., d_model)
+        normed = layer_norm(x, self.eps)  # (..., d_model), x checked
+        if normed.shape[-1:] != self.gamma.shape:
+            raise ValueError(f"x must have shape (..., d_model) = (..., {self.gamma.shape[0]}) "
+                             f"for this LayerNorm, got {normed.shape}")
+        return self.gamma * normed + self.beta  # (..., d_model)
 
 
 class EncoderLayer(NamedTuple):
@@ -385,6 +389,7 @@ def load_minilm(dtype=np.float32) -> MiniLM:
     from safetensors.numpy import load_file
     from tokenizers import Tokenizer
 
+    dtype = float_dtype(dtype, allowed=(np.float32, np.float64))
     folder = _model_dir()
     config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
     tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
@@ -420,6 +425,8 @@ def head_scores(output: EncoderOutput, index: int = 0) -> dict[str, np.ndarray]:
     >>> scores["previous"].shape
     (6, 12)
     """
+    instance_of(output, "output", EncoderOutput, "from model(texts)")
+    index = integer(index, "index", 0, len(output.tokens) - 1)  # which text of the batch
     n = int(output.mask[index].sum())
     w = np.stack([a[index, :, :n, :n] for a in output.attentions]).astype(np.float64)
     # w: (layers, heads, n, n)
@@ -453,6 +460,8 @@ def classify_heads(scores: dict[str, np.ndarray], threshold: float = 0.5) -> np.
     >>> classify_heads(scores).tolist()
     [['previous', 'broad']]
     """
+    scores = check_head_scores(scores)
+    threshold = real_number(threshold, "threshold", 0.0, 1.0)
     pointing = [p for p in HEAD_PATTERNS if p != "broad"]
     stacked = np.stack([scores[p] for p in pointing])  # (5, layers, heads)
     best = stacked.argmax(0)  # (layers, heads)
@@ -469,12 +478,36 @@ def strongest_heads(scores: dict[str, np.ndarray]) -> list[tuple[str, int, int, 
     >>> strongest_heads(scores)[1]
     ('next', 1, 2, 0.7)
     """
+    scores = check_head_scores(scores)
     found = []
     for pattern in HEAD_PATTERNS:
         layer, head = np.unravel_index(np.argmax(scores[pattern]), scores[pattern].shape)
         score = round(float(scores[pattern][layer, head]), 3)
         found.append((pattern, int(layer), int(head), score))
     return found
+
+
+def check_head_scores(scores, name: str = "scores") -> dict[str, np.ndarray]:
+    """``scores`` as :func:`head_scores` makes it: one (layers, heads) array per pattern,
+    every value a finite number in [0, 1]."""
+    if not isinstance(scores, dict):
+        raise TypeError(f"{name} must be a dict from head_scores (pattern -> (layers, heads) "
+                        f"array), got {type(scores).__name__}")
+    missing = [p for p in HEAD_PATTERNS if p not in scores]
+    if missing:
+        raise ValueError(f"{name} must have a (layers, heads) array for each pattern of "
+                         f"HEAD_PATTERNS; missing {missing}")
+    checked = {p: real_array(scores[p], f"{name}[{p!r}]", 2, "(layers, heads)")
+               for p in HEAD_PATTERNS}
+    shape = checked[HEAD_PATTERNS[0]].shape
+    for p, values in checked.items():
+        if values.shape != shape:
+            raise ValueError(f"{name}[{p!r}] has shape {values.shape}, but "
+                             f"{name}[{HEAD_PATTERNS[0]!r}] has {shape}: one per head")
+        if values.min() < 0 or values.max() > 1 + 1e-9:
+            raise ValueError(f"{name}[{p!r}] must lie in [0, 1] (shares of weight), got "
+                             f"values from {values.min():g} to {values.max():g}")
+    return checked
 
 
 class ValueNorms(NamedTuple):
@@ -503,6 +536,11 @@ def weighted_value_norms(model: MiniLM, output: EncoderOutput, layer: int, head:
     >>> vn.weights.shape, vn.value_norms.shape
     ((9, 9), (9,))
     """
+    instance_of(model, "model", MiniLM, "from load_minilm()")
+    instance_of(output, "output", EncoderOutput, "from model(texts)")
+    layer = integer(layer, "layer", 0, len(model.layers) - 1)
+    head = integer(head, "head", 0, model.layers[layer].attention.n_heads - 1)
+    index = integer(index, "index", 0, len(output.tokens) - 1)  # which text of the batch
     mha = model.layers[layer].attention
     n = int(output.mask[index].sum())
     x = output.hidden_states[layer][index, :n]  # (n, 384): this layer's input

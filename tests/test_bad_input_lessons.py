@@ -2,7 +2,7 @@
 
 Two kinds of test:
 
-- the battery of tools/bad_inputs_lessons.py (1400+ hand-picked bad inputs, one argument
+- the battery of tools/bad_inputs_lessons.py (3000+ hand-picked bad inputs, one argument
   at a time), each of which must end in a ValueError or TypeError raised by qkv_helpers
   whose message names the argument (KeyError for a text key), or in a result checked right;
 - hypothesis property tests that throw arrays of every dtype (float16/32/64, int, bool,
@@ -711,3 +711,42 @@ def test_seeds_must_be_non_negative_ints():
 def test_dot_and_angle_at_the_ends_of_float64(a, b, angle, dot):
     d = similarity.dot_and_angle(a, b)
     assert d.angle_deg == pytest.approx(angle, abs=1e-9) and d.dot == dot
+
+
+# --- lessons 11-13: silent results the battery found, one by one -------------------------
+
+
+def test_lessons_11_13_silent_cases_are_errors_or_right_now():
+    from qkv_helpers import at_scale, fast, positions, pretrained
+    from qkv_helpers.paged_kv_cache import PagedKVCache
+
+    # gelu(-810) was 2e-5 (erf overshot -1); erf now stays in [-1, 1]
+    assert pretrained.gelu(np.array([-810.0]))[0] == 0.0
+    assert pretrained.erf(np.array([5.0, -5.0])).tolist() == [1.0, -1.0]
+    # cosines of huge rows were 0 (the norms overflowed)
+    sim = positions.cosine_similarity_matrix([[1e308, 0.0], [1e308, 1e308]])
+    np.testing.assert_allclose(sim, [[1, math.sqrt(0.5)], [math.sqrt(0.5), 1]], rtol=1e-12)
+    # a widget no longer clamps a slider value it cannot show
+    with pytest.raises(ValueError, match=r"step must be an integer in 1..6, got 7"):
+        widgets.tiling_animation(step=7)
+    with pytest.raises(ValueError, match=r"n_blocks = 2 is too few"):
+        widgets.paged_cache_view(n_blocks=2)
+    # a threshold of NaN labelled every head "mixed"
+    scores = {p: np.zeros((1, 2)) for p in pretrained.HEAD_PATTERNS}
+    with pytest.raises(ValueError, match="threshold must be a finite number, got nan"):
+        pretrained.classify_heads(scores, threshold=float("nan"))
+    # float64 keys beyond float32 were stored as inf
+    cache = PagedKVCache(1, 1, 2, 2)
+    with pytest.raises(ValueError, match="k holds numbers too large for this cache's dtype"):
+        cache.append(cache.new_sequence(), np.full((1, 1, 1), 1e300), np.ones((1, 1, 1)))
+    # a bool seed, a string flag and a float length were taken as numbers
+    with pytest.raises(TypeError, match="seed must be an integer >= 0, got bool True"):
+        at_scale.attention_inputs(4, seed=True)
+    with pytest.raises(TypeError, match="skip_hidden_blocks must be True or False, got str"):
+        fast.tiled_attention(np.ones((2, 2)), np.ones((2, 2)), np.ones((2, 2)),
+                             skip_hidden_blocks="no")
+    with pytest.raises(TypeError, match=r"each of lengths must be an integer >= 1, got float"):
+        at_scale.measure_costs([1.5], time_it=False)
+    # a list for the single position of rope_rotation_matrix was read as that position
+    with pytest.raises(TypeError, match="position must be an integer"):
+        positions.rope_rotation_matrix([1], 4)

@@ -1,8 +1,10 @@
 """Bad input to the core math: a clear error naming the argument, or a right result.
 
 For every public entry point of attention.py, masks.py, numerics.py, kv_cache.py,
-decoding.py and fast.py, one argument at a time is replaced by anything hypothesis can
-draw: arrays of every dtype (float16/32/64, integers, bool, complex, object, strings),
+decoding.py and fast.py (and, at the end, lessons 11-13's positions, grouped-query and tiled
+attention, the online softmax, the paged cache, erf and gelu), one argument at a time is
+replaced by anything hypothesis can draw: arrays of every dtype (float16/32/64, integers,
+bool, complex, object, strings),
 every kind of shape (empty, 0-d, 1-d, batched), special values (NaN, ±inf, 1e308,
 subnormals) and plain Python objects. The property: the call either
 
@@ -14,6 +16,7 @@ subnormals) and plain Python objects. The property: the call either
 
 from __future__ import annotations
 
+import math
 import re
 
 import numpy as np
@@ -500,3 +503,220 @@ def test_forward_and_encode(model, ids):
     clear_or_right(lambda: model.forward(ids), "ids", check)
     clear_or_right(lambda: model.encode(ids), "source_ids",
                    lambda m: np.isfinite(m).all() or pytest.fail("not finite"))
+
+
+# --- lessons 11-13: positions, grouped-query and tiled attention, paged cache, erf ----------
+# (their plots and widgets, and the rest of at_scale and pretrained, are in the battery of
+# tools/bad_inputs_lessons.py, run by tests/test_bad_input_lessons.py)
+
+from qkv_helpers import at_scale, grouped_query, positions  # noqa: E402
+from qkv_helpers.kv_experiments import is_increasing  # noqa: E402
+from qkv_helpers.masks import sliding_window_mask  # noqa: E402
+from qkv_helpers.paged_kv_cache import PagedKVCache  # noqa: E402
+from qkv_helpers.pretrained import erf, gelu  # noqa: E402
+
+POSITIONS = st.one_of(PY_OBJECTS, st.lists(st.one_of(st.integers(-2, 40), st.floats(-1, 9),
+                                                     st.booleans()), max_size=4), arrays())
+
+
+def ref_rope(x, positions, base=10000.0):
+    """RoPE one pair at a time: pair (i, i + d/2) of token t turned by positions[t]·θ_i."""
+    x = as_float64(x)
+    out = np.empty_like(x)
+    half = x.shape[-1] // 2
+    for t, m in enumerate(positions):
+        for i in range(half):
+            a = m * base ** (-2 * i / x.shape[-1])
+            x1, x2 = x[..., t, i], x[..., t, i + half]
+            out[..., t, i] = x1 * np.cos(a) - x2 * np.sin(a)
+            out[..., t, i + half] = x2 * np.cos(a) + x1 * np.sin(a)
+    return out
+
+
+@SETTINGS
+@given(x=ANYTHING)
+def test_apply_rope_x(x):
+    def check(out):
+        n = np.shape(x)[-2]
+        close(out, ref_rope(x, range(n)), out.dtype)
+
+    clear_or_right(lambda: positions.apply_rope(x), "x", check)
+
+
+@SETTINGS
+@given(pos=POSITIONS)
+def test_apply_rope_positions(pos):
+    x = np.arange(12.0).reshape(3, 4) / 7
+
+    def check(out):
+        as_list = [0, 1, 2] if pos is None else np.atleast_1d(np.asarray(pos)).tolist()
+        assert all(float(p) == int(p) >= 0 for p in as_list) and len(as_list) == 3
+        close(out, ref_rope(x, [int(p) for p in as_list]), out.dtype)
+
+    clear_or_right(lambda: positions.apply_rope(x, pos), "positions", check)
+
+
+@SETTINGS
+@given(pos=POSITIONS, d=st.one_of(SIZES, st.sampled_from([2, 4, 8])),
+       which=st.sampled_from(["positions", "d"]))
+def test_rope_angles(pos, d, which):
+    args = {"positions": [0, 3, 1], "d": 4, which: pos if which == "positions" else d}
+
+    def check(angles):
+        as_list = np.atleast_1d(np.asarray(args["positions"])).tolist()
+        dim = args["d"]
+        want = [[m * 10000.0 ** (-2 * i / dim) for i in range(dim // 2)] for m in as_list]
+        assert angles.shape == (len(as_list), dim // 2)
+        np.testing.assert_allclose(angles, np.reshape(want, angles.shape), rtol=1e-12)
+
+    clear_or_right(lambda: positions.rope_angles(**args), which, check)
+
+
+@SETTINGS
+@given(position=st.one_of(PY_OBJECTS, st.integers(-2, 50)))
+def test_rope_rotation_matrix(position):
+    def check(r):
+        assert type(position) is int or isinstance(position, np.integer)
+        row = np.array([[0.3, -1.2, 0.7, 2.0]])
+        close(row @ r, ref_rope(row, [int(position)]), np.float64)
+
+    clear_or_right(lambda: positions.rope_rotation_matrix(position, 4), "position", check)
+
+
+@SETTINGS
+@given(vectors=ANYTHING)
+def test_cosine_similarity_matrix(vectors):
+    def check(sim):
+        v = as_float64(vectors)
+        v = v / np.abs(v).max(axis=1, keepdims=True)  # cosines do not change with the scale
+        want = [[a @ b / math.sqrt((a @ a) * (b @ b)) for b in v] for a in v]
+        close(sim, np.array(want), sim.dtype)
+
+    clear_or_right(lambda: positions.cosine_similarity_matrix(vectors), "vectors", check)
+
+
+@SETTINGS
+@given(name=st.sampled_from(["q", "k", "v"]), value=ANYTHING)
+def test_grouped_query_attention(name, value):
+    rng = np.random.default_rng(0)
+    args = dict(q=rng.normal(size=(4, 3, 2)), k=rng.normal(size=(2, 5, 2)),
+                v=rng.normal(size=(2, 5, 3)))
+    args[name] = value
+
+    def check(result):
+        q, k, v = (as_float64(args[n]) for n in "qkv")
+        group = q.shape[-3] // k.shape[-3]
+        want_out, want_w = ref_attention(q, np.repeat(k, group, -3), np.repeat(v, group, -3))
+        close(result.output, want_out, result.output.dtype)
+        close(result.weights, want_w, result.output.dtype)
+
+    clear_or_right(lambda: grouped_query.grouped_query_attention(**args), name, check)
+
+
+@SETTINGS
+@given(case=attention_args(), block_size=st.one_of(st.integers(1, 6), SIZES))
+def test_tiled_attention(case, block_size):
+    name, args = case
+    if isinstance(block_size, bool) or not isinstance(block_size, (int, np.integer)) \
+            or block_size < 1:
+        clear_or_right(lambda: fast.tiled_attention(**valid_args(args), block_size=block_size),
+                       "block_size", lambda _: pytest.fail("a bad block_size was accepted"))
+        return
+    check = attention_check(args)
+    clear_or_right(lambda: fast.tiled_attention(**args, block_size=block_size), name, check)
+    clear_or_right(lambda: fast.tiled_attention_with_work(**args, block_size=block_size).output,
+                   name, check)
+
+
+def valid_args(args):
+    q, k, v = valid_qkv()
+    return dict(q=q, k=k, v=v)
+
+
+@SETTINGS
+@given(name=st.sampled_from(["scores", "v_block"]), value=ANYTHING)
+def test_online_softmax_update(name, value):
+    scores = np.array([[0.5, -np.inf, 2.0], [1.0, 0.0, -1.0]])
+    v_block = np.arange(6.0).reshape(3, 2)
+    args = dict(scores=scores, v_block=v_block)
+    args[name] = value
+    state = fast.online_softmax_start((2,), 2)
+
+    def check(s):
+        x, v = as_float64(args["scores"]), as_float64(args["v_block"])
+        seen = np.isfinite(x).any(-1)  # rows with a key not masked
+        np.testing.assert_array_equal(s.l[~seen], 0)  # a fully masked block adds nothing
+        np.testing.assert_array_equal(s.o[~seen], 0)
+        close((s.o / np.where(s.l > 0, s.l, 1))[seen], (ref_softmax(x[seen]) @ v), s.o.dtype)
+
+    clear_or_right(lambda: fast.online_softmax_update(state, **args), name, check)
+
+
+@SETTINGS
+@given(name=st.sampled_from(["n_q", "n_k", "window"]), value=SIZES)
+def test_sliding_window_mask(name, value):
+    args = dict(n_q=3, n_k=5, window=2)
+    args[name] = value
+
+    def check(m):
+        n_q, n_k, w = args["n_q"], args["n_k"], args["window"]
+        n_k = n_q if n_k is None else n_k
+        want = [[0 <= (n_k - n_q + i) - j < w for j in range(n_k)] for i in range(n_q)]
+        np.testing.assert_array_equal(m, want)
+
+    clear_or_right(lambda: sliding_window_mask(**args), name, check)
+
+
+@SETTINGS
+@given(name=st.sampled_from(["k", "v"]), value=ANYTHING)
+def test_paged_kv_cache_append(name, value):
+    cache = PagedKVCache(2, 4, block_size=2, n_blocks=4)
+    seq = cache.new_sequence()
+    good = np.ones((2, 1, 4))
+    args = dict(k=good, v=good)
+    args[name] = value
+
+    def check(_):
+        np.testing.assert_array_equal(cache.keys(seq), np.asarray(args["k"], np.float32))
+        np.testing.assert_array_equal(cache.values(seq), np.asarray(args["v"], np.float32))
+
+    clear_or_right(lambda: cache.append(seq, **args), name, check)
+
+
+@SETTINGS
+@given(x=ANYTHING)
+def test_erf_and_gelu(x):
+    def erf_check(y):
+        want = np.vectorize(math.erf, otypes=[float])(as_float64(x))
+        close(y, want, np.float16 if y.dtype == np.float16 else np.float32)
+
+    def gelu_check(y):
+        a = as_float64(x)
+        want = a * ((1 + np.vectorize(math.erf, otypes=[float])(a / math.sqrt(2))) / 2)
+        close(y, want, np.float16 if y.dtype == np.float16 else np.float32)
+
+    clear_or_right(lambda: erf(x), "x", erf_check)
+    clear_or_right(lambda: gelu(x), "x", gelu_check)
+
+
+@SETTINGS
+@given(name=st.sampled_from(["n_q", "n_k", "d_k", "d_v"]), value=SIZES)
+def test_attention_flops(name, value):
+    args = dict(n_q=3, n_k=5, d_k=4, d_v=2)
+    args[name] = value
+
+    def check(flops):
+        a = dict(args, d_v=args["d_k"] if args["d_v"] is None else args["d_v"])
+        assert flops == 2 * a["n_q"] * a["n_k"] * a["d_k"] + 2 * a["n_q"] * a["n_k"] * a["d_v"]
+
+    clear_or_right(lambda: at_scale.attention_flops(**args), name, check)
+
+
+@SETTINGS
+@given(values=ANYTHING)
+def test_is_increasing(values):
+    def check(answer):
+        v = as_float64(values)
+        assert answer == all(b > a for a, b in zip(v[:-1], v[1:]))
+
+    clear_or_right(lambda: is_increasing(values), "values", check)

@@ -8,7 +8,10 @@ Run it to see how each public entry point answers input it should refuse::
 Covered: ``similarity``, ``scaling``, ``weighted_sum``, ``examples``, ``pipeline``,
 ``encoder_decoder``, ``kv_math``, ``lang`` (``set_language``, ``t``, ``setup``),
 ``kv_experiments.to_words``, every plot in ``qkv_helpers.plots`` and every widget in
-``qkv_helpers.widgets``. (Attention, masks, the KV cache and the decoder have their own.)
+``qkv_helpers.widgets``; and (:func:`cases_lessons_11_13`) ``positions``, ``grouped_query``,
+``masks.sliding_window_mask``, ``PagedKVCache``, ``fast``'s tiled attention and online
+softmax, ``at_scale``, ``pretrained`` and lesson 09's measurements in ``kv_experiments``.
+(Attention, masks, the KV cache and the decoder have their own, tests/test_bad_inputs_core.py.)
 
 Each case calls one entry point with one argument replaced by a bad value and is classed:
 
@@ -276,8 +279,20 @@ def cases() -> list[Case]:
              "steps": bad_arrays([100.0], empty_ok=False)[:-1],
              "flops_cached": bad_arrays([1e6])[:-1],
              "flops_uncached": bad_arrays([5e7])[:-1] + [("two entries", [5e7, 6e7])]})
+    one_number = [b for b in bad_arrays([10.0])[:-1] if b[0] != "0-d array"]
     add_all("kv_math.StepTimeFit.seconds", fit.seconds, dict(steps=[10], flops=[1e6]),
-            {"steps": bad_arrays([10.0])[:-1], "flops": bad_arrays([1e6])[:-1]})
+            {"steps": one_number,
+             "flops": [b for b in bad_arrays([1e6])[:-1] if b[0] != "0-d array"]})
+    # One number for steps or flops is allowed (lesson 09: ``fit.seconds(1, flops_per_step)``):
+    # the right answer is overhead·steps + seconds_per_flop·flops, broadcast.
+    for arg, kwargs, want in (
+            ("steps", dict(steps=np.float64(1.0), flops=[1e6, 2e6]), [1e-4 + 1e-4, 1e-4 + 2e-4]),
+            ("flops", dict(steps=[10, 20], flops=np.float64(1e6)), [1e-3 + 1e-4, 2e-3 + 1e-4]),
+            ("steps", dict(steps=1, flops=1e6), 2e-4)):
+        out.append(Case("kv_math.StepTimeFit.seconds", arg, "one number (allowed)",
+                        lambda kw=kwargs: fit.seconds(**kw),
+                        lambda got, want=want: np.allclose(got, want, rtol=1e-12, atol=0)
+                        and np.shape(got) == np.shape(want)))
 
     # --- lang, setup, to_words ---------------------------------------------------------------
     add("lang.set_language", qk.set_language, {}, "lang",
@@ -413,6 +428,365 @@ def cases() -> list[Case]:
             {"prompt": [("'The dog'", "The dog"), ("''", ""), ("None", None), ("an int", 3),
                         ("a list of ids", [0, 1])],
              "max_tokens": BAD_INTS + [("2 (< prompt)", 2)]})
+    return out + cases_lessons_11_13()
+
+
+def cases_lessons_11_13() -> list[Case]:
+    """The entry points of lessons 11-13 and lesson 09's measurements (added later)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import qkv_helpers as qk
+    from qkv_helpers import (
+        at_scale,
+        fast,
+        grouped_query,
+        kv_experiments,
+        plots,
+        positions,
+        pretrained,
+        widgets,
+    )
+    from qkv_helpers.encoder_decoder import encoder_example
+    from qkv_helpers.masks import sliding_window_mask
+    from qkv_helpers.paged_kv_cache import PagedKVCache
+
+    out: list[Case] = []
+
+    def add(entry: str, fn: Callable, good: dict, arg: str, bads, correct=None):
+        for what, value in bads:
+            kwargs = dict(good, **{arg: value})
+            out.append(Case(entry, arg, what, lambda fn=fn, kw=kwargs: fn(**kw), correct))
+
+    def add_all(entry: str, fn: Callable, good: dict, pools: dict):
+        for arg, bads in pools.items():
+            add(entry, fn, good, arg, bads)
+
+    bad_dtypes = [("'banana'", "banana"), ("np.int64", np.int64), ("bool", bool),
+                  ("complex", complex), ("None", None), ("an int", 3)]
+    bad_int_lists = [("NaN", [NAN]), ("booleans", [True, False]), ("-1", [-1]),
+                     ("1.5", [1.5]), ("2-D", [[0, 1]]), ("strings", ["a"]),
+                     ("None", None), ("complex", [1j]), ("objects", [None]),
+                     ("a string", "01")]
+    ex = qk.running_example()
+    n = len(ex.tokens)
+
+    # --- positions (lesson 12) -----------------------------------------------------------
+    add_all("positions.rope_angles", positions.rope_angles,
+            dict(positions=[0, 1, 2], d=4),
+            {"positions": bad_int_lists, "d": BAD_INTS + [("3 (odd)", 3)],
+             "base": BAD_POSITIVE_REALS})
+    add_all("positions.apply_rope", positions.apply_rope, dict(x=ex.q),
+            {"x": bad_arrays(ex.q, batch_ok=True) + [("odd d", ex.q[:, :3])],
+             "positions": [b for b in bad_int_lists if b[0] != "None"]
+             + [("one too few", list(range(n - 1))), ("bool array", np.ones(n, bool))],
+             "base": BAD_POSITIVE_REALS})
+    add_all("positions.rope_rotation_matrix", positions.rope_rotation_matrix,
+            dict(position=1, d=4),
+            {"position": [("-1", -1), ("1.7", 1.7), ("True", True), ("'1'", "1"),
+                          ("None", None), ("[1]", [1]), ("NaN", NAN)],
+             "d": BAD_INTS + [("3 (odd)", 3)], "base": BAD_POSITIVE_REALS})
+    add_all("positions.rope_score_by_distance", positions.rope_score_by_distance,
+            dict(d=4, distances=[0, 1, 2]),
+            {"d": BAD_INTS + [("3 (odd)", 3)], "distances": bad_int_lists,
+             "base": BAD_POSITIVE_REALS})
+    add_all("positions.sinusoidal_shift_matrix", positions.sinusoidal_shift_matrix,
+            dict(shift=3, d_model=8),
+            {"shift": [("1.5", 1.5), ("True", True), ("'3'", "3"), ("None", None),
+                       ("[3]", [3])],
+             "d_model": BAD_INTS + [("3 (odd)", 3)], "base": BAD_POSITIVE_REALS})
+    vec = [[1.0, 0.0], [1.0, 1.0], [0.0, 2.0]]
+    add("positions.cosine_similarity_matrix", positions.cosine_similarity_matrix,
+        dict(vectors=vec), "vectors", bad_arrays(vec) + [("a zero row", [[1.0, 0.0], [0.0, 0.0]])])
+    enc = encoder_example()
+    order = list(range(n))[::-1]
+    add_all("positions.causal_permutation_check", positions.causal_permutation_check,
+            dict(mha=enc.mha, x=enc.x, order=order),
+            {"mha": [("None", None), ("a function", lambda x: x), ("an array", np.eye(8))],
+             "x": bad_arrays(enc.x),
+             "order": [("booleans", [True] * n), ("floats", [float(i) for i in order]),
+                       ("repeats", [0] * n), ("too short", order[:-1]), ("None", None),
+                       ("a string", "abc"), ("2-D", [order])]})
+
+    # --- grouped-query attention, sliding windows ------------------------------------------
+    rng = np.random.default_rng(0)
+    q4, k2, v2 = rng.normal(size=(4, 3, 8)), rng.normal(size=(2, 3, 8)), rng.normal(size=(2, 3, 8))
+    add_all("grouped_query.grouped_query_attention", grouped_query.grouped_query_attention,
+            dict(q=q4, k=k2, v=v2),
+            {"q": bad_arrays(q4, batch_ok=True) + [("3 heads for 2 K/V heads", q4[:3])],
+             "k": bad_arrays(k2, batch_ok=True), "v": bad_arrays(v2, batch_ok=True),
+             "mask": [("int mask", np.ones((3, 3), int)), ("wrong shape", np.ones((2, 2), bool)),
+                      ("a string", "causal")]})
+    add_all("grouped_query.repeat_kv", grouped_query.repeat_kv, dict(x=k2, group=2),
+            {"x": bad_arrays(k2, batch_ok=True), "group": BAD_INTS})
+    add_all("masks.sliding_window_mask", sliding_window_mask, dict(n_q=4, window=2),
+            {"n_q": BAD_INTS, "n_k": [b for b in BAD_INTS if b[0] != "None"] + [("2 (< n_q)", 2)],
+             "window": BAD_INTS})
+
+    # --- the paged KV cache ------------------------------------------------------------------
+    good = dict(n_heads=2, head_dim=4, block_size=4, n_blocks=3)
+    add_all("PagedKVCache", PagedKVCache, good,
+            {**{name: BAD_INTS for name in good}, "dtype": bad_dtypes})
+
+    def paged(method, **kw):
+        cache = PagedKVCache(2, 4, 4, 3)
+        seq = cache.new_sequence()
+        cache.append(seq, np.ones((2, 1, 4)), np.ones((2, 1, 4)))
+        kw.setdefault("seq_id", seq)
+        return getattr(cache, method)(**kw)
+
+    bad_ids = [("True", True), ("1.5", 1.5), ("'0'", "0"), ("None", None), ("99", 99),
+               ("-1", -1)]
+    kv1 = np.ones((2, 2, 4))
+    add_all("PagedKVCache.append", lambda **kw: paged("append", **kw), dict(k=kv1, v=kv1),
+            {"seq_id": bad_ids,
+             "k": bad_arrays(kv1, empty_ok=True) + [("wrong head_dim", np.ones((2, 2, 3)))],
+             "v": bad_arrays(kv1, empty_ok=True) + [("other new_tokens", np.ones((2, 3, 4)))]})
+    for method in ("length", "block_table", "keys", "values", "free"):
+        add(f"PagedKVCache.{method}", lambda method=method, **kw: paged(method, **kw), {},
+            "seq_id", bad_ids)
+
+    # --- fast: tiled attention, the online softmax -------------------------------------------
+    q, k, v = rng.normal(size=(5, 4)), rng.normal(size=(6, 4)), rng.normal(size=(6, 2))
+    for name, fn in (("fast.tiled_attention", fast.tiled_attention),
+                     ("fast.tiled_attention_with_work", fast.tiled_attention_with_work)):
+        add_all(name, fn, dict(q=q, k=k, v=v, block_size=2),
+                {"q": bad_arrays(q, batch_ok=True) + [("other d_k", q[:, :3])],
+                 "k": bad_arrays(k, batch_ok=True), "v": bad_arrays(v, batch_ok=True)
+                 + [("other n_k", v[:5])],
+                 "mask": [("int mask", np.ones((5, 6), int)),
+                          ("wrong shape", np.ones((5, 5), bool)),
+                          ("a row hiding every key", np.zeros((5, 6), bool)),
+                          ("a string", "causal")],
+                 "block_size": BAD_INTS, "scale": BAD_OPTIONAL_POSITIVE_REALS,
+                 "skip_hidden_blocks": BAD_FLAGS})
+    add_all("fast.online_softmax_start", fast.online_softmax_start,
+            dict(shape_rows=(2,), d_v=3),
+            {"shape_rows": [("(-1,)", (-1,)), ("'ab'", "ab"), ("None", None), ("(1.5,)", (1.5,)),
+                            ("an int", 2)],
+             "d_v": BAD_INTS, "dtype": bad_dtypes})
+    state = fast.online_softmax_start((1,), 1)
+    sc, vb = np.array([[0.0, 1.0]]), np.array([[10.0], [20.0]])
+    add_all("fast.online_softmax_update", fast.online_softmax_update,
+            dict(state=state, scores=sc, v_block=vb),
+            {"state": [("None", None), ("a tuple of numbers", (0.0, 1.0, 2.0)),
+                       ("NaN m", fast.OnlineSoftmaxState(np.full((1, 1), NAN), state.l,
+                                                         state.o))],
+             "scores": [b for b in bad_arrays(sc)[:-2] if b[0] != "-inf entry"]
+             + [("3 scores for 2 values", [[0.0, 1.0, 2.0]])],
+             "v_block": bad_arrays(vb)[:-1] + [("one row", [[10.0]])]})
+
+    # -inf is a masked key: allowed, it counts for nothing (the softmax of [1] over [20]).
+    out.append(Case("fast.online_softmax_update", "scores", "-inf entry (a masked key, allowed)",
+                    lambda: fast.online_softmax_update(state, [[-INF, 1.0]], vb),
+                    lambda s: float(s.m[0, 0]) == 1.0 and float(s.l[0, 0]) == 1.0
+                    and float(s.o[0, 0]) == 20.0))
+
+    # --- at_scale (lesson 13) --------------------------------------------------------------
+    add_all("at_scale.attention_inputs", at_scale.attention_inputs, dict(n=4, d=2),
+            {"n": BAD_INTS, "d": BAD_INTS, "n_heads": BAD_INTS, "seed": BAD_SEEDS,
+             "dtype": bad_dtypes})
+    add_all("at_scale.attention_flops", at_scale.attention_flops, dict(n_q=4, n_k=4, d_k=2),
+            {"n_q": BAD_INTS, "n_k": BAD_INTS, "d_k": BAD_INTS,
+             "d_v": [b for b in BAD_INTS if b[0] != "None"]})
+    add("at_scale.measure_peak_memory", at_scale.measure_peak_memory, {}, "fn",
+        [("None", None), ("a string", "np.ones"), ("an int", 3)])
+    add_all("at_scale.measure_time", at_scale.measure_time, dict(fn=sum),
+            {"fn": [("None", None), ("a string", "sum")], "repeats": BAD_INTS})
+    add_all("at_scale.loglog_slope", at_scale.loglog_slope, dict(x=[1, 2, 4], y=[3, 12, 48]),
+            {"x": bad_arrays([1.0, 2.0, 4.0]) + [("a zero", [0, 2, 4]), ("2 entries", [1, 2])],
+             "y": bad_arrays([3.0, 12.0, 48.0]) + [("negative", [-3, 12, 48])]})
+    add_all("at_scale.measure_costs", at_scale.measure_costs,
+            dict(lengths=[8], d=2, block_size=4, time_it=False),
+            {"lengths": [("0", [0]), ("1.5", [1.5]), ("True", [True]), ("None", None),
+                         ("an int", 8), ("'8'", ["8"]), ("empty", [])],
+             "d": BAD_INTS, "block_size": BAD_INTS, "repeats": BAD_INTS, "seed": BAD_SEEDS,
+             "dtype": bad_dtypes, "time_it": BAD_FLAGS})
+    sv = np.array([0.0, 1.0, 3.0])
+    vv = np.array([[10.0], [20.0], [30.0]])
+    add_all("at_scale.online_softmax_trace", at_scale.online_softmax_trace,
+            dict(scores=sv, v=vv, block_size=2),
+            {"scores": bad_arrays(sv) + [("2 scores", sv[:2])], "v": bad_arrays(vv),
+             "block_size": BAD_INTS})
+    add_all("at_scale.SlidingWindowKVCache", at_scale.SlidingWindowKVCache,
+            dict(n_heads=1, head_dim=2, window=3),
+            {"n_heads": BAD_INTS, "head_dim": BAD_INTS, "window": BAD_INTS,
+             "dtype": bad_dtypes})
+    one = np.ones((1, 1, 2))
+
+    def window_append(**kw):
+        return at_scale.SlidingWindowKVCache(1, 2, 3).append(**kw)
+
+    add_all("at_scale.SlidingWindowKVCache.append", window_append, dict(k=one, v=one),
+            {"k": bad_arrays(one)[:-3] + [("2 tokens", np.ones((1, 2, 2)))],
+             "v": bad_arrays(one)[:-3]})
+    qw = rng.normal(size=(1, 4, 2))
+    add_all("at_scale.windowed_decoding", at_scale.windowed_decoding,
+            dict(q=qw, k=qw, v=qw, window=2),
+            {"q": bad_arrays(qw), "k": bad_arrays(qw), "v": bad_arrays(qw), "window": BAD_INTS})
+    add_all("at_scale.receptive_field", at_scale.receptive_field, dict(window=4, layers=2),
+            {"window": BAD_INTS, "layers": BAD_INTS})
+    add_all("at_scale.receptive_field_by_masks", at_scale.receptive_field_by_masks,
+            dict(n=6, window=2, layers=2),
+            {"n": BAD_INTS, "window": BAD_INTS, "layers": BAD_INTS})
+    add_all("at_scale.request_lengths", at_scale.request_lengths, dict(n_requests=3, max_len=5),
+            {"n_requests": BAD_INTS, "max_len": BAD_INTS, "seed": BAD_SEEDS})
+    add_all("at_scale.serve_requests", at_scale.serve_requests,
+            dict(lengths=[3, 5], max_len=8, block_size=4, n_heads=1, head_dim=2),
+            {"lengths": [("0", [0, 5]), ("1.5", [1.5]), ("True", [True]), ("None", None),
+                         ("an int", 3), ("'3'", ["3"]), ("empty", []), ("9 > max_len", [9])],
+             "max_len": BAD_INTS, "block_size": BAD_INTS, "n_heads": BAD_INTS,
+             "head_dim": BAD_INTS, "dtype": bad_dtypes, "tokens_per_step": BAD_INTS})
+    add_all("at_scale.step_cost", at_scale.step_cost,
+            dict(model=at_scale.LLAMA_2_7B, new_tokens=1, context=4),
+            {"model": [("None", None), ("a string", "llama"), ("a Gpu", at_scale.A100_80GB)],
+             "new_tokens": BAD_INTS, "context": [b for b in BAD_INTS if b[0] != "0"],
+             "batch": BAD_INTS, "bytes_per_value": BAD_INTS})
+    add_all("at_scale.causal_tile_work", at_scale.causal_tile_work,
+            dict(n=8, block_size=4, d=2),
+            {"n": BAD_INTS, "block_size": BAD_INTS, "d": BAD_INTS})
+
+    # --- pretrained (lesson 11): few model runs ---------------------------------------------
+    xs = np.array([0.0, 0.5, -1.0])
+    for name, fn in (("pretrained.erf", pretrained.erf), ("pretrained.gelu", pretrained.gelu)):
+        add(name, fn, dict(x=xs), "x",
+            [b for b in bad_arrays(xs, batch_ok=True, empty_ok=True) if b[0] != "0-d array"])
+    # one number is allowed: erf(1) = 0.8427007929..., gelu(1) = Φ(1) = 0.8413447460...
+    out.append(Case("pretrained.erf", "x", "0-d array (allowed)",
+                    lambda: pretrained.erf(np.float64(1.0)),
+                    lambda y: np.ndim(y) == 0 and abs(float(y) - math.erf(1.0)) < 2e-7))
+    out.append(Case("pretrained.gelu", "x", "0-d array (allowed)",
+                    lambda: pretrained.gelu(np.float64(1.0)),
+                    lambda y: np.ndim(y) == 0
+                    and abs(float(y) - (1 + math.erf(1 / math.sqrt(2))) / 2) < 2e-7))
+    norm = pretrained.LayerNorm(np.array([1.0, 2.0]), np.array([0.0, 1.0]), 1e-12)
+    xn = np.array([[1.0, 3.0]])
+    add("pretrained.LayerNorm", norm, dict(x=xn), "x",
+        bad_arrays(xn, batch_ok=True)[:-1] + [("3 features for 2", [[1.0, 2.0, 3.0]])])
+    add("pretrained.load_minilm", pretrained.load_minilm, {}, "dtype", bad_dtypes[:3])
+    model = pretrained.load_minilm()
+    add("pretrained.MiniLM", model, {}, "texts",
+        [("None", None), ("an int", 3), ("''", ""), ("[]", []), ("[None]", [None]),
+         ("a list with an empty text", ["a", " "])])
+    output = model("The cat sat.")
+    scores = pretrained.head_scores(output)
+    add_all("pretrained.head_scores", pretrained.head_scores, dict(output=output),
+            {"output": [("None", None), ("a dict", {}), ("an array", np.eye(3))],
+             "index": [("1 (a batch of one)", 1), ("-1", -1), ("True", True), ("1.5", 1.5),
+                       ("None", None)]})
+    nan_scores = dict(scores, previous=np.full((6, 12), NAN))
+    missing = {p: s for p, s in scores.items() if p != "cls"}
+    bad_score_dicts = [("None", None), ("an array", np.zeros((6, 12))), ("a key missing", missing),
+                       ("NaN scores", nan_scores),
+                       ("1-D scores", {p: s[0] for p, s in scores.items()}),
+                       ("strings", {p: np.full((6, 12), "a") for p in scores})]
+    add_all("pretrained.classify_heads", pretrained.classify_heads, dict(scores=scores),
+            {"scores": bad_score_dicts, "threshold": BAD_REALS + [("2", 2.0), ("-1", -1.0)]})
+    add("pretrained.strongest_heads", pretrained.strongest_heads, {}, "scores", bad_score_dicts)
+    add_all("pretrained.weighted_value_norms", pretrained.weighted_value_norms,
+            dict(model=model, output=output, layer=1, head=0),
+            {"model": [("None", None), ("a string", "minilm")],
+             "output": [("None", None), ("a dict", {})],
+             "layer": [("6", 6), ("-1", -1), ("1.5", 1.5), ("True", True), ("None", None)],
+             "head": [("12", 12), ("-1", -1), ("1.5", 1.5), ("True", True), ("None", None)],
+             "index": [("1", 1), ("-1", -1), ("True", True)]})
+
+    # --- kv_experiments' measurements (lesson 09), cheap arguments -------------------------
+    lm = kv_experiments.lesson_model()
+    ids = kv_experiments.to_ids("The cat sat")
+    add_all("kv_experiments.cache_memory", kv_experiments.cache_memory,
+            dict(model=lm, prompt_ids=ids, new_tokens=2),
+            {"model": [("None", None), ("a string", "model")],
+             "prompt_ids": [("[]", []), ("None", None), ("1.5", [1.5]), ("99", [99]),
+                            ("a string", "The cat")],
+             "new_tokens": BAD_INTS})
+    add_all("kv_experiments.step_memory", kv_experiments.step_memory,
+            dict(model=lm, contexts=[4, 6]),
+            {"model": [("None", None), ("a string", "model")],
+             "contexts": [("1", [1, 4]), ("1.5", [1.5, 4]), ("True", [True, 4]), ("None", None),
+                          ("an int", 4), ("'4'", ["4", 6]), ("empty", []), ("NaN", [NAN])],
+             "seed": BAD_SEEDS})
+    add_all("kv_experiments.measure_step_times", kv_experiments.measure_step_times,
+            dict(model=lm, contexts=[4, 6], repeats=1),
+            {"model": [("None", None), ("a string", "model")],
+             "contexts": [("1", [1, 4]), ("1.5", [1.5, 4]), ("True", [True, 4]),
+                          ("None", None), ("an int", 4), ("'4'", ["4", 6]), ("one", [4]),
+                          ("NaN", [NAN, 4])],
+             "repeats": BAD_INTS, "seed": BAD_SEEDS})
+    add("kv_experiments.is_increasing", kv_experiments.is_increasing, {}, "values",
+        bad_arrays([1.0, 2.0, 5.0])[:-1] + [("2-D", [[1, 2], [3, 4]])])
+
+    # --- plots ------------------------------------------------------------------------------
+    pe = positions.sinusoidal_positions(6, 4, dtype=np.float64)
+    add("plots.plot_position_vectors", plots.plot_position_vectors, {}, "pe", bad_arrays(pe))
+    sim = positions.cosine_similarity_matrix(pe[:, :2] + 1)
+    add("plots.plot_position_similarity", plots.plot_position_similarity, {}, "similarity",
+        bad_arrays(sim) + [("not square", sim[:2]), ("above 1", sim * 3)])
+    add_all("plots.plot_rope_score_by_distance", plots.plot_rope_score_by_distance,
+            dict(distances=[0, 1, 2], scores=[4.0, 3.1, 1.5]),
+            {"distances": bad_arrays([0.0, 1.0, 2.0]) + [("2 entries", [0, 1])],
+             "scores": bad_arrays([4.0, 3.1, 1.5])})
+    add("plots.plot_head_scores", plots.plot_head_scores, {}, "scores",
+        bad_score_dicts + [("above 1", {p: s * 3 for p, s in scores.items()})])
+    vn = pretrained.ValueNorms(np.array([[0.9, 0.1]]), np.array([0.1, 2.0]),
+                               np.array([[0.09, 0.2]]))
+    add_all("plots.plot_weight_vs_contribution", plots.plot_weight_vs_contribution,
+            dict(vn=vn, tokens=["[CLS]", "cat"], query=0),
+            {"vn": [("None", None), ("a tuple of lists", ([[0.9, 0.1]], [0.1], [[0.1]])),
+                    ("NaN weights", vn._replace(weights=np.array([[NAN, 0.1]]))),
+                    ("zero contributions", vn._replace(contributions=np.zeros((1, 2))))],
+             "tokens": bad_labels(2),
+             "query": [("1", 1), ("-1", -1), ("True", True), ("1.5", 1.5), ("None", None)]})
+    good = dict(lengths=[256, 512, 1024], series={"plain": [1, 4, 16]}, ylabel="bytes")
+    add_all("plots.plot_cost_loglog", plots.plot_cost_loglog, good,
+            {"lengths": bad_arrays([256.0, 512.0, 1024.0]) + [("a zero", [0, 512, 1024])],
+             "series": [("None", None), ("a list", [1, 4, 16]), ("empty", {}),
+                        ("NaN value", {"plain": [1, NAN, 16]}), ("2 values", {"plain": [1, 4]}),
+                        ("strings", {"plain": ["a", "b", "c"]})],
+             "ylabel": [("None", None), ("an int", 3)],
+             "slope_guide": [("NaN", NAN), ("'2'", "2"), ("inf", INF), ("True", True)]})
+    memory = at_scale.serve_requests([3, 17, 40], max_len=64)
+    add("plots.plot_serving_memory", plots.plot_serving_memory, {}, "memory",
+        [("None", None), ("a tuple", (1, 2, 3)), ("zero bytes", memory._replace(
+            used=0, paged_reserved=0, max_len_reserved=0)),
+         ("negative", memory._replace(used=-1)), ("NaN", memory._replace(used=NAN))])
+    cost = at_scale.step_cost(at_scale.LLAMA_2_7B, 1, 512)
+    add_all("plots.plot_roofline", plots.plot_roofline,
+            dict(gpu=at_scale.A100_80GB, points={"decode": cost}),
+            {"gpu": [("None", None), ("a string", "A100"),
+                     ("zero bandwidth", at_scale.A100_80GB._replace(bandwidth=0.0)),
+                     ("NaN peak", at_scale.A100_80GB._replace(peak_flops=NAN))],
+             "points": [("None", None), ("a list", [cost]), ("a number", {"x": 3.0}),
+                        ("zero bytes", {"x": cost._replace(bytes_read=0)})]})
+    good = dict(contexts=[16, 32], seconds_cached=[1e-4, 1.1e-4], seconds_uncached=[3e-4, 5e-4])
+    add_all("plots.plot_step_times", plots.plot_step_times, good,
+            {"contexts": bad_arrays([16.0, 32.0]) + [("a zero", [0, 32])],
+             "seconds_cached": bad_arrays([1e-4, 1.1e-4]) + [("3 entries", [1, 2, 3])],
+             "seconds_uncached": bad_arrays([3e-4, 5e-4]) + [("a zero", [0.0, 1.0])],
+             "fitted_cached": [("NaN", [NAN, 1.0]), ("3 entries", [1.0, 2.0, 3.0])],
+             "fitted_uncached": [("a string", "abc"), ("negative", [-1.0, 1.0])]})
+    good = dict(contexts=[8, 60], peak_uncached=[16765, 135276], peak_cached=[4424, 5480],
+                cache_bytes=[2048, 15360])
+    add_all("plots.plot_step_memory", plots.plot_step_memory, good,
+            {name: bad_arrays(np.asarray(value, float)) + [("negative", [-1, 1])]
+             for name, value in good.items()})
+
+    # --- widgets ----------------------------------------------------------------------------
+    bad_pos = [("-1", -1), ("21", 21), ("1.5", 1.5), ("True", True), ("'3'", "3"), ("None", None)]
+    add_all("widgets.rope_explorer", widgets.rope_explorer, {},
+            {"query_position": bad_pos, "key_position": bad_pos})
+    add_all("widgets.minilm_explorer", widgets.minilm_explorer, {},
+            {"text": [("''", ""), ("None", None), ("an int", 3), ("a list", ["a", "b"])],
+             "model": [("a string", "minilm"), ("an int", 1)]})
+    add_all("widgets.tiling_animation", widgets.tiling_animation, {},
+            {"n_keys": BAD_INTS + [("1", 1)], "block_size": BAD_INTS + [("25 (> n_keys)", 25)],
+             "d_v": BAD_INTS, "seed": BAD_SEEDS,
+             "step": BAD_INTS + [("7 (> blocks)", 7)]})
+    add_all("widgets.paged_cache_view", widgets.paged_cache_view, {},
+            {"n_blocks": BAD_INTS + [("2 (too few)", 2)], "block_size": BAD_INTS,
+             "n_sequences": BAD_INTS, "max_len": BAD_INTS + [("1", 1)], "seed": BAD_SEEDS,
+             "time": [("-1", -1), ("1.5", 1.5), ("True", True), ("'3'", "3"),
+                      ("999", 999)]})
     return out
 
 

@@ -8,8 +8,9 @@ from matplotlib.axes import Axes
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter
 
 from .. import style
+from .._checks import instance_of, real_number
 from ..lang import t
-from ._common import new_axes
+from ._common import as_series, new_axes
 
 __all__ = ["plot_cost_loglog", "plot_roofline", "plot_serving_memory"]
 
@@ -33,11 +34,10 @@ def _plain_log_ticks(ax: Axes, x: bool = True, y: bool = True) -> None:
 
 
 def _positive_1d(values, name: str, n: int | None = None) -> np.ndarray:
-    arr = np.asarray(values, dtype=float)
-    if arr.ndim != 1 or (n is not None and arr.size != n) or not (arr > 0).all():
-        raise ValueError(f"{name} must be 1-D, positive"
-                         + (f", one entry per length ({n})" if n is not None else "")
-                         + f"; got shape {arr.shape}")
+    """``values`` as 1-D finite numbers > 0 (a log axis), ``n`` of them if given."""
+    arr = as_series(values, name, positive=True)  # (points,)
+    if n is not None and arr.size != n:
+        raise ValueError(f"{name} must have one entry per length ({n}), got {arr.size}")
     return arr
 
 
@@ -63,7 +63,15 @@ def plot_cost_loglog(lengths, series: dict, *, ylabel: str, ax: Axes | None = No
     ('log', 'log', 2)
     >>> plt.close(ax.figure)
     """
-    n = _positive_1d(lengths, "lengths")
+    n = _positive_1d(lengths, "lengths")  # (points,)
+    if not isinstance(series, dict) or not series:
+        raise TypeError(f"series must be a non-empty dict, label -> values (one per length), "
+                        f"got {type(series).__name__} {series!r}"[:200])
+    if not isinstance(ylabel, str):
+        raise TypeError(f"ylabel must be a str (what the values are), got "
+                        f"{type(ylabel).__name__} {ylabel!r}")
+    if slope_guide is not None:
+        slope_guide = real_number(slope_guide, "slope_guide")
     ax = new_axes(ax, figsize=(6.4, 4.0))
     first = None
     for i, (label, values) in enumerate(series.items()):
@@ -97,8 +105,14 @@ def plot_serving_memory(memory, *, ax: Axes | None = None) -> Axes:
     3
     >>> plt.close(ax.figure)
     """
+    from ..at_scale import ServingMemory
+
+    instance_of(memory, "memory", ServingMemory, "from serve_requests")
+    values = np.array([real_number(getattr(memory, field), f"memory.{field}", 0.0)
+                       for field in ("used", "paged_reserved", "max_len_reserved")]) / 2**20
+    if values.max() == 0:
+        raise ValueError("memory holds 0 bytes everywhere: nothing to draw")
     labels = [t("p_s13_used"), t("p_s13_paged"), t("p_s13_max_len")]
-    values = np.array([memory.used, memory.paged_reserved, memory.max_len_reserved]) / 2**20
     ax = new_axes(ax, figsize=(6.4, 3.8))
     bars = ax.bar(labels, values, color=[style.COLORS[2], style.COLORS[0], style.COLORS[1]])
     for bar, value in zip(bars, values):
@@ -121,6 +135,18 @@ def plot_roofline(gpu, points: dict, *, ax: Axes | None = None) -> Axes:
     'log'
     >>> plt.close(ax.figure)
     """
+    from ..at_scale import Gpu, StepCost
+
+    instance_of(gpu, "gpu", Gpu, "e.g. A100_80GB")
+    for field in ("peak_flops", "bandwidth"):
+        real_number(getattr(gpu, field), f"gpu.{field}", 0.0, low_open=True)
+    if not isinstance(points, dict):
+        raise TypeError(f"points must be a dict, label -> StepCost (from step_cost), got "
+                        f"{type(points).__name__}")
+    for label, cost in points.items():
+        instance_of(cost, f"points[{label!r}]", StepCost, "from step_cost")
+        real_number(cost.flops, f"points[{label!r}].flops", 0.0, low_open=True)
+        real_number(cost.bytes_read, f"points[{label!r}].bytes_read", 0.0, low_open=True)
     ax = new_axes(ax, figsize=(6.8, 4.2))
     x = np.logspace(-1, 4.5, 200)  # FLOPs per byte
     roof = np.minimum(gpu.peak_flops, gpu.bandwidth * x) / 1e12  # TFLOP/s

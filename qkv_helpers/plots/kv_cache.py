@@ -258,7 +258,7 @@ def plot_step_times(contexts, seconds_cached, seconds_uncached, fitted_cached=No
     (4, 3, 'log')
     """
     contexts = as_series(contexts, "contexts", positive=True)  # (n,): a log axis
-    series = [(name, None if values is None else
+    series = [(name, None if values is None and name.startswith("fitted") else
                as_series(values, name, len(contexts), positive=True, per="contexts"))
               for name, values in (("seconds_cached", seconds_cached),
                                    ("seconds_uncached", seconds_uncached),

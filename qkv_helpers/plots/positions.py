@@ -6,7 +6,7 @@ import numpy as np
 from matplotlib.axes import Axes
 
 from ..lang import t
-from ._common import as_matrix, new_axes
+from ._common import as_matrix, as_series, new_axes
 
 __all__ = ["plot_position_vectors", "plot_position_similarity", "plot_rope_score_by_distance"]
 
@@ -53,6 +53,9 @@ def plot_position_similarity(similarity, *, ax: Axes | None = None,
     values = _finite(as_matrix(similarity, "similarity"), "similarity")
     if values.shape[0] != values.shape[1]:
         raise ValueError(f"similarity must be square (n, n), got shape {values.shape}")
+    if np.abs(values).max() > 1 + 1e-3:  # float32 rounding may pass 1 a little
+        raise ValueError(f"similarity must hold cosine similarities, in [-1, 1]; got values "
+                         f"from {values.min():g} to {values.max():g}")
     ax = new_axes(ax, figsize=(5.2, 4.4))
     image = ax.imshow(values, cmap="viridis", vmin=-1, vmax=1, interpolation="nearest")
     ax.figure.colorbar(image, ax=ax, shrink=0.85)
@@ -71,13 +74,8 @@ def plot_rope_score_by_distance(distances, scores, *, ax: Axes | None = None) ->
     >>> ax.lines[0].get_ydata().tolist()
     [4.0, 3.1, 1.5]
     """
-    x = np.asarray(distances, dtype=float)
-    y = np.asarray(scores, dtype=float)
-    if x.ndim != 1 or x.shape != y.shape:
-        raise ValueError(f"distances and scores must be 1-D of the same length, got shapes "
-                         f"{x.shape} and {y.shape}")
-    _finite(x, "distances")
-    _finite(y, "scores")
+    x = as_series(distances, "distances")  # (n,)
+    y = as_series(scores, "scores", len(x), per="distances")  # (n,)
     ax = new_axes(ax, figsize=(6.4, 3.6))
     ax.plot(x, y, color="tab:blue")
     ax.axhline(0, color="0.6", linewidth=0.8)

@@ -7,9 +7,10 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from .. import style
+from .._checks import instance_of, integer
 from ..lang import t
-from ..pretrained import HEAD_PATTERNS, ValueNorms
-from ._common import check_labels
+from ..pretrained import HEAD_PATTERNS, ValueNorms, check_head_scores
+from ._common import as_matrix, as_series, check_labels
 
 __all__ = ["plot_head_scores", "plot_weight_vs_contribution"]
 
@@ -23,6 +24,7 @@ def plot_head_scores(scores: dict[str, np.ndarray]) -> Figure:
     >>> len(plot_head_scores(scores).axes)          # six maps and a colour bar
     7
     """
+    scores = check_head_scores(scores)  # one (layers, heads) array per pattern, in [0, 1]
     # A fixed layout (no constrained layout): it draws once instead of three times.
     fig, axes = plt.subplots(2, 3, figsize=(12, 5.0), sharex=True, sharey=True,
                              gridspec_kw=dict(left=0.05, right=0.9, bottom=0.1, top=0.93,
@@ -56,9 +58,21 @@ def plot_weight_vs_contribution(vn: ValueNorms, tokens, query: int) -> Figure:
     >>> len(plot_weight_vs_contribution(vn, ["[CLS]", "cat"], query=0).axes[0].patches)
     4
     """
-    labels = check_labels(tokens, len(vn.value_norms), "tokens", "keys")
-    weights = vn.weights[query]  # (n,)
-    share = vn.contributions[query] / vn.contributions[query].sum()  # (n,)
+    instance_of(vn, "vn", ValueNorms, "from weighted_value_norms")
+    norms = as_series(vn.value_norms, "vn.value_norms", low=0)  # (n,)
+    all_weights = as_matrix(vn.weights, "vn.weights")  # (n_q, n)
+    contributions = as_matrix(vn.contributions, "vn.contributions")  # (n_q, n)
+    if all_weights.shape != contributions.shape or all_weights.shape[1] != len(norms):
+        raise ValueError(f"vn must hold weights and contributions of one shape (n_q, n) and n "
+                         f"value norms, got {all_weights.shape}, {contributions.shape} and "
+                         f"{norms.shape}")
+    labels = check_labels(tokens, len(norms), "tokens", "keys")
+    query = integer(query, "query", 0, all_weights.shape[0] - 1)
+    weights = all_weights[query]  # (n,)
+    if contributions[query].sum() <= 0:
+        raise ValueError(f"vn.contributions[{query}] must have a positive sum to draw shares, "
+                         f"got {contributions[query].sum():g}")
+    share = contributions[query] / contributions[query].sum()  # (n,)
     fig, ax = plt.subplots(figsize=(1.5 + 0.8 * len(labels), 3.6), layout="constrained")
     x = np.arange(len(labels))
     ax.bar(x - 0.2, weights, width=0.4, color=style.COLORS[0], label=t("l11_bar_weight"))

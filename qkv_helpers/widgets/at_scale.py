@@ -9,6 +9,7 @@ import numpy as np
 from matplotlib.patches import Rectangle
 
 from .. import style
+from .._checks import integer, positive_int, seed_value
 from ..at_scale import online_softmax_trace
 from ..lang import t
 from ..paged_kv_cache import PagedKVCache
@@ -37,14 +38,18 @@ def tiling_animation(n_keys: int = 24, block_size: int = 4, d_v: int = 3, seed: 
     >>> bool(np.allclose(panel.state["output"], panel.state["final"]))
     True
     """
+    n_keys = integer(n_keys, "n_keys", low=3)  # the late large score sits at n_keys // 2 + 1
+    block_size = integer(block_size, "block_size", 1, n_keys)
+    d_v, seed = positive_int(d_v, "d_v"), seed_value(seed)
+    n_blocks = -(-n_keys // block_size)
+    step = integer(step, "step", 1, n_blocks)
     rng = np.random.default_rng(seed)
     scores = rng.normal(size=n_keys) * 1.5  # (n_keys,): one query's scaled scores
     scores[n_keys // 2 + 1] += 3.0  # a large score arrives late: the maximum must move
     v = rng.normal(size=(n_keys, d_v))  # (n_keys, d_v)
     trace = online_softmax_trace(scores, v, block_size)
     final = trace[-1].output  # softmax(scores) @ v
-    n_blocks = len(trace)
-    slider = widgets.IntSlider(value=min(max(step, 1), n_blocks), min=1, max=n_blocks,
+    slider = widgets.IntSlider(value=step, min=1, max=n_blocks,
                                description=t("w_s13_block"))
 
     def update(panel: Panel) -> None:
@@ -127,14 +132,15 @@ def _paged_schedule(n_sequences: int, max_len: int, seed: int):
 
 
 def paged_cache_view(n_blocks: int = 24, block_size: int = 4, n_sequences: int = 6,
-                     max_len: int = 18, seed: int = 1, time: int = 8) -> Panel:
+                     max_len: int = 18, seed: int = 1, time: int | None = None) -> Panel:
     """A slider moves time on a server: requests arrive, grow a token per step, finish.
 
     Each request appends one token per step to a :class:`~qkv_helpers.PagedKVCache` until it
     reaches its length, then is freed. The pool is drawn as a grid of blocks, coloured by the
     request that holds each (white = free), with the used slots of each block filled. The
     caption compares the bytes used, held by the paged cache and reserved by a cache that
-    keeps ``max_len`` tokens per live request.
+    keeps ``max_len`` tokens per live request. ``time`` is where the slider starts (step 8,
+    or the last step if there are fewer, by default).
 
     Examples
     --------
@@ -146,9 +152,14 @@ def paged_cache_view(n_blocks: int = 24, block_size: int = 4, n_sequences: int =
     >>> panel.state["used_tokens"] <= panel.state["held_blocks"] * 4
     True
     """
+    n_blocks = positive_int(n_blocks, "n_blocks")
+    block_size = positive_int(block_size, "block_size")
+    n_sequences = positive_int(n_sequences, "n_sequences")
+    max_len, seed = integer(max_len, "max_len", low=2), seed_value(seed)
     arrivals, lengths = _paged_schedule(n_sequences, max_len, seed)
     end = int((arrivals + lengths).max())
-    slider = widgets.IntSlider(value=min(time, end), min=0, max=end,
+    time = min(8, end) if time is None else integer(time, "time", 0, end)
+    slider = widgets.IntSlider(value=time, min=0, max=end,
                                description=t("w_s13_time"))
 
     def replay(now: int) -> tuple[PagedKVCache, dict]:
@@ -164,6 +175,13 @@ def paged_cache_view(n_blocks: int = 24, block_size: int = 4, n_sequences: int =
                 elif age == lengths[r] and r in ids:
                     cache.free(ids.pop(r))
         return cache, ids
+
+    try:  # every step, once: the pool must hold the blocks of the busiest moment
+        replay(end)
+    except MemoryError:
+        raise ValueError(f"n_blocks = {n_blocks} is too few for these requests: at their busiest "
+                         f"they hold more blocks of {block_size} tokens; give more n_blocks "
+                         "(or fewer n_sequences, a smaller max_len)") from None
 
     def update(panel: Panel) -> None:
         cache, ids = replay(slider.value)

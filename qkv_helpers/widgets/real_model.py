@@ -16,6 +16,7 @@ import numpy as np
 from matplotlib.patches import Rectangle
 
 from .. import style
+from .._checks import instance_of
 from ..lang import t
 from ..pretrained import MiniLM, classify_heads, head_scores, load_minilm
 from ._live import LiveFigure, Panel
@@ -74,7 +75,12 @@ def minilm_explorer(text: str = "The cat sat on the mat.", model: MiniLM | None 
     >>> panel.state["tokens"][:3], panel.state["error"] is not None
     (['[CLS]', 'the', 'cat'], True)
     """
-    model = load_minilm() if model is None else model
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a sentence (a str), got {type(text).__name__} {text!r}")
+    if not text.strip():
+        raise ValueError(f"text must be a sentence, got an empty one ({text!r})")
+    model = load_minilm() if model is None else instance_of(model, "model", MiniLM,
+                                                            "from load_minilm()")
     n_layers = len(model.layers)
     n_heads = model.layers[0].attention.n_heads
     box = widgets.Text(value=text, description=t("w_l11_sentence"), continuous_update=False)
