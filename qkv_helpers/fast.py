@@ -238,7 +238,6 @@ def decoder_attention(q, k, v, causal: bool) -> np.ndarray:
 # footing. After the last block, softmax(scores)·V = o / l. Same arithmetic as plain
 # attention (the same products and exps, in another order), but only a block of scores
 # exists at any time: memory O(n_q · block) instead of O(n_q · n_k).
-import math as _math  # noqa: E402  (this section's own imports)
 from typing import NamedTuple as _NamedTuple  # noqa: E402  (this section's own imports)
 
 import numpy as _np  # noqa: E402  (this section's own imports)
@@ -249,7 +248,6 @@ from ._checks import float_dtype as _float_dtype  # noqa: E402  (this section's 
 from ._checks import instance_of as _instance_of  # noqa: E402  (this section's own imports)
 from ._checks import integer as _integer  # noqa: E402  (this section's own imports)
 from ._checks import positive_int as _positive_int  # noqa: E402  (this section's own imports)
-from ._checks import positive_number as _positive_number  # noqa: E402  (this section's own imports)
 
 
 class OnlineSoftmaxState(_NamedTuple):
@@ -415,38 +413,15 @@ def tiled_attention_with_work(q, k, v, mask=None, block_size: int = 64, scale=No
     >>> full.tiles, skip.tiles, full.scores, skip.scores     # 16 tiles; 6 are all hidden
     (16, 10, 64, 40)
     """
-    from .attention import _check_mask
+    from .attention import check_attention_inputs
 
-    q = _float_array(q, "q", min_ndim=2)  # (..., n_q, d_k)
-    k = _float_array(k, "k", min_ndim=2)  # (..., n_k, d_k)
-    v = _float_array(v, "v", min_ndim=2)  # (..., n_k, d_v)
+    # the same checks as scaled_dot_product_attention: shapes, dtypes, mask, scale
+    q, k, v, mask, scale = check_attention_inputs(q, k, v, mask, scale)
     block_size = _positive_int(block_size, "block_size")
     skip_hidden_blocks = _flag(skip_hidden_blocks, "skip_hidden_blocks")
-    dtype = _np.result_type(q, k, v)
-    q, k, v = (a.astype(dtype, copy=False) for a in (q, k, v))
+    dtype = q.dtype
     (n_q, d_k), n_k, d_v = q.shape[-2:], k.shape[-2], v.shape[-1]
-    if k.shape[-1] != d_k:
-        raise ValueError(
-            f"q and k must have the same d_k (last dimension): q has shape {q.shape} "
-            f"(..., n_q, d_k), k has shape {k.shape}, needed (..., n_k, {d_k})"
-        )
-    if v.shape[-2] != n_k:
-        raise ValueError(
-            f"k and v must have the same number of tokens n_k: k has shape {k.shape} "
-            f"(..., n_k, d_k), v has shape {v.shape}, needed (..., {n_k}, d_v)"
-        )
-    try:
-        batch = _np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
-    except ValueError:
-        raise ValueError(
-            f"the leading (batch) dimensions of q {q.shape}, k {k.shape} and v {v.shape} "
-            "do not broadcast together"
-        ) from None
-    if mask is not None:
-        mask = _check_mask(mask, (*batch, n_q, n_k))
-        batch = _np.broadcast_shapes(batch, mask.shape[:-2])
-        mask = _np.broadcast_to(mask, (*mask.shape[:-2], n_q, n_k))  # (..., n_q, n_k)
-    scale = 1.0 / _math.sqrt(d_k) if scale is None else _positive_number(scale, "scale")
+    batch = _np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])  # mask's included
 
     with _np.errstate(over="ignore"):  # reported just below
         q_scaled = q * dtype.type(scale)  # (..., n_q, d_k)
