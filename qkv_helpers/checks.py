@@ -1278,55 +1278,6 @@ def check_same_distance(answer, *, query_position: int, key_position: int,
 
 
 # --- lesson 13 ---
-# Self-contained: every answer is first made a plain number (or array of numbers) here;
-# strings, complex numbers, None and anything else become feedback, never an exception.
-
-
-def _l13_integer(answer):
-    """``answer`` as an int, or None if it is not a whole real number (bools, strings: None)."""
-    if isinstance(answer, (bool, str, bytes, complex)) or isinstance(answer, np.bool_):
-        return None
-    try:
-        value = float(answer)
-    except (TypeError, ValueError, OverflowError):
-        return None
-    if not np.isfinite(value) or value != int(value):
-        return None
-    return int(value)
-
-
-@never_raises
-def check_gqa_kv_head(answer, *, n_q_heads: int, n_kv_heads: int, query_head: int,
-                      name: str = "my_kv_head") -> Feedback:
-    """Lesson 13: which K/V head a query head uses in grouped-query attention.
-
-    The expected answer comes from :func:`~qkv_helpers.grouped_query_attention` itself:
-    each query head's output is compared with attention on every K/V head.
-
-    >>> from qkv_helpers.lang import set_language
-    >>> set_language("en")
-    >>> check_gqa_kv_head(3, n_q_heads=32, n_kv_heads=8, query_head=13).ok
-    True
-    >>> check_gqa_kv_head(5, n_q_heads=32, n_kv_heads=8, query_head=13).ok   # 13 mod 8
-    False
-    >>> check_gqa_kv_head("3", n_q_heads=32, n_kv_heads=8, query_head=13).ok
-    False
-    """
-    if not_answered(answer):
-        return unanswered()
-    expected = _l13_used_kv_head(n_q_heads, n_kv_heads, query_head)
-    got = _l13_integer(answer)
-    if got is None:
-        return wrong("check_not_numbers", name=name, kind=type(answer).__name__)
-    group = n_q_heads // n_kv_heads
-    if got == expected:
-        return right("check_l13_kv_head_right", head=query_head, answer=expected, group=group)
-    if not 0 <= got < n_kv_heads:
-        return wrong("check_l13_kv_head_range", name=name, last=n_kv_heads - 1, got=got)
-    if got == query_head % n_kv_heads:
-        return wrong("check_l13_kv_head_interleaved", name=name, got=got, head=query_head,
-                     n_kv=n_kv_heads)
-    return wrong("check_l13_kv_head_wrong", name=name, got=got, group=group)
 
 
 @never_raises

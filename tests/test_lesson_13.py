@@ -16,7 +16,7 @@ ODD = [..., None, "3", b"3", 3j, [1, "a"], {"a": 1}, object(), float("nan"), flo
 @pytest.mark.parametrize("answer", ODD, ids=[repr(a)[:20] for a in ODD])
 def test_checks_never_raise_and_reject_odd_answers(answer, language):
     lang.set_language(language)
-    f = checks.check_gqa_kv_head(answer, n_q_heads=32, n_kv_heads=8, query_head=13)
+    f = checks.check_gqa_group(answer, n_q_heads=64, n_kv_heads=8, kv_head=5)
     assert f.ok is not True and isinstance(f.message, str) and f.message
     s, v = np.array([0.0, 1.0, 3.0, 2.0]), np.arange(8.0).reshape(4, 2)
     f = checks.check_merged_halves(answer, s, v)
@@ -25,25 +25,23 @@ def test_checks_never_raise_and_reject_odd_answers(answer, language):
     assert f.ok is not True and f.message
 
 
-@pytest.mark.parametrize("n_q, n_kv, head", [(32, 8, 13), (8, 2, 5), (4, 1, 3), (6, 6, 4)])
-def test_gqa_kv_head_check(n_q, n_kv, head):
-    expected = head // (n_q // n_kv)
-    assert checks.check_gqa_kv_head(expected, n_q_heads=n_q, n_kv_heads=n_kv, query_head=head)
-    assert checks.check_gqa_kv_head(float(expected), n_q_heads=n_q, n_kv_heads=n_kv,
-                                    query_head=head)
-    for other in range(n_kv):
-        if other != expected:
-            assert not checks.check_gqa_kv_head(other, n_q_heads=n_q, n_kv_heads=n_kv,
-                                                query_head=head)
-    lang.set_language("en")
-    f = checks.check_gqa_kv_head(n_kv + 3, n_q_heads=n_q, n_kv_heads=n_kv, query_head=head)
-    assert "from 0 to" in f.message
+@pytest.mark.parametrize("n_q, n_kv, kv_head", [(64, 8, 5), (8, 2, 1), (4, 1, 0), (6, 6, 4)])
+def test_gqa_group_check(n_q, n_kv, kv_head):
+    group = n_q // n_kv
+    expected = list(range(kv_head * group, (kv_head + 1) * group))
+    assert checks.check_gqa_group(expected, n_q_heads=n_q, n_kv_heads=n_kv, kv_head=kv_head)
+    assert checks.check_gqa_group(expected[::-1], n_q_heads=n_q, n_kv_heads=n_kv, kv_head=kv_head)
+    assert checks.check_gqa_group(np.array(expected), n_q_heads=n_q, n_kv_heads=n_kv,
+                                  kv_head=kv_head)
+    for wrong in ([float(h) for h in expected], expected[:-1], [h + 1 for h in expected],
+                  [True] * group, str(expected)):
+        assert not checks.check_gqa_group(wrong, n_q_heads=n_q, n_kv_heads=n_kv, kv_head=kv_head)
 
 
-def test_gqa_kv_head_names_the_interleaved_slip():
+def test_gqa_group_names_the_interleaved_slip():
     lang.set_language("en")
-    f = checks.check_gqa_kv_head(5, n_q_heads=32, n_kv_heads=8, query_head=13)
-    assert f.ok is False and "mod" in f.message
+    f = checks.check_gqa_group(list(range(5, 64, 8)), n_q_heads=64, n_kv_heads=8, kv_head=5)
+    assert f.ok is False and "interleaved" in f.message
 
 
 def test_merged_halves_check_the_exercise_and_its_slips():
