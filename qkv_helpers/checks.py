@@ -557,6 +557,38 @@ SOFTMAX_TRIALS = (
 )
 
 
+def _not_a_learner_function(fn, name: str) -> Feedback | None:
+    """Feedback when ``fn`` is not a function of the learner's own to try, else None."""
+    if not_answered(fn):
+        return unanswered()
+    if not callable(fn):
+        return wrong("check_l04_not_function", name=name)
+    if _is_package_function(fn):
+        return wrong("check_l04_package", name=name)
+    return None
+
+
+def _trial_answer(fn, scores: np.ndarray, name: str, not_finite_key: str):
+    """What ``fn(scores)`` returns, as a real array, or the Feedback that says why not.
+
+    ``not_finite_key`` is the message for a NaN or infinity: what that means depends on
+    the exercise (an overflowed softmax, an underflowed log).
+    """
+    result, error = _call(fn, scores)
+    shown = _show_scores(scores)
+    if error is not None:
+        return wrong("check_l04_raised", name=name, scores=shown,
+                     error=_describe_error(error))
+    if not_answered(result):
+        return unanswered()
+    got = _real_array(result, name)
+    if isinstance(got, Feedback):
+        if got.message == t("check_not_finite", name=name):
+            return wrong(not_finite_key, name=name, scores=shown)
+        return wrong("check_l04_bad_result", name=name, scores=shown, problem=got.message)
+    return got
+
+
 @never_raises
 def check_stable_softmax(fn, name: str = "my_softmax") -> Feedback:
     """Lesson 04: a learner's softmax function, over the last axis, on inputs chosen so that
@@ -582,26 +614,14 @@ def check_stable_softmax(fn, name: str = "my_softmax") -> Feedback:
     """
     from .attention import softmax
 
-    if not_answered(fn):
-        return unanswered()
-    if not callable(fn):
-        return wrong("check_l04_not_function", name=name)
-    if _is_package_function(fn):
-        return wrong("check_l04_package", name=name)
+    problem = _not_a_learner_function(fn, name)
+    if problem is not None:
+        return problem
     for _label, scores in SOFTMAX_TRIALS:
-        result, error = _call(fn, scores)
-        shown = _show_scores(scores)
-        if error is not None:
-            return wrong("check_l04_raised", name=name, scores=shown,
-                         error=_describe_error(error))
-        if not_answered(result):
-            return unanswered()
-        got = _real_array(result, name)
+        got = _trial_answer(fn, scores, name, not_finite_key="check_l04_overflow")
         if isinstance(got, Feedback):
-            if got.message == t("check_not_finite", name=name):
-                return wrong("check_l04_overflow", name=name, scores=shown)
-            return wrong("check_l04_bad_result", name=name, scores=shown,
-                         problem=got.message)
+            return got
+        shown = _show_scores(scores)
         feedback = check_weights(got, softmax(scores), name)
         if not feedback.ok:
             return wrong("check_l04_wrong_on", name=name, scores=shown,
@@ -639,30 +659,18 @@ def check_stable_log_softmax(fn, name: str = "my_log_softmax") -> Feedback:
     """
     from .attention import softmax
 
-    if not_answered(fn):
-        return unanswered()
-    if not callable(fn):
-        return wrong("check_l04_not_function", name=name)
-    if _is_package_function(fn):
-        return wrong("check_l04_package", name=name)
+    problem = _not_a_learner_function(fn, name)
+    if problem is not None:
+        return problem
     for _label, scores in LOG_SOFTMAX_TRIALS:
-        result, error = _call(fn, scores)
+        got = _trial_answer(fn, scores, name, not_finite_key="check_l04_log_underflow")
+        if isinstance(got, Feedback):
+            return got
         shown = _show_scores(scores)
-        if error is not None:
-            return wrong("check_l04_raised", name=name, scores=shown,
-                         error=_describe_error(error))
-        if not_answered(result):
-            return unanswered()
         shift = scores - scores.max(axis=-1, keepdims=True)  # (rows, n), each row's max 0
         expected = shift - np.log(np.exp(shift).sum(axis=-1, keepdims=True))
         weights = softmax(scores)
         assert np.allclose(np.exp(expected), weights)  # the same weights as the package's
-        got = _real_array(result, name)
-        if isinstance(got, Feedback):
-            if got.message == t("check_not_finite", name=name):
-                return wrong("check_l04_log_underflow", name=name, scores=shown)
-            return wrong("check_l04_bad_result", name=name, scores=shown,
-                         problem=got.message)
         if _close(got, weights):
             return wrong("check_l04_not_log", name=name)
         feedback = check_array(got, expected, name, atol=1e-6)
