@@ -1,21 +1,38 @@
 """qkv_helpers: every computation and picture of the Q/K/V attention course.
 
-The math lives in small modules named for the course's ideas:
-
-- :mod:`qkv_helpers.attention` -- softmax, scaled dot-product attention, multi-head attention
-- :mod:`qkv_helpers.masks` -- the causal mask
-- :mod:`qkv_helpers.examples` -- the running example "The cat sat on the mat."
-- :mod:`qkv_helpers.lang` -- the language tables (Korean and English)
-
-Pictures and widgets (:mod:`qkv_helpers.plots`, :mod:`qkv_helpers.widgets`) import
-matplotlib and ipywidgets, so they load only when first used: ``import qkv_helpers``
-stays quick and needs neither.
+The math lives in small numpy-only modules named for the course's ideas, all imported
+here (``README.md`` in this folder is the map, in lesson order). Pictures and widgets
+(:mod:`qkv_helpers.plots`, :mod:`qkv_helpers.widgets`) import matplotlib and ipywidgets,
+so they load only when first used: ``import qkv_helpers`` needs neither.
 """
 
 from __future__ import annotations
 
 import importlib
 
+# Every numpy-only module is imported here, so that "go to definition" (jedi, in Jupyter
+# and editors) finds each name a lesson uses: qk.KVCache, qk.apply_rope, qk.kv_math...
+from . import (
+    at_scale,
+    checks,
+    decoding,
+    encoder_decoder,
+    fast,
+    grouped_query,
+    kv_cache,
+    kv_experiments,
+    kv_math,
+    numerics,
+    paged_kv_cache,
+    pipeline,
+    positions,
+    pretrained,
+    quiz,
+    scaling,
+    similarity,
+    tiled,
+    weighted_sum,
+)
 from .attention import (
     AttentionResult,
     MultiHeadAttention,
@@ -23,24 +40,30 @@ from .attention import (
     scaled_dot_product_attention,
     softmax,
 )
+from .decoding import TinyTransformer  # lessons 08-09
 from .examples import RunningExample, TranslationExample, running_example, translation_example
-from .fast import tiled_attention  # lesson 13
 from .grouped_query import grouped_query_attention  # lesson 13
+from .kv_cache import KVCache  # lesson 09
 from .lang import get_language, set_language, t
 from .masks import (
     causal_mask,
     sliding_window_mask,  # lesson 13
 )
 from .paged_kv_cache import PagedKVCache  # lesson 13
+from .positions import apply_rope  # lesson 12
+from .tiled import tiled_attention  # lesson 13
 
 __version__ = "0.1.0"
 
 __all__ = [
     "AttentionResult",
+    "KVCache",
     "MultiHeadAttention",
     "Projection",
     "RunningExample",
+    "TinyTransformer",
     "TranslationExample",
+    "apply_rope",
     "causal_mask",
     "get_language",
     "running_example",
@@ -57,45 +80,16 @@ __all__ = [
     "tiled_attention",
 ]
 
-# Optional names, loaded on first use (they import matplotlib or ipywidgets or
-# belong to later parts of the course): name -> module that defines it.
-_LAZY = {
-    "plots": "qkv_helpers.plots",
-    "widgets": "qkv_helpers.widgets",
-    "checks": "qkv_helpers.checks",
-    "style": "qkv_helpers.style",
-    "KVCache": "qkv_helpers.kv_cache",
-    "TinyTransformer": "qkv_helpers.decoding",
-    # lessons 01-05 (numpy only)
-    "similarity": "qkv_helpers.similarity",
-    "scaling": "qkv_helpers.scaling",
-    "numerics": "qkv_helpers.numerics",
-    "weighted_sum": "qkv_helpers.weighted_sum",
-    # lessons 06-08, 10 (numpy only)
-    "encoder_decoder": "qkv_helpers.encoder_decoder",
-    "pipeline": "qkv_helpers.pipeline",
-    "quiz": "qkv_helpers.quiz",
-    # lesson 09 (numpy only)
-    "kv_math": "qkv_helpers.kv_math",
-    "kv_experiments": "qkv_helpers.kv_experiments",
-    # lesson 12 (numpy only)
-    "positions": "qkv_helpers.positions",
-    "apply_rope": "qkv_helpers.positions",
-    # lesson 11 (numpy, safetensors, tokenizers; the model package)
-    "pretrained": "qkv_helpers.pretrained",
-    # lesson 13 (numpy only)
-    "at_scale": "qkv_helpers.at_scale",
-    # the fast paths, apart from the readable attention (issue 14)
-    "fast": "qkv_helpers.fast",
-}
+# Pictures and widgets import matplotlib and ipywidgets: loaded on first use, so that
+# ``import qkv_helpers`` needs neither.
+_LAZY = ("plots", "widgets", "style")
 
 
 def __getattr__(name: str):
     if name in _LAZY:
-        module = importlib.import_module(_LAZY[name])
-        value = module if module.__name__.endswith("." + name) else getattr(module, name)
-        globals()[name] = value
-        return value
+        module = importlib.import_module(f"qkv_helpers.{name}")
+        globals()[name] = module
+        return module
     raise AttributeError(f"module 'qkv_helpers' has no attribute {name!r}")
 
 

@@ -23,23 +23,12 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._checks import (
-    a_function,
-    as_float_array,
-    flag,
-    float_array,
-    float_dtype,
-    instance_of,
-    int_sequence,
-    integer,
-    positive_int,
-    seed_value,
-)
+from . import _validate as validate
 from .attention import scaled_dot_product_attention
-from .fast import tiled_attention_with_work
 from .kv_cache import KVCache
 from .masks import causal_mask
 from .paged_kv_cache import PagedKVCache
+from .tiled import tiled_attention_with_work
 
 __all__ = [
     "A100_80GB",
@@ -79,8 +68,9 @@ def attention_inputs(n: int, d: int = 64, n_heads: int = 1, seed: int = 0, dtype
     >>> q.shape, q.dtype
     ((5, 4), dtype('float32'))
     """
-    n, d, n_heads = positive_int(n, "n"), positive_int(d, "d"), positive_int(n_heads, "n_heads")
-    seed, dtype = seed_value(seed), float_dtype(dtype)
+    n, d = validate.integer(n, "n", 1), validate.integer(d, "d", 1)
+    n_heads = validate.integer(n_heads, "n_heads", 1)
+    seed, dtype = validate.seed(seed), validate.float_dtype(dtype)
     rng = np.random.default_rng(seed)
     shape = (n, d) if n_heads == 1 else (n_heads, n, d)
     return tuple(rng.standard_normal(shape).astype(dtype) for _ in range(3))
@@ -96,8 +86,9 @@ def attention_flops(n_q: int, n_k: int, d_k: int, d_v: int | None = None) -> int
     >>> attention_flops(4096, 4096, 64)    # about 4.3 GFLOP
     4294967296
     """
-    n_q, n_k, d_k = positive_int(n_q, "n_q"), positive_int(n_k, "n_k"), positive_int(d_k, "d_k")
-    d_v = d_k if d_v is None else positive_int(d_v, "d_v")
+    n_q, n_k = validate.integer(n_q, "n_q", 1), validate.integer(n_k, "n_k", 1)
+    d_k = validate.integer(d_k, "d_k", 1)
+    d_v = d_k if d_v is None else validate.integer(d_v, "d_v", 1)
     return 2 * n_q * n_k * d_k + 2 * n_q * n_k * d_v
 
 
@@ -110,7 +101,7 @@ def measure_peak_memory(fn, *args, **kwargs) -> int:
     >>> measure_peak_memory(np.ones, 1_000_000) >= 8_000_000     # a float64 array of 10⁶
     True
     """
-    a_function(fn, "fn")
+    validate.a_function(fn, "fn")
     gc.collect()
     was_tracing = tracemalloc.is_tracing()
     if not was_tracing:
@@ -133,8 +124,8 @@ def measure_time(fn, *args, repeats: int = 3, **kwargs) -> float:
     >>> measure_time(sum, range(10)) < 1.0
     True
     """
-    a_function(fn, "fn")
-    repeats = positive_int(repeats, "repeats")
+    validate.a_function(fn, "fn")
+    repeats = validate.integer(repeats, "repeats", 1)
     best = math.inf
     for _ in range(repeats):
         start = time.perf_counter()
@@ -149,8 +140,8 @@ def loglog_slope(x, y) -> float:
     >>> round(loglog_slope([1, 2, 4, 8], [3, 12, 48, 192]), 6)       # y = 3·x²
     2.0
     """
-    x = as_float_array(x, "x")
-    y = as_float_array(y, "y")
+    x = validate.array(x, "x")
+    y = validate.array(y, "y")
     if x.shape != y.shape or x.ndim != 1 or x.size < 2:
         raise ValueError(f"x and y must be 1-D of the same length >= 2, got {x.shape}, {y.shape}")
     if (x <= 0).any() or (y <= 0).any():
@@ -189,10 +180,10 @@ def measure_costs(lengths, d: int = 64, block_size: int = 64, repeats: int = 2,
     >>> bool((table.plain_peak >= table.score_bytes).all())
     True
     """
-    lengths = int_sequence(lengths, "lengths", low=1)  # (rows,)
-    d, block_size = positive_int(d, "d"), positive_int(block_size, "block_size")
-    repeats, seed = positive_int(repeats, "repeats"), seed_value(seed)
-    dtype, time_it = float_dtype(dtype), flag(time_it, "time_it")
+    lengths = validate.int_sequence(lengths, "lengths", low=1)  # (rows,)
+    d, block_size = validate.integer(d, "d", 1), validate.integer(block_size, "block_size", 1)
+    repeats, seed = validate.integer(repeats, "repeats", 1), validate.seed(seed)
+    dtype, time_it = validate.float_dtype(dtype), validate.flag(time_it, "time_it")
     rows = []
     for n in lengths:
         q, k, v = attention_inputs(int(n), d, seed=seed, dtype=dtype)
@@ -240,11 +231,11 @@ def online_softmax_trace(scores, v, block_size: int) -> list[OnlineStep]:
     >>> steps[-1].output.round(3)
     array([28.018])
     """
-    from .fast import online_softmax_start, online_softmax_update
+    from .tiled import online_softmax_start, online_softmax_update
 
-    scores = as_float_array(scores, "scores")
-    v = as_float_array(v, "v", min_ndim=2)
-    block_size = positive_int(block_size, "block_size")
+    scores = validate.array(scores, "scores")
+    v = validate.array(v, "v", min_ndim=2)
+    block_size = validate.integer(block_size, "block_size", 1)
     if scores.ndim != 1 or v.shape[0] != scores.shape[0]:
         raise ValueError(f"scores must be (n_k,) and v (n_k, d_v), got {scores.shape} "
                          f"and {v.shape}")
@@ -277,10 +268,10 @@ class SlidingWindowKVCache:
     """
 
     def __init__(self, n_heads: int, head_dim: int, window: int, dtype=np.float64):
-        self.n_heads = positive_int(n_heads, "n_heads")
-        self.head_dim = positive_int(head_dim, "head_dim")
-        self.window = positive_int(window, "window")
-        self.dtype = float_dtype(dtype)
+        self.n_heads = validate.integer(n_heads, "n_heads", 1)
+        self.head_dim = validate.integer(head_dim, "head_dim", 1)
+        self.window = validate.integer(window, "window", 1)
+        self.dtype = validate.float_dtype(dtype)
         self._k = np.zeros((self.n_heads, self.window, self.head_dim), self.dtype)
         self._v = np.zeros_like(self._k)
         self.tokens_seen = 0
@@ -290,7 +281,8 @@ class SlidingWindowKVCache:
 
     def append(self, k, v) -> None:
         """Keep one token's ``k``, ``v`` (``(n_heads, 1, head_dim)``), forgetting the oldest."""
-        k, v = float_array(k, "k", min_ndim=0), float_array(v, "v", min_ndim=0)
+        k, v = validate.array(k, "k", min_ndim=0, bools=False, empty=False), validate.array(v, "v",
+                              min_ndim=0, bools=False, empty=False)
         for name, a in (("k", k), ("v", v)):
             if a.shape != (self.n_heads, 1, self.head_dim):
                 raise ValueError(f"{name} must have shape (n_heads, 1, head_dim) = "
@@ -344,9 +336,9 @@ def windowed_decoding(q, k, v, window: int) -> WindowedDecoding:
     >>> run.cache_nbytes[-1], run.full_cache_nbytes[-1]       # 2 tokens kept against 6
     (64, 192)
     """
-    q = float_array(q, "q", min_ndim=3)
-    k = float_array(k, "k", min_ndim=3)
-    v = float_array(v, "v", min_ndim=3)
+    q = validate.array(q, "q", min_ndim=3, bools=False, empty=False)
+    k = validate.array(k, "k", min_ndim=3, bools=False, empty=False)
+    v = validate.array(v, "v", min_ndim=3, bools=False, empty=False)
     if not (q.ndim == k.ndim == v.ndim == 3 and q.shape[:2] == k.shape[:2] == v.shape[:2]):
         raise ValueError(f"q, k, v must be (n_heads, n, d) with the same n_heads and n, got "
                          f"{q.shape}, {k.shape}, {v.shape}")
@@ -376,7 +368,7 @@ def receptive_field(window: int, layers: int) -> int:
     >>> receptive_field(window=4096, layers=32)      # Mistral 7B's window and depth
     131041
     """
-    return positive_int(layers, "layers") * (positive_int(window, "window") - 1) + 1
+    return validate.integer(layers, "layers", 1) * (validate.integer(window, "window", 1) - 1) + 1
 
 
 def receptive_field_by_masks(n: int, window: int, layers: int) -> int:
@@ -390,9 +382,9 @@ def receptive_field_by_masks(n: int, window: int, layers: int) -> int:
     """
     from .masks import sliding_window_mask
 
-    mask = sliding_window_mask(positive_int(n, "n"), window=window).astype(np.int64)
+    mask = sliding_window_mask(validate.integer(n, "n", 1), window=window).astype(np.int64)
     reach = np.eye(n, dtype=np.int64)[-1:]  # (1, n): the last token reaches itself
-    for _ in range(positive_int(layers, "layers")):
+    for _ in range(validate.integer(layers, "layers", 1)):
         reach = np.minimum(reach @ mask, 1)  # one more layer of attention
     return int(reach.sum())
 
@@ -406,9 +398,9 @@ def request_lengths(n_requests: int, max_len: int, seed: int = 0) -> np.ndarray:
     >>> request_lengths(5, 100, seed=0)
     array([86, 64, 52, 27, 31])
     """
-    rng = np.random.default_rng(seed_value(seed))
-    return rng.integers(1, positive_int(max_len, "max_len") + 1,
-                        size=positive_int(n_requests, "n_requests"))
+    rng = np.random.default_rng(validate.seed(seed))
+    return rng.integers(1, validate.integer(max_len, "max_len", 1) + 1,
+                        size=validate.integer(n_requests, "n_requests", 1))
 
 
 class ServingMemory(NamedTuple):
@@ -449,17 +441,18 @@ def serve_requests(lengths, max_len: int, block_size: int = 16, n_heads: int = 4
     >>> m.used, m.paged_reserved, m.max_len_reserved     # 60 tokens; 6 blocks; 3 × 64 tokens
     (960, 1536, 3072)
     """
-    lengths = int_sequence(lengths, "lengths", low=1).tolist()
-    max_len = positive_int(max_len, "max_len")
-    block_size, n_heads = positive_int(block_size, "block_size"), positive_int(n_heads, "n_heads")
-    head_dim, dtype = positive_int(head_dim, "head_dim"), float_dtype(dtype)
+    lengths = validate.int_sequence(lengths, "lengths", low=1).tolist()
+    max_len = validate.integer(max_len, "max_len", 1)
+    block_size, n_heads = validate.integer(block_size, "block_size", 1), validate.integer(n_heads,
+                                           "n_heads", 1)
+    head_dim, dtype = validate.integer(head_dim, "head_dim", 1), validate.float_dtype(dtype)
     if any(n > max_len for n in lengths):
         raise ValueError(f"lengths must each be <= max_len = {max_len}, got {max(lengths)}")
     n_blocks = sum(-(-n // block_size) for n in lengths)
     paged = PagedKVCache(n_heads, head_dim, block_size, max(n_blocks, 1), dtype)
     ids = [paged.new_sequence() for _ in lengths]
     reserved = [KVCache(n_heads, head_dim, capacity=max_len, dtype=dtype) for _ in lengths]
-    chunk = positive_int(tokens_per_step, "tokens_per_step")
+    chunk = validate.integer(tokens_per_step, "tokens_per_step", 1)
     tokens = np.zeros((n_heads, chunk, head_dim), dtype)
     for start in range(0, max(lengths), chunk):  # all requests side by side, taking turns
         for seq, cache, n in zip(ids, reserved, lengths):
@@ -574,11 +567,11 @@ def step_cost(model: ModelShape, new_tokens: int, context: int = 0, batch: int =
     >>> round(prefill.intensity), round(decode.intensity, 2)
     (2214, 1.0)
     """
-    instance_of(model, "model", ModelShape, "e.g. LLAMA_2_7B")
-    new_tokens = positive_int(new_tokens, "new_tokens")
-    batch = positive_int(batch, "batch")
-    context = integer(context, "context", low=0)
-    bytes_per_value = positive_int(bytes_per_value, "bytes_per_value")
+    validate.instance_of(model, "model", ModelShape, "e.g. LLAMA_2_7B")
+    new_tokens = validate.integer(new_tokens, "new_tokens", 1)
+    batch = validate.integer(batch, "batch", 1)
+    context = validate.integer(context, "context", low=0)
+    bytes_per_value = validate.integer(bytes_per_value, "bytes_per_value", 1)
     keys = context + new_tokens
     m = model
     flops = (2 * m.matmul_params * new_tokens * batch
@@ -591,13 +584,13 @@ def step_cost(model: ModelShape, new_tokens: int, context: int = 0, batch: int =
 def causal_tile_work(n: int, block_size: int, d: int = 64) -> tuple:
     """Tiles and FLOPs of tiled causal attention for ``n`` tokens, with and without skipping.
 
-    Counted by running :func:`~qkv_helpers.fast.tiled_attention_with_work` on zeros.
+    Counted by running :func:`~qkv_helpers.tiled.tiled_attention_with_work` on zeros.
 
     >>> causal_tile_work(256, 64)[:2]      # 16 tiles; 6 above the diagonal skipped
     (16, 10)
     """
-    x = np.zeros((positive_int(n, "n"), positive_int(d, "d")))  # (n, d)
-    block_size = positive_int(block_size, "block_size")
+    x = np.zeros((validate.integer(n, "n", 1), validate.integer(d, "d", 1)))  # (n, d)
+    block_size = validate.integer(block_size, "block_size", 1)
     mask = causal_mask(n)
     full = tiled_attention_with_work(x, x, x, mask, block_size, skip_hidden_blocks=False)
     skip = tiled_attention_with_work(x, x, x, mask, block_size)

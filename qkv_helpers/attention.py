@@ -13,15 +13,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._checks import (
-    axis_index,
-    float_array,
-    float_dtype,
-    positive_int,
-    positive_number,
-    seed_int,
-    size_int,
-)
+from . import _validate as validate
+from ._validate import ScoresOverflowError
 
 __all__ = [
     "AttentionResult",
@@ -70,45 +63,29 @@ def softmax(x, axis: int = -1, temperature: float = 1.0) -> np.ndarray:
     >>> softmax([1.0, 2.0], temperature=100.0).round(3)
     array([0.498, 0.502])
     """
-    temperature = positive_number(temperature, "temperature")
-    x = _check_scores(x, axis)
+    x, axis, temperature = validate.softmax_args(x, axis, temperature)
+    return _softmax(x, axis, temperature)
+
+
+def _softmax(x: np.ndarray, axis: int = -1, temperature: float = 1.0, *,
+             in_place: bool = False) -> np.ndarray:
+    """:func:`softmax` on scores already checked: the formula, ``exp(x/T) / Σ exp(x/T)``.
+
+    Attention calls it on its own scores, ``in_place`` (they become the weights: no
+    second (n_q, n_k) array). float16 rows are summed in float32 (past 65,504 keys their
+    sum would overflow float16); the result keeps ``x``'s dtype.
+    """
     with np.errstate(over="ignore"):  # a spread wider than the dtype gives -inf: exp -> 0
-        shifted = x - x.max(axis=axis, keepdims=True)  # same shape as x; every entry <= 0
-    # Divided in float64: in float16/32 a tiny T would round to 0 and give 0/0 = NaN.
-    with np.errstate(over="ignore"):  # a very negative entry may become -inf: exp -> 0
-        z = shifted / np.float64(temperature)
-    e = np.exp(z)  # entries in [0, 1], the largest of each row exactly 1
-    return (e / e.sum(axis=axis, keepdims=True)).astype(x.dtype, copy=False)
+        shifted = np.subtract(x, x.max(axis=axis, keepdims=True),  # every entry <= 0
+                              out=x if in_place else None)
+        if temperature != 1.0:  # divided in float64: a tiny T in float16/32 would give 0/0
+            shifted = shifted / np.float64(temperature)
+    e = np.exp(shifted, out=shifted)  # entries in [0, 1], the largest of each row exactly 1
+    e /= e.sum(axis=axis, keepdims=True, dtype=np.promote_types(e.dtype, np.float32))
+    return e.astype(x.dtype, copy=False)
 
 
-def _check_scores(x, axis) -> np.ndarray:
-    """``x`` as softmax takes it: a float array, no NaN or +inf, a finite entry per row."""
-    try:
-        arr = np.asarray(x)
-    except (ValueError, TypeError) as err:
-        raise TypeError(f"x must be an array of real numbers; numpy could not read it as "
-                        f"one: {err}") from None
-    if arr.dtype.kind in "biu":
-        arr = arr.astype(np.float64)
-    elif arr.dtype.kind != "f":
-        raise TypeError(f"x must be an array of real numbers, got dtype {arr.dtype}")
-    if arr.ndim == 0:
-        raise ValueError("x must have at least 1 dimension, got a scalar (shape ())")
-    axis = axis_index(axis, arr.ndim, arr.shape)
-    if arr.shape[axis] == 0:
-        raise ValueError(f"x must have at least one entry along axis {axis}: got shape "
-                         f"{arr.shape}, and softmax over nothing is undefined")
-    if np.isnan(arr).any() or np.isposinf(arr).any():
-        raise ValueError(f"x must not hold NaN or +inf; got x of shape {arr.shape} with some")
-    if arr.size and np.isneginf(arr).all(axis=axis).any():
-        row = tuple(int(i) for i in np.argwhere(np.isneginf(arr).all(axis=axis))[0])
-        raise ValueError(
-            f"every entry of x along axis {axis} is -inf at index {row} (x has shape "
-            f"{arr.shape}): softmax over nothing is undefined"
-        )
-    return arr
-
-
+@validate.by(validate.attention_args)
 def scaled_dot_product_attention(q, k, v, mask=None, scale=None) -> AttentionResult:
     """Scaled dot-product attention: ``softmax(q·kᵀ · scale) · v``.
 
@@ -148,126 +125,18 @@ def scaled_dot_product_attention(q, k, v, mask=None, scale=None) -> AttentionRes
     >>> scaled_dot_product_attention(q, k, v, mask=np.array([[False, True]])).weights
     array([[0., 1.]])
     """
-    q, k, v, mask, scale = check_attention_inputs(q, k, v, mask, scale)
-
+    d_k = q.shape[-1]
+    if scale is None:
+        scale = 1 / math.sqrt(d_k)
     with np.errstate(over="ignore", invalid="ignore"):  # too large: an error, just below
         scores = (q * scale) @ k.swapaxes(-1, -2)  # (..., n_q, n_k): q·kᵀ/√d_k, every pair
     if mask is not None:
-        np.copyto(scores, -np.inf, where=~mask)  # masked keys: exp(-inf) = weight 0
-    weights = _softmax_last_axis(scores)  # (..., n_q, n_k), rows sum to 1
+        scores = np.where(mask, scores, -np.inf)  # masked keys: exp(-inf) = weight 0
+    validate.finite_scores(scores)
+    weights = _softmax(scores, in_place=True)  # (..., n_q, n_k), rows sum to 1
     output = weights @ v  # (..., n_q, d_v): each query's weighted sum of values
-    _require_finite_result(output, "the output weights·v", v=v)
+    validate.finite_product(output, "the output weights·v", v=v)
     return AttentionResult(output, weights)
-
-
-def _softmax_last_axis(scores: np.ndarray) -> np.ndarray:
-    """The stable softmax of each row of ``scores``, computed in place and returned.
-
-    ``scores`` is a float array with no NaN and no row all -inf. The largest score is
-    subtracted from each row before ``exp``, so nothing overflows. float16 rows are
-    summed in float32: past 65,504 keys their sum would overflow float16. A score that
-    overflowed to ``+inf`` is a clear error.
-    """
-    row_max = scores.max(axis=-1, keepdims=True)  # (..., n_q, 1)
-    if not np.isfinite(row_max).all():
-        raise ScoresOverflowError(
-            "the scores q·kᵀ·scale overflowed to infinity or became NaN: q and k hold "
-            f"numbers too large for dtype {scores.dtype} (largest score {row_max.max()})"
-        )
-    with np.errstate(over="ignore"):  # a spread wider than the dtype gives -inf: exp -> 0
-        scores -= row_max  # every entry <= 0, each row's largest exactly 0
-    np.exp(scores, out=scores)  # entries in [0, 1]
-    scores /= scores.sum(axis=-1, keepdims=True, dtype=np.promote_types(scores.dtype,
-                                                                        np.float32))
-    return scores
-
-
-class ScoresOverflowError(ValueError):
-    """Finite inputs whose scores or products overflowed the dtype."""
-
-
-def _require_finite_result(result: np.ndarray, what: str, **inputs) -> None:
-    """Raise if ``result`` overflowed although its inputs were finite, naming them."""
-    if not np.isfinite(result).all():
-        largest = ", ".join(f"largest |{n}| = {float(np.abs(a).max()):.3g}"
-                            for n, a in inputs.items())
-        raise ScoresOverflowError(f"{what} overflowed to infinity in {result.dtype} "
-                                  f"({largest}): the inputs are too large for this dtype")
-
-
-def check_attention_inputs(q, k, v, mask=None, scale=None):
-    """The checks of :func:`scaled_dot_product_attention`, also used by ``fast``.
-
-    Returns ``q, k, v`` as float arrays of one dtype, ``mask`` as a bool array of shape
-    ``(..., n_q, n_k)`` (a view) or None, and ``scale`` as a float (``1/√d_k`` by default).
-    Each failure is an error naming the argument, what it got and what it needs.
-    """
-    q = float_array(q, "q", min_ndim=2)
-    k = float_array(k, "k", min_ndim=2)
-    v = float_array(v, "v", min_ndim=2)
-    dtype = np.result_type(q, k, v)
-    q, k, v = (a.astype(dtype, copy=False) for a in (q, k, v))
-
-    n_q, d_k = q.shape[-2:]
-    n_k = k.shape[-2]
-    if k.shape[-1] != d_k:
-        raise ValueError(
-            f"q and k must have the same d_k (last dimension): q has shape {q.shape} "
-            f"(..., n_q, d_k), k has shape {k.shape}, needed (..., n_k, {d_k})"
-        )
-    if v.shape[-2] != n_k:
-        raise ValueError(
-            f"k and v must have the same number of tokens n_k: k has shape {k.shape} "
-            f"(..., n_k, d_k), v has shape {v.shape}, needed (..., {n_k}, d_v)"
-        )
-    try:
-        batch = np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
-    except ValueError:
-        raise ValueError(
-            f"the leading (batch) dimensions of q {q.shape}, k {k.shape} and v {v.shape} "
-            "do not broadcast together"
-        ) from None
-    if mask is not None:
-        mask = _check_mask(mask, (*batch, n_q, n_k))
-        mask = np.broadcast_to(mask, (*mask.shape[:-2], n_q, n_k))  # (..., n_q, n_k), a view
-        full = np.broadcast_shapes(batch, mask.shape[:-2])
-        if full != batch:  # the mask adds batch dimensions or entries: so do the scores
-            q = np.broadcast_to(q, (*full, n_q, d_k))
-    scale = 1.0 / math.sqrt(d_k) if scale is None else positive_number(scale, "scale")
-    return q, k, v, mask, scale
-
-
-def _check_mask(mask, score_shape: tuple[int, ...]) -> np.ndarray:
-    """The mask as a bool array that broadcasts to ``score_shape`` with a key in every row."""
-    try:
-        mask = np.asarray(mask)
-    except (ValueError, TypeError) as err:
-        raise TypeError(f"mask must be a boolean array; numpy could not read it as one: "
-                        f"{err}") from None
-    if mask.dtype != np.bool_:
-        raise TypeError(
-            f"mask must be a boolean array (True = may attend), got dtype {mask.dtype}; "
-            "for a 0/1 array use mask.astype(bool)"
-        )
-    try:
-        shape = np.broadcast_shapes(mask.shape, score_shape)
-    except ValueError:
-        shape = None
-    if shape is None or shape[-2:] != score_shape[-2:]:
-        raise ValueError(
-            f"mask of shape {mask.shape} does not broadcast to the scores' shape "
-            f"(..., n_q, n_k) = {score_shape}"
-        )
-    rows = mask.reshape((1,) * (2 - mask.ndim) + mask.shape)  # a scalar or 1-D mask: one row
-    no_key = ~rows.any(axis=-1)
-    if no_key.any():
-        where = tuple(int(i) for i in np.argwhere(no_key)[0])
-        raise ValueError(
-            f"mask allows no key for query row {where[-1]} (mask index {where[:-1]}, "
-            f"mask shape {mask.shape}): every query needs at least one True in its row, "
-            "otherwise its softmax would be 0/0 = NaN"
-        )
-    return mask
 
 
 class Projection(NamedTuple):
@@ -318,12 +187,12 @@ class MultiHeadAttention:
 
     def __init__(self, d_model: int, n_heads: int, seed: int = 0, bias: bool = True,
                  dtype=np.float64):
-        d_model = size_int(d_model, "d_model", 2**14, "its weight matrices hold d_model² numbers")
-        n_heads = _check_heads(d_model, n_heads)
-        rng = np.random.default_rng(seed_int(seed))
-        if not isinstance(bias, (bool, np.bool_)):
-            raise TypeError(f"bias must be True or False, got {type(bias).__name__} {bias!r}")
-        dtype = float_dtype(dtype)
+        d_model = validate.integer(d_model, "d_model", 1, 2**14,
+                                   why="its weight matrices hold d_model² numbers")
+        n_heads = validate.heads(d_model, n_heads)
+        rng = np.random.default_rng(validate.seed(seed))
+        bias = validate.flag(bias, "bias")
+        dtype = validate.float_dtype(dtype)
         std = 1.0 / math.sqrt(d_model)
         w_q, w_k, w_v, w_o = (rng.normal(0.0, std, (d_model, d_model)) for _ in range(4))
         biases = [rng.normal(0.0, 0.1, d_model) if bias else None for _ in range(4)]
@@ -340,7 +209,8 @@ class MultiHeadAttention:
         (4, 2, 2)
         """
         names = ("w_q", "w_k", "w_v", "w_o")
-        weights = [float_array(w, n, min_ndim=2) for w, n in zip((w_q, w_k, w_v, w_o), names)]
+        weights = [validate.array(w, n, min_ndim=2, bools=False, empty=False)
+                   for w, n in zip((w_q, w_k, w_v, w_o), names)]
         d_model = weights[0].shape[0]
         for w, name in zip(weights, names):
             if w.shape != (d_model, d_model):
@@ -351,13 +221,13 @@ class MultiHeadAttention:
         biases = []
         for b, name in zip((b_q, b_k, b_v, b_o), ("b_q", "b_k", "b_v", "b_o")):
             if b is not None:
-                b = float_array(b, name)
+                b = validate.array(b, name, bools=False, empty=False)
                 if b.shape != (d_model,):
                     raise ValueError(
                         f"{name} must have shape (d_model,) = ({d_model},), got {b.shape}"
                     )
             biases.append(b)
-        n_heads = _check_heads(d_model, n_heads)
+        n_heads = validate.heads(d_model, n_heads)
         dtype = np.result_type(*weights, *[b for b in biases if b is not None])
         self = cls.__new__(cls)
         self._set(n_heads, weights, biases, dtype)
@@ -379,15 +249,6 @@ class MultiHeadAttention:
 
     # --- the pieces, so lessons and the decoder can look inside -------------------
 
-    def _check_x(self, x, name: str) -> np.ndarray:
-        x = float_array(x, name, min_ndim=2)
-        if x.shape[-1] != self.d_model:
-            raise ValueError(
-                f"{name} must have shape (..., tokens, d_model) = (..., tokens, {self.d_model}), "
-                f"got {x.shape}"
-            )
-        return x.astype(np.result_type(x, self.dtype), copy=False)
-
     def split_heads(self, x: np.ndarray) -> np.ndarray:
         """``(..., tokens, d_model)`` → ``(..., n_heads, tokens, head_dim)``."""
         *batch, n, _ = x.shape
@@ -398,30 +259,31 @@ class MultiHeadAttention:
         *batch, _, n, _ = x.shape
         return x.swapaxes(-2, -3).reshape(*batch, n, self.d_model)
 
+    @validate.by(validate.mha_args)
     def project_q(self, x_q) -> np.ndarray:
         """Each head's queries, ``(..., n_heads, n_q, head_dim)``, from ``x_q (..., n_q, d_model)``.
 
         ``Q = x_q·W_Q + b_Q``, then split into heads.
         """
-        x_q = self._check_x(x_q, "x_q")
         with np.errstate(over="ignore", invalid="ignore"):  # checked just below
             q = _affine(x_q, self.w_q, self.b_q)  # (..., n_q, d_model)
-        _require_finite_result(q, "Q = x_q·w_q + b_q", x_q=x_q, w_q=self.w_q)
+        validate.finite_product(q, "Q = x_q·w_q + b_q", x_q=x_q, w_q=self.w_q)
         return self.split_heads(q)
 
+    @validate.by(validate.mha_args)
     def project_kv(self, x_kv) -> tuple[np.ndarray, np.ndarray]:
         """Each head's keys and values, ``(..., n_heads, n_k, head_dim)`` each.
 
         ``K = x_kv·W_K + b_K`` and ``V = x_kv·W_V + b_V``, then split into heads.
         """
-        x_kv = self._check_x(x_kv, "x_kv")
         with np.errstate(over="ignore", invalid="ignore"):  # checked just below
             k = _affine(x_kv, self.w_k, self.b_k)  # (..., n_k, d_model)
             v = _affine(x_kv, self.w_v, self.b_v)  # (..., n_k, d_model)
-        _require_finite_result(k, "K = x_kv·w_k + b_k", x_kv=x_kv, w_k=self.w_k)
-        _require_finite_result(v, "V = x_kv·w_v + b_v", x_kv=x_kv, w_v=self.w_v)
+        validate.finite_product(k, "K = x_kv·w_k + b_k", x_kv=x_kv, w_k=self.w_k)
+        validate.finite_product(v, "V = x_kv·w_v + b_v", x_kv=x_kv, w_v=self.w_v)
         return self.split_heads(k), self.split_heads(v)
 
+    @validate.by(validate.mha_args)
     def project(self, x_q, x_kv=None) -> Projection:
         """Each head's Q, K and V: ``Projection(q, k, v)``.
 
@@ -429,18 +291,20 @@ class MultiHeadAttention:
 
         ``x_kv=None`` takes keys and values from ``x_q`` (self-attention).
         """
-        q = self.project_q(x_q)
-        k, v = self.project_kv(x_q if x_kv is None else x_kv)
+        q = self._project_q(x_q)
+        k, v = self._project_kv(x_q if x_kv is None else x_kv)
         return Projection(q, k, v)
 
+    @validate.by(validate.mha_args)
     def attend(self, q, k, v, mask=None) -> AttentionResult:
         """Attention per head on projected ``q, k, v``, then heads merged and ``W_O`` applied.
 
         Returns ``(output (..., n_q, d_model), weights (..., n_heads, n_q, n_k))``.
         """
-        heads, weights = scaled_dot_product_attention(q, k, v, mask=mask)
-        return AttentionResult(self.output(heads), weights)
+        heads, weights = _attention(q, k, v, mask)  # (..., n_heads, n_q, head_dim)
+        return AttentionResult(self._output(heads), weights)
 
+    @validate.by(validate.mha_args)
     def output(self, heads) -> np.ndarray:
         """``concat(heads)·W_O + b_O``: ``(..., n_heads, n_q, head_dim)`` → ``(..., n_q, d_model)``.
 
@@ -448,41 +312,40 @@ class MultiHeadAttention:
         >>> mha.output(np.ones((2, 5, 4))).shape
         (5, 8)
         """
-        heads = float_array(heads, "heads", min_ndim=3)
-        if heads.shape[-3:-2] != (self.n_heads,) or heads.shape[-1] != self.head_dim:
-            raise ValueError(
-                f"heads must have shape (..., n_heads, n_q, head_dim) = (..., {self.n_heads}, "
-                f"n_q, {self.head_dim}), got {heads.shape}")
         with np.errstate(over="ignore", invalid="ignore"):  # checked just below
             out = _affine(self.merge_heads(heads), self.w_o, self.b_o)  # (..., n_q, d_model)
-        _require_finite_result(out, "concat(heads)·w_o + b_o", heads=heads, w_o=self.w_o)
+        validate.finite_product(out, "concat(heads)·w_o + b_o", heads=heads, w_o=self.w_o)
         return out
 
+    @validate.by(validate.mha_args)
     def __call__(self, x_q, x_kv=None, mask=None) -> AttentionResult:
         """Attend from ``x_q (..., n_q, d_model)`` to ``x_kv (..., n_k, d_model)``.
 
         ``x_kv=None`` is self-attention (``x_kv = x_q``); otherwise cross-attention.
         ``mask`` broadcasts to ``(..., n_heads, n_q, n_k)``; True = may attend.
         """
-        q, k, v = self.project(x_q, x_kv)
+        q, k, v = self._project(x_q, x_kv)  # (..., n_heads, tokens, head_dim) each
         try:
-            return self.attend(q, k, v, mask=mask)
+            heads, weights = _attention(q, k, v, mask)  # (..., n_heads, n_q, head_dim)
         except ScoresOverflowError as err:  # say which of the learner's arguments it was
             which = "x_q holds" if x_kv is None else "x_q and x_kv hold"
             raise ScoresOverflowError(
                 f"{which} numbers too large for attention in {self.dtype} "
-                f"(largest |x_q| = {float(np.abs(np.asarray(x_q, float)).max()):.3g}): {err}"
+                f"(largest |x_q| = {float(np.abs(x_q).max()):.3g}): {err}"
             ) from None
+        return AttentionResult(self._output(heads), weights)
+
+    # The same, without the checks: for the decoder and the other entry points, whose
+    # arguments are already checked (``mha._project(x_q, x_kv)`` and so on).
+    _project_q = project_q.unchecked
+    _project_kv = project_kv.unchecked
+    _project = project.unchecked
+    _output = output.unchecked
 
 
-def _check_heads(d_model: int, n_heads) -> int:
-    n_heads = positive_int(n_heads, "n_heads")
-    if d_model % n_heads:
-        raise ValueError(
-            f"d_model must be divisible by n_heads to split it into equal heads: "
-            f"d_model = {d_model}, n_heads = {n_heads} (remainder {d_model % n_heads})"
-        )
-    return n_heads
+def _attention(q, k, v, mask=None, scale=None) -> AttentionResult:
+    """:func:`scaled_dot_product_attention` without its checks (arguments already checked)."""
+    return scaled_dot_product_attention.unchecked(q, k, v, mask, scale)
 
 
 def _affine(x: np.ndarray, w: np.ndarray, b: np.ndarray | None) -> np.ndarray:

@@ -41,15 +41,9 @@ from typing import NamedTuple
 
 import numpy as np
 
+from . import _validate as validate
 from . import fast
-from ._checks import (
-    float_array,
-    float_dtype,
-    positive_number,
-    seed_int,
-    size_int,
-)
-from .attention import MultiHeadAttention, scaled_dot_product_attention
+from .attention import MultiHeadAttention, _attention
 from .kv_cache import KVCache
 from .masks import causal_mask
 
@@ -92,9 +86,9 @@ def sinusoidal_positions(n_positions: int, d_model: int, dtype=np.float32) -> np
            [ 0.841,  0.54 ,  0.01 ,  1.   ],
            [ 0.909, -0.416,  0.02 ,  1.   ]], dtype=float32)
     """
-    n_positions = size_int(n_positions, "n_positions", 2**24, "one row per position")
-    d_model = size_int(d_model, "d_model", 2**14, "one column per dimension")
-    dtype = float_dtype(dtype)
+    n_positions = validate.integer(n_positions, "n_positions", 1, 2**24, why="one row per position")
+    d_model = validate.integer(d_model, "d_model", 1, 2**14, why="one column per dimension")
+    dtype = validate.float_dtype(dtype)
     pos = np.arange(n_positions)[:, None]  # (n_positions, 1)
     freq = 10000.0 ** (-np.arange(0, d_model, 2) / d_model)  # (ceil(d_model / 2),)
     pe = np.empty((n_positions, d_model))  # (n_positions, d_model)
@@ -115,8 +109,8 @@ def layer_norm(x, eps: float = 1e-5) -> np.ndarray:
     >>> layer_norm(np.array([[1.0, 2.0, 3.0]])).round(3)
     array([[-1.225,  0.   ,  1.225]])
     """
-    x = float_array(x, "x")
-    eps = positive_number(eps, "eps")
+    x = validate.array(x, "x", bools=False, empty=False)
+    eps = validate.positive_number(eps, "eps")
     with np.errstate(over="ignore", invalid="ignore"):  # too large: an error, just below
         centred = x - x.mean(axis=-1, keepdims=True)  # same shape as x, each row's mean 0
         variance = (centred * centred).mean(axis=-1, keepdims=True)  # (..., 1)
@@ -209,15 +203,30 @@ class DecodeState:
 
 
 class _FlopCounter:
-    """FLOPs of matrix products, counted under one of :data:`FLOP_PARTS`."""
+    """FLOPs of matrix products, counted from their shapes under one of :data:`FLOP_PARTS`.
+
+    An ``(m, k) @ (k, n)`` product is ``2·m·k·n`` FLOPs (a multiply and an add per term).
+    The model computes first and counts after, from the shapes, so that its products
+    read as the formulas they are.
+    """
 
     def __init__(self):
         self.parts = dict.fromkeys(FLOP_PARTS, 0)
 
-    def matmul(self, part: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        """``a @ b`` for 2-D ``a (m, k)`` and ``b (k, n)``, counting ``2·m·k·n`` under ``part``."""
-        self.parts[part] += 2 * a.size * b.shape[1]
-        return a @ b
+    def product(self, part: str, m: int, k: int, n: int, times: int = 1) -> None:
+        """Count ``times`` products ``(m, k) @ (k, n)`` under ``part``."""
+        self.parts[part] += 2 * m * k * n * times
+
+    def attention(self, part: str, q: np.ndarray, n_k: int) -> None:
+        """``q·kᵀ`` and ``weights·v`` for ``q (n_heads, n_q, head_dim)`` over ``n_k`` keys."""
+        n_heads, n_q, head_dim = q.shape
+        self.product(part, n_q, head_dim, n_k, times=2 * n_heads)
+
+    def layer(self, d_model: int, d_ff: int, n: int) -> None:
+        """A layer's self-attention projections and MLP for ``n`` new tokens."""
+        self.product("projections", n, d_model, d_model, times=4)  # Q, K, V and W_O
+        self.product("mlp", n, d_model, d_ff)  # W_1
+        self.product("mlp", n, d_ff, d_model)  # W_2
 
     @property
     def total(self) -> int:
@@ -312,17 +321,16 @@ class TinyTransformer:
     def __init__(self, vocab_size: int, d_model: int, n_heads: int, n_layers: int,
                  seed: int = 0, d_ff: int | None = None, dtype=np.float32,
                  fast_attention: bool = False):
-        self.vocab_size = size_int(vocab_size, "vocab_size", 2**20, "an embedding row each")
-        self.d_model = size_int(d_model, "d_model", 2**12, "a small model")
-        self.n_layers = size_int(n_layers, "n_layers", 64, "a small model")
-        self.d_ff = 4 * self.d_model if d_ff is None else size_int(
-            d_ff, "d_ff", 2**14, "a small model")
-        self.dtype = float_dtype(dtype, allowed=(np.float32, np.float64))
-        if not isinstance(fast_attention, (bool, np.bool_)):
-            raise TypeError(f"fast_attention must be True or False, got "
-                            f"{type(fast_attention).__name__} {fast_attention!r}")
-        self.fast_attention = bool(fast_attention)
-        rng = np.random.default_rng(seed_int(seed))
+        self.vocab_size = validate.integer(vocab_size, "vocab_size", 1, 2**20,
+                                           why="an embedding row each")
+        self.d_model = validate.integer(d_model, "d_model", 1, 2**12, why="a small model")
+        self.n_layers = validate.integer(n_layers, "n_layers", 1, 64, why="a small model")
+        self.d_ff = 4 * self.d_model if d_ff is None else validate.integer(d_ff, "d_ff", 1, 2**14,
+                                                                           why="a small model")
+        self.dtype = validate.float_dtype(dtype, allowed=(np.float32, np.float64))
+        self.fast_attention = validate.flag(fast_attention, "fast_attention")
+        self._heads = _fast_heads if self.fast_attention else _heads  # each head's attention
+        rng = np.random.default_rng(validate.seed(seed))
         dtype = self.dtype
         # Standard deviation 2: the token just read, more than the slowly changing position
         # and context, decides the next one, so greedy decoding wanders over the vocabulary
@@ -394,8 +402,8 @@ class TinyTransformer:
         """
         prompt = self._check_ids(prompt_ids, "prompt_ids")
         source = None if source_ids is None else self._check_ids(source_ids, "source_ids")
-        capacity = len(prompt) if capacity is None else size_int(
-            capacity, "capacity", 2**24, "tokens kept in memory")
+        capacity = len(prompt) if capacity is None else validate.integer(
+            capacity, "capacity", 1, 2**24, why="tokens kept in memory")
         flops = _FlopCounter()
         cross_kv = None
         if source is not None:
@@ -461,12 +469,10 @@ class TinyTransformer:
             source tokens of the cross-attention.
         """
         prompt = self._check_ids(prompt_ids, "prompt_ids")
-        max_new_tokens = size_int(max_new_tokens, "max_new_tokens", 2**20,
-                                  "one step each, and logits kept for each")
+        max_new_tokens = validate.integer(max_new_tokens, "max_new_tokens", 1, 2**20,
+                                          why="one step each, and logits kept for each")
         source = None if source_ids is None else self._check_ids(source_ids, "source_ids")
-        if not isinstance(use_cache, (bool, np.bool_)):
-            raise TypeError(f"use_cache must be True or False, got "
-                            f"{type(use_cache).__name__} {use_cache!r}")
+        use_cache = validate.flag(use_cache, "use_cache")
         ids = [int(i) for i in prompt]  # the prompt, then the new tokens
         logits = np.empty((max_new_tokens, self.vocab_size), self.dtype)  # (new, vocab)
         steps = []
@@ -504,21 +510,30 @@ class TinyTransformer:
         With ``caches`` (a KVCache per layer) the new tokens' keys and values are
         appended and the queries attend over everything kept; without, ``x`` must be
         the whole sequence. ``cross_kv`` holds each layer's encoder keys and values.
+        Each attention is :class:`MultiHeadAttention`'s own without its input checks
+        (``_project``, ``_output``: the model's own arrays need none); the FLOPs are
+        counted after each product, from the shapes.
         """
         for i, layer in enumerate(self.decoder_layers):
             # masked self-attention; the new tokens are the last positions
-            q, k, v = self._project(layer.self_attn, layer_norm(x), flops)
+            a = layer.self_attn
+            q, k, v = a._project(layer_norm(x), None)  # (n_heads, new_tokens, head_dim) each
             if caches is not None:  # keep the new keys and values, attend over all kept
                 caches[i].append(k, v)
                 k, v = caches[i].keys, caches[i].values  # (n_heads, context, head_dim)
             mask = causal_mask(q.shape[-2], k.shape[-2])  # (new_tokens, context)
-            x = x + self._attend(layer.self_attn, q, k, v, mask, flops)
+            x = x + self._attend(a, q, k, v, mask)
+            flops.attention("attention", q, k.shape[-2])
             # cross-attention: queries from the decoder, keys and values from the encoder
             if cross_kv is not None:
-                a = layer.cross_attn
-                q = a.split_heads(flops.matmul("projections", layer_norm(x), a.w_q))
-                x = x + self._attend(a, q, *cross_kv[i], None, flops)
-            x = x + self._mlp(layer, layer_norm(x), flops)
+                c = layer.cross_attn
+                q = c._project_q(layer_norm(x))  # (n_heads, new_tokens, head_dim)
+                k, v = cross_kv[i]  # (n_heads, source_tokens, head_dim) each
+                x = x + self._attend(c, q, k, v, None)
+                flops.attention("attention", q, k.shape[-2])
+                flops.product("projections", len(x), self.d_model, self.d_model, times=2)
+            x = x + self._mlp(layer, layer_norm(x))
+            flops.layer(self.d_model, self.d_ff, len(x))
         return x  # (new_tokens, d_model)
 
     def _encode(self, source, flops) -> np.ndarray:
@@ -526,52 +541,35 @@ class TinyTransformer:
         own = _FlopCounter()
         x = self._embed(source, 0)
         for layer in self.encoder_layers:
-            q, k, v = self._project(layer.self_attn, layer_norm(x), own)
-            x = x + self._attend(layer.self_attn, q, k, v, None, own)  # no mask: sees all
-            x = x + self._mlp(layer, layer_norm(x), own)
+            a = layer.self_attn
+            q, k, v = a._project(layer_norm(x), None)  # (n_heads, source_tokens, head_dim)
+            x = x + self._attend(a, q, k, v, None)  # no mask: sees every token
+            x = x + self._mlp(layer, layer_norm(x))
+            own.attention("attention", q, k.shape[-2])
+            own.layer(self.d_model, self.d_ff, len(x))
         flops.parts["encoder"] += own.total
         return layer_norm(x)
 
     def _cross_kv(self, memory, flops) -> list:
         """Each decoder layer's cross-attention keys and values of the encoder output."""
-        kv = []
-        for layer in self.decoder_layers:
-            a = layer.cross_attn
-            k = a.split_heads(flops.matmul("cross_kv", memory, a.w_k))  # (n_heads, src, head_dim)
-            v = a.split_heads(flops.matmul("cross_kv", memory, a.w_v))
-            kv.append((k, v))
-        return kv
+        kv = [layer.cross_attn._project_kv(memory) for layer in self.decoder_layers]
+        flops.product("cross_kv", len(memory), self.d_model, self.d_model,
+                      times=2 * len(self.decoder_layers))  # K and V, every layer
+        return kv  # each (n_heads, source_tokens, head_dim) twice
+
+    def _attend(self, mha, q, k, v, mask) -> np.ndarray:
+        """Each head's attention, heads merged, then ``W_O``: ``(n_q, d_model)``."""
+        return mha._output(self._heads(q, k, v, mask))
 
     @staticmethod
-    def _project(mha, h, flops):
-        """``Q = h·W_Q``, ``K = h·W_K``, ``V = h·W_V``, each split into heads ``(n_heads, tokens,
-        head_dim)``: what ``mha.project(h)`` gives (no biases here), without its checks."""
-        return tuple(mha.split_heads(flops.matmul("projections", h, w))
-                     for w in (mha.w_q, mha.w_k, mha.w_v))
-
-    def _attend(self, mha, q, k, v, mask, flops) -> np.ndarray:
-        """``softmax(q·kᵀ/√d_k)·v`` per head, heads merged, then ``W_O``: ``(n_q, d_model)``.
-
-        The attention FLOPs are counted from the shapes: ``q·kᵀ`` and ``weights·v`` are
-        ``2·n_q·head_dim·n_k`` per head each. ``concat(heads)·W_O`` is what
-        ``mha.output(heads)`` computes (the model has no biases), without its checks.
-        """
-        flops.parts["attention"] += 4 * q.size * k.shape[-2]  # q.size = n_heads·n_q·head_dim
-        if self.fast_attention:
-            heads = fast.decoder_attention(q, k, v, causal=mask is not None)
-        else:
-            heads = scaled_dot_product_attention(q, k, v, mask=mask).output
-        return flops.matmul("projections", mha.merge_heads(heads), mha.w_o)  # (n_q, d_model)
-
-    @staticmethod
-    def _mlp(layer, h, flops) -> np.ndarray:
+    def _mlp(layer, h) -> np.ndarray:
         """``relu(h·W_1)·W_2``: ``(tokens, d_model)``."""
-        hidden = np.maximum(flops.matmul("mlp", h, layer.w_1), 0.0)  # (tokens, d_ff)
-        return flops.matmul("mlp", hidden, layer.w_2)
+        return np.maximum(h @ layer.w_1, 0.0) @ layer.w_2  # (tokens, d_ff), then d_model
 
     def _next_logits(self, x, flops) -> np.ndarray:
         """The logits of the token after the last position, ``(vocab_size,)``."""
-        return flops.matmul("logits", layer_norm(x[-1:]), self.w_out)[0]
+        flops.product("logits", 1, self.d_model, self.vocab_size)
+        return (layer_norm(x[-1:]) @ self.w_out)[0]
 
     def _embed(self, ids, first: int) -> np.ndarray:
         """Token embeddings plus the positions ``first, first+1, ...``: ``(tokens, d_model)``."""
@@ -599,3 +597,13 @@ class TinyTransformer:
             raise ValueError(f"{name} must hold ids in 0 .. {self.vocab_size - 1} "
                              f"(vocab_size = {self.vocab_size}); got {arr[i]} at index {i}")
         return arr.astype(np.int64, copy=False)
+
+
+def _heads(q, k, v, mask) -> np.ndarray:
+    """Each head's ``softmax(q·kᵀ/√d_k)·v``: the readable attention, without its checks."""
+    return _attention(q, k, v, mask).output  # (n_heads, n_q, head_dim)
+
+
+def _fast_heads(q, k, v, mask) -> np.ndarray:
+    """The same through the fast paths (``TinyTransformer(..., fast_attention=True)``)."""
+    return fast.decoder_attention(q, k, v, causal=mask is not None)

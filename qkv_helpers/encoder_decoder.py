@@ -18,15 +18,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._checks import (
-    finite_result,
-    flag,
-    instance_of,
-    integer,
-    label_list,
-    real_array,
-    seed_value,
-)
+from . import _validate as validate
 from .attention import MultiHeadAttention, scaled_dot_product_attention
 from .examples import TranslationExample, running_example
 from .masks import causal_mask
@@ -73,7 +65,7 @@ def encoder_example(seed: int = ENCODER_SEED) -> EncoderExample:
     >>> out.shape, w.shape                   # w: (n_heads, n_q, n_k)
     ((7, 8), (2, 7, 7))
     """
-    seed = seed_value(seed)
+    seed = validate.seed(seed)
     ex = running_example()
     return EncoderExample(ex.tokens, ex.x, MultiHeadAttention(d_model=ex.d_model, n_heads=2,
                                                               seed=seed))
@@ -98,13 +90,15 @@ def top_keys(weights, tokens) -> list[list[str]]:
     >>> top_keys([[0.9, 0.1], [0.2, 0.8]], ["a", "b"])
     [['a', 'b']]
     """
-    w = real_array(weights, "weights", (2, 3), "(n_heads, n_q, n_k) or (n_q, n_k)")
+    w = validate.array(weights, "weights", ndim=(2, 3), shape="(n_heads, n_q, n_k) or (n_q, n_k)",
+                       widen=True, empty=False)
     if w.ndim == 2:
         w = w[None]  # (1, n_q, n_k)
     if w.min() < 0.0 or w.max() > 1.0 + 1e-9:
         raise ValueError(f"weights must be attention weights, each in 0..1; got values "
                          f"{w.min():.3g}..{w.max():.3g}")
-    tokens = label_list(tokens, w.shape[-1], "tokens", f"keys (weights has shape {w.shape})")
+    tokens = validate.label_list(tokens, w.shape[-1], "tokens",
+                                 f"keys (weights has shape {w.shape})")
     return [[tokens[j] for j in head.argmax(axis=-1)] for head in w]
 
 
@@ -141,8 +135,8 @@ def permutation_check(mha: MultiHeadAttention, x, order) -> PermutationResult:
     >>> result.max_difference < 1e-12
     True
     """
-    instance_of(mha, "mha", MultiHeadAttention, "e.g. encoder_example().mha")
-    x = real_array(x, "x", 2, "(tokens, d_model)")
+    validate.instance_of(mha, "mha", MultiHeadAttention, "e.g. encoder_example().mha")
+    x = validate.array(x, "x", ndim=2, shape="(tokens, d_model)", widen=True, empty=False)
     if x.shape[1] != mha.d_model:
         raise ValueError(f"x must have shape (tokens, d_model) = (tokens, {mha.d_model}) for "
                          f"this mha, got {x.shape}")
@@ -205,9 +199,10 @@ def change_future_token(x, w_q, w_k, w_v, position: int, *, masked: bool = True,
     >>> bool((change.row_change[4:] > 0).all())
     True
     """
-    x = real_array(x, "x", 2, "(tokens, d_model)")
+    x = validate.array(x, "x", ndim=2, shape="(tokens, d_model)", widen=True, empty=False)
     n, d_model = x.shape
-    w_q, w_k, w_v = (real_array(w, name, 2, f"(d_model, d) = ({d_model}, d)")
+    w_q, w_k, w_v = (validate.array(w, name, ndim=2, shape=f"(d_model, d) = ({d_model}, d)",
+                                    widen=True, empty=False)
                      for w, name in ((w_q, "w_q"), (w_k, "w_k"), (w_v, "w_v")))
     for w, name in ((w_q, "w_q"), (w_k, "w_k"), (w_v, "w_v")):
         if w.shape[0] != d_model:
@@ -217,11 +212,11 @@ def change_future_token(x, w_q, w_k, w_v, position: int, *, masked: bool = True,
         raise ValueError(f"w_q and w_k must have the same shape (d_model, d_k), got "
                          f"{w_q.shape} and {w_k.shape}")
     try:
-        position = integer(position, "position", 0, n - 1)
+        position = validate.integer(position, "position", 0, n - 1)
     except (TypeError, ValueError) as error:
         raise type(error)(f"{error} (x has {n} tokens)") from None
-    masked = flag(masked, "masked")
-    rng = np.random.default_rng(seed_value(seed))
+    masked = validate.flag(masked, "masked")
+    rng = np.random.default_rng(validate.seed(seed))
     changed = x.copy()
     changed[position] = rng.normal(0.0, 1.0, d_model)  # (d_model,)
     mask = causal_mask(n) if masked else None
@@ -229,10 +224,11 @@ def change_future_token(x, w_q, w_k, w_v, position: int, *, masked: bool = True,
     def attend(xs):
         with np.errstate(over="ignore", invalid="ignore"):
             q, k, v = xs @ w_q, xs @ w_k, xs @ w_v  # (tokens, d_k), (tokens, d_k), (tokens, d_v)
-            finite_result(np.concatenate([q.ravel(), k.ravel(), v.ravel(), (q @ k.T).ravel()]),
+            validate.finite_result(np.concatenate([q.ravel(), k.ravel(), v.ravel(),
+                                   (q @ k.T).ravel()]),
                           "Q, K, V or the scores", "x, w_q, w_k and w_v")
             output = scaled_dot_product_attention(q, k, v, mask=mask).output
-        return finite_result(output, "the output weights·V", "x and w_v")
+        return validate.finite_result(output, "the output weights·V", "x and w_v")
 
     before, after = attend(x), attend(changed)  # (tokens, d_v) each
     return FutureChange(int(position), before, after, np.abs(after - before).max(axis=-1))
@@ -263,19 +259,19 @@ def attend_one_at_a_time(q, k, v) -> np.ndarray:
     >>> bool(np.allclose(steps, at_once))
     True
     """
-    q = real_array(q, "q", 2, "(tokens, d_k)")
-    k = real_array(k, "k", 2, "(tokens, d_k)")
-    v = real_array(v, "v", 2, "(tokens, d_v)")
+    q = validate.array(q, "q", ndim=2, shape="(tokens, d_k)", widen=True, empty=False)
+    k = validate.array(k, "k", ndim=2, shape="(tokens, d_k)", widen=True, empty=False)
+    v = validate.array(v, "v", ndim=2, shape="(tokens, d_v)", widen=True, empty=False)
     if q.shape[1] != k.shape[1]:
         raise ValueError(f"q and k must have the same d_k, got q {q.shape} and k {k.shape}")
     if not q.shape[0] == k.shape[0] == v.shape[0]:
         raise ValueError(f"q, k, v must be (tokens, d) with the same number of tokens, got "
                          f"q {q.shape}, k {k.shape}, v {v.shape}")
     with np.errstate(over="ignore", invalid="ignore"):
-        finite_result(q @ k.T, "the scores q·kᵀ", "q and k")
+        validate.finite_result(q @ k.T, "the scores q·kᵀ", "q and k")
         rows = [scaled_dot_product_attention(q[i:i + 1], k[:i + 1], v[:i + 1]).output[0]
                 for i in range(q.shape[0])]
-    return finite_result(np.stack(rows), "the output weights·v", "v")  # (tokens, d_v)
+    return validate.finite_result(np.stack(rows), "the output weights·v", "v")  # (tokens, d_v)
 
 
 class CrossStep(NamedTuple):
@@ -308,10 +304,10 @@ def cross_attention_at_step(example: TranslationExample, step: int) -> CrossStep
     >>> bool((first.k == last.k).all() and (first.v == last.v).all())
     True
     """
-    instance_of(example, "example", TranslationExample, "e.g. translation_example()")
+    validate.instance_of(example, "example", TranslationExample, "e.g. translation_example()")
     n_target = len(example.target_tokens)
     try:
-        step = integer(step, "step", 1, n_target)
+        step = validate.integer(step, "step", 1, n_target)
     except (TypeError, ValueError) as error:
         raise type(error)(f"{error} (the target has {n_target} tokens)") from None
     q = example.target_x[:step] @ example.w_q  # (step, d_k)

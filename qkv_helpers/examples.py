@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._checks import seed_value, token_of
+from . import _validate as validate
 
 __all__ = ["RunningExample", "TranslationExample", "running_example", "translation_example"]
 
@@ -90,7 +90,7 @@ class RunningExample:
 
     def index(self, token: str) -> int:
         """Position of ``token`` in the sentence (the first one, if it repeats)."""
-        return self.tokens.index(token_of(token, "token", self.tokens))
+        return self.tokens.index(validate.token_of(token, "token", self.tokens))
 
 
 def _example_arrays(seed: int, n_tokens: int):
@@ -107,7 +107,7 @@ def running_example(seed: int = RUNNING_SEED) -> RunningExample:
     With the default seed, "cat"'s query scores "sat" highest. Other seeds give other
     random numbers of the same shapes, for experiments.
     """
-    x, w_q, w_k, w_v = _example_arrays(seed_value(seed), len(TOKENS))
+    x, w_q, w_k, w_v = _example_arrays(validate.seed(seed), len(TOKENS))
     return RunningExample(SENTENCE, TOKENS, x, w_q, w_k, w_v)
 
 
@@ -178,7 +178,7 @@ def translation_example(seed: int = TRANSLATION_SEED) -> TranslationExample:
     model's cross-attention often shows.
     """
     source = running_example()
-    rng = np.random.default_rng(seed_value(seed))
+    rng = np.random.default_rng(validate.seed(seed))
     noise = rng.normal(0.0, 0.3, (len(TARGET_TOKENS), D_MODEL))
     target_x = (source.x[list(ALIGNMENT)] + noise).round(2)  # (target tokens, d_model)
     w_qk = rng.normal(0.0, 1.0 / np.sqrt(D_K), (D_MODEL, D_K)).round(2)  # (d_model, d_k)

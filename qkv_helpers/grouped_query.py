@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import float_array, positive_int
-from .attention import AttentionResult, scaled_dot_product_attention
+from . import _validate as validate
+from .attention import AttentionResult, _attention, scaled_dot_product_attention  # noqa: F401 (doctest)
 
 __all__ = ["grouped_query_attention", "repeat_kv"]
 
 
+@validate.by(validate.repeat_kv_args)
 def repeat_kv(x, group: int) -> np.ndarray:
     """Repeat each K/V head ``group`` times along the head axis (``-3``).
 
@@ -33,11 +34,10 @@ def repeat_kv(x, group: int) -> np.ndarray:
     >>> repeat_kv(np.arange(2.0).reshape(2, 1, 1), 3).ravel()
     array([0., 0., 0., 1., 1., 1.])
     """
-    x = float_array(x, "x", min_ndim=3)  # (..., n_kv_heads, n, d)
-    group = positive_int(group, "group")
     return np.repeat(x, group, axis=-3)  # (..., n_kv_heads·group, n, d)
 
 
+@validate.by(validate.gqa_args)
 def grouped_query_attention(q, k, v, mask=None) -> AttentionResult:
     """Attention where groups of query heads share K/V heads (GQA; MQA with one K/V head).
 
@@ -70,23 +70,7 @@ def grouped_query_attention(q, k, v, mask=None) -> AttentionResult:
     >>> bool(np.allclose(out[3], plain))
     True
     """
-    q = float_array(q, "q", min_ndim=3)
-    k = float_array(k, "k", min_ndim=3)
-    v = float_array(v, "v", min_ndim=3)
-    n_q_heads, n_kv_heads = q.shape[-3], k.shape[-3]
-    if v.shape[-3] != n_kv_heads:
-        raise ValueError(
-            f"k and v must have the same number of K/V heads: k has shape {k.shape} "
-            f"(..., n_kv_heads, n_k, d), v has shape {v.shape}, "
-            f"needed (..., {n_kv_heads}, n_k, d_v)"
-        )
-    if n_q_heads % n_kv_heads:
-        raise ValueError(
-            f"the query heads must split into equal groups, one per K/V head: q has "
-            f"{n_q_heads} heads (shape {q.shape}), k and v have {n_kv_heads} (shape {k.shape}); "
-            f"n_q_heads must be a multiple of n_kv_heads"
-        )
-    group = n_q_heads // n_kv_heads  # query heads per K/V head
-    k_rep = repeat_kv(k, group)  # (..., n_q_heads, n_k, d)
-    v_rep = repeat_kv(v, group)  # (..., n_q_heads, n_k, d_v)
-    return scaled_dot_product_attention(q, k_rep, v_rep, mask=mask)
+    group = q.shape[-3] // k.shape[-3]  # query heads per K/V head
+    k_rep = repeat_kv.unchecked(k, group)  # (..., n_q_heads, n_k, d)
+    v_rep = repeat_kv.unchecked(v, group)  # (..., n_q_heads, n_k, d_v)
+    return _attention(q, k_rep, v_rep, mask)

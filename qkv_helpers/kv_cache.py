@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import float_dtype, require_finite, size_int
+from . import _validate as validate
 
 __all__ = ["KVCache"]
 
@@ -69,10 +69,10 @@ class KVCache:
     __slots__ = ("_k", "_len", "_v", "dtype", "head_dim", "n_heads")
 
     def __init__(self, n_heads: int, head_dim: int, capacity: int, dtype=np.float32):
-        self.n_heads = size_int(n_heads, "n_heads", 2**12, "a head's keys each")
-        self.head_dim = size_int(head_dim, "head_dim", 2**14, "numbers per key")
-        capacity = size_int(capacity, "capacity", 2**24, "tokens reserved in memory")
-        self.dtype = float_dtype(dtype)
+        self.n_heads = validate.integer(n_heads, "n_heads", 1, 2**12, why="a head's keys each")
+        self.head_dim = validate.integer(head_dim, "head_dim", 1, 2**14, why="numbers per key")
+        capacity = validate.integer(capacity, "capacity", 1, 2**24, why="tokens reserved in memory")
+        self.dtype = validate.float_dtype(dtype)
         shape = (self.n_heads, capacity, self.head_dim)
         self._k = np.empty(shape, self.dtype)  # (n_heads, capacity, head_dim)
         self._v = np.empty(shape, self.dtype)
@@ -157,8 +157,8 @@ class KVCache:
                 f"k and v must have the same shape (n_heads, new_tokens, head_dim): "
                 f"k has shape {k.shape}, v has shape {v.shape}"
             )
-        require_finite(k, "k")
-        require_finite(v, "v")
+        validate.require_finite(k, "k")
+        validate.require_finite(v, "v")
 
     def clear(self) -> None:
         """Forget every kept token (the reserved storage stays)."""

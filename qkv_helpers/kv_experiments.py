@@ -20,7 +20,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._checks import instance_of, int_sequence, positive_int, real_array, seed_value
+from . import _validate as validate
 from .decoding import TinyTransformer
 from .kv_math import StepTimeFit, fit_step_time, predicted_speedup, step_flops
 
@@ -90,11 +90,11 @@ def to_words(ids) -> str:
     >>> to_words([1, 2, 6])
     'cat sat .'
     """
-    from ._checks import integer
+
 
     if isinstance(ids, (str, bytes)) or not hasattr(ids, "__iter__"):
         raise TypeError(f"ids must be a sequence of token ids (ints), got {ids!r}")
-    return " ".join(WORDS[integer(i, "each of ids", 0, len(WORDS) - 1)] for i in ids)
+    return " ".join(WORDS[validate.integer(i, "each of ids", 0, len(WORDS) - 1)] for i in ids)
 
 
 class DecodeStep(NamedTuple):
@@ -147,7 +147,7 @@ class CachedDecoder:
         if not isinstance(model, TinyTransformer):
             raise TypeError(f"model must be a TinyTransformer, got {type(model).__name__}")
         self.model = model
-        self.capacity = positive_int(capacity, "capacity")
+        self.capacity = validate.integer(capacity, "capacity", 1)
         self.state = model.start(prompt_ids, capacity=self.capacity)  # checks the prompt
         self.prompt = np.array(self.state.ids)
         self.reset()
@@ -213,7 +213,7 @@ def cache_growth(model: TinyTransformer, prompt_ids, new_tokens: int
     """
     decoder = CachedDecoder(model, prompt_ids)
     tokens, nbytes = [], []
-    for _ in range(positive_int(new_tokens, "new_tokens")):
+    for _ in range(validate.integer(new_tokens, "new_tokens", 1)):
         decoder.step()
         tokens.append(len(decoder))
         nbytes.append(sum(c.keys.nbytes + c.values.nbytes for c in decoder.caches))
@@ -270,8 +270,8 @@ def measure_speedup(model: TinyTransformer, prompt_ids, lengths, repeats: int = 
     >>> bool((m.seconds_cached > 0).all())
     True
     """
-    lengths = np.asarray([positive_int(int(t), "lengths") for t in lengths])  # (n,)
-    repeats = positive_int(repeats, "repeats")
+    lengths = np.asarray([validate.integer(int(t), "lengths", 1) for t in lengths])  # (n,)
+    repeats = validate.integer(repeats, "repeats", 1)
     model.generate(prompt_ids, 4)  # warm up
     model.generate(prompt_ids, 4, use_cache=False)
     seconds = {True: [], False: []}
@@ -324,8 +324,8 @@ def cache_memory(model: TinyTransformer, prompt_ids, new_tokens: int) -> CacheMe
     >>> mem.tokens.tolist(), mem.used_nbytes.tolist(), mem.allocated_nbytes.tolist()
     ([3, 4, 5], [768, 1024, 1280], [1536, 1536, 1536])
     """
-    instance_of(model, "model", TinyTransformer, "e.g. lesson_model()")
-    new_tokens = positive_int(new_tokens, "new_tokens")
+    validate.instance_of(model, "model", TinyTransformer, "e.g. lesson_model()")
+    new_tokens = validate.integer(new_tokens, "new_tokens", 1)
     if isinstance(prompt_ids, (str, bytes)) or not hasattr(prompt_ids, "__len__"):
         raise TypeError(f"prompt_ids must be a list of token ids (e.g. to_ids('The cat')), "
                         f"got {type(prompt_ids).__name__} {prompt_ids!r}")
@@ -389,9 +389,10 @@ def step_memory(model: TinyTransformer, contexts, seed: int = 0) -> StepMemory:
     >>> bool((mem.peak_uncached > mem.peak_cached).all())
     True
     """
-    instance_of(model, "model", TinyTransformer, "e.g. lesson_model()")
-    contexts = int_sequence(contexts, "contexts", low=2)  # (n,): a prefill, then a cached step
-    rng = np.random.default_rng(seed_value(seed))
+    validate.instance_of(model, "model", TinyTransformer, "e.g. lesson_model()")
+    # (n,): a prefill, then a cached step
+    contexts = validate.int_sequence(contexts, "contexts", low=2)
+    rng = np.random.default_rng(validate.seed(seed))
     ids = rng.integers(model.vocab_size, size=int(contexts.max()))
     peak_uncached, peak_cached, kept = [], [], []
     for t in contexts:
@@ -477,10 +478,11 @@ def measure_step_times(model: TinyTransformer, contexts, repeats: int = 5,
     >>> bool((m.seconds_cached > 0).all())
     True
     """
-    instance_of(model, "model", TinyTransformer, "e.g. timing_model()")
-    contexts = int_sequence(contexts, "contexts", low=2, min_len=2)  # (n,): two to fit a line
-    repeats = positive_int(repeats, "repeats")
-    rng = np.random.default_rng(seed_value(seed))
+    validate.instance_of(model, "model", TinyTransformer, "e.g. timing_model()")
+    contexts = validate.int_sequence(contexts, "contexts", low=2,
+                                     min_len=2)  # (n,): two to fit a line
+    repeats = validate.integer(repeats, "repeats", 1)
+    rng = np.random.default_rng(validate.seed(seed))
     ids = rng.integers(model.vocab_size, size=int(contexts.max()))
     ids = ids.tolist()
 
@@ -522,7 +524,7 @@ def is_increasing(values) -> bool:
     >>> is_increasing([1, 2, 5]), is_increasing([1, 3, 2])
     (True, False)
     """
-    values = real_array(values, "values", 1, "(n,)")  # (n,)
+    values = validate.array(values, "values", ndim=1, shape="(n,)", widen=True, empty=False)  # (n,)
     return bool((np.diff(values) > 0).all())
 
 

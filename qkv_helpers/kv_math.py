@@ -32,7 +32,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._checks import flag, instance_of, integer, positive_int, real_array
+from . import _validate as validate
 
 __all__ = [
     "StepTimeFit",
@@ -49,7 +49,7 @@ __all__ = [
 
 def _count(x, name: str) -> int:
     """``x`` as an int >= 0."""
-    return integer(x, name, low=0)
+    return validate.integer(x, name, low=0)
 
 
 def kv_cache_bytes(layers: int, kv_heads: int, head_dim: int, tokens: int, batch: int = 1,
@@ -70,12 +70,12 @@ def kv_cache_bytes(layers: int, kv_heads: int, head_dim: int, tokens: int, batch
     >>> kv_cache_bytes(2, 4, 4, tokens=1, bytes_per_value=4)   # one more token, tiny model
     256
     """
-    layers = positive_int(layers, "layers")
-    kv_heads = positive_int(kv_heads, "kv_heads")
-    head_dim = positive_int(head_dim, "head_dim")
+    layers = validate.integer(layers, "layers", 1)
+    kv_heads = validate.integer(kv_heads, "kv_heads", 1)
+    head_dim = validate.integer(head_dim, "head_dim", 1)
     tokens = _count(tokens, "tokens")
-    batch = positive_int(batch, "batch")
-    bytes_per_value = positive_int(bytes_per_value, "bytes_per_value")
+    batch = validate.integer(batch, "batch", 1)
+    bytes_per_value = validate.integer(bytes_per_value, "bytes_per_value", 1)
     return 2 * layers * kv_heads * head_dim * tokens * batch * bytes_per_value
 
 
@@ -87,7 +87,7 @@ def format_bytes(n: int) -> str:
     >>> format_bytes(256), format_bytes(1536), format_bytes(2 * 1024**3)
     ('256 B', '1.50 KiB', '2.00 GiB')
     """
-    n = integer(n, "n", low=0)
+    n = validate.integer(n, "n", low=0)
     if n < 1024:
         return f"{n} B"
     value = float(n)
@@ -135,17 +135,17 @@ def step_flops_by_part(new_tokens: int, context: int, *, d_model: int, n_layers:
     >>> step_flops_by_part(1, 3, d_model=2, n_layers=1, vocab_size=5, d_ff=8)
     {'encoder': 0, 'cross_kv': 0, 'projections': 32, 'attention': 24, 'mlp': 64, 'logits': 20}
     """
-    n = positive_int(new_tokens, "new_tokens")
-    c = positive_int(context, "context")
+    n = validate.integer(new_tokens, "new_tokens", 1)
+    c = validate.integer(context, "context", 1)
     if n > c:
         raise ValueError(f"new_tokens ({n}) cannot exceed context ({c}): the new tokens "
                          f"are among the tokens attended over")
-    d = positive_int(d_model, "d_model")
-    layers = positive_int(n_layers, "n_layers")
-    vocab = positive_int(vocab_size, "vocab_size")
-    d_ff = 4 * d if d_ff is None else positive_int(d_ff, "d_ff")
+    d = validate.integer(d_model, "d_model", 1)
+    layers = validate.integer(n_layers, "n_layers", 1)
+    vocab = validate.integer(vocab_size, "vocab_size", 1)
+    d_ff = 4 * d if d_ff is None else validate.integer(d_ff, "d_ff", 1)
     s = _count(source_tokens, "source_tokens")
-    cross_kv, encoder = flag(cross_kv, "cross_kv"), flag(encoder, "encoder")
+    cross_kv, encoder = validate.flag(cross_kv, "cross_kv"), validate.flag(encoder, "encoder")
     if (cross_kv or encoder) and s == 0:
         raise ValueError("cross_kv and encoder need source_tokens >= 1")
     parts = {"encoder": 0, "cross_kv": 0, "projections": 0, "attention": 0, "mlp": 0,
@@ -195,10 +195,10 @@ def decoding_flops(prompt_tokens: int, new_tokens: int, *, use_cache: bool = Tru
     >>> decoding_flops(1, 4, use_cache=False, **sizes)
     array([124, 244, 380, 532])
     """
-    prompt = positive_int(prompt_tokens, "prompt_tokens")
-    steps = positive_int(new_tokens, "new_tokens")
+    prompt = validate.integer(prompt_tokens, "prompt_tokens", 1)
+    steps = validate.integer(new_tokens, "new_tokens", 1)
     s = _count(source_tokens, "source_tokens")
-    use_cache = flag(use_cache, "use_cache")
+    use_cache = validate.flag(use_cache, "use_cache")
     sizes = dict(d_model=d_model, n_layers=n_layers, vocab_size=vocab_size, d_ff=d_ff,
                  source_tokens=s)
     flops = np.empty(steps, np.int64)  # (new_tokens,)
@@ -229,7 +229,7 @@ def approx_flop_ratio(prompt_tokens: int, new_tokens) -> np.ndarray | float:
     >>> approx_flop_ratio(8, np.array([1, 16, 256]))
     array([  1.        ,  10.7826087 , 131.89353612])
     """
-    p = positive_int(prompt_tokens, "prompt_tokens")
+    p = validate.integer(prompt_tokens, "prompt_tokens", 1)
     if isinstance(new_tokens, (bool, np.bool_, str, bytes)) or new_tokens is None:
         raise TypeError(f"new_tokens must be an integer >= 1 or an array of them, got "
                         f"{new_tokens!r}")
@@ -264,7 +264,7 @@ class StepTimeFit(NamedTuple):
 
 def _fit_values(fit, name: str) -> None:
     """``fit``'s two coefficients must be finite numbers >= 0."""
-    instance_of(fit, name, StepTimeFit, "from fit_step_time")
+    validate.instance_of(fit, name, StepTimeFit, "from fit_step_time")
     for value, field in ((fit.overhead, "overhead"), (fit.seconds_per_flop, "seconds_per_flop")):
         if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.number)) \
                 or not np.isfinite(value) or value < 0:
@@ -273,7 +273,7 @@ def _fit_values(fit, name: str) -> None:
 
 def _run_values(x, name: str, shape: tuple | None = None, ndim=1) -> np.ndarray:
     """Per-run counts ``x`` as a 1-D array of finite numbers >= 0 (of ``shape`` if given)."""
-    arr = real_array(x, name, ndim, "(runs,)")
+    arr = validate.array(x, name, ndim=ndim, shape="(runs,)", widen=True, empty=False)
     if arr.min() < 0:
         raise ValueError(f"{name} must be >= 0, got {arr.min():g}")
     if shape is not None and arr.shape != shape:
@@ -294,7 +294,8 @@ def fit_step_time(steps, flops, seconds) -> StepTimeFit:
     >>> round(fit.overhead * 1e6), round(fit.seconds_per_flop * 1e12)
     (100, 100)
     """
-    columns = [real_array(x, name, 1, "(runs,)") for x, name in
+    columns = [validate.array(x, name, ndim=1, shape="(runs,)", widen=True, empty=False) for x,
+                              name in
                ((steps, "steps"), (flops, "flops"), (seconds, "seconds"))]
     shapes = [c.shape for c in columns]
     if any(s != shapes[0] for s in shapes) or shapes[0][0] < 2:

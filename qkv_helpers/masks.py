@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import positive_int, size_int
+from . import _validate as validate
 
 __all__ = ["causal_mask", "sliding_window_mask"]
 
 
+@validate.by(validate.mask_sizes)
 def causal_mask(n_q: int, n_k: int | None = None) -> np.ndarray:
     """The causal mask of a decoder: each query sees its own position and earlier ones.
 
@@ -41,17 +42,6 @@ def causal_mask(n_q: int, n_k: int | None = None) -> np.ndarray:
     array([[1, 1, 1, 0],
            [1, 1, 1, 1]])
     """
-    n_q = size_int(n_q, "n_q", 2**20, "a mask row per query")
-    n_k = n_q if n_k is None else size_int(n_k, "n_k", 2**20, "a mask column per key")
-    if n_q * n_k > 2**32:
-        raise ValueError(f"n_q · n_k must be at most 2**32 entries for a mask held in memory, "
-                         f"got n_q = {n_q}, n_k = {n_k}")
-    if n_k < n_q:
-        raise ValueError(
-            f"n_k must be at least n_q (the queries are the last n_q of the n_k positions), "
-            f"got n_q = {n_q}, n_k = {n_k}: a mask of shape ({n_q}, {n_k}) would leave "
-            f"query rows with no key"
-        )
     return np.tri(n_q, n_k, k=n_k - n_q, dtype=bool)  # (n_q, n_k)
 
 
@@ -90,7 +80,7 @@ def sliding_window_mask(n_q: int, n_k: int | None = None, window: int | None = N
     if window is None:
         raise TypeError("sliding_window_mask needs window=, the number of positions each "
                         "query sees (itself included), e.g. sliding_window_mask(8, window=3)")
-    window = positive_int(window, "window")
+    window = validate.integer(window, "window", 1)
     causal = causal_mask(n_q, n_k)  # (n_q, n_k), checks n_q and n_k
     n_q, n_k = causal.shape
     # Keys at or before p - window are too old: the lower triangle from that diagonal on.

@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._checks import float_array, float_dtype
+from . import _validate as validate
 
 __all__ = ["MaxSubtraction", "exp_limit", "exp_underflow_limit", "fill_and_softmax",
            "max_subtraction_steps", "naive_softmax"]
@@ -29,7 +29,8 @@ def exp_limit(dtype=np.float64) -> float:
     >>> round(exp_limit(np.float16), 2)          # half precision: just 11.09
     11.09
     """
-    return math.log(float(np.finfo(float_dtype(dtype)).max))  # in float64, also for float16
+    # in float64, also for float16
+    return math.log(float(np.finfo(validate.float_dtype(dtype)).max))
 
 
 def exp_underflow_limit(dtype=np.float64) -> float:
@@ -46,7 +47,7 @@ def exp_underflow_limit(dtype=np.float64) -> float:
     >>> float(np.exp(np.float32(-104.0))), float(np.exp(np.float32(-103.9))) > 0
     (0.0, True)
     """
-    return math.log(float(np.finfo(float_dtype(dtype)).smallest_subnormal)) - math.log(2.0)
+    return math.log(float(np.finfo(validate.float_dtype(dtype)).smallest_subnormal)) - math.log(2.0)
 
 
 def naive_softmax(x) -> np.ndarray:
@@ -67,7 +68,8 @@ def naive_softmax(x) -> np.ndarray:
     >>> naive_softmax(np.array([2.0, 7.0, 12.0], dtype=np.float16))
     array([ 0.,  0., nan], dtype=float16)
     """
-    x = float_array(x, "x")  # finite numbers in (float dtypes kept); only exp overflows
+    x = validate.array(x, "x", bools=False,
+                       empty=False)  # finite numbers in (float dtypes kept); only exp overflows
     with np.errstate(over="ignore", invalid="ignore"):
         e = np.exp(x)  # same shape and dtype as x; inf where x > exp_limit(x.dtype)
         return e / e.sum(axis=-1, keepdims=True)
@@ -95,7 +97,7 @@ def max_subtraction_steps(x) -> MaxSubtraction:
     >>> steps.weights.round(3)
     array([0.09 , 0.245, 0.665])
     """
-    x = float_array(x, "x")
+    x = validate.array(x, "x", bools=False, empty=False)
     shifted = x - x.max(axis=-1, keepdims=True)  # same shape as x, entries <= 0
     exps = np.exp(shifted)  # same shape, entries in (0, 1]
     return MaxSubtraction(shifted, exps, exps / exps.sum(axis=-1, keepdims=True))
@@ -127,7 +129,7 @@ def fill_and_softmax(scores, mask, fill=-np.inf) -> np.ndarray:
     array([[1. , 0. ],
            [0.5, 0.5]])
     """
-    scores = float_array(scores, "scores")
+    scores = validate.array(scores, "scores", bools=False, empty=False)
     mask = np.asarray(mask)
     if mask.dtype != bool:
         raise TypeError(f"mask must be a boolean array (True = may attend), got dtype {mask.dtype}")

@@ -19,7 +19,7 @@ import numbers
 
 import numpy as np
 
-from ._checks import as_float_array, float_dtype, positive_int
+from . import _validate as validate
 
 __all__ = ["PagedKVCache"]
 
@@ -60,11 +60,11 @@ class PagedKVCache:
 
     def __init__(self, n_heads: int, head_dim: int, block_size: int, n_blocks: int,
                  dtype=np.float32):
-        self.n_heads = positive_int(n_heads, "n_heads")
-        self.head_dim = positive_int(head_dim, "head_dim")
-        self.block_size = positive_int(block_size, "block_size")
-        self.n_blocks = positive_int(n_blocks, "n_blocks")
-        self.dtype = float_dtype(dtype)
+        self.n_heads = validate.integer(n_heads, "n_heads", 1)
+        self.head_dim = validate.integer(head_dim, "head_dim", 1)
+        self.block_size = validate.integer(block_size, "block_size", 1)
+        self.n_blocks = validate.integer(n_blocks, "n_blocks", 1)
+        self.dtype = validate.float_dtype(dtype)
         shape = (self.n_blocks, self.n_heads, self.block_size, self.head_dim)
         self._k_pool = np.zeros(shape, self.dtype)  # (n_blocks, n_heads, block_size, head_dim)
         self._v_pool = np.zeros(shape, self.dtype)
@@ -152,7 +152,7 @@ class PagedKVCache:
         self._lengths[seq] = length + new
 
     def _check_kv(self, a, name: str) -> np.ndarray:
-        arr = as_float_array(a, name, min_ndim=0)  # real numbers, finite
+        arr = validate.array(a, name, min_ndim=0)  # real numbers, finite
         if arr.ndim != 3 or arr.shape[0] != self.n_heads or arr.shape[2] != self.head_dim:
             raise ValueError(
                 f"{name} must have shape (n_heads, new_tokens, head_dim) = "

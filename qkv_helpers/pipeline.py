@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._checks import finite_result, real_array
+from . import _validate as validate
 from .attention import softmax
 
 __all__ = ["PipelineSteps", "pipeline_steps"]
@@ -61,8 +61,8 @@ def pipeline_steps(x, w_q, w_k, w_v, mask=None) -> PipelineSteps:
     >>> bool(np.allclose(steps.output, scaled_dot_product_attention(ex.q, ex.k, ex.v).output))
     True
     """
-    x = real_array(x, "x", 2, "(tokens, d_model)")
-    w_q, w_k, w_v = (real_array(w, name, 2, "(d_model, d)")
+    x = validate.array(x, "x", ndim=2, shape="(tokens, d_model)", widen=True, empty=False)
+    w_q, w_k, w_v = (validate.array(w, name, ndim=2, shape="(d_model, d)", widen=True, empty=False)
                      for w, name in ((w_q, "w_q"), (w_k, "w_k"), (w_v, "w_v")))
     for w, name in ((w_q, "w_q"), (w_k, "w_k"), (w_v, "w_v")):
         if w.shape[0] != x.shape[1]:
@@ -74,7 +74,7 @@ def pipeline_steps(x, w_q, w_k, w_v, mask=None) -> PipelineSteps:
     with np.errstate(over="ignore", invalid="ignore"):
         q, k, v = x @ w_q, x @ w_k, x @ w_v  # (tokens, d_k), (tokens, d_k), (tokens, d_v)
         scores = q @ k.T  # (tokens, tokens)
-    finite_result(np.concatenate([q.ravel(), v.ravel(), scores.ravel()]),
+    validate.finite_result(np.concatenate([q.ravel(), v.ravel(), scores.ravel()]),
                   "Q, V or the scores Q·Kᵀ", "x, w_q, w_k and w_v")
     scaled = scores / math.sqrt(q.shape[1])  # (tokens, tokens)
     if mask is not None:
@@ -91,5 +91,5 @@ def pipeline_steps(x, w_q, w_k, w_v, mask=None) -> PipelineSteps:
         weights = softmax(scaled)  # (tokens, tokens)
     with np.errstate(over="ignore", invalid="ignore"):
         output = weights @ v  # (tokens, d_v)
-    finite_result(output, "the output weights·V", "x and w_v")
+    validate.finite_result(output, "the output weights·V", "x and w_v")
     return PipelineSteps(x, q, k, v, scores, scaled, weights, output)

@@ -20,14 +20,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._checks import (
-    as_float_array,
-    float_array,
-    instance_of,
-    integer,
-    positive_number,
-    size_int,
-)
+from . import _validate as validate
 from .decoding import sinusoidal_positions
 
 __all__ = [
@@ -41,51 +34,6 @@ __all__ = [
     "sinusoidal_positions",
     "sinusoidal_shift_matrix",
 ]
-
-
-#: The largest position accepted: whole numbers up to 2⁵³ are exact in float64.
-MAX_POSITION = 2**53
-
-
-def _positions(positions, n: int | None, name: str = "positions") -> np.ndarray:
-    """``positions`` as an int64 array of non-negative integers (``0..n-1`` when None)."""
-    if positions is None and n is not None:
-        return np.arange(n)
-    if positions is None or isinstance(positions, (str, bytes)):
-        raise TypeError(f"{name} must be a 1-D sequence of integer positions, got "
-                        f"{type(positions).__name__} {positions!r}")
-    if isinstance(positions, numbers.Integral) and not isinstance(positions, bool):
-        positions = [positions]
-    try:
-        arr = np.asarray(positions)
-    except ValueError:  # ragged nested lists
-        raise TypeError(f"{name} must be a 1-D sequence of integer positions, got rows of "
-                        "different lengths") from None
-    if arr.dtype.kind == "b" or arr.dtype.kind not in "iuf" or arr.ndim != 1:
-        raise TypeError(f"{name} must be a 1-D sequence of integer positions, got "
-                        f"{np.asarray(positions).dtype} of shape {arr.shape}")
-    if arr.dtype.kind == "f":
-        if not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr)):
-            raise TypeError(f"{name} must hold whole numbers, got {arr.tolist()}")
-        arr = arr.astype(np.float64)  # (float16 cannot even hold MAX_POSITION)
-        if np.any(np.abs(arr) > MAX_POSITION):
-            raise ValueError(f"{name} must be at most {MAX_POSITION}, got {arr.tolist()}")
-        arr = arr.astype(np.int64)
-    if np.any(arr < 0):
-        raise ValueError(f"{name} must be >= 0, got {arr.tolist()}")
-    if np.any(arr > MAX_POSITION):  # beyond it, m · θ in float64 is no longer exact
-        raise ValueError(f"{name} must be at most {MAX_POSITION}, got {arr.tolist()}")
-    if n is not None and arr.shape[0] != n:
-        raise ValueError(f"{name} has {arr.shape[0]} entries but x has n = {n} tokens "
-                         "(one position per token, x of shape (..., n, d))")
-    return arr.astype(np.int64)
-
-
-def _even_dim(d, name: str) -> int:
-    d = size_int(d, name, 2**14, "a size of vectors or of a (d, d) matrix")
-    if d % 2:
-        raise ValueError(f"{name} must be even (RoPE rotates pairs of dimensions), got {d}")
-    return d
 
 
 def rope_angles(positions, d: int, base: float = 10000.0) -> np.ndarray:
@@ -105,13 +53,14 @@ def rope_angles(positions, d: int, base: float = 10000.0) -> np.ndarray:
            [1.  , 0.01],
            [2.  , 0.02]])
     """
-    d = _even_dim(d, "d")
-    base = positive_number(base, "base")
-    m = _positions(positions, None)  # (n,)
+    d = validate.even_dim(d, "d")
+    base = validate.positive_number(base, "base")
+    m = validate.token_positions(positions, None)  # (n,)
     theta = base ** (-np.arange(0, d, 2) / d)  # (d/2,)
     return m[:, None] * theta[None, :]  # (n, d/2)
 
 
+@validate.by(validate.rope_args)
 def apply_rope(x, positions=None, base: float = 10000.0) -> np.ndarray:
     """Rotate queries or keys by their positions (rotary position embedding, RoPE).
 
@@ -146,14 +95,9 @@ def apply_rope(x, positions=None, base: float = 10000.0) -> np.ndarray:
     >>> apply_rope(q, positions=[1]).round(3)  # turned by 1 radian
     array([[0.54 , 0.841]])
     """
-    x = as_float_array(x, "x", min_ndim=2)
-    n, d = x.shape[-2], x.shape[-1]
-    if d % 2:
-        raise ValueError(f"x must have an even last dimension d (RoPE rotates pairs), "
-                         f"got x of shape {x.shape}")
-    if d == 0 or n == 0:
-        raise ValueError(f"x must have at least one token and d >= 2, got shape {x.shape}")
-    angles = rope_angles(_positions(positions, n), d, base)  # (n, d/2)
+    d = x.shape[-1]
+    theta = base ** (-np.arange(0, d, 2) / d)  # (d/2,): θ_i = base^(−2i/d)
+    angles = positions[:, None] * theta[None, :]  # (n, d/2): m · θ_i
     cos, sin = np.cos(angles).astype(x.dtype), np.sin(angles).astype(x.dtype)  # (n, d/2)
     x1, x2 = x[..., : d // 2], x[..., d // 2:]  # (..., n, d/2) each
     return np.concatenate([x1 * cos - x2 * sin, x2 * cos + x1 * sin], axis=-1)  # (..., n, d)
@@ -170,8 +114,8 @@ def rope_rotation_matrix(position: int, d: int, base: float = 10000.0) -> np.nda
     array([[ 0.54 ,  0.841],
            [-0.841,  0.54 ]])
     """
-    position = integer(position, "position", 0, MAX_POSITION)
-    d = _even_dim(d, "d")
+    position = validate.integer(position, "position", 0, validate.MAX_POSITION)
+    d = validate.even_dim(d, "d")
     (angles,) = rope_angles([position], d, base)  # (d/2,)
     half = d // 2
     r = np.zeros((d, d))  # (d, d)
@@ -198,8 +142,9 @@ def rope_score_by_distance(d: int, distances, base: float = 10000.0) -> np.ndarr
     >>> rope_score_by_distance(4, [0, 1]).round(3)
     array([4.   , 3.081])
     """
-    d = _even_dim(d, "d")
-    angles = rope_angles(_positions(distances, None, "distances"), d, base)  # (n, d/2)
+    d = validate.even_dim(d, "d")
+    distances = validate.token_positions(distances, None, "distances")  # (n,)
+    angles = rope_angles(distances, d, base)  # (n, d/2)
     return 2 * np.cos(angles).sum(axis=-1)  # (n,)
 
 
@@ -218,8 +163,8 @@ def sinusoidal_shift_matrix(shift: int, d_model: int, base: float = 10000.0) -> 
     """
     if isinstance(shift, bool) or not isinstance(shift, numbers.Integral):
         raise TypeError(f"shift must be an integer, got {type(shift).__name__} {shift!r}")
-    d_model = _even_dim(d_model, "d_model")
-    base = positive_number(base, "base")
+    d_model = validate.even_dim(d_model, "d_model")
+    base = validate.positive_number(base, "base")
     omega = base ** (-np.arange(0, d_model, 2) / d_model)  # (d_model/2,)
     angle = int(shift) * omega  # (d_model/2,)
     m = np.zeros((d_model, d_model))  # (d_model, d_model)
@@ -241,7 +186,7 @@ def cosine_similarity_matrix(vectors) -> np.ndarray:
     array([[1.   , 0.707],
            [0.707, 1.   ]])
     """
-    v = float_array(vectors, "vectors", min_ndim=2)
+    v = validate.array(vectors, "vectors", min_ndim=2, bools=False, empty=False)
     if v.ndim != 2:
         raise ValueError(f"vectors must have shape (n, d), got {v.shape}")
     largest = np.abs(v).max(axis=1, keepdims=True)  # (n, 1)
@@ -297,8 +242,8 @@ def causal_permutation_check(mha, x, order) -> OrderCheck:
     from .attention import MultiHeadAttention
     from .masks import causal_mask
 
-    instance_of(mha, "mha", MultiHeadAttention, "e.g. encoder_example().mha")
-    x = as_float_array(x, "x", min_ndim=2)
+    validate.instance_of(mha, "mha", MultiHeadAttention, "e.g. encoder_example().mha")
+    x = validate.array(x, "x", min_ndim=2)
     if x.ndim != 2 or x.shape[1] != mha.d_model:
         raise ValueError(f"x must have shape (tokens, d_model) = (tokens, {mha.d_model}) for "
                          f"this mha, got {x.shape}")

@@ -39,7 +39,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._checks import as_float_array, float_dtype, instance_of, integer, real_array, real_number
+from . import _validate as validate
 from .attention import MultiHeadAttention
 from .decoding import layer_norm
 
@@ -87,7 +87,7 @@ def erf(x) -> np.ndarray:
     >>> erf(np.array([0.0, 0.5, 1.0, 5.0])).round(6)
     array([0.      , 0.5205  , 0.842701, 1.      ])
     """
-    x = as_float_array(x, "x", min_ndim=0)  # float dtypes kept, integers made float64
+    x = validate.array(x, "x", min_ndim=0)  # float dtypes kept, integers made float64
     x = np.clip(x, -4.0, 4.0)
     x2 = x * x
     p = np.zeros_like(x)
@@ -108,7 +108,7 @@ def gelu(x) -> np.ndarray:
     >>> gelu(np.array([-3.0, 0.0, 1.0, 3.0])).round(4)
     array([-0.004 ,  0.    ,  0.8413,  2.996 ])
     """
-    x = as_float_array(x, "x", min_ndim=0)  # float dtypes kept, integers made float64
+    x = validate.array(x, "x", min_ndim=0)  # float dtypes kept, integers made float64
     return x * (0.5 + 0.5 * erf(x * (1 / math.sqrt(2))))
 
 
@@ -389,7 +389,7 @@ def load_minilm(dtype=np.float32) -> MiniLM:
     from safetensors.numpy import load_file
     from tokenizers import Tokenizer
 
-    dtype = float_dtype(dtype, allowed=(np.float32, np.float64))
+    dtype = validate.float_dtype(dtype, allowed=(np.float32, np.float64))
     folder = _model_dir()
     config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
     tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
@@ -425,8 +425,8 @@ def head_scores(output: EncoderOutput, index: int = 0) -> dict[str, np.ndarray]:
     >>> scores["previous"].shape
     (6, 12)
     """
-    instance_of(output, "output", EncoderOutput, "from model(texts)")
-    index = integer(index, "index", 0, len(output.tokens) - 1)  # which text of the batch
+    validate.instance_of(output, "output", EncoderOutput, "from model(texts)")
+    index = validate.integer(index, "index", 0, len(output.tokens) - 1)  # which text of the batch
     n = int(output.mask[index].sum())
     w = np.stack([a[index, :, :n, :n] for a in output.attentions]).astype(np.float64)
     # w: (layers, heads, n, n)
@@ -461,7 +461,7 @@ def classify_heads(scores: dict[str, np.ndarray], threshold: float = 0.5) -> np.
     [['previous', 'broad']]
     """
     scores = check_head_scores(scores)
-    threshold = real_number(threshold, "threshold", 0.0, 1.0)
+    threshold = validate.real_number(threshold, "threshold", 0.0, 1.0)
     pointing = [p for p in HEAD_PATTERNS if p != "broad"]
     stacked = np.stack([scores[p] for p in pointing])  # (5, layers, heads)
     best = stacked.argmax(0)  # (layers, heads)
@@ -497,7 +497,8 @@ def check_head_scores(scores, name: str = "scores") -> dict[str, np.ndarray]:
     if missing:
         raise ValueError(f"{name} must have a (layers, heads) array for each pattern of "
                          f"HEAD_PATTERNS; missing {missing}")
-    checked = {p: real_array(scores[p], f"{name}[{p!r}]", 2, "(layers, heads)")
+    checked = {p: validate.array(scores[p], f"{name}[{p!r}]", ndim=2, shape="(layers, heads)",
+                                 widen=True, empty=False)
                for p in HEAD_PATTERNS}
     shape = checked[HEAD_PATTERNS[0]].shape
     for p, values in checked.items():
@@ -536,11 +537,11 @@ def weighted_value_norms(model: MiniLM, output: EncoderOutput, layer: int, head:
     >>> vn.weights.shape, vn.value_norms.shape
     ((9, 9), (9,))
     """
-    instance_of(model, "model", MiniLM, "from load_minilm()")
-    instance_of(output, "output", EncoderOutput, "from model(texts)")
-    layer = integer(layer, "layer", 0, len(model.layers) - 1)
-    head = integer(head, "head", 0, model.layers[layer].attention.n_heads - 1)
-    index = integer(index, "index", 0, len(output.tokens) - 1)  # which text of the batch
+    validate.instance_of(model, "model", MiniLM, "from load_minilm()")
+    validate.instance_of(output, "output", EncoderOutput, "from model(texts)")
+    layer = validate.integer(layer, "layer", 0, len(model.layers) - 1)
+    head = validate.integer(head, "head", 0, model.layers[layer].attention.n_heads - 1)
+    index = validate.integer(index, "index", 0, len(output.tokens) - 1)  # which text of the batch
     mha = model.layers[layer].attention
     n = int(output.mask[index].sum())
     x = output.hidden_states[layer][index, :n]  # (n, 384): this layer's input

@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._checks import integer, positive_int, real_array, seed_value
+from . import _validate as validate
 from .attention import softmax
 
 __all__ = [
@@ -42,9 +42,9 @@ def random_queries_keys(d_k: int, n: int, seed: int = 0) -> tuple[np.ndarray, np
     >>> q.shape, k.shape
     ((3, 16), (3, 16))
     """
-    d_k = positive_int(d_k, "d_k")
-    n = positive_int(n, "n")
-    rng = np.random.default_rng(seed_value(seed))
+    d_k = validate.integer(d_k, "d_k", 1)
+    n = validate.integer(n, "n", 1)
+    rng = np.random.default_rng(validate.seed(seed))
     q = rng.standard_normal((n, d_k))  # (n, d_k)
     k = rng.standard_normal((n, d_k))  # (n, d_k)
     return q, k
@@ -64,7 +64,7 @@ def dot_product_variance(d_k: int, n: int = 20_000, seed: int = 0) -> tuple[floa
     >>> 58 < raw < 70, 0.9 < scaled < 1.1
     (True, True)
     """
-    n = integer(n, "n", low=2)  # a variance needs at least two pairs
+    n = validate.integer(n, "n", low=2)  # a variance needs at least two pairs
     q, k = random_queries_keys(d_k, n, seed)
     dots = np.einsum("nd,nd->n", q, k)  # (n,): one dot product per pair
     return float(dots.var()), float((dots / math.sqrt(d_k)).var())
@@ -84,7 +84,7 @@ def softmax_jacobian(p) -> np.ndarray:
     >>> np.abs(softmax_jacobian([1.0, 0.0])).max()
     np.float64(0.0)
     """
-    p = real_array(p, "p", 1, "(n,)")
+    p = validate.array(p, "p", ndim=1, shape="(n,)", widen=True, empty=False)
     with np.errstate(over="ignore"):
         total = float(p.sum())
     if p.min() < 0.0 or p.max() > 1.0 or abs(total - 1.0) > 1e-6:
@@ -104,8 +104,9 @@ def softmax_gradient_norm(scores) -> float:
     >>> softmax_gradient_norm([0.0, 40.0]) < 1e-12          # saturated: none left
     True
     """
-    return float(np.linalg.norm(softmax_jacobian(softmax(real_array(scores, "scores", 1,
-                                                                    "(n,)")))))
+    return float(np.linalg.norm(softmax_jacobian(softmax(validate.array(scores, "scores", ndim=1,
+                                                                        shape="(n,)", widen=True,
+                                                                        empty=False)))))
 
 
 class DkStats(NamedTuple):
@@ -148,10 +149,10 @@ def dk_stats(d_k: int, n_keys: int = 8, n_queries: int = 200, seed: int = 0) -> 
     >>> bool(big.grad_raw < 0.1 < big.grad_scaled)      # and its gradient vanishes
     True
     """
-    d_k = positive_int(d_k, "d_k")
-    n_keys = positive_int(n_keys, "n_keys")
-    n_queries = positive_int(n_queries, "n_queries")
-    rng = np.random.default_rng(seed_value(seed))
+    d_k = validate.integer(d_k, "d_k", 1)
+    n_keys = validate.integer(n_keys, "n_keys", 1)
+    n_queries = validate.integer(n_queries, "n_queries", 1)
+    rng = np.random.default_rng(validate.seed(seed))
     q = rng.standard_normal((n_queries, d_k))  # (n_queries, d_k)
     k = rng.standard_normal((n_keys, d_k))  # (n_keys, d_k)
     raw = q @ k.T  # (n_queries, n_keys)
@@ -210,9 +211,9 @@ def query_gradient_spread(d_k: int, n_keys: int = 8, n_queries: int = 2000,
     >>> bool(g.raw.max() > 10 * g.scaled.max())                      # a few blow up
     True
     """
-    d_k = positive_int(d_k, "d_k")
-    n_keys = positive_int(n_keys, "n_keys")
-    n_queries = positive_int(n_queries, "n_queries")
+    d_k = validate.integer(d_k, "d_k", 1)
+    n_keys = validate.integer(n_keys, "n_keys", 1)
+    n_queries = validate.integer(n_queries, "n_queries", 1)
     rng = np.random.default_rng(seed)
     q = rng.standard_normal((n_queries, d_k))  # (n_queries, d_k)
     k = rng.standard_normal((n_keys, d_k))  # (n_keys, d_k)

@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._checks import integer, real_array, real_number
+from . import _validate as validate
 from .attention import softmax
 
 __all__ = ["DotProduct", "QueryScores", "dot_and_angle", "query_scores", "vector_from_angle"]
@@ -28,8 +28,8 @@ def vector_from_angle(angle_deg: float, length: float = 1.0) -> np.ndarray:
     >>> vector_from_angle(0)
     array([1., 0.])
     """
-    angle_deg = real_number(angle_deg, "angle_deg")
-    length = real_number(length, "length", low=0.0)
+    angle_deg = validate.real_number(angle_deg, "angle_deg")
+    length = validate.real_number(length, "length", low=0.0)
     theta = math.radians(angle_deg)
     return length * np.array([math.cos(theta), math.sin(theta)])  # (2,)
 
@@ -62,8 +62,8 @@ def dot_and_angle(a, b) -> DotProduct:
     >>> round(dot_and_angle([1.0, 0.0], [-2.0, 0.0]).cos_angle, 3)
     -1.0
     """
-    a = real_array(a, "a", 1, "(d,)")
-    b = real_array(b, "b", 1, "(d,)")
+    a = validate.array(a, "a", ndim=1, shape="(d,)", widen=True, empty=False)
+    b = validate.array(b, "b", ndim=1, shape="(d,)", widen=True, empty=False)
     if a.shape != b.shape:
         raise ValueError(f"a and b must be 1-D vectors of the same length, got shapes "
                          f"{a.shape} and {b.shape}, needed (d,) and (d,)")
@@ -115,12 +115,12 @@ def query_scores(q, k, index: int) -> QueryScores:
     >>> ex.tokens[int(s.weights.argmax())], round(float(s.weights.max()), 2)
     ('sat', 0.47)
     """
-    q = real_array(q, "q", 2, "(n_q, d_k)")
-    k = real_array(k, "k", 2, "(n_k, d_k)")
+    q = validate.array(q, "q", ndim=2, shape="(n_q, d_k)", widen=True, empty=False)
+    k = validate.array(k, "k", ndim=2, shape="(n_k, d_k)", widen=True, empty=False)
     if q.shape[1] != k.shape[1]:
         raise ValueError(f"q and k must be (n_q, d_k) and (n_k, d_k) with the same d_k, "
                          f"got {q.shape} and {k.shape}")
-    index = integer(index, "index", 0, q.shape[0] - 1)
+    index = validate.integer(index, "index", 0, q.shape[0] - 1)
     with np.errstate(over="ignore", invalid="ignore"):
         scores = k @ q[index]  # (n_k,)
     if not np.isfinite(scores).all():

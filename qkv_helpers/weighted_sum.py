@@ -11,7 +11,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._checks import finite_result, real_array
+from . import _validate as validate
 
 __all__ = ["WeightedSumSteps", "weighted_sum_steps"]
 
@@ -46,13 +46,13 @@ def weighted_sum_steps(weights, v) -> WeightedSumSteps:
     >>> steps.partial_sums[1], steps.output
     (array([1., 0.]), array([1., 3.]))
     """
-    w = real_array(weights, "weights", 1, "(n_k,)")
-    v = real_array(v, "v", 2, "(n_k, d_v)")
+    w = validate.array(weights, "weights", ndim=1, shape="(n_k,)", widen=True, empty=False)
+    v = validate.array(v, "v", ndim=2, shape="(n_k, d_v)", widen=True, empty=False)
     if v.shape[0] != w.shape[0]:
         raise ValueError(f"weights must be (n_k,) and v (n_k, d_v) with the same n_k, "
                          f"got {w.shape} and {v.shape}")
     with np.errstate(over="ignore", invalid="ignore"):
         contributions = w[:, None] * v  # (n_k, d_v)
         partial = np.vstack([np.zeros((1, v.shape[1])), np.cumsum(contributions, axis=0)])
-    finite_result(partial, "the weighted sum", "weights and v")
+    validate.finite_result(partial, "the weighted sum", "weights and v")
     return WeightedSumSteps(contributions, partial, partial[-1].copy())  # (n_k+1, d_v)

@@ -6,6 +6,8 @@ cases, hypothesis properties (float32 and float64, masks, batches) and bad input
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from hypothesis import given
@@ -19,7 +21,7 @@ from qkv_helpers import (
     sliding_window_mask,
     tiled_attention,
 )
-from qkv_helpers.fast import online_softmax_start, online_softmax_update, tiled_attention_with_work
+from qkv_helpers.tiled import online_softmax_start, online_softmax_update, tiled_attention_with_work
 
 DTYPES = st.sampled_from([np.float32, np.float64])
 TOL = {np.float32: dict(rtol=1e-4, atol=1e-5), np.float64: dict(rtol=1e-10, atol=1e-12)}
@@ -206,6 +208,25 @@ def test_tiled_large_scores_do_not_overflow():
     v = np.array([[1.0], [2.0], [3.0]])
     ref = scaled_dot_product_attention(q, k, v).output
     np.testing.assert_allclose(tiled_attention(q, k, v, block_size=1), ref)
+
+
+@pytest.mark.parametrize("n_k, value", [(70_000, 1.0), (1_000, 100.0)])
+def test_tiled_float16_keeps_its_running_sums_in_float32(n_k, value):
+    """Equal scores make l = n_k and o = n_k · value: past 65,504, float16's largest, the
+    running sums would overflow (70,000 keys gave NaN, values of about 100 over 1,000
+    keys gave inf). Kept in float32 as in FlashAttention, float16 matches float32 within
+    float16's precision."""
+    rng = np.random.default_rng(0)
+    q = np.zeros((3, 4))  # every score 0: every key weighs the same
+    k = rng.normal(size=(n_k, 4))
+    v = value + rng.uniform(-1, 1, size=(n_k, 2))
+    want = scaled_dot_product_attention(*(a.astype(np.float32) for a in (q, k, v))).output
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no overflow warning either
+        got = tiled_attention(*(a.astype(np.float16) for a in (q, k, v)), block_size=8192)
+    assert got.dtype == np.float16
+    assert np.isfinite(got).all()
+    np.testing.assert_allclose(got.astype(np.float32), want, rtol=2 * 2.0**-10)
 
 
 def test_tiled_bad_input_is_a_clear_error():

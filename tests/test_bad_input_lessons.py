@@ -717,7 +717,7 @@ def test_dot_and_angle_at_the_ends_of_float64(a, b, angle, dot):
 
 
 def test_lessons_11_13_silent_cases_are_errors_or_right_now():
-    from qkv_helpers import at_scale, fast, positions, pretrained
+    from qkv_helpers import at_scale, positions, pretrained, tiled
     from qkv_helpers.paged_kv_cache import PagedKVCache
 
     # gelu(-810) was 2e-5 (erf overshot -1); erf now stays in [-1, 1]
@@ -743,7 +743,7 @@ def test_lessons_11_13_silent_cases_are_errors_or_right_now():
     with pytest.raises(TypeError, match="seed must be an integer >= 0, got bool True"):
         at_scale.attention_inputs(4, seed=True)
     with pytest.raises(TypeError, match="skip_hidden_blocks must be True or False, got str"):
-        fast.tiled_attention(np.ones((2, 2)), np.ones((2, 2)), np.ones((2, 2)),
+        tiled.tiled_attention(np.ones((2, 2)), np.ones((2, 2)), np.ones((2, 2)),
                              skip_hidden_blocks="no")
     with pytest.raises(TypeError, match=r"each of lengths must be an integer >= 1, got float"):
         at_scale.measure_costs([1.5], time_it=False)

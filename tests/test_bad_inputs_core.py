@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import qkv_helpers as qk
-from qkv_helpers import fast, numerics
+from qkv_helpers import fast, numerics, tiled
 from qkv_helpers.decoding import layer_norm, sinusoidal_positions
 
 SETTINGS = settings(max_examples=120, deadline=None,
@@ -619,12 +619,12 @@ def test_tiled_attention(case, block_size):
     name, args = case
     if isinstance(block_size, bool) or not isinstance(block_size, (int, np.integer)) \
             or block_size < 1:
-        clear_or_right(lambda: fast.tiled_attention(**valid_args(args), block_size=block_size),
+        clear_or_right(lambda: tiled.tiled_attention(**valid_args(args), block_size=block_size),
                        "block_size", lambda _: pytest.fail("a bad block_size was accepted"))
         return
     check = attention_check(args)
-    clear_or_right(lambda: fast.tiled_attention(**args, block_size=block_size), name, check)
-    clear_or_right(lambda: fast.tiled_attention_with_work(**args, block_size=block_size).output,
+    clear_or_right(lambda: tiled.tiled_attention(**args, block_size=block_size), name, check)
+    clear_or_right(lambda: tiled.tiled_attention_with_work(**args, block_size=block_size).output,
                    name, check)
 
 
@@ -640,7 +640,7 @@ def test_online_softmax_update(name, value):
     v_block = np.arange(6.0).reshape(3, 2)
     args = dict(scores=scores, v_block=v_block)
     args[name] = value
-    state = fast.online_softmax_start((2,), 2)
+    state = tiled.online_softmax_start((2,), 2)
 
     def check(s):
         x, v = as_float64(args["scores"]), as_float64(args["v_block"])
@@ -649,7 +649,7 @@ def test_online_softmax_update(name, value):
         np.testing.assert_array_equal(s.o[~seen], 0)
         close((s.o / np.where(s.l > 0, s.l, 1))[seen], (ref_softmax(x[seen]) @ v), s.o.dtype)
 
-    clear_or_right(lambda: fast.online_softmax_update(state, **args), name, check)
+    clear_or_right(lambda: tiled.online_softmax_update(state, **args), name, check)
 
 
 @SETTINGS

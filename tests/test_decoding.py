@@ -456,12 +456,13 @@ def test_bad_construction():
 
 @pytest.mark.parametrize("fast_attention", [False, True])
 def test_generate_uses_the_package_attention(monkeypatch, fast_attention):
-    """Every attention of a decoding step goes through scaled_dot_product_attention (or,
-    with the switch, qkv_helpers.fast): not a copy in decoding.py."""
+    """Every attention of a decoding step goes through scaled_dot_product_attention's own
+    body (its unchecked core, ``attention._attention``; or, with the switch,
+    qkv_helpers.fast): not a copy in decoding.py."""
     from qkv_helpers import decoding, fast
 
     calls = []
-    name = "decoder_attention" if fast_attention else "scaled_dot_product_attention"
+    name = "decoder_attention" if fast_attention else "_attention"
     where = fast if fast_attention else decoding
     original = getattr(where, name)
 

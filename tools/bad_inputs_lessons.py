@@ -9,7 +9,7 @@ Covered: ``similarity``, ``scaling``, ``weighted_sum``, ``examples``, ``pipeline
 ``encoder_decoder``, ``kv_math``, ``lang`` (``set_language``, ``t``, ``setup``),
 ``kv_experiments.to_words``, every plot in ``qkv_helpers.plots`` and every widget in
 ``qkv_helpers.widgets``; and (:func:`cases_lessons_11_13`) ``positions``, ``grouped_query``,
-``masks.sliding_window_mask``, ``PagedKVCache``, ``fast``'s tiled attention and online
+``masks.sliding_window_mask``, ``PagedKVCache``, ``tiled``'s tiled attention and online
 softmax, ``at_scale``, ``pretrained`` and lesson 09's measurements in ``kv_experiments``.
 (Attention, masks, the KV cache and the decoder have their own, tests/test_bad_inputs_core.py.)
 
@@ -439,12 +439,12 @@ def cases_lessons_11_13() -> list[Case]:
     import qkv_helpers as qk
     from qkv_helpers import (
         at_scale,
-        fast,
         grouped_query,
         kv_experiments,
         plots,
         positions,
         pretrained,
+        tiled,
         widgets,
     )
     from qkv_helpers.encoder_decoder import encoder_example
@@ -548,8 +548,8 @@ def cases_lessons_11_13() -> list[Case]:
 
     # --- fast: tiled attention, the online softmax -------------------------------------------
     q, k, v = rng.normal(size=(5, 4)), rng.normal(size=(6, 4)), rng.normal(size=(6, 2))
-    for name, fn in (("fast.tiled_attention", fast.tiled_attention),
-                     ("fast.tiled_attention_with_work", fast.tiled_attention_with_work)):
+    for name, fn in (("tiled.tiled_attention", tiled.tiled_attention),
+                     ("tiled.tiled_attention_with_work", tiled.tiled_attention_with_work)):
         add_all(name, fn, dict(q=q, k=k, v=v, block_size=2),
                 {"q": bad_arrays(q, batch_ok=True) + [("other d_k", q[:, :3])],
                  "k": bad_arrays(k, batch_ok=True), "v": bad_arrays(v, batch_ok=True)
@@ -560,25 +560,25 @@ def cases_lessons_11_13() -> list[Case]:
                           ("a string", "causal")],
                  "block_size": BAD_INTS, "scale": BAD_OPTIONAL_POSITIVE_REALS,
                  "skip_hidden_blocks": BAD_FLAGS})
-    add_all("fast.online_softmax_start", fast.online_softmax_start,
+    add_all("tiled.online_softmax_start", tiled.online_softmax_start,
             dict(shape_rows=(2,), d_v=3),
             {"shape_rows": [("(-1,)", (-1,)), ("'ab'", "ab"), ("None", None), ("(1.5,)", (1.5,)),
                             ("an int", 2)],
              "d_v": BAD_INTS, "dtype": bad_dtypes})
-    state = fast.online_softmax_start((1,), 1)
+    state = tiled.online_softmax_start((1,), 1)
     sc, vb = np.array([[0.0, 1.0]]), np.array([[10.0], [20.0]])
-    add_all("fast.online_softmax_update", fast.online_softmax_update,
+    add_all("tiled.online_softmax_update", tiled.online_softmax_update,
             dict(state=state, scores=sc, v_block=vb),
             {"state": [("None", None), ("a tuple of numbers", (0.0, 1.0, 2.0)),
-                       ("NaN m", fast.OnlineSoftmaxState(np.full((1, 1), NAN), state.l,
+                       ("NaN m", tiled.OnlineSoftmaxState(np.full((1, 1), NAN), state.l,
                                                          state.o))],
              "scores": [b for b in bad_arrays(sc)[:-2] if b[0] != "-inf entry"]
              + [("3 scores for 2 values", [[0.0, 1.0, 2.0]])],
              "v_block": bad_arrays(vb)[:-1] + [("one row", [[10.0]])]})
 
     # -inf is a masked key: allowed, it counts for nothing (the softmax of [1] over [20]).
-    out.append(Case("fast.online_softmax_update", "scores", "-inf entry (a masked key, allowed)",
-                    lambda: fast.online_softmax_update(state, [[-INF, 1.0]], vb),
+    out.append(Case("tiled.online_softmax_update", "scores", "-inf entry (a masked key, allowed)",
+                    lambda: tiled.online_softmax_update(state, [[-INF, 1.0]], vb),
                     lambda s: float(s.m[0, 0]) == 1.0 and float(s.l[0, 0]) == 1.0
                     and float(s.o[0, 0]) == 20.0))
 

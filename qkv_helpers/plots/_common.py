@@ -6,7 +6,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.axes import Axes
 
-from .._checks import integer, real_array
+from .. import _validate as validate
 
 
 def new_axes(ax: Axes | None, figsize=(6.4, 4.0)) -> Axes:
@@ -23,7 +23,8 @@ def as_matrix(values, name: str, finite: bool = True) -> np.ndarray:
     A NaN would be a blank cell and one infinity would stretch the colour scale until every
     other cell looks the same: both are refused (``finite=False`` leaves them to the caller).
     """
-    return drawable(real_array(values, name, 2, "(rows, columns), 2-D", finite=finite), name)
+    return drawable(validate.array(values, name, ndim=2, shape="(rows, columns), 2-D", widen=True,
+                                   empty=False, finite=finite), name)
 
 
 def drawable(arr: np.ndarray, name: str) -> np.ndarray:
@@ -68,7 +69,9 @@ def as_series(values, name: str, n: int | None = None, *, low: float | None = No
     ``n`` of them (one per entry of ``per``), each >= ``low``, or > 0 if ``positive``. A NaN
     or infinity would be a missing point or bar, or an axis stretched until the rest is flat.
     """
-    arr = drawable(real_array(values, name, 1, "(points,)" if n is None else f"({n},)"), name)
+    arr = drawable(validate.array(values, name, ndim=1,
+                                  shape="(points,)" if n is None else f"({n},)", widen=True,
+                                  empty=False), name)
     if n is not None and arr.shape[0] != n:
         raise ValueError(f"{name} must have one entry per entry of {per} ({n}), got "
                          f"{arr.shape[0]}")
@@ -81,4 +84,4 @@ def as_series(values, name: str, n: int | None = None, *, low: float | None = No
 
 def optional_index(x, name: str, n: int) -> int | None:
     """None, or ``x`` as a row/bar index in ``0..n-1``."""
-    return None if x is None else integer(x, name, 0, n - 1)
+    return None if x is None else validate.integer(x, name, 0, n - 1)

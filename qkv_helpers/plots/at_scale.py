@@ -7,8 +7,8 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter
 
+from .. import _validate as validate
 from .. import style
-from .._checks import instance_of, real_number
 from ..lang import t
 from ._common import as_series, new_axes
 
@@ -71,7 +71,7 @@ def plot_cost_loglog(lengths, series: dict, *, ylabel: str, ax: Axes | None = No
         raise TypeError(f"ylabel must be a str (what the values are), got "
                         f"{type(ylabel).__name__} {ylabel!r}")
     if slope_guide is not None:
-        slope_guide = real_number(slope_guide, "slope_guide")
+        slope_guide = validate.real_number(slope_guide, "slope_guide")
     ax = new_axes(ax, figsize=(6.4, 4.0))
     first = None
     for i, (label, values) in enumerate(series.items()):
@@ -107,8 +107,8 @@ def plot_serving_memory(memory, *, ax: Axes | None = None) -> Axes:
     """
     from ..at_scale import ServingMemory
 
-    instance_of(memory, "memory", ServingMemory, "from serve_requests")
-    values = np.array([real_number(getattr(memory, field), f"memory.{field}", 0.0)
+    validate.instance_of(memory, "memory", ServingMemory, "from serve_requests")
+    values = np.array([validate.real_number(getattr(memory, field), f"memory.{field}", 0.0)
                        for field in ("used", "paged_reserved", "max_len_reserved")]) / 2**20
     if values.max() == 0:
         raise ValueError("memory holds 0 bytes everywhere: nothing to draw")
@@ -137,16 +137,16 @@ def plot_roofline(gpu, points: dict, *, ax: Axes | None = None) -> Axes:
     """
     from ..at_scale import Gpu, StepCost
 
-    instance_of(gpu, "gpu", Gpu, "e.g. A100_80GB")
+    validate.instance_of(gpu, "gpu", Gpu, "e.g. A100_80GB")
     for field in ("peak_flops", "bandwidth"):
-        real_number(getattr(gpu, field), f"gpu.{field}", 0.0, low_open=True)
+        validate.real_number(getattr(gpu, field), f"gpu.{field}", 0.0, low_open=True)
     if not isinstance(points, dict):
         raise TypeError(f"points must be a dict, label -> StepCost (from step_cost), got "
                         f"{type(points).__name__}")
     for label, cost in points.items():
-        instance_of(cost, f"points[{label!r}]", StepCost, "from step_cost")
-        real_number(cost.flops, f"points[{label!r}].flops", 0.0, low_open=True)
-        real_number(cost.bytes_read, f"points[{label!r}].bytes_read", 0.0, low_open=True)
+        validate.instance_of(cost, f"points[{label!r}]", StepCost, "from step_cost")
+        validate.real_number(cost.flops, f"points[{label!r}].flops", 0.0, low_open=True)
+        validate.real_number(cost.bytes_read, f"points[{label!r}].bytes_read", 0.0, low_open=True)
     ax = new_axes(ax, figsize=(6.8, 4.2))
     x = np.logspace(-1, 4.5, 200)  # FLOPs per byte
     roof = np.minimum(gpu.peak_flops, gpu.bandwidth * x) / 1e12  # TFLOP/s

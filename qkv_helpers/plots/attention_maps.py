@@ -7,8 +7,8 @@ from matplotlib.axes import Axes
 from matplotlib.colors import ListedColormap
 from matplotlib.patches import Rectangle
 
+from .. import _validate as validate
 from .. import style
-from .._checks import flag
 from ..lang import t
 from ._common import (
     annotate_cells,
@@ -70,7 +70,7 @@ def plot_attention_heatmap(weights, row_labels, col_labels=None, *, ax: Axes | N
     rows = check_labels(row_labels, n_q, "row_labels", "rows (queries)")
     cols = check_labels(row_labels if col_labels is None else col_labels, n_k,
                         "col_labels", "columns (keys)")
-    signed, annotate = flag(signed, "signed"), flag(annotate, "annotate")
+    signed, annotate = validate.flag(signed, "signed"), validate.flag(annotate, "annotate")
     highlight_row = optional_index(highlight_row, "highlight_row", n_q)
     if not signed and (values.min() < 0.0 or values.max() > 1.0 + 1e-9):
         raise ValueError(f"weights must be in 0..1 (attention weights) for this colour scale; "
@@ -158,7 +158,7 @@ def plot_masked_scores(scores, mask, labels, *, ax: Axes | None = None,
     if mask.dtype != bool or mask.shape != values.shape:
         raise ValueError(f"mask must be a boolean array of the scores' shape {values.shape}, "
                          f"got dtype {mask.dtype} and shape {mask.shape}")
-    annotate = flag(annotate, "annotate")
+    annotate = validate.flag(annotate, "annotate")
     if not mask.any(axis=1).all():
         raise ValueError(f"mask hides every key from query {int(np.argmin(mask.any(axis=1)))}: "
                          f"each row of mask needs at least one True")

@@ -6,8 +6,8 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
+from .. import _validate as validate
 from .. import style
-from .._checks import integer, positive_int, real_array, real_number
 from ..lang import t
 from ._common import as_series, check_labels, new_axes
 
@@ -151,7 +151,7 @@ def plot_speedup(lengths, measured, flop_ratio, predicted=None, *, overhead_us=N
     if predicted is not None:
         predicted = as_series(predicted, "predicted", len(lengths), low=0, per="lengths")
     if overhead_us is not None:
-        overhead_us = real_number(overhead_us, "overhead_us", low=0.0)
+        overhead_us = validate.real_number(overhead_us, "overhead_us", low=0.0)
     ax = new_axes(ax, figsize=(6.4, 3.8))
     ax.plot(lengths, flop_ratio, "--", color="grey", linewidth=1.5, label=t("p_kv_flop_ratio"))
     if predicted is not None:
@@ -191,9 +191,10 @@ def plot_cache_fill(values, capacity: int, *, tokens=None, n_heads: int | None =
     >>> [label.get_text() for label in ax.get_xticklabels()][:3]
     ['The', 'cat', 'sat']
     """
-    values = real_array(values, "values", 2, "(layers · heads, tokens kept)", allow_empty=True)
+    values = validate.array(values, "values", ndim=2, shape="(layers · heads, tokens kept)",
+                            widen=True, empty=True)
     rows, kept = values.shape
-    capacity = positive_int(capacity, "capacity")
+    capacity = validate.integer(capacity, "capacity", 1)
     if rows == 0:
         raise ValueError(f"values must have a row per (layer, head), got shape {values.shape}")
     if kept > capacity:
@@ -201,7 +202,7 @@ def plot_cache_fill(values, capacity: int, *, tokens=None, n_heads: int | None =
     if kept and values.min() < 0:
         raise ValueError(f"values must be >= 0 (lengths of key vectors), got {values.min():g}")
     if n_heads is not None:
-        n_heads = integer(n_heads, "n_heads", 1)
+        n_heads = validate.integer(n_heads, "n_heads", 1)
         if rows % n_heads:
             raise ValueError(f"n_heads must divide the rows of values (layers · heads = {rows}),"
                              f" got {n_heads}")

@@ -7,8 +7,8 @@ from matplotlib.figure import Figure
 from matplotlib.layout_engine import ConstrainedLayoutEngine
 from matplotlib.patches import ConnectionPatch, Rectangle
 
+from .. import _validate as validate
 from .. import style
-from .._checks import instance_of
 from ..examples import running_example
 from ..lang import t
 from ..pipeline import PipelineSteps, pipeline_steps
@@ -77,13 +77,13 @@ def plot_pipeline(steps: PipelineSteps | None = None, tokens=None, *,
         ex = running_example()
         steps = pipeline_steps(ex.x, ex.w_q, ex.w_k, ex.w_v) if steps is None else steps
         tokens = ex.tokens if tokens is None else tokens
-    instance_of(steps, "steps", PipelineSteps, "from qkv_helpers.pipeline.pipeline_steps")
+    validate.instance_of(steps, "steps", PipelineSteps, "from qkv_helpers.pipeline.pipeline_steps")
     for name in PipelineSteps._fields:
         as_matrix(getattr(steps, name), f"steps.{name}")  # finite, 2-D
     tokens = check_labels(tokens, steps.x.shape[0], "tokens", "rows of x")
     highlight_row = optional_index(highlight_row, "highlight_row", len(tokens))
     if fig is not None:
-        instance_of(fig, "fig", Figure, "a matplotlib Figure, or None for a new one")
+        validate.instance_of(fig, "fig", Figure, "a matplotlib Figure, or None for a new one")
     if fig is None:
         import matplotlib.pyplot as plt
 

@@ -6,8 +6,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 
+from .. import _validate as validate
 from .. import style
-from .._checks import instance_of, integer
 from ..lang import t
 from ..pretrained import HEAD_PATTERNS, ValueNorms, check_head_scores
 from ._common import as_matrix, as_series, check_labels
@@ -58,7 +58,7 @@ def plot_weight_vs_contribution(vn: ValueNorms, tokens, query: int) -> Figure:
     >>> len(plot_weight_vs_contribution(vn, ["[CLS]", "cat"], query=0).axes[0].patches)
     4
     """
-    instance_of(vn, "vn", ValueNorms, "from weighted_value_norms")
+    validate.instance_of(vn, "vn", ValueNorms, "from weighted_value_norms")
     norms = as_series(vn.value_norms, "vn.value_norms", low=0)  # (n,)
     all_weights = as_matrix(vn.weights, "vn.weights")  # (n_q, n)
     contributions = as_matrix(vn.contributions, "vn.contributions")  # (n_q, n)
@@ -67,7 +67,7 @@ def plot_weight_vs_contribution(vn: ValueNorms, tokens, query: int) -> Figure:
                          f"value norms, got {all_weights.shape}, {contributions.shape} and "
                          f"{norms.shape}")
     labels = check_labels(tokens, len(norms), "tokens", "keys")
-    query = integer(query, "query", 0, all_weights.shape[0] - 1)
+    query = validate.integer(query, "query", 0, all_weights.shape[0] - 1)
     weights = all_weights[query]  # (n,)
     if contributions[query].sum() <= 0:
         raise ValueError(f"vn.contributions[{query}] must have a positive sum to draw shares, "

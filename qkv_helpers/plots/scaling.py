@@ -7,8 +7,8 @@ import math
 import numpy as np
 from matplotlib.axes import Axes
 
+from .. import _validate as validate
 from .. import style
-from .._checks import real_number
 from ..lang import t
 from ..scaling import random_queries_keys
 from ._common import as_series, new_axes
@@ -33,7 +33,7 @@ def plot_score_histogram(d_k: int, *, n: int = 4000, seed: int = 0, ax: Axes | N
     """
     q, k = random_queries_keys(d_k, n, seed)
     if limit is not None:
-        limit = real_number(limit, "limit", low=0.0, low_open=True)
+        limit = validate.real_number(limit, "limit", low=0.0, low_open=True)
     raw = np.einsum("nd,nd->n", q, k)  # (n,)
     scaled = raw / math.sqrt(d_k)  # (n,)
     ax = new_axes(ax, figsize=(6.4, 3.6))

@@ -6,8 +6,8 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.patches import Arc
 
+from .. import _validate as validate
 from .. import style
-from .._checks import real_array, real_number
 from ..lang import t
 from ..similarity import dot_and_angle
 from ._common import new_axes
@@ -35,14 +35,14 @@ def plot_vectors_2d(a, b, *, labels=("q", "k"), ax: Axes | None = None,
     >>> "0.00" in ax.get_title() and "90" in ax.get_title()
     True
     """
-    a = real_array(a, "a", 1, "(2,)")
-    b = real_array(b, "b", 1, "(2,)")
+    a = validate.array(a, "a", ndim=1, shape="(2,)", widen=True, empty=False)
+    b = validate.array(b, "b", ndim=1, shape="(2,)", widen=True, empty=False)
     if a.shape != (2,) or b.shape != (2,):
         raise ValueError(f"a and b must be 2-D vectors, shape (2,), got {a.shape} and {b.shape}")
     if isinstance(labels, (str, bytes)) or not hasattr(labels, "__len__") or len(labels) != 2:
         raise TypeError(f"labels must be two names, e.g. ('q', 'k'), got {labels!r}")
     if limit is not None:
-        limit = real_number(limit, "limit", low=0.0, low_open=True)
+        limit = validate.real_number(limit, "limit", low=0.0, low_open=True)
     d = dot_and_angle(a, b)
     ax = new_axes(ax, figsize=(4.8, 4.8))
     limit = limit or 1.25 * max(d.length_a, d.length_b)

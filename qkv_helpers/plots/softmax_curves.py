@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.axes import Axes
 
+from .. import _validate as validate
 from .. import style
-from .._checks import real_number
 from ..attention import softmax
 from ..lang import t
 from ._common import new_axes
@@ -39,13 +39,13 @@ def plot_softmax_curves(temperatures=(0.25, 1.0, 4.0), *, ax: Axes | None = None
     if isinstance(temperatures, (str, bytes)) or not hasattr(temperatures, "__iter__"):
         raise TypeError(f"temperatures must be a sequence of numbers > 0, e.g. (0.25, 1.0), "
                         f"got {temperatures!r}")
-    temperatures = [real_number(temp, "each of temperatures", low=0.0, low_open=True)
+    temperatures = [validate.real_number(temp, "each of temperatures", low=0.0, low_open=True)
                     for temp in temperatures]
     if not temperatures and highlight is None:
         raise ValueError("temperatures must hold at least one temperature, got none")
-    span = real_number(span, "span", low=0.0, low_open=True)
+    span = validate.real_number(span, "span", low=0.0, low_open=True)
     if highlight is not None:
-        highlight = real_number(highlight, "highlight", low=0.0, low_open=True)
+        highlight = validate.real_number(highlight, "highlight", low=0.0, low_open=True)
     ax = new_axes(ax, figsize=(6.0, 3.8))
     diff = np.linspace(-span, span, 241)  # (points,)
     pairs = np.stack([diff, np.zeros_like(diff)], axis=1)  # (points, 2): scores s1, s2

@@ -8,8 +8,8 @@ import ipywidgets as widgets
 import numpy as np
 from matplotlib.patches import Rectangle
 
+from .. import _validate as validate
 from .. import style
-from .._checks import integer, positive_int, seed_value
 from ..at_scale import online_softmax_trace
 from ..lang import t
 from ..paged_kv_cache import PagedKVCache
@@ -38,11 +38,12 @@ def tiling_animation(n_keys: int = 24, block_size: int = 4, d_v: int = 3, seed: 
     >>> bool(np.allclose(panel.state["output"], panel.state["final"]))
     True
     """
-    n_keys = integer(n_keys, "n_keys", low=3)  # the late large score sits at n_keys // 2 + 1
-    block_size = integer(block_size, "block_size", 1, n_keys)
-    d_v, seed = positive_int(d_v, "d_v"), seed_value(seed)
+    n_keys = validate.integer(n_keys, "n_keys",
+                              low=3)  # the late large score sits at n_keys // 2 + 1
+    block_size = validate.integer(block_size, "block_size", 1, n_keys)
+    d_v, seed = validate.integer(d_v, "d_v", 1), validate.seed(seed)
     n_blocks = -(-n_keys // block_size)
-    step = integer(step, "step", 1, n_blocks)
+    step = validate.integer(step, "step", 1, n_blocks)
     rng = np.random.default_rng(seed)
     scores = rng.normal(size=n_keys) * 1.5  # (n_keys,): one query's scaled scores
     scores[n_keys // 2 + 1] += 3.0  # a large score arrives late: the maximum must move
@@ -152,13 +153,13 @@ def paged_cache_view(n_blocks: int = 24, block_size: int = 4, n_sequences: int =
     >>> panel.state["used_tokens"] <= panel.state["held_blocks"] * 4
     True
     """
-    n_blocks = positive_int(n_blocks, "n_blocks")
-    block_size = positive_int(block_size, "block_size")
-    n_sequences = positive_int(n_sequences, "n_sequences")
-    max_len, seed = integer(max_len, "max_len", low=2), seed_value(seed)
+    n_blocks = validate.integer(n_blocks, "n_blocks", 1)
+    block_size = validate.integer(block_size, "block_size", 1)
+    n_sequences = validate.integer(n_sequences, "n_sequences", 1)
+    max_len, seed = validate.integer(max_len, "max_len", low=2), validate.seed(seed)
     arrivals, lengths = _paged_schedule(n_sequences, max_len, seed)
     end = int((arrivals + lengths).max())
-    time = min(8, end) if time is None else integer(time, "time", 0, end)
+    time = min(8, end) if time is None else validate.integer(time, "time", 0, end)
     slider = widgets.IntSlider(value=time, min=0, max=end,
                                description=t("w_s13_time"))
 

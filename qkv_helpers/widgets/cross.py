@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ipywidgets as widgets
 
-from .._checks import instance_of
+from .. import _validate as validate
 from ..attention import scaled_dot_product_attention
 from ..examples import TranslationExample, translation_example
 from ..lang import t
@@ -30,7 +30,8 @@ def cross_attention_explorer(example: TranslationExample | None = None) -> Panel
     ('매트', 'mat')
     """
     ex = translation_example() if example is None else example
-    instance_of(ex, "example", TranslationExample, "e.g. translation_example(), or None for it")
+    validate.instance_of(ex, "example", TranslationExample,
+                         "e.g. translation_example(), or None for it")
     source, target = list(ex.source_tokens), list(ex.target_tokens)
     weights = scaled_dot_product_attention(ex.q, ex.k, ex.v).weights  # (target, source)
     slider = widgets.SelectionSlider(options=[(tok, i) for i, tok in enumerate(target)],

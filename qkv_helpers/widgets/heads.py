@@ -5,7 +5,7 @@ from __future__ import annotations
 import ipywidgets as widgets
 import numpy as np
 
-from .._checks import instance_of
+from .. import _validate as validate
 from ..encoder_decoder import EncoderExample, encoder_example, top_keys
 from ..lang import t
 from ._artists import heatmap_handle, set_heatmap
@@ -35,7 +35,7 @@ def head_selector(example: EncoderExample | None = None) -> Panel:
     1
     """
     enc = encoder_example() if example is None else example
-    instance_of(enc, "example", EncoderExample, "e.g. encoder_example(), or None for it")
+    validate.instance_of(enc, "example", EncoderExample, "e.g. encoder_example(), or None for it")
     tokens = list(enc.tokens)
     weights = enc.mha(enc.x).weights  # (n_heads, tokens, tokens)
     n_heads = weights.shape[0]

@@ -6,7 +6,7 @@ import ipywidgets as widgets
 import numpy as np
 from matplotlib.ticker import FixedFormatter
 
-from .._checks import integer
+from .. import _validate as validate
 from ..kv_experiments import WORDS, CachedDecoder, lesson_model, to_ids, to_words
 from ..kv_math import kv_cache_bytes, step_flops
 from ..lang import t
@@ -46,7 +46,7 @@ def kv_cache_stepper(prompt: str = "The cat sat", max_tokens: int = 20) -> Panel
     prompt_ids = to_ids(prompt)
     if not prompt_ids:
         raise ValueError(f"prompt must hold at least one word from {WORDS}, got {prompt!r}")
-    max_tokens = integer(max_tokens, "max_tokens", low=len(prompt_ids) + 1)
+    max_tokens = validate.integer(max_tokens, "max_tokens", low=len(prompt_ids) + 1)
     model = lesson_model()
     decoder = CachedDecoder(model, prompt_ids, capacity=max_tokens)
     itemsize = model.dtype.itemsize

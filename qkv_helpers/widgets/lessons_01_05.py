@@ -9,7 +9,7 @@ from __future__ import annotations
 import ipywidgets as widgets
 import numpy as np
 
-from .._checks import real_number, token_of
+from .. import _validate as validate
 from ..attention import scaled_dot_product_attention, softmax
 from ..examples import running_example
 from ..lang import t
@@ -35,7 +35,7 @@ DK_VALUES = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)
 
 
 def _token_dropdown(tokens, token: str, name: str = "token") -> widgets.Dropdown:
-    token_of(token, name, tokens)
+    validate.token_of(token, name, tokens)
     options = [(f"{i}: {tok}", i) for i, tok in enumerate(tokens)]
     return widgets.Dropdown(options=options, value=tokens.index(token),
                             description=t("w_query_select"), style=_STYLE)
@@ -64,7 +64,7 @@ def query_explorer(token: str = "cat", key: str = "sat") -> Panel:
     'The'
     """
     ex = running_example()
-    token_of(key, "key", ex.tokens)
+    validate.token_of(key, "key", ex.tokens)
     dropdown = _token_dropdown(ex.tokens, token)
     slider = widgets.IntSlider(value=ex.index(key), min=0, max=len(ex.tokens) - 1,
                                description=t("w_query_key"), style=_STYLE)
@@ -124,8 +124,9 @@ def dot_product_explorer(q_angle: float = 30.0, q_length: float = 1.5) -> Panel:
     >>> round(panel.state["dot"], 2)                # -|q|·|k| = -1.5 × 1.5
     -2.25
     """
-    q_angle = real_number(q_angle, "q_angle")
-    q_length = real_number(q_length, "q_length", 0.0, 2.5, low_open=True)  # inside the view
+    q_angle = validate.real_number(q_angle, "q_angle")
+    q_length = validate.real_number(q_length, "q_length", 0.0, 2.5,
+                                    low_open=True)  # inside the view
     q = vector_from_angle(q_angle, q_length)  # (2,)
     angle = widgets.IntSlider(value=60, min=0, max=360, step=5, description=t("w_dot_angle"),
                               style=_STYLE)
@@ -280,7 +281,7 @@ def temperature_explorer(token: str = "cat") -> Panel:
     True
     """
     ex = running_example()
-    index = ex.index(token_of(token, "token", ex.tokens))
+    index = ex.index(validate.token_of(token, "token", ex.tokens))
     scaled = query_scores(ex.q, ex.k, index).scaled  # (tokens,)
     slider = widgets.FloatLogSlider(value=1.0, base=10, min=-1, max=1, step=0.05,
                                     description=t("w_temp_slider"), style=_STYLE,

@@ -8,8 +8,8 @@ import ipywidgets as widgets
 import numpy as np
 from matplotlib.patches import Rectangle
 
+from .. import _validate as validate
 from .. import style
-from .._checks import instance_of, integer
 from ..attention import scaled_dot_product_attention
 from ..examples import RunningExample, running_example
 from ..lang import t
@@ -45,10 +45,10 @@ def causal_mask_explorer(example: RunningExample | None = None, position: int = 
     [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]
     """
     ex = running_example() if example is None else example
-    instance_of(ex, "example", RunningExample, "e.g. running_example(), or None for it")
+    validate.instance_of(ex, "example", RunningExample, "e.g. running_example(), or None for it")
     tokens = list(ex.tokens)
     n = len(tokens)
-    position = integer(position, "position", 0, n - 1)
+    position = validate.integer(position, "position", 0, n - 1)
     scores = ex.q @ ex.k.T / math.sqrt(ex.d_k)  # (tokens, tokens)
     mask = causal_mask(n)  # (tokens, tokens)
     weights = scaled_dot_product_attention(ex.q, ex.k, ex.v, mask=mask).weights

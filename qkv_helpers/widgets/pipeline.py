@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ipywidgets as widgets
 
-from .._checks import instance_of, token_of
+from .. import _validate as validate
 from ..examples import RunningExample, running_example
 from ..lang import t
 from ..pipeline import pipeline_steps
@@ -31,8 +31,8 @@ def pipeline_explorer(example: RunningExample | None = None, token: str = "cat")
     'on'
     """
     ex = running_example() if example is None else example
-    instance_of(ex, "example", RunningExample, "e.g. running_example(), or None for it")
-    token_of(token, "token", ex.tokens)
+    validate.instance_of(ex, "example", RunningExample, "e.g. running_example(), or None for it")
+    validate.token_of(token, "token", ex.tokens)
     tokens = list(ex.tokens)
     steps = pipeline_steps(ex.x, ex.w_q, ex.w_k, ex.w_v)
     slider = widgets.SelectionSlider(options=[(tok, i) for i, tok in enumerate(tokens)],

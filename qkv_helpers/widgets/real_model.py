@@ -15,8 +15,8 @@ import ipywidgets as widgets
 import numpy as np
 from matplotlib.patches import Rectangle
 
+from .. import _validate as validate
 from .. import style
-from .._checks import instance_of
 from ..lang import t
 from ..pretrained import MiniLM, classify_heads, head_scores, load_minilm
 from ._live import LiveFigure, Panel
@@ -79,7 +79,7 @@ def minilm_explorer(text: str = "The cat sat on the mat.", model: MiniLM | None 
         raise TypeError(f"text must be a sentence (a str), got {type(text).__name__} {text!r}")
     if not text.strip():
         raise ValueError(f"text must be a sentence, got an empty one ({text!r})")
-    model = load_minilm() if model is None else instance_of(model, "model", MiniLM,
+    model = load_minilm() if model is None else validate.instance_of(model, "model", MiniLM,
                                                             "from load_minilm()")
     n_layers = len(model.layers)
     n_heads = model.layers[0].attention.n_heads

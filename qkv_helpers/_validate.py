@@ -1,0 +1,723 @@
+"""Input validation for the whole package, in one place (the math modules call it).
+
+Every message names the argument, the shape it got and the shape it needed, in the
+terms of the lesson. One helper per kind of input:
+
+- :func:`array` -- an array of real numbers, with options: float dtypes kept or widened,
+  bools allowed or not, the number of dimensions, empty axes, NaN and infinity. It refuses
+  what numpy would silently drop: masked arrays (their mask), complex numbers, object
+  arrays (of bools too), strings such as ``'(7, 4)'``, ragged lists.
+- :func:`integer` -- a whole number (a count, a position, a size): bools, floats such as
+  2.7 (or even 2.0), strings and arrays are refused.
+- :func:`flag` -- True or False, nothing else.
+- :func:`seed` -- a seed for ``np.random.default_rng``: an integer >= 0.
+
+and a few small ones for numbers, dtypes, axes, labels and tokens. The learner-facing
+exercise feedback is elsewhere (``checks``).
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import math
+import numbers
+import sys
+
+import numpy as np
+
+
+def array(x, name: str, *, min_ndim: int = 1, ndim: int | tuple[int, ...] | None = None,
+          shape: str | None = None, widen: bool = False, bools: bool = True,
+          empty: bool = True, finite: bool = True) -> np.ndarray:
+    """``x`` as a float array of real numbers, or a TypeError/ValueError naming ``name``.
+
+    Options: ``widen`` makes every float dtype at least float64 (else float16/32 are kept;
+    integers and bools always become float64); ``bools=False`` refuses a boolean array
+    (a mask passed where numbers belong); ``ndim`` is the exact number of dimensions (an
+    int or a tuple of them), else at least ``min_ndim``; ``empty=False`` refuses an axis
+    of length 0; ``finite`` refuses NaN and infinity; ``shape`` describes the shape needed
+    in the lesson's terms, e.g. ``"(n_k, d_v)"``, for the messages.
+
+    >>> array([[1, 2]], "q").dtype
+    dtype('float64')
+    >>> array(np.zeros((0, 3)), "k", empty=False)
+    Traceback (most recent call last):
+    ...
+    ValueError: k must not be empty: got shape (0, 3), axis 0 has length 0
+    >>> array("(7, 4)", "shape")
+    Traceback (most recent call last):
+    ...
+    TypeError: shape must be an array of real numbers, got dtype <U6: the string '(7, 4)'
+    >>> array(np.ma.masked_array([1.0, 2.0], mask=[0, 1]), "v")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    TypeError: v is a masked array, whose mask numpy would ignore: pass v.filled(value)...
+    """
+    need = f", shape {shape}" if shape else ""
+    if _masked(x):
+        raise TypeError(f"{name} is a masked array, whose mask numpy would ignore: pass "
+                        f"{name}.filled(value) or only the entries you mean")
+    if isinstance(x, (str, bytes)):
+        raise TypeError(f"{name} must be an array of real numbers{need}, got dtype "
+                        f"{np.asarray(x).dtype}: the string {x!r}")
+    if x is None:
+        raise TypeError(f"{name} must be an array of real numbers{need}, got None")
+    try:
+        arr = np.asarray(x)
+    except (ValueError, TypeError) as err:  # ragged nested lists, objects numpy refuses
+        raise TypeError(
+            f"{name} must be an array of real numbers{need} (a numpy array or nested lists "
+            f"of equal lengths); numpy could not read it as one: {err}"
+        ) from None
+    if arr.dtype == object:
+        bad = [e for e in arr.flat if not isinstance(e, numbers.Real)
+               or isinstance(e, (bool, np.bool_))][:1]  # None, strings, lists, bools...
+        if arr.size == 0 or bad:
+            shown = _describe(bad[0] if bad else arr)
+            raise TypeError(f"{name} must hold real numbers{need}; got an array of Python "
+                            f"objects (dtype object) with an entry that is not one: {shown}")
+        try:
+            arr = arr.astype(np.float64)
+        except OverflowError:  # an int beyond 1e308
+            raise ValueError(f"{name} must hold finite numbers{need}; got an integer beyond "
+                             "the largest float") from None
+    if arr.dtype.kind == "b" and not bools:
+        raise TypeError(
+            f"{name} must be an array of real numbers, got dtype bool (shape {arr.shape}); "
+            f"for 0/1 values use {name}.astype(float)"
+        )
+    if arr.dtype.kind in "biu":
+        arr = arr.astype(np.float64)
+    elif arr.dtype.kind != "f":
+        raise TypeError(f"{name} must be an array of real numbers{need}, got dtype {arr.dtype}")
+    if widen:
+        arr = arr.astype(np.promote_types(arr.dtype, np.float64), copy=False)
+    if ndim is not None:
+        allowed = (ndim,) if isinstance(ndim, int) else tuple(ndim)
+        if arr.ndim not in allowed:
+            raise ValueError(f"{name} must have {' or '.join(map(str, allowed))} dimension(s)"
+                             f"{need}; got shape {arr.shape}")
+    elif arr.ndim < min_ndim:
+        needed = shape or "(" + ", ".join(["..."] + [f"dim{i}" for i in range(min_ndim)]) + ")"
+        raise ValueError(f"{name} must have at least {min_ndim} dimension(s), shape {needed}; "
+                         f"got shape {arr.shape}")
+    if not empty and arr.size == 0:
+        axis = arr.shape.index(0) if arr.ndim else 0
+        raise ValueError(f"{name} must not be empty: got shape {arr.shape}, axis {axis} has "
+                         f"length 0" + (f" (it needs shape {shape} with every size >= 1)"
+                                        if shape else ""))
+    if finite:
+        require_finite(arr, name)
+    return arr
+
+
+def _masked(x) -> bool:
+    """Whether ``x`` is a numpy masked array (without importing numpy.ma if nothing did)."""
+    ma = sys.modules.get("numpy.ma")
+    return ma is not None and isinstance(x, ma.MaskedArray)
+
+
+def integer(x, name: str, low: int | None = None, high: int | None = None, *,
+            why: str | None = None) -> int:
+    """``x`` as an int in ``low..high`` (either end may be open), or a clear error.
+
+    Bools, floats (even 2.0, and 2.7 where a count is meant), strings and arrays are a
+    TypeError: a position, a count or a seed is a whole number. ``low=1`` reads "a positive
+    integer"; with ``why``, ``high`` is a size limit and the message says why.
+
+    >>> integer(2.7, "n_heads", 1)
+    Traceback (most recent call last):
+    ...
+    TypeError: n_heads must be a positive integer, got float 2.7
+    >>> integer(10**12, "d_model", 1, 2**16, why="weights of d_model² numbers")
+    Traceback (most recent call last):
+    ...
+    ValueError: d_model must be at most 65536 (weights of d_model² numbers), got 1000000000000
+    """
+    if low == 1 and (high is None or why is not None):
+        needs = "a positive integer"
+    elif low is not None and high is not None:
+        needs = f"an integer in {low}..{high}"
+    elif low is not None:
+        needs = f"an integer >= {low}"
+    elif high is not None:
+        needs = f"an integer <= {high}"
+    else:
+        needs = "an integer"
+    if isinstance(x, (bool, np.bool_)) or not isinstance(x, numbers.Integral):
+        raise TypeError(f"{name} must be {needs}, got {_describe(x)}")
+    value = int(x)
+    if why is not None and high is not None and value > high:
+        shown = value if len(str(value)) <= 30 else f"an integer of {len(str(value))} digits"
+        raise ValueError(f"{name} must be at most {high} ({why}), got {shown}")
+    if (low is not None and value < low) or (high is not None and value > high):
+        raise ValueError(f"{name} must be {needs}, got {value}")
+    return value
+
+
+def flag(x, name: str) -> bool:
+    """``x`` as a bool; only True or False (a string like "no" would count as True)."""
+    if not isinstance(x, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {_describe(x)}")
+    return bool(x)
+
+
+def seed(x, name: str = "seed") -> int:
+    """A seed for ``np.random.default_rng``: an int >= 0, so that a result can be repeated.
+
+    >>> seed(-1)
+    Traceback (most recent call last):
+    ...
+    ValueError: seed must be an integer >= 0, got -1
+    """
+    return integer(x, name, low=0)
+
+
+# --- smaller helpers: numbers, dtypes, axes, sequences, labels ---------------------------
+
+def require_finite(arr: np.ndarray, name: str) -> None:
+    """Raise ValueError if ``arr`` holds NaN or infinity, saying where the first one is."""
+    # The sum of squares (one BLAS call, no temporary array, no warning when it overflows)
+    # is finite when every entry is; only when it is not are the entries looked at.
+    if arr.dtype.kind == "f" and math.isfinite(np.vdot(arr, arr)):
+        return
+    finite = np.isfinite(arr)
+    if not finite.all():
+        where = tuple(int(i) for i in np.argwhere(~finite)[0])
+        raise ValueError(
+            f"{name} must hold finite numbers; got {arr[where]} at index {where} "
+            f"of an array of shape {arr.shape}"
+        )
+
+
+def finite_result(arr: np.ndarray, what: str, names: str) -> np.ndarray:
+    """``arr`` if every entry is finite; otherwise a ValueError: the inputs were too large."""
+    if not np.isfinite(arr).all():
+        raise ValueError(f"{what} overflowed (became infinite): {names} hold numbers too large "
+                         f"to compute with in float64; scale them down")
+    return arr
+
+
+def positive_number(x, name: str) -> float:
+    """``x`` as a Python float, which must be finite and > 0."""
+    if isinstance(x, bool) or not isinstance(x, numbers.Real):
+        raise TypeError(f"{name} must be a real number > 0, got {type(x).__name__} {x!r}")
+    try:
+        value = float(x)
+    except OverflowError:  # an int beyond the largest float
+        raise ValueError(f"{name} must be a finite number > 0, got an integer of "
+                         f"{len(str(abs(x)))} digits, beyond the largest float") from None
+    if not (np.isfinite(value) and value > 0):
+        raise ValueError(f"{name} must be a finite number > 0, got {value}")
+    return value
+
+
+def real_number(x, name: str, low: float | None = None, high: float | None = None, *,
+                low_open: bool = False) -> float:
+    """``x`` as a finite Python float in ``[low, high]`` (``(low, high]`` if ``low_open``)."""
+    if isinstance(x, (bool, np.bool_)) or not isinstance(x, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {_describe(x)}")
+    value = float(x)
+    if not math.isfinite(value):
+        raise ValueError(f"{name} must be a finite number, got {value}")
+    if low is not None and (value < low or (low_open and value == low)):
+        raise ValueError(f"{name} must be {'>' if low_open else '>='} {low:g}, got {value:g}")
+    if high is not None and value > high:
+        raise ValueError(f"{name} must be <= {high:g}, got {value:g}")
+    return value
+
+
+def float_dtype(dtype, name: str = "dtype", allowed=None) -> np.dtype:
+    """``dtype`` as a numpy float dtype; ``allowed`` optionally lists the accepted ones.
+
+    >>> float_dtype("float32")
+    dtype('float32')
+    >>> float_dtype("banana")
+    Traceback (most recent call last):
+    ...
+    TypeError: dtype must be a numpy float dtype such as np.float32 or np.float64, got 'banana'
+    """
+    try:
+        dt = np.dtype(dtype)
+    except (TypeError, ValueError):
+        dt = None
+    if dtype is None or dt is None or dt.kind != "f" or (
+            allowed is not None and dt not in [np.dtype(a) for a in allowed]):
+        names = ("np.float32 or np.float64" if allowed is None
+                 else " or ".join(f"np.{np.dtype(a).name}" for a in allowed))
+        got = repr(dtype) if dt is None or dtype is None else f"{dt.name}"
+        needed = "a numpy float dtype such as" if allowed is None else "one of"
+        raise TypeError(f"{name} must be {needed} {names}, got {got}")
+    return dt
+
+
+def axis_index(axis, ndim: int, shape: tuple, name: str = "axis") -> int:
+    """``axis`` as an int in ``[-ndim, ndim)`` for an array of ``shape``.
+
+    >>> axis_index(None, 2, (2, 3))
+    Traceback (most recent call last):
+    ...
+    TypeError: axis must be an integer (one axis), got NoneType None
+    """
+    if isinstance(axis, bool) or not isinstance(axis, numbers.Integral):
+        raise TypeError(
+            f"{name} must be an integer (one axis), got {type(axis).__name__} {axis!r}")
+    if not -ndim <= axis < ndim:
+        raise ValueError(f"{name} {axis} is out of range for x of shape {shape}")
+    return int(axis)
+
+
+def int_sequence(values, name: str, low: int = 0, min_len: int = 1) -> np.ndarray:
+    """``values`` as a 1-D int64 array of at least ``min_len`` integers, each >= ``low``.
+
+    Each entry must be a whole number (an int, not a bool, a float like 1.5 or a string).
+
+    >>> int_sequence([16, 32], "contexts", low=2)
+    array([16, 32])
+    >>> int_sequence([16, 1.5], "contexts")
+    Traceback (most recent call last):
+    ...
+    TypeError: each of contexts must be an integer >= 0, got float 1.5 (entry 1)
+    """
+    if values is None or isinstance(values, (str, bytes, numbers.Number)) or not hasattr(
+            values, "__iter__") or isinstance(values, dict) or (
+            isinstance(values, np.ndarray) and values.ndim != 1):
+        raise TypeError(f"{name} must be a sequence of integers >= {low}, got "
+                        f"{_describe(values)}")
+    values = list(values)
+    for i, value in enumerate(values):
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+            raise TypeError(f"each of {name} must be an integer >= {low}, got "
+                            f"{_describe(value)} (entry {i})")
+        if value < low:
+            raise ValueError(f"each of {name} must be an integer >= {low}, got {value} "
+                             f"(entry {i})")
+    if len(values) < min_len:
+        raise ValueError(f"{name} must hold at least {min_len} integer(s), got {len(values)}")
+    return np.array([int(v) for v in values], dtype=np.int64)
+
+
+def token_of(x, name: str, tokens) -> str:
+    """``x`` if it is one of ``tokens`` (exactly, case included), else a clear error."""
+    tokens = tuple(tokens)
+    if not isinstance(x, str):
+        raise TypeError(f"{name} must be one of the tokens {tokens} (a str), got {_describe(x)}")
+    if x not in tokens:
+        raise ValueError(f"{name} must be one of the tokens {tokens}, got {x!r}")
+    return x
+
+
+def label_list(labels, n: int, name: str, what: str) -> list[str]:
+    """``labels`` as ``n`` strings, one per entry of ``what``; a bare string is refused."""
+    if isinstance(labels, (str, bytes)) or labels is None or isinstance(labels, np.ndarray) \
+            and labels.ndim != 1:
+        raise TypeError(f"{name} must be a sequence of {n} labels, one per {what}, "
+                        f"got {_describe(labels)}")
+    try:
+        labels = [str(label) for label in labels]
+    except TypeError:
+        raise TypeError(f"{name} must be a sequence of {n} labels, one per {what}, "
+                        f"got {_describe(labels)}") from None
+    if len(labels) != n:
+        raise ValueError(f"{name} has {len(labels)} labels but there are {n} {what}")
+    return labels
+
+
+def instance_of(x, name: str, cls: type, hint: str):
+    """``x`` if it is a ``cls``; otherwise a TypeError that says where to get one."""
+    if not isinstance(x, cls):
+        raise TypeError(f"{name} must be a {cls.__name__} ({hint}), got {_describe(x)}")
+    return x
+
+
+def a_function(fn, name: str = "fn"):
+    """``fn`` if it can be called; otherwise a TypeError naming ``name``."""
+    if not callable(fn):
+        raise TypeError(f"{name} must be a function to call (e.g. np.ones), got {_describe(fn)}")
+    return fn
+
+
+def _describe(x) -> str:
+    """``x`` for a message: its type and a short repr."""
+    text = repr(x)
+    if len(text) > 60:
+        text = text[:57] + "..."
+    return f"{type(x).__name__} {text}"
+
+
+# --- the entry points: validate once, then the formula ------------------------------------
+
+
+def by(check):
+    """Decorate a function a lesson calls: ``check`` validates its arguments, once.
+
+    The decorated function's body is then the formula alone, on validated arguments;
+    the body without the checks stays reachable as ``fn.unchecked`` (what other entry
+    points call, having validated their own arguments already). ``check`` takes the
+    function's arguments by name (defaults filled in) and returns them, validated, as a
+    tuple in the function's order.
+    """
+    def decorate(formula):
+        signature = inspect.signature(formula)
+
+        @functools.wraps(formula)
+        def entry(*args, **kwargs):
+            try:
+                bound = signature.bind(*args, **kwargs)
+            except TypeError as err:  # a missing or unknown argument: Python's own message
+                raise TypeError(f"{formula.__name__}(): {err}") from None
+            bound.apply_defaults()
+            return formula(*check(**bound.arguments))
+
+        entry.unchecked = formula
+        return entry
+
+    return decorate
+
+
+class ScoresOverflowError(ValueError):
+    """Finite inputs whose scores or products overflowed the dtype."""
+
+
+def finite_scores(scores: np.ndarray) -> None:
+    """Raise if the scores ``q·kᵀ·scale`` overflowed to infinity (or became NaN)."""
+    row_max = scores.max(axis=-1)  # -inf only if a whole row overflowed to -inf
+    if not np.isfinite(row_max).all():
+        raise ScoresOverflowError(
+            "the scores q·kᵀ·scale overflowed to infinity or became NaN: q and k hold "
+            f"numbers too large for dtype {scores.dtype} (largest score {row_max.max()})")
+
+
+def finite_product(result: np.ndarray, what: str, **inputs) -> None:
+    """Raise if ``result`` overflowed although its inputs were finite, naming them."""
+    if not np.isfinite(result).all():
+        largest = ", ".join(f"largest |{n}| = {float(np.abs(a).max()):.3g}"
+                            for n, a in inputs.items())
+        raise ScoresOverflowError(f"{what} overflowed to infinity in {result.dtype} "
+                                  f"({largest}): the inputs are too large for this dtype")
+
+
+def softmax_args(x, axis, temperature):
+    """``x`` as softmax takes it (a float array, no NaN or +inf, a finite entry per row),
+    ``axis`` as an int, ``temperature`` as a float > 0."""
+    temperature = positive_number(temperature, "temperature")
+    arr = array(x, "x", min_ndim=0, finite=False)
+    if arr.ndim == 0:
+        raise ValueError("x must have at least 1 dimension, got a scalar (shape ())")
+    axis = axis_index(axis, arr.ndim, arr.shape)
+    if arr.shape[axis] == 0:
+        raise ValueError(f"x must have at least one entry along axis {axis}: got shape "
+                         f"{arr.shape}, and softmax over nothing is undefined")
+    if np.isnan(arr).any() or np.isposinf(arr).any():
+        raise ValueError(f"x must not hold NaN or +inf; got x of shape {arr.shape} with some")
+    if arr.size and np.isneginf(arr).all(axis=axis).any():
+        row = tuple(int(i) for i in np.argwhere(np.isneginf(arr).all(axis=axis))[0])
+        raise ValueError(
+            f"every entry of x along axis {axis} is -inf at index {row} (x has shape "
+            f"{arr.shape}): softmax over nothing is undefined"
+        )
+    return arr, axis, temperature
+
+
+def attention_args(q, k, v, mask=None, scale=None):
+    """The arguments of ``scaled_dot_product_attention``, validated.
+
+    Returns ``q, k, v`` as float arrays of one dtype, ``mask`` as a bool array that
+    broadcasts to the scores ``(..., n_q, n_k)`` with a True in every row (or None), and
+    ``scale`` as a float > 0 (or None: the formula's default). Each failure is an error
+    naming the argument, what it got and what it needs.
+    """
+    q, k, v = (array(x, name, min_ndim=2, bools=False, empty=False)
+               for x, name in ((q, "q"), (k, "k"), (v, "v")))
+    dtype = np.result_type(q, k, v)
+    q, k, v = (a.astype(dtype, copy=False) for a in (q, k, v))
+    batch = attention_shapes(q.shape, k.shape, v.shape)
+    if mask is not None:
+        mask = attention_mask(mask, (*batch, q.shape[-2], k.shape[-2]))
+    scale = None if scale is None else positive_number(scale, "scale")
+    return q, k, v, mask, scale
+
+
+def attention_shapes(q_shape, k_shape, v_shape) -> tuple[int, ...]:
+    """Check that q, k, v of these shapes fit together; return their batch shape."""
+    n_q, d_k = q_shape[-2:]
+    n_k = k_shape[-2]
+    if k_shape[-1] != d_k:
+        raise ValueError(
+            f"q and k must have the same d_k (last dimension): q has shape {q_shape} "
+            f"(..., n_q, d_k), k has shape {k_shape}, needed (..., n_k, {d_k})"
+        )
+    if v_shape[-2] != n_k:
+        raise ValueError(
+            f"k and v must have the same number of tokens n_k: k has shape {k_shape} "
+            f"(..., n_k, d_k), v has shape {v_shape}, needed (..., {n_k}, d_v)"
+        )
+    try:
+        return np.broadcast_shapes(q_shape[:-2], k_shape[:-2], v_shape[:-2])
+    except ValueError:
+        raise ValueError(
+            f"the leading (batch) dimensions of q {q_shape}, k {k_shape} and v {v_shape} "
+            "do not broadcast together"
+        ) from None
+
+
+def attention_mask(mask, score_shape: tuple[int, ...]) -> np.ndarray:
+    """The mask as a bool array that broadcasts to ``score_shape`` with a key in every row."""
+    if _masked(mask):
+        raise TypeError("mask is a masked array, whose own mask numpy would ignore: pass a "
+                        "plain boolean array (True = may attend)")
+    if isinstance(mask, (str, bytes)):
+        raise TypeError(f"mask must be a boolean array (True = may attend), got the string "
+                        f"{mask!r}")
+    try:
+        mask = np.asarray(mask)
+    except (ValueError, TypeError) as err:
+        raise TypeError(f"mask must be a boolean array; numpy could not read it as one: "
+                        f"{err}") from None
+    if mask.dtype != np.bool_:
+        raise TypeError(
+            f"mask must be a boolean array (True = may attend), got dtype {mask.dtype}; "
+            "for a 0/1 array use mask.astype(bool)"
+        )
+    try:
+        shape = np.broadcast_shapes(mask.shape, score_shape)
+    except ValueError:
+        shape = None
+    if shape is None or shape[-2:] != score_shape[-2:]:
+        raise ValueError(
+            f"mask of shape {mask.shape} does not broadcast to the scores' shape "
+            f"(..., n_q, n_k) = {score_shape}"
+        )
+    rows = mask.reshape((1,) * (2 - mask.ndim) + mask.shape)  # a scalar or 1-D mask: one row
+    no_key = ~rows.any(axis=-1)
+    if no_key.any():
+        where = tuple(int(i) for i in np.argwhere(no_key)[0])
+        raise ValueError(
+            f"mask allows no key for query row {where[-1]} (mask index {where[:-1]}, "
+            f"mask shape {mask.shape}): every query needs at least one True in its row, "
+            "otherwise its softmax would be 0/0 = NaN"
+        )
+    return mask
+
+
+def heads(d_model: int, n_heads) -> int:
+    """``n_heads`` as a positive int that divides ``d_model`` into equal heads."""
+    n_heads = integer(n_heads, "n_heads", 1)
+    if d_model % n_heads:
+        raise ValueError(
+            f"d_model must be divisible by n_heads to split it into equal heads: "
+            f"d_model = {d_model}, n_heads = {n_heads} (remainder {d_model % n_heads})"
+        )
+    return n_heads
+
+
+def mha_args(self, **args):
+    """The arguments of a :class:`~qkv_helpers.MultiHeadAttention` method, validated.
+
+    ``x_q``, ``x_kv`` (None: self-attention) are ``(..., tokens, d_model)``; ``heads`` is
+    ``(..., n_heads, n_q, head_dim)``; ``q, k, v`` are projected heads, checked as
+    attention checks them; ``mask`` broadcasts to ``(..., n_heads, n_q, n_k)``. Returns
+    ``self`` and the arguments in the method's order.
+    """
+    def tokens(x, name):
+        x = array(x, name, min_ndim=2, bools=False, empty=False)
+        if x.shape[-1] != self.d_model:
+            raise ValueError(
+                f"{name} must have shape (..., tokens, d_model) = (..., tokens, "
+                f"{self.d_model}), got {x.shape}")
+        return x.astype(np.result_type(x, self.dtype), copy=False)
+
+    if "q" in args:  # attend(q, k, v, mask): the checks of attention itself
+        q, k, v, mask, _ = attention_args(args["q"], args["k"], args["v"], args["mask"])
+        return self, q, k, v, mask
+    out = {}
+    if "x_q" in args:
+        out["x_q"] = tokens(args["x_q"], "x_q")
+    if "x_kv" in args:
+        out["x_kv"] = None if args["x_kv"] is None else tokens(args["x_kv"], "x_kv")
+    if "heads" in args:
+        h = array(args["heads"], "heads", min_ndim=3, bools=False, empty=False)
+        if h.shape[-3:-2] != (self.n_heads,) or h.shape[-1] != self.head_dim:
+            raise ValueError(
+                f"heads must have shape (..., n_heads, n_q, head_dim) = (..., {self.n_heads}, "
+                f"n_q, {self.head_dim}), got {h.shape}")
+        out["heads"] = h
+    if "mask" in args:
+        mask = args["mask"]
+        if mask is not None:
+            x_q, x_kv = out["x_q"], out["x_kv"]
+            x_kv = x_q if x_kv is None else x_kv
+            try:
+                batch = np.broadcast_shapes(x_q.shape[:-2], x_kv.shape[:-2])
+            except ValueError:
+                raise ValueError(f"the leading (batch) dimensions of x_q {x_q.shape} and "
+                                 f"x_kv {x_kv.shape} do not broadcast together") from None
+            mask = attention_mask(mask, (*batch, self.n_heads, x_q.shape[-2], x_kv.shape[-2]))
+        out["mask"] = mask
+    return (self, *out.values())
+
+
+def repeat_kv_args(x, group):
+    """``x (..., n_kv_heads, n, d)`` and ``group`` for ``repeat_kv``."""
+    return array(x, "x", min_ndim=3, bools=False, empty=False), integer(group, "group", 1)
+
+
+def gqa_args(q, k, v, mask=None):
+    """The arguments of ``grouped_query_attention``: q, k, v once, with their heads."""
+    q, k, v = (array(x, name, min_ndim=3, bools=False, empty=False)
+               for x, name in ((q, "q"), (k, "k"), (v, "v")))
+    n_q_heads, n_kv_heads = q.shape[-3], k.shape[-3]
+    if v.shape[-3] != n_kv_heads:
+        raise ValueError(
+            f"k and v must have the same number of K/V heads: k has shape {k.shape} "
+            f"(..., n_kv_heads, n_k, d), v has shape {v.shape}, "
+            f"needed (..., {n_kv_heads}, n_k, d_v)"
+        )
+    if n_q_heads % n_kv_heads:
+        raise ValueError(
+            f"the query heads must split into equal groups, one per K/V head: q has "
+            f"{n_q_heads} heads (shape {q.shape}), k and v have {n_kv_heads} (shape {k.shape}); "
+            f"n_q_heads must be a multiple of n_kv_heads"
+        )
+    dtype = np.result_type(q, k, v)
+    q, k, v = (a.astype(dtype, copy=False) for a in (q, k, v))
+    group = n_q_heads // n_kv_heads  # k and v as attention will see them, heads repeated:
+    k_shape, v_shape = (x.shape[:-3] + (n_kv_heads * group,) + x.shape[-2:] for x in (k, v))
+    batch = attention_shapes(q.shape, k_shape, v_shape)
+    if mask is not None:
+        mask = attention_mask(mask, (*batch, q.shape[-2], k.shape[-2]))
+    return q, k, v, mask
+
+
+# --- positions and masks --------------------------------------------------------------
+
+#: The largest position accepted: whole numbers up to 2⁵³ are exact in float64.
+MAX_POSITION = 2**53
+
+
+def token_positions(positions, n: int | None, name: str = "positions") -> np.ndarray:
+    """``positions`` as an int64 array of non-negative integers (``0..n-1`` when None)."""
+    if positions is None and n is not None:
+        return np.arange(n)
+    if positions is None or isinstance(positions, (str, bytes)):
+        raise TypeError(f"{name} must be a 1-D sequence of integer positions, got "
+                        f"{type(positions).__name__} {positions!r}")
+    if _masked(positions):
+        raise TypeError(f"{name} is a masked array, whose mask numpy would ignore: pass "
+                        f"only the positions you mean")
+    if isinstance(positions, numbers.Integral) and not isinstance(positions, bool):
+        positions = [positions]
+    try:
+        arr = np.asarray(positions)
+    except ValueError:  # ragged nested lists
+        raise TypeError(f"{name} must be a 1-D sequence of integer positions, got rows of "
+                        "different lengths") from None
+    if arr.dtype.kind == "b" or arr.dtype.kind not in "iuf" or arr.ndim != 1:
+        raise TypeError(f"{name} must be a 1-D sequence of integer positions, got "
+                        f"{np.asarray(positions).dtype} of shape {arr.shape}")
+    if arr.dtype.kind == "f":
+        if not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr)):
+            raise TypeError(f"{name} must hold whole numbers, got {arr.tolist()}")
+        arr = arr.astype(np.float64)  # (float16 cannot even hold MAX_POSITION)
+        if np.any(np.abs(arr) > MAX_POSITION):
+            raise ValueError(f"{name} must be at most {MAX_POSITION}, got {arr.tolist()}")
+        arr = arr.astype(np.int64)
+    if np.any(arr < 0):
+        raise ValueError(f"{name} must be >= 0, got {arr.tolist()}")
+    if np.any(arr > MAX_POSITION):  # beyond it, m · θ in float64 is no longer exact
+        raise ValueError(f"{name} must be at most {MAX_POSITION}, got {arr.tolist()}")
+    if n is not None and arr.shape[0] != n:
+        raise ValueError(f"{name} has {arr.shape[0]} entries but x has n = {n} tokens "
+                         "(one position per token, x of shape (..., n, d))")
+    return arr.astype(np.int64)
+
+
+def even_dim(d, name: str) -> int:
+    d = integer(d, name, 1, 2**14, why="a size of vectors or of a (d, d) matrix")
+    if d % 2:
+        raise ValueError(f"{name} must be even (RoPE rotates pairs of dimensions), got {d}")
+    return d
+
+
+def rope_args(x, positions, base):
+    """``x (..., n, d)`` with ``d`` even, its ``n`` positions (``0..n-1`` when None), ``base``."""
+    x = array(x, "x", min_ndim=2)
+    n, d = x.shape[-2], x.shape[-1]
+    if d % 2:
+        raise ValueError(f"x must have an even last dimension d (RoPE rotates pairs), "
+                         f"got x of shape {x.shape}")
+    if d == 0 or n == 0:
+        raise ValueError(f"x must have at least one token and d >= 2, got shape {x.shape}")
+    even_dim(d, "d")
+    return x, token_positions(positions, n), positive_number(base, "base")
+
+
+def mask_sizes(n_q, n_k=None):
+    """``n_q`` and ``n_k`` (``n_q`` when None) for a mask held in memory, ``n_k >= n_q``."""
+    n_q = integer(n_q, "n_q", 1, 2**20, why="a mask row per query")
+    n_k = n_q if n_k is None else integer(n_k, "n_k", 1, 2**20, why="a mask column per key")
+    if n_q * n_k > 2**32:
+        raise ValueError(f"n_q · n_k must be at most 2**32 entries for a mask held in memory, "
+                         f"got n_q = {n_q}, n_k = {n_k}")
+    if n_k < n_q:
+        raise ValueError(
+            f"n_k must be at least n_q (the queries are the last n_q of the n_k positions), "
+            f"got n_q = {n_q}, n_k = {n_k}: a mask of shape ({n_q}, {n_k}) would leave "
+            f"query rows with no key"
+        )
+    return n_q, n_k
+
+
+# --- tiled attention and the online softmax (lesson 13) ---------------------------------
+
+
+def tiled_args(q, k, v, mask=None, block_size=64, scale=None, skip_hidden_blocks=True):
+    """The arguments of ``tiled_attention``: attention's, a block size and a flag."""
+    q, k, v, mask, scale = attention_args(q, k, v, mask, scale)
+    if mask is not None:  # as (..., n_q, n_k), a view: the tiles are cut from it
+        mask = np.broadcast_to(mask, (*mask.shape[:-2], q.shape[-2], k.shape[-2]))
+    return (q, k, v, mask, integer(block_size, "block_size", 1), scale,
+            flag(skip_hidden_blocks, "skip_hidden_blocks"))
+
+
+def online_start_args(shape_rows, d_v, dtype=np.float64):
+    """``shape_rows`` as a tuple of sizes >= 1, ``d_v`` >= 1 and a float dtype."""
+    if not isinstance(shape_rows, (tuple, list)):
+        raise TypeError(f"shape_rows must be a tuple of sizes such as (n_q,) or (heads, n_q), "
+                        f"got {type(shape_rows).__name__} {shape_rows!r}")
+    shape_rows = tuple(integer(size, "shape_rows", low=1) for size in shape_rows)
+    return shape_rows, integer(d_v, "d_v", 1), float_dtype(dtype)
+
+
+def online_update_args(state, scores, v_block):
+    """``state``'s arrays, ``scores`` and ``v_block``, checked for one online-softmax update."""
+    from .tiled import OnlineSoftmaxState
+
+    instance_of(state, "state", OnlineSoftmaxState, "from online_softmax_start")
+    m, l, o = (np.asarray(a) for a in state)  # noqa: E741
+    if any(a.dtype.kind != "f" for a in (m, l, o)) or np.isnan(m).any() or \
+            np.isposinf(m).any() or not (np.isfinite(l).all() and np.isfinite(o).all()):
+        raise ValueError("state must hold float arrays: m finite or -inf, l and o finite "
+                         "(as online_softmax_start and online_softmax_update leave them)")
+    scores = array(scores, "scores", min_ndim=0, finite=False)
+    if np.isnan(scores).any() or np.isposinf(scores).any():
+        raise ValueError("scores must hold finite numbers or -inf (a masked key), got NaN or "
+                         f"+inf in an array of shape {scores.shape}")
+    if scores.ndim < 1 or scores.shape[:-1] != m.shape[:-1] or scores.shape[-1] == 0:
+        raise ValueError(f"scores must have shape (..., n_q, block) = {m.shape[:-1] + ('block',)}"
+                         f" with block >= 1 for this state, got {scores.shape}")
+    v_block = array(v_block, "v_block", min_ndim=2, bools=False, empty=False)
+    if v_block.shape[-2] != scores.shape[-1] or v_block.shape[-1] != o.shape[-1] or \
+            v_block.shape[:-2] != o.shape[:-2][len(o.shape) - v_block.ndim:]:
+        raise ValueError(f"v_block must have shape (..., block, d_v) = (..., {scores.shape[-1]}, "
+                         f"{o.shape[-1]}) for these scores and this state, got {v_block.shape}")
+    return OnlineSoftmaxState(m, l, o), scores, v_block
+
+
+def finite_running_sums(l, o) -> None:  # noqa: E741
+    """Raise if the online softmax's running sums ``l`` or ``o`` overflowed."""
+    if not (np.isfinite(l).all() and np.isfinite(o).all()):
+        raise ValueError("the running sums overflowed: scores and v_block (q·kᵀ and v in "
+                         "tiled attention) hold numbers too large for dtype "
+                         f"{o.dtype}; scale them down")
