@@ -211,12 +211,12 @@ The numpy version here is actually slower: each tile costs one pass of a Python 
 """)
 
 lesson.code(ko="""
-from qkv_helpers.fast import tiled_attention_with_work
+from qkv_helpers.tiled import tiled_attention_with_work
 work = tiled_attention_with_work(q[0], k[0], v[0], block_size=64)      # 헤드 하나, 마스크 없음
 print(work.flops, sc.attention_flops(300, 300, 16))                     # 같은 FLOPs
 print(300 * 300 * 8, 64 * 64 * 8)     # 바이트: 보통 어텐션이 메모리에 쓰는 점수 행렬, 타일 하나
 """, en="""
-from qkv_helpers.fast import tiled_attention_with_work
+from qkv_helpers.tiled import tiled_attention_with_work
 work = tiled_attention_with_work(q[0], k[0], v[0], block_size=64)      # one head, no mask
 print(work.flops, sc.attention_flops(300, 300, 16))                     # the same FLOPs
 print(300 * 300 * 8, 64 * 64 * 8)     # bytes: the score matrix plain attention writes out, one tile
