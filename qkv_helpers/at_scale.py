@@ -295,18 +295,19 @@ class SlidingWindowKVCache:
     def _in_order(self, x: np.ndarray) -> np.ndarray:
         n = len(self)
         if self.tokens_seen <= self.window:
-            return x[:, :n]
+            return x[:, :n].copy()  # a copy: the next appends overwrite these slots
         start = self.tokens_seen % self.window  # the oldest kept token's slot
         return np.concatenate([x[:, start:], x[:, :start]], axis=1)  # (n_heads, window, head_dim)
 
     @property
     def keys(self) -> np.ndarray:
-        """The kept keys, oldest first, ``(n_heads, len, head_dim)``."""
+        """The kept keys, oldest first, ``(n_heads, len, head_dim)``: a copy (the slots are
+        reused as the window slides)."""
         return self._in_order(self._k)
 
     @property
     def values(self) -> np.ndarray:
-        """The kept values, oldest first, ``(n_heads, len, head_dim)``."""
+        """The kept values, oldest first, ``(n_heads, len, head_dim)``: a copy."""
         return self._in_order(self._v)
 
     @property

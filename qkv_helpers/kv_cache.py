@@ -92,13 +92,17 @@ class KVCache:
 
     @property
     def keys(self) -> np.ndarray:
-        """The kept keys, ``(n_heads, len, head_dim)``: a view, not a copy."""
-        return self._k[:, : self._len]
+        """The kept keys, ``(n_heads, len, head_dim)``: a read-only view, not a copy.
+
+        Writing into it is an error (it would change the cache). A view kept for later
+        never changes: appends write after it, and :meth:`clear` starts new storage.
+        """
+        return _read_only(self._k[:, : self._len])
 
     @property
     def values(self) -> np.ndarray:
-        """The kept values, ``(n_heads, len, head_dim)``: a view, not a copy."""
-        return self._v[:, : self._len]
+        """The kept values, ``(n_heads, len, head_dim)``: a read-only view, as :attr:`keys`."""
+        return _read_only(self._v[:, : self._len])
 
     @property
     def nbytes(self) -> int:
@@ -161,5 +165,13 @@ class KVCache:
         validate.require_finite(v, "v")
 
     def clear(self) -> None:
-        """Forget every kept token (the reserved storage stays)."""
+        """Forget every kept token; new storage of the same capacity is reserved, so that
+        views of the old keys and values, if any were kept, keep showing them."""
+        self._k, self._v = np.empty_like(self._k), np.empty_like(self._v)
         self._len = 0
+
+
+def _read_only(view: np.ndarray) -> np.ndarray:
+    """``view`` marked read-only (the array it looks into stays writable for the cache)."""
+    view.flags.writeable = False
+    return view
