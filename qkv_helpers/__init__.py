@@ -11,24 +11,22 @@ from __future__ import annotations
 import importlib
 
 # Every numpy-only module is imported here, so that "go to definition" (jedi, in Jupyter
-# and editors) finds each name a lesson uses: qk.KVCache, qk.apply_rope, qk.kv_math...
+# and editors) finds each name a lesson uses: qk.KVCache, qk.apply_rope, qk.kv_cache.arithmetic...
 from . import (
-    at_scale,
     checks,
     decoding,
     encoder_decoder,
     fast,
     grouped_query,
     kv_cache,
-    kv_experiments,
-    kv_math,
+    layer_norm,
+    long_context,
     numerics,
-    paged_kv_cache,
     pipeline,
     positions,
     pretrained,
     quiz,
-    scaling,
+    score_scale,
     similarity,
     tiled,
     weighted_sum,
@@ -43,13 +41,16 @@ from .attention import (
 from .decoding import TinyTransformer  # lessons 08-09
 from .examples import RunningExample, TranslationExample, running_example, translation_example
 from .grouped_query import grouped_query_attention  # lesson 13
-from .kv_cache import KVCache  # lesson 09
+from .kv_cache import (
+    KVCache,  # lesson 09
+    PagedKVCache,  # lesson 13
+)
+from .kv_cache import experiments as _kv_experiments  # noqa: F401 (qk.kv_cache.experiments)
 from .lang import get_language, set_language, t
 from .masks import (
     causal_mask,
     sliding_window_mask,  # lesson 13
 )
-from .paged_kv_cache import PagedKVCache  # lesson 13
 from .positions import apply_rope  # lesson 12
 from .tiled import tiled_attention  # lesson 13
 

@@ -509,7 +509,7 @@ def check_score_spread(answer, d_k: int, name: str = "my_std") -> Feedback:
 @functools.lru_cache(maxsize=8)
 def _measured_std(d_k: int) -> float:
     """The standard deviation of q·k over the package's 20,000 seeded random pairs."""
-    from .scaling import dot_product_variance
+    from .score_scale import dot_product_variance
 
     return math.sqrt(dot_product_variance(d_k)[0])
 
@@ -1058,7 +1058,7 @@ def check_kv_cache_bytes(answer, *, layers: int, kv_heads: int, head_dim: int, t
     >>> check_kv_cache_bytes(..., **config).ok is None
     True
     """
-    from .kv_math import format_bytes, kv_cache_bytes
+    from .kv_cache.arithmetic import format_bytes, kv_cache_bytes
 
     expected = kv_cache_bytes(layers, kv_heads, head_dim, tokens, batch, bytes_per_value)
     got = _number(answer, name)
@@ -1103,7 +1103,7 @@ def check_max_batch(answer, *, memory_gib: float, layers: int, kv_heads: int, he
     >>> check_max_batch(28, memory_gib=40, **config).ok
     False
     """
-    from .kv_math import kv_cache_bytes
+    from .kv_cache.arithmetic import kv_cache_bytes
 
     per_sequence = kv_cache_bytes(layers, kv_heads, head_dim, tokens, 1, bytes_per_value)
     expected = int(memory_gib * 2**30 // per_sequence)

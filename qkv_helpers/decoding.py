@@ -45,7 +45,9 @@ from . import _validate as validate
 from . import fast
 from .attention import MultiHeadAttention, _attention
 from .kv_cache import KVCache
+from .layer_norm import layer_norm
 from .masks import causal_mask
+from .positions import sinusoidal_positions
 
 __all__ = [
     "FLOP_PARTS",
@@ -53,8 +55,6 @@ __all__ = [
     "Generation",
     "Step",
     "TinyTransformer",
-    "layer_norm",
-    "sinusoidal_positions",
 ]
 
 FLOP_PARTS = ("encoder", "cross_kv", "projections", "attention", "mlp", "logits")
@@ -68,56 +68,6 @@ FLOP_PARTS = ("encoder", "cross_kv", "projections", "attention", "mlp", "logits"
 - ``mlp``: the decoder's two-layer MLPs;
 - ``logits``: the projection of the last position onto the vocabulary.
 """
-
-
-def sinusoidal_positions(n_positions: int, d_model: int, dtype=np.float32) -> np.ndarray:
-    """The sinusoidal position vectors of "Attention Is All You Need".
-
-    ``PE[pos, 2i] = sin(pos / 10000^(2i/d_model))``, ``PE[pos, 2i+1] = cos(...)``.
-
-    Returns
-    -------
-    numpy.ndarray, shape (n_positions, d_model)
-
-    Examples
-    --------
-    >>> sinusoidal_positions(3, 4).round(3)
-    array([[ 0.   ,  1.   ,  0.   ,  1.   ],
-           [ 0.841,  0.54 ,  0.01 ,  1.   ],
-           [ 0.909, -0.416,  0.02 ,  1.   ]], dtype=float32)
-    """
-    n_positions = validate.integer(n_positions, "n_positions", 1, 2**24, why="one row per position")
-    d_model = validate.integer(d_model, "d_model", 1, 2**14, why="one column per dimension")
-    dtype = validate.float_dtype(dtype)
-    pos = np.arange(n_positions)[:, None]  # (n_positions, 1)
-    freq = 10000.0 ** (-np.arange(0, d_model, 2) / d_model)  # (ceil(d_model / 2),)
-    pe = np.empty((n_positions, d_model))  # (n_positions, d_model)
-    pe[:, 0::2] = np.sin(pos * freq)
-    pe[:, 1::2] = np.cos(pos * freq[: d_model // 2])
-    return pe.astype(dtype)
-
-
-def layer_norm(x, eps: float = 1e-5) -> np.ndarray:
-    """Each row of ``x`` shifted to mean 0 and scaled to variance 1 (no learned scale/shift).
-
-    ``(x - mean) / sqrt(variance + eps)``, row by row (along the last axis). A trained
-    layer norm also multiplies by a learned ``γ`` and adds a learned ``β``; at
-    initialisation they are 1 and 0, which is what an untrained model has.
-
-    Examples
-    --------
-    >>> layer_norm(np.array([[1.0, 2.0, 3.0]])).round(3)
-    array([[-1.225,  0.   ,  1.225]])
-    """
-    x = validate.array(x, "x", bools=False, empty=False)
-    eps = validate.positive_number(eps, "eps")
-    with np.errstate(over="ignore", invalid="ignore"):  # too large: an error, just below
-        centred = x - x.mean(axis=-1, keepdims=True)  # same shape as x, each row's mean 0
-        variance = (centred * centred).mean(axis=-1, keepdims=True)  # (..., 1)
-    if not np.isfinite(variance).all():
-        raise ValueError(f"x is too large for layer_norm in {x.dtype}: a row's variance "
-                         f"overflowed (x has shape {x.shape}, largest |x| {np.abs(x).max()})")
-    return centred / np.sqrt(variance + eps)  # same shape as x
 
 
 class Step(NamedTuple):

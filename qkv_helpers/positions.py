@@ -21,7 +21,6 @@ from typing import NamedTuple
 import numpy as np
 
 from . import _validate as validate
-from .decoding import sinusoidal_positions
 
 __all__ = [
     "apply_rope",
@@ -34,6 +33,33 @@ __all__ = [
     "sinusoidal_positions",
     "sinusoidal_shift_matrix",
 ]
+
+
+def sinusoidal_positions(n_positions: int, d_model: int, dtype=np.float32) -> np.ndarray:
+    """The sinusoidal position vectors of "Attention Is All You Need".
+
+    ``PE[pos, 2i] = sin(pos / 10000^(2i/d_model))``, ``PE[pos, 2i+1] = cos(...)``.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n_positions, d_model)
+
+    Examples
+    --------
+    >>> sinusoidal_positions(3, 4).round(3)
+    array([[ 0.   ,  1.   ,  0.   ,  1.   ],
+           [ 0.841,  0.54 ,  0.01 ,  1.   ],
+           [ 0.909, -0.416,  0.02 ,  1.   ]], dtype=float32)
+    """
+    n_positions = validate.integer(n_positions, "n_positions", 1, 2**24, why="one row per position")
+    d_model = validate.integer(d_model, "d_model", 1, 2**14, why="one column per dimension")
+    dtype = validate.float_dtype(dtype)
+    pos = np.arange(n_positions)[:, None]  # (n_positions, 1)
+    freq = 10000.0 ** (-np.arange(0, d_model, 2) / d_model)  # (ceil(d_model / 2),)
+    pe = np.empty((n_positions, d_model))  # (n_positions, d_model)
+    pe[:, 0::2] = np.sin(pos * freq)
+    pe[:, 1::2] = np.cos(pos * freq[: d_model // 2])
+    return pe.astype(dtype)
 
 
 def rope_angles(positions, d: int, base: float = 10000.0) -> np.ndarray:

@@ -41,7 +41,7 @@ import numpy as np
 
 from . import _validate as validate
 from .attention import MultiHeadAttention
-from .decoding import layer_norm
+from .layer_norm import LayerNorm
 
 __all__ = [
     "HEAD_PATTERNS",
@@ -110,29 +110,6 @@ def gelu(x) -> np.ndarray:
     """
     x = validate.array(x, "x", min_ndim=0)  # float dtypes kept, integers made float64
     return x * (0.5 + 0.5 * erf(x * (1 / math.sqrt(2))))
-
-
-class LayerNorm(NamedTuple):
-    """Layer norm with its learned scale ``gamma`` (γ) and shift ``beta`` (β), ``(d_model,)``.
-
-    ``γ · (x - mean) / sqrt(variance + eps) + β``, over each token's vector: the
-    :func:`qkv_helpers.decoding.layer_norm` of lesson 09's decoder, then γ and β.
-
-    >>> norm = LayerNorm(gamma=np.array([1.0, 2.0]), beta=np.array([0.0, 10.0]), eps=1e-12)
-    >>> norm(np.array([[1.0, 3.0]]))          # normalised: [-1, 1]; then ·γ + β
-    array([[-1., 12.]])
-    """
-
-    gamma: np.ndarray
-    beta: np.ndarray
-    eps: float
-
-    def __call__(self, x: np.ndarray) -> np.ndarray:
-        normed = layer_norm(x, self.eps)  # (..., d_model), x checked
-        if normed.shape[-1:] != self.gamma.shape:
-            raise ValueError(f"x must have shape (..., d_model) = (..., {self.gamma.shape[0]}) "
-                             f"for this LayerNorm, got {normed.shape}")
-        return self.gamma * normed + self.beta  # (..., d_model)
 
 
 class EncoderLayer(NamedTuple):

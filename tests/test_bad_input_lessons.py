@@ -32,10 +32,10 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 import qkv_helpers as qk  # noqa: E402
 from qkv_helpers import encoder_decoder as ed  # noqa: E402
-from qkv_helpers import kv_math as km  # noqa: E402
 from qkv_helpers import pipeline as pl  # noqa: E402
-from qkv_helpers import plots, scaling, similarity, weighted_sum, widgets  # noqa: E402
-from qkv_helpers.kv_experiments import WORDS, to_words  # noqa: E402
+from qkv_helpers import plots, score_scale, similarity, weighted_sum, widgets  # noqa: E402
+from qkv_helpers.kv_cache import arithmetic as km  # noqa: E402
+from qkv_helpers.kv_cache.experiments import WORDS, to_words  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
 import bad_inputs_lessons  # noqa: E402
@@ -215,7 +215,7 @@ def test_vector_from_angle(angle, length):
 @PROPERTY
 @given(p=any_array([(), (0,), (2,), (3,), (2, 2)]))
 def test_softmax_jacobian(p):
-    done, jac = ours(lambda: scaling.softmax_jacobian(p), "p")
+    done, jac = ours(lambda: score_scale.softmax_jacobian(p), "p")
     if not done:
         return
     fp = as_f64(p)
@@ -228,7 +228,7 @@ def test_softmax_jacobian(p):
 @PROPERTY
 @given(scores=any_array([(), (0,), (1,), (3,), (2, 3)]))
 def test_softmax_gradient_norm(scores):
-    done, g = ours(lambda: scaling.softmax_gradient_norm(scores), "scores")
+    done, g = ours(lambda: score_scale.softmax_gradient_norm(scores), "scores")
     if not done:
         return
     fs = as_f64(scores)
@@ -239,8 +239,8 @@ def test_softmax_gradient_norm(scores):
 
 
 @pytest.mark.parametrize("fn,args", [
-    (scaling.random_queries_keys, ("d_k", "n", "seed")),
-    (scaling.dk_stats, ("d_k", "n_keys", "n_queries", "seed")),
+    (score_scale.random_queries_keys, ("d_k", "n", "seed")),
+    (score_scale.dk_stats, ("d_k", "n_keys", "n_queries", "seed")),
     (qk.running_example, ("seed",)),
     (qk.translation_example, ("seed",)),
     (ed.encoder_example, ("seed",)),
@@ -360,7 +360,7 @@ def test_permutation_check_order(order):
     assert result.max_difference < 1e-12
 
 
-# --- kv_math ------------------------------------------------------------------------------
+# --- kv_cache.arithmetic ------------------------------------------------------------------
 
 
 @PROPERTY
@@ -601,7 +601,7 @@ def test_token_arguments_of_widgets(token, which):
 @given(d_k=st.one_of(st.integers(-1, 600), OBJECTS))
 def test_scaling_explorer_d_k(d_k):
     done, panel = ours(lambda: widgets.scaling_explorer(d_k=d_k), "d_k")
-    assert done == (type(d_k) is int and d_k in widgets.lessons_01_05.DK_VALUES)
+    assert done == (type(d_k) is int and d_k in widgets.scores_and_weights.DK_VALUES)
     if done:
         assert panel.state["d_k"] == d_k
 
@@ -700,7 +700,7 @@ def test_seeds_must_be_non_negative_ints():
     with pytest.raises(ValueError, match="seed must be an integer >= 0, got -1"):
         qk.running_example(seed=-1)
     with pytest.raises(TypeError, match="seed must be an integer >= 0, got NoneType None"):
-        scaling.random_queries_keys(4, 2, seed=None)
+        score_scale.random_queries_keys(4, 2, seed=None)
 
 
 @pytest.mark.parametrize("a,b,angle,dot", [
@@ -717,8 +717,8 @@ def test_dot_and_angle_at_the_ends_of_float64(a, b, angle, dot):
 
 
 def test_lessons_11_13_silent_cases_are_errors_or_right_now():
-    from qkv_helpers import at_scale, positions, pretrained, tiled
-    from qkv_helpers.paged_kv_cache import PagedKVCache
+    from qkv_helpers import long_context, positions, pretrained, tiled
+    from qkv_helpers.kv_cache.paged import PagedKVCache
 
     # gelu(-810) was 2e-5 (erf overshot -1); erf now stays in [-1, 1]
     assert pretrained.gelu(np.array([-810.0]))[0] == 0.0
@@ -741,12 +741,12 @@ def test_lessons_11_13_silent_cases_are_errors_or_right_now():
         cache.append(cache.new_sequence(), np.full((1, 1, 1), 1e300), np.ones((1, 1, 1)))
     # a bool seed, a string flag and a float length were taken as numbers
     with pytest.raises(TypeError, match="seed must be an integer >= 0, got bool True"):
-        at_scale.attention_inputs(4, seed=True)
+        long_context.attention_inputs(4, seed=True)
     with pytest.raises(TypeError, match="skip_hidden_blocks must be True or False, got str"):
         tiled.tiled_attention(np.ones((2, 2)), np.ones((2, 2)), np.ones((2, 2)),
                              skip_hidden_blocks="no")
     with pytest.raises(TypeError, match=r"each of lengths must be an integer >= 1, got float"):
-        at_scale.measure_costs([1.5], time_it=False)
+        long_context.measure_costs([1.5], time_it=False)
     # a list for the single position of rope_rotation_matrix was read as that position
     with pytest.raises(TypeError, match="position must be an integer"):
         positions.rope_rotation_matrix([1], 4)

@@ -27,7 +27,8 @@ from hypothesis.extra import numpy as hnp
 
 import qkv_helpers as qk
 from qkv_helpers import fast, numerics, tiled
-from qkv_helpers.decoding import layer_norm, sinusoidal_positions
+from qkv_helpers.layer_norm import layer_norm
+from qkv_helpers.positions import sinusoidal_positions
 
 SETTINGS = settings(max_examples=120, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
@@ -506,13 +507,13 @@ def test_forward_and_encode(model, ids):
 
 
 # --- lessons 11-13: positions, grouped-query and tiled attention, paged cache, erf ----------
-# (their plots and widgets, and the rest of at_scale and pretrained, are in the battery of
+# (their plots and widgets, and the rest of long_context and pretrained, are in the battery of
 # tools/bad_inputs_lessons.py, run by tests/test_bad_input_lessons.py)
 
-from qkv_helpers import at_scale, grouped_query, positions  # noqa: E402
-from qkv_helpers.kv_experiments import is_increasing  # noqa: E402
+from qkv_helpers import grouped_query, long_context, positions  # noqa: E402
+from qkv_helpers.kv_cache.experiments import is_increasing  # noqa: E402
+from qkv_helpers.kv_cache.paged import PagedKVCache  # noqa: E402
 from qkv_helpers.masks import sliding_window_mask  # noqa: E402
-from qkv_helpers.paged_kv_cache import PagedKVCache  # noqa: E402
 from qkv_helpers.pretrained import erf, gelu  # noqa: E402
 
 POSITIONS = st.one_of(PY_OBJECTS, st.lists(st.one_of(st.integers(-2, 40), st.floats(-1, 9),
@@ -709,7 +710,7 @@ def test_attention_flops(name, value):
         a = dict(args, d_v=args["d_k"] if args["d_v"] is None else args["d_v"])
         assert flops == 2 * a["n_q"] * a["n_k"] * a["d_k"] + 2 * a["n_q"] * a["n_k"] * a["d_v"]
 
-    clear_or_right(lambda: at_scale.attention_flops(**args), name, check)
+    clear_or_right(lambda: long_context.attention_flops(**args), name, check)
 
 
 @SETTINGS

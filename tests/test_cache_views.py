@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from qkv_helpers import KVCache, PagedKVCache
-from qkv_helpers.at_scale import SlidingWindowKVCache
+from qkv_helpers.kv_cache import SlidingWindowKVCache
 
 
 def tokens(n, value, heads=2, dim=3, dtype=np.float32):

@@ -17,13 +17,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from qkv_helpers import MultiHeadAttention, TinyTransformer, causal_mask
-from qkv_helpers.decoding import (
-    FLOP_PARTS,
-    DecodeState,
-    Generation,
-    layer_norm,
-    sinusoidal_positions,
-)
+from qkv_helpers.decoding import FLOP_PARTS, DecodeState, Generation
+from qkv_helpers.layer_norm import layer_norm
+from qkv_helpers.positions import sinusoidal_positions
 
 # --- an independent reference: the public attention API, plain loops ---------------------
 

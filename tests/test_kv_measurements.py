@@ -8,9 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import qkv_helpers as qk
-from qkv_helpers import kv_experiments as kx
 from qkv_helpers import lang
-from qkv_helpers.kv_math import kv_cache_bytes, step_flops
+from qkv_helpers.kv_cache import experiments as kx
+from qkv_helpers.kv_cache.arithmetic import kv_cache_bytes, step_flops
 
 
 @given(prompt=st.integers(1, 5), new=st.integers(1, 12))

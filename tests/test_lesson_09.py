@@ -14,16 +14,7 @@ import qkv_helpers as qk
 from qkv_helpers import checks, lang
 from qkv_helpers.decoding import TinyTransformer
 from qkv_helpers.kv_cache import KVCache
-from qkv_helpers.kv_experiments import (
-    WORDS,
-    CachedDecoder,
-    cache_growth,
-    lesson_model,
-    measure_speedup,
-    to_ids,
-    to_words,
-)
-from qkv_helpers.kv_math import (
+from qkv_helpers.kv_cache.arithmetic import (
     StepTimeFit,
     approx_flop_ratio,
     decoding_flops,
@@ -33,6 +24,15 @@ from qkv_helpers.kv_math import (
     predicted_speedup,
     step_flops,
     step_flops_by_part,
+)
+from qkv_helpers.kv_cache.experiments import (
+    WORDS,
+    CachedDecoder,
+    cache_growth,
+    lesson_model,
+    measure_speedup,
+    to_ids,
+    to_words,
 )
 
 # --- cache bytes --------------------------------------------------------------------------
@@ -233,7 +233,8 @@ def test_cached_decoder_keeps_the_same_keys_as_a_full_pass():
     for _ in range(5):
         decoder.step()
     # layer 0's keys of the whole sequence at once: its input is embeddings + positions
-    from qkv_helpers.decoding import layer_norm, sinusoidal_positions
+    from qkv_helpers.layer_norm import layer_norm
+    from qkv_helpers.positions import sinusoidal_positions
 
     ids = np.array(decoder.ids[: len(decoder)])
     x = model.embedding[ids] + sinusoidal_positions(len(ids), model.d_model)

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from qkv_helpers import checks, lang, softmax
-from qkv_helpers.at_scale import online_softmax_trace
+from qkv_helpers.long_context import online_softmax_trace
 
 ODD = [..., None, "3", b"3", 3j, [1, "a"], {"a": 1}, object(), float("nan"), float("inf"),
        10**400, -1, 2.5, True, np.array([[1.0, 2.0]]), [], np.float64(1.0), lambda: 1]
@@ -100,7 +100,7 @@ def test_plots_draw():
     import matplotlib.pyplot as plt
 
     from qkv_helpers import plots
-    from qkv_helpers.at_scale import A100_80GB, LLAMA_2_7B, serve_requests, step_cost
+    from qkv_helpers.long_context import A100_80GB, LLAMA_2_7B, serve_requests, step_cost
 
     fig, axes = plt.subplots(1, 3)
     try:

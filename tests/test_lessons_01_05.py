@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 import qkv_helpers as qk
-from qkv_helpers import checks, numerics, scaling, similarity, weighted_sum
+from qkv_helpers import checks, numerics, score_scale, similarity, weighted_sum
 from qkv_helpers.lang import t
 
 finite = st.floats(-50, 50, allow_nan=False, allow_infinity=False)
@@ -59,7 +59,7 @@ def test_query_scores_match_attention():
 
 @pytest.mark.parametrize("d_k", [1, 8, 128])
 def test_variance_grows_like_dk_and_scaling_undoes_it(d_k):
-    raw, scaled = scaling.dot_product_variance(d_k, n=20_000, seed=3)
+    raw, scaled = score_scale.dot_product_variance(d_k, n=20_000, seed=3)
     assert raw == pytest.approx(d_k, rel=0.1)
     assert scaled == pytest.approx(1.0, rel=0.1)
     assert raw == pytest.approx(scaled * d_k)
@@ -74,18 +74,18 @@ def test_softmax_jacobian_against_finite_differences():
         step = np.zeros(4)
         step[j] = eps
         numeric[:, j] = (qk.softmax(s + step) - qk.softmax(s - step)) / (2 * eps)
-    np.testing.assert_allclose(scaling.softmax_jacobian(p), numeric, atol=1e-8)
+    np.testing.assert_allclose(score_scale.softmax_jacobian(p), numeric, atol=1e-8)
 
 
 @given(arrays(float, st.integers(2, 6), elements=finite))
 def test_jacobian_rows_sum_to_zero_and_symmetric(scores):
-    jac = scaling.softmax_jacobian(qk.softmax(scores))
+    jac = score_scale.softmax_jacobian(qk.softmax(scores))
     np.testing.assert_allclose(jac.sum(axis=1), 0.0, atol=1e-12)
     np.testing.assert_allclose(jac, jac.T)
 
 
 def test_gradient_vanishes_and_saturates_without_scaling():
-    stats = [scaling.dk_stats(d) for d in (4, 64, 512)]
+    stats = [score_scale.dk_stats(d) for d in (4, 64, 512)]
     max_raw = [s.max_raw for s in stats]
     grad_raw = [s.grad_raw for s in stats]
     assert max_raw == sorted(max_raw) and max_raw[-1] > 0.9
@@ -97,7 +97,7 @@ def test_gradient_vanishes_and_saturates_without_scaling():
 
 def test_scaling_rejects_bad_dk():
     with pytest.raises(ValueError, match="d_k"):
-        scaling.dot_product_variance(0)
+        score_scale.dot_product_variance(0)
 
 
 # --- numerics -------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""scaling.query_gradient_spread (lesson 03): the gradient that reaches each query,
+"""score_scale.query_gradient_spread (lesson 03): the gradient that reaches each query,
 checked against finite differences, and the spread the lesson shows."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from qkv_helpers import scaling
+from qkv_helpers import score_scale
 
 
 def numeric_gradient_norm(q: np.ndarray, k: np.ndarray, c: float, h: float = 1e-6) -> float:
@@ -31,7 +31,7 @@ def numeric_gradient_norm(q: np.ndarray, k: np.ndarray, c: float, h: float = 1e-
 @settings(max_examples=25, deadline=None)
 @given(d_k=st.integers(1, 12), n_keys=st.integers(1, 6), seed=st.integers(0, 10_000))
 def test_matches_finite_differences(d_k, n_keys, seed):
-    g = scaling.query_gradient_spread(d_k, n_keys=n_keys, n_queries=3, seed=seed)
+    g = score_scale.query_gradient_spread(d_k, n_keys=n_keys, n_queries=3, seed=seed)
     rng = np.random.default_rng(seed)  # the same draws as the function: queries, then keys
     q = rng.standard_normal((3, d_k))
     k = rng.standard_normal((n_keys, d_k))
@@ -43,18 +43,18 @@ def test_matches_finite_differences(d_k, n_keys, seed):
 
 def test_exact_small_case():
     """One key: its weight is 1 whatever q is, so the gradient is exactly 0."""
-    g = scaling.query_gradient_spread(1, n_keys=1, n_queries=4)
+    g = score_scale.query_gradient_spread(1, n_keys=1, n_queries=4)
     np.testing.assert_array_equal(g.raw, 0.0)
     np.testing.assert_array_equal(g.scaled, 0.0)
 
 
 def test_with_d_k_one_scaling_changes_nothing():
-    g = scaling.query_gradient_spread(1, n_keys=5, n_queries=50, seed=2)
+    g = score_scale.query_gradient_spread(1, n_keys=5, n_queries=50, seed=2)
     np.testing.assert_allclose(g.raw, g.scaled)
 
 
 def test_unscaled_spread_at_d_k_1024_most_vanish_a_few_blow_up():
-    g = scaling.query_gradient_spread(1024)
+    g = score_scale.query_gradient_spread(1024)
     assert g.raw.shape == g.scaled.shape == (2000,)
     assert np.median(g.raw) < 0.01 < 0.3 < np.median(g.scaled)   # most vanish
     assert np.mean(g.raw) > 2 * np.mean(g.scaled)                # yet the mean is larger
@@ -65,7 +65,7 @@ def test_unscaled_spread_at_d_k_1024_most_vanish_a_few_blow_up():
 
 
 def test_scaled_spread_does_not_depend_on_d_k():
-    medians = [np.median(scaling.query_gradient_spread(d, n_queries=500).scaled)
+    medians = [np.median(score_scale.query_gradient_spread(d, n_queries=500).scaled)
                for d in (16, 256, 1024)]
     assert max(medians) < 1.5 * min(medians)
 
@@ -73,4 +73,4 @@ def test_scaled_spread_does_not_depend_on_d_k():
 @pytest.mark.parametrize("bad", [0, -3, 2.5, "8"])
 def test_bad_d_k_is_named(bad):
     with pytest.raises((ValueError, TypeError), match="d_k"):
-        scaling.query_gradient_spread(bad)
+        score_scale.query_gradient_spread(bad)

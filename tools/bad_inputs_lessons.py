@@ -5,12 +5,12 @@ Run it to see how each public entry point answers input it should refuse::
     .venv/bin/python tools/bad_inputs_lessons.py          # counts, then the bad cases
     .venv/bin/python tools/bad_inputs_lessons.py -v       # every case
 
-Covered: ``similarity``, ``scaling``, ``weighted_sum``, ``examples``, ``pipeline``,
-``encoder_decoder``, ``kv_math``, ``lang`` (``set_language``, ``t``, ``setup``),
-``kv_experiments.to_words``, every plot in ``qkv_helpers.plots`` and every widget in
+Covered: ``similarity``, ``score_scale``, ``weighted_sum``, ``examples``, ``pipeline``,
+``encoder_decoder``, ``kv_cache.arithmetic``, ``lang`` (``set_language``, ``t``, ``setup``),
+``kv_cache.experiments.to_words``, every plot in ``qkv_helpers.plots`` and every widget in
 ``qkv_helpers.widgets``; and (:func:`cases_lessons_11_13`) ``positions``, ``grouped_query``,
 ``masks.sliding_window_mask``, ``PagedKVCache``, ``tiled``'s tiled attention and online
-softmax, ``at_scale``, ``pretrained`` and lesson 09's measurements in ``kv_experiments``.
+softmax, ``long_context``, ``pretrained`` and lesson 09's measurements in ``kv_cache.experiments``.
 (Attention, masks, the KV cache and the decoder have their own, tests/test_bad_inputs_core.py.)
 
 Each case calls one entry point with one argument replaced by a bad value and is classed:
@@ -120,10 +120,10 @@ def cases() -> list[Case]:
     matplotlib.use("Agg")
     import qkv_helpers as qk
     from qkv_helpers import encoder_decoder as ed
-    from qkv_helpers import kv_math as km
     from qkv_helpers import pipeline as pl
-    from qkv_helpers import plots, scaling, similarity, weighted_sum, widgets
-    from qkv_helpers.kv_experiments import to_words
+    from qkv_helpers import plots, score_scale, similarity, weighted_sum, widgets
+    from qkv_helpers.kv_cache import arithmetic as km
+    from qkv_helpers.kv_cache.experiments import to_words
 
     out: list[Case] = []
 
@@ -169,19 +169,20 @@ def cases() -> list[Case]:
             {"q": bad_arrays(ex.q), "k": bad_arrays(ex.k) + [("other d_k", ex.k[:, :3])],
              "index": bad_positions(n)})
 
-    # --- scaling --------------------------------------------------------------------------
-    add_all("scaling.random_queries_keys", scaling.random_queries_keys,
+    # --- score_scale --------------------------------------------------------------------------
+    add_all("score_scale.random_queries_keys", score_scale.random_queries_keys,
             dict(d_k=4, n=3, seed=0), {"d_k": BAD_INTS, "n": BAD_INTS, "seed": BAD_SEEDS})
-    add_all("scaling.dot_product_variance", scaling.dot_product_variance,
+    add_all("score_scale.dot_product_variance", score_scale.dot_product_variance,
             dict(d_k=4, n=100, seed=0),
             {"d_k": BAD_INTS, "n": BAD_INTS + [("1 (no variance)", 1)], "seed": BAD_SEEDS})
     p = [0.25, 0.75]
-    add("scaling.softmax_jacobian", scaling.softmax_jacobian, dict(p=p), "p",
+    add("score_scale.softmax_jacobian", score_scale.softmax_jacobian, dict(p=p), "p",
         bad_arrays(p) + [("negative entry", [-0.5, 1.5]), ("sums to 2", [1.0, 1.0]),
                          ("above 1", [2.0, 0.0])])
-    add("scaling.softmax_gradient_norm", scaling.softmax_gradient_norm,
+    add("score_scale.softmax_gradient_norm", score_scale.softmax_gradient_norm,
         dict(scores=[0.0, 1.0]), "scores", bad_arrays([0.0, 1.0]))
-    add_all("scaling.dk_stats", scaling.dk_stats, dict(d_k=4, n_keys=3, n_queries=5, seed=0),
+    add_all("score_scale.dk_stats", score_scale.dk_stats,
+            dict(d_k=4, n_keys=3, n_queries=5, seed=0),
             {"d_k": BAD_INTS, "n_keys": BAD_INTS, "n_queries": BAD_INTS, "seed": BAD_SEEDS})
 
     # --- weighted_sum -----------------------------------------------------------------------
@@ -235,12 +236,12 @@ def cases() -> list[Case]:
             {"example": [("None", None), ("a RunningExample", ex), ("a string", "cat")],
              "step": BAD_INTS + [("6", 6)]})
 
-    # --- kv_math -----------------------------------------------------------------------------
+    # --- kv_cache.arithmetic --------------------------------------------------------------
     good = dict(layers=2, kv_heads=4, head_dim=4, tokens=3, batch=1, bytes_per_value=4)
-    add_all("kv_math.kv_cache_bytes", km.kv_cache_bytes, good,
+    add_all("kv_cache.arithmetic.kv_cache_bytes", km.kv_cache_bytes, good,
             {name: [b for b in BAD_INTS if not (name == "tokens" and b[0] == "0")]
              for name in good})
-    add("kv_math.format_bytes", km.format_bytes, {}, "n",
+    add("kv_cache.arithmetic.format_bytes", km.format_bytes, {}, "n",
         [("-1", -1), ("1.7", 1.7), ("NaN", NAN), ("'12'", "12"), ("None", None),
          ("True", True), ("inf", INF)])
     sizes = dict(d_model=2, n_layers=1, vocab_size=5, d_ff=8)
@@ -250,29 +251,29 @@ def cases() -> list[Case]:
     pools["source_tokens"] = [b for b in BAD_INTS if b[0] != "0"]
     pools["cross_kv"] = BAD_FLAGS
     pools["encoder"] = BAD_FLAGS
-    add_all("kv_math.step_flops_by_part", km.step_flops_by_part, good, pools)
-    add_all("kv_math.step_flops", km.step_flops, good,
+    add_all("kv_cache.arithmetic.step_flops_by_part", km.step_flops_by_part, good, pools)
+    add_all("kv_cache.arithmetic.step_flops", km.step_flops, good,
             {k: BAD_INTS for k in ("new_tokens", "context", "d_model")})
     good = dict(prompt_tokens=1, new_tokens=4, **sizes)
     pools = {name: BAD_INTS for name in good}
     pools["d_ff"] = [b for b in BAD_INTS if b[0] != "None"]
     pools["use_cache"] = BAD_FLAGS
     pools["source_tokens"] = [b for b in BAD_INTS if b[0] != "0"]
-    add_all("kv_math.decoding_flops", km.decoding_flops, good, pools)
-    add_all("kv_math.approx_flop_ratio", km.approx_flop_ratio,
+    add_all("kv_cache.arithmetic.decoding_flops", km.decoding_flops, good, pools)
+    add_all("kv_cache.arithmetic.approx_flop_ratio", km.approx_flop_ratio,
             dict(prompt_tokens=1, new_tokens=9),
             {"prompt_tokens": BAD_INTS,
              "new_tokens": [b for b in BAD_INTS if b[0] != "[1]"]
              + [("array with a 0", np.array([1, 0])), ("float array", np.array([1.5, 2.0])),
                 ("bool array", np.array([True, True]))]})
     good = dict(steps=[10, 10, 20], flops=[1e6, 5e6, 2e7], seconds=[0.0011, 0.0015, 0.004])
-    add_all("kv_math.fit_step_time", km.fit_step_time, good,
+    add_all("kv_cache.arithmetic.fit_step_time", km.fit_step_time, good,
             {"steps": bad_arrays(good["steps"]) + [("negative", [-10, 10, 20])],
              "flops": bad_arrays(good["flops"]),
              "seconds": bad_arrays(good["seconds"]) + [("negative", [-1.0, 0.1, 0.2])]})
     fit = km.StepTimeFit(1e-4, 1e-10)
     good = dict(fit=fit, steps=[100], flops_cached=[1e6], flops_uncached=[5e7])
-    add_all("kv_math.predicted_speedup", km.predicted_speedup, good,
+    add_all("kv_cache.arithmetic.predicted_speedup", km.predicted_speedup, good,
             {"fit": [("None", None), ("a tuple", (1e-4, 1e-10)),
                      ("NaN overhead", km.StepTimeFit(NAN, 1e-10)),
                      ("zero fit", km.StepTimeFit(0.0, 0.0))],
@@ -280,7 +281,7 @@ def cases() -> list[Case]:
              "flops_cached": bad_arrays([1e6])[:-1],
              "flops_uncached": bad_arrays([5e7])[:-1] + [("two entries", [5e7, 6e7])]})
     one_number = [b for b in bad_arrays([10.0])[:-1] if b[0] != "0-d array"]
-    add_all("kv_math.StepTimeFit.seconds", fit.seconds, dict(steps=[10], flops=[1e6]),
+    add_all("kv_cache.arithmetic.StepTimeFit.seconds", fit.seconds, dict(steps=[10], flops=[1e6]),
             {"steps": one_number,
              "flops": [b for b in bad_arrays([1e6])[:-1] if b[0] != "0-d array"]})
     # One number for steps or flops is allowed (lesson 09: ``fit.seconds(1, flops_per_step)``):
@@ -289,7 +290,7 @@ def cases() -> list[Case]:
             ("steps", dict(steps=np.float64(1.0), flops=[1e6, 2e6]), [1e-4 + 1e-4, 1e-4 + 2e-4]),
             ("flops", dict(steps=[10, 20], flops=np.float64(1e6)), [1e-3 + 1e-4, 2e-3 + 1e-4]),
             ("steps", dict(steps=1, flops=1e6), 2e-4)):
-        out.append(Case("kv_math.StepTimeFit.seconds", arg, "one number (allowed)",
+        out.append(Case("kv_cache.arithmetic.StepTimeFit.seconds", arg, "one number (allowed)",
                         lambda kw=kwargs: fit.seconds(**kw),
                         lambda got, want=want: np.allclose(got, want, rtol=1e-12, atol=0)
                         and np.shape(got) == np.shape(want)))
@@ -438,9 +439,9 @@ def cases_lessons_11_13() -> list[Case]:
     matplotlib.use("Agg")
     import qkv_helpers as qk
     from qkv_helpers import (
-        at_scale,
         grouped_query,
-        kv_experiments,
+        kv_cache,
+        long_context,
         plots,
         positions,
         pretrained,
@@ -448,8 +449,9 @@ def cases_lessons_11_13() -> list[Case]:
         widgets,
     )
     from qkv_helpers.encoder_decoder import encoder_example
+    from qkv_helpers.kv_cache import experiments as kv_experiments
+    from qkv_helpers.kv_cache.paged import PagedKVCache
     from qkv_helpers.masks import sliding_window_mask
-    from qkv_helpers.paged_kv_cache import PagedKVCache
 
     out: list[Case] = []
 
@@ -582,21 +584,22 @@ def cases_lessons_11_13() -> list[Case]:
                     lambda s: float(s.m[0, 0]) == 1.0 and float(s.l[0, 0]) == 1.0
                     and float(s.o[0, 0]) == 20.0))
 
-    # --- at_scale (lesson 13) --------------------------------------------------------------
-    add_all("at_scale.attention_inputs", at_scale.attention_inputs, dict(n=4, d=2),
+    # --- long_context (lesson 13) --------------------------------------------------------------
+    add_all("long_context.attention_inputs", long_context.attention_inputs, dict(n=4, d=2),
             {"n": BAD_INTS, "d": BAD_INTS, "n_heads": BAD_INTS, "seed": BAD_SEEDS,
              "dtype": bad_dtypes})
-    add_all("at_scale.attention_flops", at_scale.attention_flops, dict(n_q=4, n_k=4, d_k=2),
+    add_all("long_context.attention_flops", long_context.attention_flops, dict(n_q=4, n_k=4, d_k=2),
             {"n_q": BAD_INTS, "n_k": BAD_INTS, "d_k": BAD_INTS,
              "d_v": [b for b in BAD_INTS if b[0] != "None"]})
-    add("at_scale.measure_peak_memory", at_scale.measure_peak_memory, {}, "fn",
+    add("long_context.measure_peak_memory", long_context.measure_peak_memory, {}, "fn",
         [("None", None), ("a string", "np.ones"), ("an int", 3)])
-    add_all("at_scale.measure_time", at_scale.measure_time, dict(fn=sum),
+    add_all("long_context.measure_time", long_context.measure_time, dict(fn=sum),
             {"fn": [("None", None), ("a string", "sum")], "repeats": BAD_INTS})
-    add_all("at_scale.loglog_slope", at_scale.loglog_slope, dict(x=[1, 2, 4], y=[3, 12, 48]),
+    add_all("long_context.loglog_slope", long_context.loglog_slope,
+            dict(x=[1, 2, 4], y=[3, 12, 48]),
             {"x": bad_arrays([1.0, 2.0, 4.0]) + [("a zero", [0, 2, 4]), ("2 entries", [1, 2])],
              "y": bad_arrays([3.0, 12.0, 48.0]) + [("negative", [-3, 12, 48])]})
-    add_all("at_scale.measure_costs", at_scale.measure_costs,
+    add_all("long_context.measure_costs", long_context.measure_costs,
             dict(lengths=[8], d=2, block_size=4, time_it=False),
             {"lengths": [("0", [0]), ("1.5", [1.5]), ("True", [True]), ("None", None),
                          ("an int", 8), ("'8'", ["8"]), ("empty", [])],
@@ -604,45 +607,46 @@ def cases_lessons_11_13() -> list[Case]:
              "dtype": bad_dtypes, "time_it": BAD_FLAGS})
     sv = np.array([0.0, 1.0, 3.0])
     vv = np.array([[10.0], [20.0], [30.0]])
-    add_all("at_scale.online_softmax_trace", at_scale.online_softmax_trace,
+    add_all("long_context.online_softmax_trace", long_context.online_softmax_trace,
             dict(scores=sv, v=vv, block_size=2),
             {"scores": bad_arrays(sv) + [("2 scores", sv[:2])], "v": bad_arrays(vv),
              "block_size": BAD_INTS})
-    add_all("at_scale.SlidingWindowKVCache", at_scale.SlidingWindowKVCache,
+    add_all("kv_cache.SlidingWindowKVCache", kv_cache.SlidingWindowKVCache,
             dict(n_heads=1, head_dim=2, window=3),
             {"n_heads": BAD_INTS, "head_dim": BAD_INTS, "window": BAD_INTS,
              "dtype": bad_dtypes})
     one = np.ones((1, 1, 2))
 
     def window_append(**kw):
-        return at_scale.SlidingWindowKVCache(1, 2, 3).append(**kw)
+        return kv_cache.SlidingWindowKVCache(1, 2, 3).append(**kw)
 
-    add_all("at_scale.SlidingWindowKVCache.append", window_append, dict(k=one, v=one),
+    add_all("kv_cache.SlidingWindowKVCache.append", window_append, dict(k=one, v=one),
             {"k": bad_arrays(one)[:-3] + [("2 tokens", np.ones((1, 2, 2)))],
              "v": bad_arrays(one)[:-3]})
     qw = rng.normal(size=(1, 4, 2))
-    add_all("at_scale.windowed_decoding", at_scale.windowed_decoding,
+    add_all("long_context.windowed_decoding", long_context.windowed_decoding,
             dict(q=qw, k=qw, v=qw, window=2),
             {"q": bad_arrays(qw), "k": bad_arrays(qw), "v": bad_arrays(qw), "window": BAD_INTS})
-    add_all("at_scale.receptive_field", at_scale.receptive_field, dict(window=4, layers=2),
+    add_all("long_context.receptive_field", long_context.receptive_field, dict(window=4, layers=2),
             {"window": BAD_INTS, "layers": BAD_INTS})
-    add_all("at_scale.receptive_field_by_masks", at_scale.receptive_field_by_masks,
+    add_all("long_context.receptive_field_by_masks", long_context.receptive_field_by_masks,
             dict(n=6, window=2, layers=2),
             {"n": BAD_INTS, "window": BAD_INTS, "layers": BAD_INTS})
-    add_all("at_scale.request_lengths", at_scale.request_lengths, dict(n_requests=3, max_len=5),
+    add_all("long_context.request_lengths", long_context.request_lengths,
+            dict(n_requests=3, max_len=5),
             {"n_requests": BAD_INTS, "max_len": BAD_INTS, "seed": BAD_SEEDS})
-    add_all("at_scale.serve_requests", at_scale.serve_requests,
+    add_all("long_context.serve_requests", long_context.serve_requests,
             dict(lengths=[3, 5], max_len=8, block_size=4, n_heads=1, head_dim=2),
             {"lengths": [("0", [0, 5]), ("1.5", [1.5]), ("True", [True]), ("None", None),
                          ("an int", 3), ("'3'", ["3"]), ("empty", []), ("9 > max_len", [9])],
              "max_len": BAD_INTS, "block_size": BAD_INTS, "n_heads": BAD_INTS,
              "head_dim": BAD_INTS, "dtype": bad_dtypes, "tokens_per_step": BAD_INTS})
-    add_all("at_scale.step_cost", at_scale.step_cost,
-            dict(model=at_scale.LLAMA_2_7B, new_tokens=1, context=4),
-            {"model": [("None", None), ("a string", "llama"), ("a Gpu", at_scale.A100_80GB)],
+    add_all("long_context.step_cost", long_context.step_cost,
+            dict(model=long_context.LLAMA_2_7B, new_tokens=1, context=4),
+            {"model": [("None", None), ("a string", "llama"), ("a Gpu", long_context.A100_80GB)],
              "new_tokens": BAD_INTS, "context": [b for b in BAD_INTS if b[0] != "0"],
              "batch": BAD_INTS, "bytes_per_value": BAD_INTS})
-    add_all("at_scale.causal_tile_work", at_scale.causal_tile_work,
+    add_all("long_context.causal_tile_work", long_context.causal_tile_work,
             dict(n=8, block_size=4, d=2),
             {"n": BAD_INTS, "block_size": BAD_INTS, "d": BAD_INTS})
 
@@ -745,17 +749,17 @@ def cases_lessons_11_13() -> list[Case]:
                         ("strings", {"plain": ["a", "b", "c"]})],
              "ylabel": [("None", None), ("an int", 3)],
              "slope_guide": [("NaN", NAN), ("'2'", "2"), ("inf", INF), ("True", True)]})
-    memory = at_scale.serve_requests([3, 17, 40], max_len=64)
+    memory = long_context.serve_requests([3, 17, 40], max_len=64)
     add("plots.plot_serving_memory", plots.plot_serving_memory, {}, "memory",
         [("None", None), ("a tuple", (1, 2, 3)), ("zero bytes", memory._replace(
             used=0, paged_reserved=0, max_len_reserved=0)),
          ("negative", memory._replace(used=-1)), ("NaN", memory._replace(used=NAN))])
-    cost = at_scale.step_cost(at_scale.LLAMA_2_7B, 1, 512)
+    cost = long_context.step_cost(long_context.LLAMA_2_7B, 1, 512)
     add_all("plots.plot_roofline", plots.plot_roofline,
-            dict(gpu=at_scale.A100_80GB, points={"decode": cost}),
+            dict(gpu=long_context.A100_80GB, points={"decode": cost}),
             {"gpu": [("None", None), ("a string", "A100"),
-                     ("zero bandwidth", at_scale.A100_80GB._replace(bandwidth=0.0)),
-                     ("NaN peak", at_scale.A100_80GB._replace(peak_flops=NAN))],
+                     ("zero bandwidth", long_context.A100_80GB._replace(bandwidth=0.0)),
+                     ("NaN peak", long_context.A100_80GB._replace(peak_flops=NAN))],
              "points": [("None", None), ("a list", [cost]), ("a number", {"x": 3.0}),
                         ("zero bytes", {"x": cost._replace(bytes_read=0)})]})
     good = dict(contexts=[16, 32], seconds_cached=[1e-4, 1.1e-4], seconds_uncached=[3e-4, 5e-4])

@@ -56,13 +56,13 @@ The reason first, as the original paper argues it: **if** the components of a qu
 
 lesson.code("""
 for d_k in (1, 4, 16, 64, 256, 1024):
-    raw, scaled = qk.scaling.dot_product_variance(d_k)
+    raw, scaled = qk.score_scale.dot_product_variance(d_k)
     print(f"d_k = {d_k:5d}   var(q·k) = {raw:8.1f}   var(q·k/√d_k) = {scaled:5.2f}")
 """)
 
 lesson.code(slide="subslide", source="""
 d_ks = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024]
-raw, scaled = zip(*[qk.scaling.dot_product_variance(d_k) for d_k in d_ks])
+raw, scaled = zip(*[qk.score_scale.dot_product_variance(d_k) for d_k in d_ks])
 ax = qk.plots.plot_variance_vs_dk(d_ks, raw, scaled)
 """)
 
@@ -114,7 +114,7 @@ When the scores are far apart, softmax gives almost all the weight to the larges
 
 lesson.code("""
 for d_k in (4, 16, 64, 256, 1024):
-    s = qk.scaling.dk_stats(d_k)
+    s = qk.score_scale.dk_stats(d_k)
     print(qk.t("l03_saturation_row", d_k=d_k, raw=s.max_raw, scaled=s.max_scaled))
 """)
 
@@ -137,12 +137,12 @@ When p is spread out, J has sizeable entries; when p piles up like [0, 0, 1], ev
 """)
 
 lesson.code(ko="""
-print(qk.scaling.softmax_jacobian(qk.softmax([0.0, 0.0, 0.0])))   # 고른 점수
-saturated = qk.scaling.softmax_jacobian(qk.softmax([0.0, 0.0, 20.0]))  # 한쪽으로 쏠린 점수
+print(qk.score_scale.softmax_jacobian(qk.softmax([0.0, 0.0, 0.0])))   # 고른 점수
+saturated = qk.score_scale.softmax_jacobian(qk.softmax([0.0, 0.0, 20.0]))  # 한쪽으로 쏠린 점수
 print(f"{np.abs(saturated).max():.1e}")                                 # 가장 큰 값도 거의 0
 """, en="""
-print(qk.scaling.softmax_jacobian(qk.softmax([0.0, 0.0, 0.0])))   # even scores
-saturated = qk.scaling.softmax_jacobian(qk.softmax([0.0, 0.0, 20.0]))  # scores far apart
+print(qk.score_scale.softmax_jacobian(qk.softmax([0.0, 0.0, 0.0])))   # even scores
+saturated = qk.score_scale.softmax_jacobian(qk.softmax([0.0, 0.0, 20.0]))  # scores far apart
 print(f"{np.abs(saturated).max():.1e}")                                 # even its largest entry ~ 0
 """)
 
@@ -154,7 +154,7 @@ Now the size of the gradient (the Jacobian's norm) for the same random queries a
 
 lesson.code("""
 for d_k in (4, 16, 64, 256, 1024):
-    s = qk.scaling.dk_stats(d_k)
+    s = qk.score_scale.dk_stats(d_k)
     print(qk.t("l03_gradient_row", d_k=d_k, raw=s.grad_raw, scaled=s.grad_scaled))
 """)
 
@@ -165,7 +165,7 @@ But the learning signal has to reach the queries and keys (and the W_Q, W_K that
 """)
 
 lesson.code("""
-g = qk.scaling.query_gradient_spread(1024)
+g = qk.score_scale.query_gradient_spread(1024)
 for name, sizes in (("raw", g.raw), ("scaled", g.scaled)):
     print(qk.t("l03_spread_row", name=qk.t(f"l03_spread_{name}"), median=np.median(sizes),
                mean=np.mean(sizes), top=np.max(sizes), vanishing=np.mean(sizes < 0.01)))

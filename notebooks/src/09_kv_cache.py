@@ -33,7 +33,7 @@ import os
 os.environ.update(OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")  # numpy보다 먼저: BLAS 스레드 하나, 시간을 고르게 재려고
 import numpy as np
 import qkv_helpers as qk
-from qkv_helpers import kv_experiments as kx, kv_math as km
+from qkv_helpers.kv_cache import experiments as kx, arithmetic as km
 
 qk.setup(lang=LANG)                       # 그림과 메시지의 언어
 np.set_printoptions(precision=2, suppress=True)
@@ -44,7 +44,7 @@ import os
 os.environ.update(OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")  # before numpy: one BLAS thread, for steadier timings
 import numpy as np
 import qkv_helpers as qk
-from qkv_helpers import kv_experiments as kx, kv_math as km
+from qkv_helpers.kv_cache import experiments as kx, arithmetic as km
 
 qk.setup(lang=LANG)                       # language of plots and messages
 np.set_printoptions(precision=2, suppress=True)

@@ -35,14 +35,14 @@ Up to lesson 12 we looked at **what** attention computes, on sentences of a few 
 lesson.code(slide="skip", ko="""
 import numpy as np
 import qkv_helpers as qk
-from qkv_helpers import at_scale as sc
+from qkv_helpers import long_context as sc
 
 qk.setup(lang=LANG)                       # 그림과 메시지의 언어
 np.set_printoptions(precision=3, suppress=True)
 """, en="""
 import numpy as np
 import qkv_helpers as qk
-from qkv_helpers import at_scale as sc
+from qkv_helpers import long_context as sc
 
 qk.setup(lang=LANG)                       # language of plots and messages
 np.set_printoptions(precision=3, suppress=True)
@@ -343,7 +343,7 @@ With one K/V head per query head (8 K/V heads) it is exactly multi-head attentio
 lesson.code(ko="""
 k8, v8h = rng.normal(size=(2, 8, 5, 16))
 print(np.allclose(qk.grouped_query_attention(q8, k8, v8h).output, qk.scaled_dot_product_attention(q8, k8, v8h).output))
-from qkv_helpers import kv_math as km
+from qkv_helpers.kv_cache import arithmetic as km
 for kv_heads in (8, 2, 1):                          # 멀티헤드, GQA, MQA
     cache = qk.KVCache(n_heads=kv_heads, head_dim=16, capacity=1024)
     kv = np.zeros((kv_heads, 1024, 16), np.float32)
@@ -352,7 +352,7 @@ for kv_heads in (8, 2, 1):                          # 멀티헤드, GQA, MQA
 """, en="""
 k8, v8h = rng.normal(size=(2, 8, 5, 16))
 print(np.allclose(qk.grouped_query_attention(q8, k8, v8h).output, qk.scaled_dot_product_attention(q8, k8, v8h).output))
-from qkv_helpers import kv_math as km
+from qkv_helpers.kv_cache import arithmetic as km
 for kv_heads in (8, 2, 1):                          # multi-head, GQA, MQA
     cache = qk.KVCache(n_heads=kv_heads, head_dim=16, capacity=1024)
     kv = np.zeros((kv_heads, 1024, 16), np.float32)

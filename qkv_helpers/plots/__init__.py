@@ -11,7 +11,6 @@ from .. import style
 
 style.apply()
 
-from .at_scale import plot_cost_loglog, plot_roofline, plot_serving_memory  # lesson 13
 from .attention_maps import (
     plot_attention_heatmap,
     plot_cross_attention,
@@ -30,6 +29,7 @@ from .kv_cache import (
     plot_step_times,
     plot_total_flops,
 )
+from .long_context import plot_cost_loglog, plot_roofline, plot_serving_memory  # lesson 13
 from .pipeline import plot_pipeline
 from .positions import (
     plot_position_similarity,
@@ -37,6 +37,6 @@ from .positions import (
     plot_rope_score_by_distance,
 )
 from .pretrained import plot_head_scores, plot_weight_vs_contribution
-from .scaling import plot_score_histogram, plot_variance_vs_dk
+from .score_scale import plot_score_histogram, plot_variance_vs_dk
 from .similarity import plot_vectors_2d
 from .softmax_curves import plot_softmax_curves

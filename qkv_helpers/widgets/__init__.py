@@ -6,21 +6,21 @@ the panel's data and picture changed.
 """
 
 from ._live import LiveFigure, Panel
-from .at_scale import paged_cache_view, tiling_animation  # lesson 13
 
 # Each part of the course adds its widgets below, one import line per module.
 from .cross import cross_attention_explorer
 from .heads import head_selector
 from .kv_cache import kv_cache_stepper
-from .lessons_01_05 import (
+from .long_context import paged_cache_view, tiling_animation  # lesson 13
+from .masking import causal_mask_explorer
+from .pipeline import pipeline_explorer
+from .positions import rope_explorer
+from .real_model import minilm_explorer
+from .scores_and_weights import (
     dot_product_explorer,
     query_explorer,
     scaling_explorer,
     temperature_explorer,
     weighted_sum_stepper,
 )
-from .masking import causal_mask_explorer
-from .pipeline import pipeline_explorer
-from .positions import rope_explorer
-from .real_model import minilm_explorer
 from .start import widget_check

@@ -7,8 +7,8 @@ import numpy as np
 from matplotlib.ticker import FixedFormatter
 
 from .. import _validate as validate
-from ..kv_experiments import WORDS, CachedDecoder, lesson_model, to_ids, to_words
-from ..kv_math import kv_cache_bytes, step_flops
+from ..kv_cache.arithmetic import kv_cache_bytes, step_flops
+from ..kv_cache.experiments import WORDS, CachedDecoder, lesson_model, to_ids, to_words
 from ..lang import t
 from ..plots.kv_cache import plot_cache_fill, plot_flops_per_step
 from ._artists import animate

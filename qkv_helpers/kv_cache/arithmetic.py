@@ -32,7 +32,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from . import _validate as validate
+from .. import _validate as validate
 
 __all__ = [
     "StepTimeFit",

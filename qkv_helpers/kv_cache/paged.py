@@ -19,7 +19,7 @@ import numbers
 
 import numpy as np
 
-from . import _validate as validate
+from .. import _validate as validate
 
 __all__ = ["PagedKVCache"]
 

@@ -1,4 +1,4 @@
-"""qkv_helpers.at_scale: lesson 13's measurements, against formulas and independent counts."""
+"""qkv_helpers.long_context: lesson 13's measurements, against formulas and independent counts."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from qkv_helpers import (
     softmax,
     tiled_attention,
 )
-from qkv_helpers import at_scale as sc
+from qkv_helpers import long_context as sc
 
 
 def test_attention_flops_formula():

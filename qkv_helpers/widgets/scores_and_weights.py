@@ -13,10 +13,10 @@ from .. import _validate as validate
 from ..attention import scaled_dot_product_attention, softmax
 from ..examples import running_example
 from ..lang import t
-from ..plots.scaling import plot_score_histogram
+from ..plots.score_scale import plot_score_histogram
 from ..plots.similarity import plot_vectors_2d
 from ..plots.softmax_curves import plot_softmax_curves
-from ..scaling import dk_stats, random_queries_keys
+from ..score_scale import dk_stats, random_queries_keys
 from ..similarity import dot_and_angle, query_scores, vector_from_angle
 from ..weighted_sum import weighted_sum_steps
 from ._artists import animate, bars_handle, padded_limits, set_bars

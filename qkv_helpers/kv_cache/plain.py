@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _validate as validate
+from .. import _validate as validate
 
 __all__ = ["KVCache"]
 

@@ -20,9 +20,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from . import _validate as validate
-from .decoding import TinyTransformer
-from .kv_math import StepTimeFit, fit_step_time, predicted_speedup, step_flops
+from .. import _validate as validate
+from ..decoding import TinyTransformer
+from .arithmetic import StepTimeFit, fit_step_time, predicted_speedup, step_flops
 
 __all__ = [
     "LESSON_SEED",
@@ -258,9 +258,9 @@ def measure_speedup(model: TinyTransformer, prompt_ids, lengths, repeats: int = 
     """Time greedy generation of each length in ``lengths``, with and without the cache.
 
     Each length runs ``repeats`` times per variant, the two interleaved, and the fastest
-    run counts: the one other work on the machine disturbed least. The
-    FLOPs are those counted by the model, which :func:`~qkv_helpers.kv_math.decoding_flops`
-    predicts exactly.
+    run counts: the one other work on the machine disturbed least. The FLOPs are those
+    counted by the model, which
+    :func:`~qkv_helpers.kv_cache.arithmetic.decoding_flops` predicts exactly.
 
     Examples
     --------

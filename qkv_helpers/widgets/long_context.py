@@ -10,9 +10,9 @@ from matplotlib.patches import Rectangle
 
 from .. import _validate as validate
 from .. import style
-from ..at_scale import online_softmax_trace
+from ..kv_cache import PagedKVCache
 from ..lang import t
-from ..paged_kv_cache import PagedKVCache
+from ..long_context import online_softmax_trace
 from ._artists import animate
 from ._live import LiveFigure, Panel
 

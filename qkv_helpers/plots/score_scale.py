@@ -10,7 +10,7 @@ from matplotlib.axes import Axes
 from .. import _validate as validate
 from .. import style
 from ..lang import t
-from ..scaling import random_queries_keys
+from ..score_scale import random_queries_keys
 from ._common import as_series, new_axes
 
 __all__ = ["plot_score_histogram", "plot_variance_vs_dk"]

@@ -97,15 +97,15 @@ def plot_cost_loglog(lengths, series: dict, *, ylabel: str, ax: Axes | None = No
 def plot_serving_memory(memory, *, ax: Axes | None = None) -> Axes:
     """Bars: bytes used, held by a paged cache, and reserved for max_len per request.
 
-    ``memory`` is a :class:`~qkv_helpers.at_scale.ServingMemory`.
+    ``memory`` is a :class:`~qkv_helpers.long_context.ServingMemory`.
 
-    >>> from qkv_helpers.at_scale import serve_requests
+    >>> from qkv_helpers.long_context import serve_requests
     >>> ax = plot_serving_memory(serve_requests([3, 17, 40], max_len=64))
     >>> len(ax.patches)
     3
     >>> plt.close(ax.figure)
     """
-    from ..at_scale import ServingMemory
+    from ..long_context import ServingMemory
 
     validate.instance_of(memory, "memory", ServingMemory, "from serve_requests")
     values = np.array([validate.real_number(getattr(memory, field), f"memory.{field}", 0.0)
@@ -126,16 +126,16 @@ def plot_serving_memory(memory, *, ax: Axes | None = None) -> Axes:
 def plot_roofline(gpu, points: dict, *, ax: Axes | None = None) -> Axes:
     """The roofline of ``gpu`` and where each step lands (attainable FLOP/s vs FLOPs per byte).
 
-    ``points`` maps a label to a :class:`~qkv_helpers.at_scale.StepCost`. Left of the ridge,
+    ``points`` maps a label to a :class:`~qkv_helpers.long_context.StepCost`. Left of the ridge,
     memory bandwidth limits a step; right of it, the arithmetic units.
 
-    >>> from qkv_helpers.at_scale import A100_80GB, LLAMA_2_7B, step_cost
+    >>> from qkv_helpers.long_context import A100_80GB, LLAMA_2_7B, step_cost
     >>> ax = plot_roofline(A100_80GB, {"decode": step_cost(LLAMA_2_7B, 1, 512)})
     >>> ax.get_xscale()
     'log'
     >>> plt.close(ax.figure)
     """
-    from ..at_scale import Gpu, StepCost
+    from ..long_context import Gpu, StepCost
 
     validate.instance_of(gpu, "gpu", Gpu, "e.g. A100_80GB")
     for field in ("peak_flops", "bandwidth"):
