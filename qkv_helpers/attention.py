@@ -154,10 +154,27 @@ def scaled_dot_product_attention(q, k, v, mask=None, scale=None) -> AttentionRes
         scores = (q * scale) @ k.swapaxes(-1, -2)  # (..., n_q, n_k): q·kᵀ/√d_k, every pair
     if mask is not None:
         np.copyto(scores, -np.inf, where=~mask)  # masked keys: exp(-inf) = weight 0
-    weights = _softmax_last_axis(scores)  # (..., n_q, n_k), rows sum to 1
+    try:
+        weights = _softmax_last_axis(scores)  # (..., n_q, n_k), rows sum to 1
+    except ScoresOverflowError:
+        _blame_the_scale(q, k, scale)
+        raise
     output = weights @ v  # (..., n_q, d_v): each query's weighted sum of values
     _require_finite_result(output, "the output weights·v", v=v)
     return AttentionResult(output, weights)
+
+
+def _blame_the_scale(q: np.ndarray, k: np.ndarray, scale) -> None:
+    """Raise the error that names ``scale`` when q·kᵀ fits the dtype but q·scale or
+    q·kᵀ·scale does not (float16 and a large scale); return if q and k are too large."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        unscaled = q @ k.swapaxes(-1, -2)  # (..., n_q, n_k)
+    if np.isfinite(unscaled).all():
+        raise ScoresOverflowError(
+            f"scale = {float(scale):g} makes the scores overflow dtype {q.dtype} (largest "
+            f"{np.finfo(q.dtype).max:g}), though q·kᵀ itself is at most "
+            f"{float(np.abs(unscaled).max(initial=0.0)):g}: use a smaller scale (the default "
+            "is 1/√d_k) or float32 inputs") from None
 
 
 def _softmax_last_axis(scores: np.ndarray) -> np.ndarray:
@@ -390,11 +407,18 @@ class MultiHeadAttention:
 
     def split_heads(self, x: np.ndarray) -> np.ndarray:
         """``(..., tokens, d_model)`` → ``(..., n_heads, tokens, head_dim)``."""
+        if np.ndim(x) < 2 or np.shape(x)[-1] != self.d_model:
+            raise ValueError(f"x must have shape (..., tokens, d_model) = (..., tokens, "
+                             f"{self.d_model}) to split into {self.n_heads} heads of "
+                             f"{self.head_dim}, got {np.shape(x)}")
         *batch, n, _ = x.shape
         return x.reshape(*batch, n, self.n_heads, self.head_dim).swapaxes(-2, -3)
 
     def merge_heads(self, x: np.ndarray) -> np.ndarray:
         """``(..., n_heads, tokens, head_dim)`` → ``(..., tokens, d_model)``."""
+        if np.ndim(x) < 3 or np.shape(x)[-3] != self.n_heads or np.shape(x)[-1] != self.head_dim:
+            raise ValueError(f"x must have shape (..., n_heads, tokens, head_dim) = (..., "
+                             f"{self.n_heads}, tokens, {self.head_dim}), got {np.shape(x)}")
         *batch, _, n, _ = x.shape
         return x.swapaxes(-2, -3).reshape(*batch, n, self.d_model)
 
