@@ -63,9 +63,15 @@ lab: $(STAMP)
 		--ServerApp.root_dir=notebooks \
 		--LabApp.default_url=/lab/tree/$(COURSE_LANG)/00_start_here.ipynb $(ALLOW_ROOT) $(LAB_UI)
 
+# Both cores (pytest-xdist): TEST_JOBS=1 for one process, TEST_JOBS=auto for every core.
+# Unit tests by xdist group (tests/conftest.py keeps the tests that share one lesson run or
+# one classroom build on one worker); nbval by file (a notebook's cells run in order, in one
+# kernel).
+TEST_JOBS ?= 2
 test: $(STAMP)
-	MPLBACKEND=Agg $(THREADS) $(PY) -m pytest --doctest-modules qkv_helpers tests
-	$(THREADS) $(PY) -m pytest $(NBVAL) notebooks
+	MPLBACKEND=Agg $(THREADS) $(PY) -m pytest -n $(TEST_JOBS) --dist loadgroup \
+		--doctest-modules qkv_helpers tests
+	$(THREADS) $(PY) -m pytest -n $(TEST_JOBS) --dist loadfile $(NBVAL) notebooks
 
 # torch is only for comparing speed: never a dependency of the package or of make test.
 # 2.13.0 is a CPU build (a plain "pip install torch" may pull a multi-GB CUDA build).

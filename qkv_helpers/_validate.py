@@ -380,10 +380,23 @@ class ScoresOverflowError(ValueError):
     """Finite inputs whose scores or products overflowed the dtype."""
 
 
-def finite_scores(scores: np.ndarray) -> None:
-    """Raise if the scores ``q·kᵀ·scale`` overflowed to infinity (or became NaN)."""
+def finite_scores(scores: np.ndarray, q=None, k=None, scale=None) -> None:
+    """Raise if the scores ``q·kᵀ·scale`` overflowed to infinity (or became NaN).
+
+    Given ``q``, ``k`` and ``scale``, the error names ``scale`` when q·kᵀ itself fits the
+    dtype and only the scaling overflowed it (float16 and a large scale).
+    """
     row_max = scores.max(axis=-1)  # -inf only if a whole row overflowed to -inf
     if not np.isfinite(row_max).all():
+        if q is not None:
+            with np.errstate(over="ignore", invalid="ignore"):
+                unscaled = q @ k.swapaxes(-1, -2)  # (..., n_q, n_k)
+            if np.isfinite(unscaled).all():
+                raise ScoresOverflowError(
+                    f"scale = {float(scale):g} makes the scores overflow dtype {q.dtype} "
+                    f"(largest {np.finfo(q.dtype).max:g}), though q·kᵀ itself is at most "
+                    f"{float(np.abs(unscaled).max(initial=0.0)):g}: use a smaller scale "
+                    "(the default is 1/√d_k) or float32 inputs") from None
         raise ScoresOverflowError(
             "the scores q·kᵀ·scale overflowed to infinity or became NaN: q and k hold "
             f"numbers too large for dtype {scores.dtype} (largest score {row_max.max()})")

@@ -132,7 +132,7 @@ def scaled_dot_product_attention(q, k, v, mask=None, scale=None) -> AttentionRes
         scores = (q * scale) @ k.swapaxes(-1, -2)  # (..., n_q, n_k): q·kᵀ/√d_k, every pair
     if mask is not None:
         scores = np.where(mask, scores, -np.inf)  # masked keys: exp(-inf) = weight 0
-    validate.finite_scores(scores)
+    validate.finite_scores(scores, q=q, k=k, scale=scale)
     weights = _softmax(scores, in_place=True)  # (..., n_q, n_k), rows sum to 1
     output = weights @ v  # (..., n_q, d_v): each query's weighted sum of values
     validate.finite_product(output, "the output weights·v", v=v)
@@ -251,11 +251,18 @@ class MultiHeadAttention:
 
     def split_heads(self, x: np.ndarray) -> np.ndarray:
         """``(..., tokens, d_model)`` → ``(..., n_heads, tokens, head_dim)``."""
+        if np.ndim(x) < 2 or np.shape(x)[-1] != self.d_model:
+            raise ValueError(f"x must have shape (..., tokens, d_model) = (..., tokens, "
+                             f"{self.d_model}) to split into {self.n_heads} heads of "
+                             f"{self.head_dim}, got {np.shape(x)}")
         *batch, n, _ = x.shape
         return x.reshape(*batch, n, self.n_heads, self.head_dim).swapaxes(-2, -3)
 
     def merge_heads(self, x: np.ndarray) -> np.ndarray:
         """``(..., n_heads, tokens, head_dim)`` → ``(..., tokens, d_model)``."""
+        if np.ndim(x) < 3 or np.shape(x)[-3] != self.n_heads or np.shape(x)[-1] != self.head_dim:
+            raise ValueError(f"x must have shape (..., n_heads, tokens, head_dim) = (..., "
+                             f"{self.n_heads}, tokens, {self.head_dim}), got {np.shape(x)}")
         *batch, _, n, _ = x.shape
         return x.swapaxes(-2, -3).reshape(*batch, n, self.d_model)
 

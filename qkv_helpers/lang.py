@@ -474,6 +474,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "p_kv_kept": "cache kept between steps",
         "p_kv_kb": "memory (KB)",
         "p_kv_memory_title": "Memory of one decoding step",
+        # issue 26: a learner function that answers short inputs but not long ones
+        "check_l04_returned_nothing": "On {scores}, {name} returned nothing (None). Check that it ends with return and gives a result for rows of any length.",
     },
     "ko": {
         # --- glossary ---
@@ -864,6 +866,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "p_kv_kept": "스텝 사이에 남겨 두는 캐시",
         "p_kv_kb": "메모리 (KB)",
         "p_kv_memory_title": "디코딩 스텝 하나의 메모리",
+        # issue 26: a learner function that answers short inputs but not long ones
+        "check_l04_returned_nothing": "{name}(x)가 넣은 점수 {scores}에서는 아무것도 돌려주지 않았어요(None). 마지막 줄에 return이 있는지, 어떤 길이의 행에서도 결과를 돌려주는지 확인해 보세요.",
     },
 }
 

@@ -9,11 +9,26 @@ Hypothesis runs with the ``ci`` profile unless ``HYPOTHESIS_PROFILE`` names anot
 - ``dev``: random examples and more of them, to hunt for new failures::
 
       HYPOTHESIS_PROFILE=dev .venv/bin/python -m pytest tests
+
+Both cores (``make test`` runs ``pytest -n 2 --dist loadgroup``, pytest-xdist): tests that
+share an expensive, once-per-process result are put in one xdist group here, so that the
+result is computed once per run, on one worker, instead of once per worker:
+
+- the English student copy of a lesson, executed once (``test_checks_lazy.lesson_run``) and
+  reused by the lazy-student test and the checker contract (``tests/test_checks.py``):
+  group ``lesson-<stem>``;
+- tests/test_classroom.py, whose module fixtures build the student copies, the slide decks
+  and the site once for all lessons: group ``module-test_classroom``.
+
+Everything else goes to whichever worker is free. Tests write only below ``tmp_path``
+(unique per worker), so no two workers share a folder or a port.
 """
 
 from __future__ import annotations
 
 import os
+import re
+from pathlib import Path
 
 import pytest
 from hypothesis import settings
@@ -23,6 +38,49 @@ settings.register_profile(
 )
 settings.register_profile("dev", deadline=None, max_examples=1000, print_blob=True)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+# Test modules whose tests take a lesson's stem as their first parameter and run that
+# lesson's student copy once per process (``test_checks_lazy.lesson_run``, cached there).
+LESSON_RUN_MODULES = {"test_checks_lazy", "test_checks"}
+# Test modules whose module fixtures build something for every lesson at once (the student
+# copies, the slide decks, the site): all their tests on one worker.
+ONE_WORKER_MODULES = {"test_classroom"}
+_STEM_PARAM = re.compile(r"\[(\d\d_[A-Za-z0-9_]+?)(?:-[^\]]*)?\]$")
+
+
+def xdist_group_of(nodeid: str) -> str | None:
+    """The group of a test, from its node id (see the module's docstring), or None.
+
+    ``tests/test_checks.py::test_every_exercise_check_keeps_the_contract[03_scaling-0]`` is
+    in ``lesson-03_scaling``, every test of tests/test_classroom.py in
+    ``module-test_classroom``, ``tests/test_softmax.py::test_rows_sum_to_one`` in none.
+    """
+    path, _, rest = nodeid.partition("::")
+    module = Path(path).stem
+    if module in ONE_WORKER_MODULES:
+        return f"module-{module}"
+    found = _STEM_PARAM.search(rest)
+    if module in LESSON_RUN_MODULES and found:
+        return f"lesson-{found.group(1)}"
+    return None
+
+
+def pytest_xdist_make_scheduler(config, log):
+    """``--dist loadgroup`` with the groups of :func:`xdist_group_of`.
+
+    (pytest-xdist's own ``xdist_group`` marks go through ``item._nodeid``, which pytest 9.2
+    no longer reads: the groups are computed here, from the node ids the workers send.)
+    """
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadGroupScheduling
+
+    class CourseGroups(LoadGroupScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return xdist_group_of(nodeid) or super()._split_scope(nodeid)
+
+    return CourseGroups(config, log)
 
 
 @pytest.fixture(autouse=True)

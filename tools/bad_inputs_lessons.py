@@ -113,6 +113,80 @@ def bad_labels(n: int) -> list[tuple[str, Any]]:
             ("a string", "abcdefghijk"[:n]), ("None", None), ("an int", 5)]
 
 
+# Each entry point's function and good arguments, as the cases first name them: the kinds
+# tried on every entry point that takes the argument (an ``ax`` that is not an Axes).
+GOOD_CALLS: dict[str, tuple[Callable, dict]] = {}
+
+
+def bad_axes() -> list[tuple[str, Any]]:
+    from matplotlib.figure import Figure
+
+    return [("a string", "left"), ("an int", 1), ("a Figure", Figure()), ("a list", [None])]
+
+
+def _cases_for_every_ax() -> list[Case]:
+    """A non-Axes ``ax`` for every plot (and any entry point) with an ``ax`` argument."""
+    import inspect
+
+    out = []
+    for entry, (fn, good) in GOOD_CALLS.items():
+        try:
+            signature = inspect.signature(fn)
+            signature.bind(**good)  # good arguments given per case ({}): named below
+        except (TypeError, ValueError):
+            continue
+        takes_ax = "ax" in signature.parameters
+        if takes_ax:
+            for what, value in bad_axes():
+                kwargs = dict(good, ax=value)
+                out.append(Case(entry, "ax", what, lambda fn=fn, kw=kwargs: fn(**kw)))
+    return out
+
+
+def cases_issue_26() -> list[Case]:
+    """The kinds of issue 26 for the entry points above that can meet them."""
+    import qkv_helpers as qk
+    from qkv_helpers import plots
+    from qkv_helpers.kv_cache import experiments as kv_experiments
+    from qkv_helpers.kv_cache import arithmetic as km
+    from qkv_helpers import pipeline as pl
+
+    ex = qk.running_example()
+    out = []
+    # a span of 1e308, and vectors too short to draw (1e-200, subnormal)
+    for what, (a, b, arg) in {
+            "1e308 at 90°": ([1e308, 0.0], [0.0, 1e308], "a"),
+            "1e308 in b": ([1.0, 0.0], [0.0, 1e308], "b"),
+            "1e-200 vectors": ([1e-200, 0.0], [1e-200, 1e-200], "a"),
+            "subnormal vectors": ([5e-324, 0.0], [0.0, 5e-324], "a")}.items():
+        out.append(Case("plots.plot_vectors_2d", arg, what,
+                        lambda a=a, b=b: plots.plot_vectors_2d(a, b)))
+    # a sentence expected: lengths [], None, a list of words, a number
+    for what, text in (("[]", []), ("None", None), ("a list of words", ["The", "cat"]),
+                       ("an int", 3), ("bytes", b"The cat")):
+        out.append(Case("kv_experiments.to_ids", "text", what,
+                        lambda text=text: kv_experiments.to_ids(text)))
+    # a fit over all-zero columns
+    good = dict(steps=[10, 10, 20], flops=[1e6, 5e6, 2e7], seconds=[0.0011, 0.0015, 0.004])
+    for arg in ("steps", "flops"):
+        kwargs = dict(good, **{arg: [0, 0, 0]})
+        out.append(Case("kv_math.fit_step_time", arg, "all zero",
+                        lambda kw=kwargs: km.fit_step_time(**kw)))
+    # scores that overflow in the pipeline (lesson 10)
+    for what, (x, w_q, w_k) in {
+            "x·1e160": (ex.x * 1e160, ex.w_q, ex.w_k),
+            "w_q and w_k·1e160 (only the scores overflow)": (ex.x, ex.w_q * 1e160,
+                                                             ex.w_k * 1e160)}.items():
+        arg = "x" if what.startswith("x") else "w_q"
+        out.append(Case("pipeline.pipeline_steps", arg, what,
+                        lambda x=x, w_q=w_q, w_k=w_k: pl.pipeline_steps(x, w_q, w_k, ex.w_v)))
+    # a plot given more queries than keys for a causal mask
+    out.append(Case("plots.plot_masked_scores", "mask", "causal, 5 queries for 3 keys",
+                    lambda: plots.plot_masked_scores(np.zeros((5, 3)), qk.causal_mask(5, 3),
+                                                     list("abcde"))))
+    return out
+
+
 def cases() -> list[Case]:
     """Every case of the battery."""
     import matplotlib
@@ -128,6 +202,7 @@ def cases() -> list[Case]:
     out: list[Case] = []
 
     def add(entry: str, fn: Callable, good: dict, arg: str, bads, correct=None):
+        GOOD_CALLS.setdefault(entry, (fn, good))
         for what, value in bads:
             kwargs = dict(good, **{arg: value})
             out.append(Case(entry, arg, what, lambda fn=fn, kw=kwargs: fn(**kw), correct))
@@ -429,7 +504,8 @@ def cases() -> list[Case]:
             {"prompt": [("'The dog'", "The dog"), ("''", ""), ("None", None), ("an int", 3),
                         ("a list of ids", [0, 1])],
              "max_tokens": BAD_INTS + [("2 (< prompt)", 2)]})
-    return out + cases_lessons_11_13()
+    out += cases_lessons_11_13()
+    return out + _cases_for_every_ax() + cases_issue_26()
 
 
 def cases_lessons_11_13() -> list[Case]:
@@ -456,6 +532,7 @@ def cases_lessons_11_13() -> list[Case]:
     out: list[Case] = []
 
     def add(entry: str, fn: Callable, good: dict, arg: str, bads, correct=None):
+        GOOD_CALLS.setdefault(entry, (fn, good))
         for what, value in bads:
             kwargs = dict(good, **{arg: value})
             out.append(Case(entry, arg, what, lambda fn=fn, kw=kwargs: fn(**kw), correct))
@@ -723,9 +800,12 @@ def cases_lessons_11_13() -> list[Case]:
     # --- plots ------------------------------------------------------------------------------
     pe = positions.sinusoidal_positions(6, 4, dtype=np.float64)
     add("plots.plot_position_vectors", plots.plot_position_vectors, {}, "pe", bad_arrays(pe))
+    GOOD_CALLS["plots.plot_position_vectors"] = (plots.plot_position_vectors, {"pe": pe})
     sim = positions.cosine_similarity_matrix(pe[:, :2] + 1)
     add("plots.plot_position_similarity", plots.plot_position_similarity, {}, "similarity",
         bad_arrays(sim) + [("not square", sim[:2]), ("above 1", sim * 3)])
+    GOOD_CALLS["plots.plot_position_similarity"] = (plots.plot_position_similarity,
+                                                    {"similarity": sim})
     add_all("plots.plot_rope_score_by_distance", plots.plot_rope_score_by_distance,
             dict(distances=[0, 1, 2], scores=[4.0, 3.1, 1.5]),
             {"distances": bad_arrays([0.0, 1.0, 2.0]) + [("2 entries", [0, 1])],
@@ -754,6 +834,7 @@ def cases_lessons_11_13() -> list[Case]:
         [("None", None), ("a tuple", (1, 2, 3)), ("zero bytes", memory._replace(
             used=0, paged_reserved=0, max_len_reserved=0)),
          ("negative", memory._replace(used=-1)), ("NaN", memory._replace(used=NAN))])
+    GOOD_CALLS["plots.plot_serving_memory"] = (plots.plot_serving_memory, {"memory": memory})
     cost = long_context.step_cost(long_context.LLAMA_2_7B, 1, 512)
     add_all("plots.plot_roofline", plots.plot_roofline,
             dict(gpu=long_context.A100_80GB, points={"decode": cost}),

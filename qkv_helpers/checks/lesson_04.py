@@ -29,6 +29,9 @@ SOFTMAX_TRIALS = (
     ("wide_row", np.array([[-1000.0, 0.0, 1000.0], [3.0, 1.0, 2.0]])),
     # a row mean of 400 leaves 1100 − 400 = 700 fine, but 1500 − 500 overflows
     ("mean_shift", np.array([[-500.0, 0.0, 2000.0]])),
+    # more than a few numbers: a function that works only on short rows (or returns
+    # nothing for long ones) is caught
+    ("many", np.linspace(-50.0, 50.0, 600).reshape(2, 300)),
 )
 
 
@@ -37,6 +40,7 @@ LOG_SOFTMAX_TRIALS = (
     ("large", np.array([[1000.0, 1001.0, 1002.0]])),
     # softmax underflows to 0 here, so log(softmax) is −∞: only x − max − log Σ exp works
     ("far_apart", np.array([[0.0, -1000.0, -2.0]])),
+    ("many", np.linspace(-50.0, 50.0, 600).reshape(2, 300)),
 )
 
 
@@ -53,7 +57,11 @@ def _call(fn, scores):
 
 
 def _show_scores(scores: np.ndarray) -> str:
-    """``[[0, 1, 2], [998, 999, 1000]]``: a trial input on one line."""
+    """``[[0, 1, 2], [998, 999, 1000]]``: a trial input on one line (a long one as the
+    ``np.linspace`` call that makes it)."""
+    if scores.size > 12:
+        return (f"np.linspace({scores.min():g}, {scores.max():g}, {scores.size})"
+                f".reshape{scores.shape}")
     rows = ("[" + ", ".join(f"{v:g}" for v in row) + "]" for row in scores)
     return "[" + ", ".join(rows) + "]"
 
@@ -79,11 +87,14 @@ def _not_a_learner_function(fn, name: str) -> Feedback | None:
     return None
 
 
-def _trial_answer(fn, scores: np.ndarray, name: str, not_finite_key: str):
+def _trial_answer(fn, scores: np.ndarray, name: str, not_finite_key: str,
+                  first: bool = True):
     """What ``fn(scores)`` returns, as a real array, or the Feedback that says why not.
 
     ``not_finite_key`` is the message for a NaN or infinity: what that means depends on
-    the exercise (an overflowed softmax, an underflowed log).
+    the exercise (an overflowed softmax, an underflowed log). ``...`` or None from the
+    first trial is "not answered yet"; from a later one (the function answered the first
+    input), it is wrong.
     """
     result, error = _call(fn, scores)
     shown = _show_scores(scores)
@@ -91,6 +102,8 @@ def _trial_answer(fn, scores: np.ndarray, name: str, not_finite_key: str):
         return wrong("check_l04_raised", name=name, scores=shown,
                      error=_describe_error(error))
     if not_answered(result):
+        if not first:
+            return wrong("check_l04_returned_nothing", name=name, scores=shown)
         return unanswered()
     got = _real_array(result, name)
     if isinstance(got, Feedback):
@@ -128,8 +141,9 @@ def check_stable_softmax(fn, name: str = "my_softmax") -> Feedback:
     problem = _not_a_learner_function(fn, name)
     if problem is not None:
         return problem
-    for _label, scores in SOFTMAX_TRIALS:
-        got = _trial_answer(fn, scores, name, not_finite_key="check_l04_overflow")
+    for i, (_label, scores) in enumerate(SOFTMAX_TRIALS):
+        got = _trial_answer(fn, scores, name, not_finite_key="check_l04_overflow",
+                            first=i == 0)
         if isinstance(got, Feedback):
             return got
         shown = _show_scores(scores)
@@ -165,8 +179,9 @@ def check_stable_log_softmax(fn, name: str = "my_log_softmax") -> Feedback:
     problem = _not_a_learner_function(fn, name)
     if problem is not None:
         return problem
-    for _label, scores in LOG_SOFTMAX_TRIALS:
-        got = _trial_answer(fn, scores, name, not_finite_key="check_l04_log_underflow")
+    for i, (_label, scores) in enumerate(LOG_SOFTMAX_TRIALS):
+        got = _trial_answer(fn, scores, name, not_finite_key="check_l04_log_underflow",
+                            first=i == 0)
         if isinstance(got, Feedback):
             return got
         shown = _show_scores(scores)

@@ -76,13 +76,14 @@ def check_head_weights(answer, model, text: str, layer: int, head: int, hide_key
     """
     if not_answered(answer):
         return unanswered()
+    n = len(model.tokenize(text)[0][0])  # the sentence's tokens, [CLS] and [SEP] included
+    got = _real_matrix(answer, (n, n), name)  # refused before the model runs
+    if isinstance(got, Feedback):
+        return got
     out = model(text)
     hidden = [int(i) for i in hide_keys]
     x = out.hidden_states[layer][0].astype(float)  # (n, d_model): this layer's input
     expected = _head_weights(model, x, layer, head, hidden)  # (n, n)
-    got = _real_matrix(answer, expected.shape, name)
-    if isinstance(got, Feedback):
-        return got
     if np.allclose(got, expected, rtol=0, atol=1e-5):
         return right("check_l11_right", name=name, layer=layer, head=head)
 

@@ -304,6 +304,11 @@ def fit_step_time(steps, flops, seconds) -> StepTimeFit:
     for column, name in zip(columns, ("steps", "flops", "seconds")):
         if column.min() < 0:
             raise ValueError(f"{name} must be counts or times >= 0, got {column.min():g}")
+    for column, name, what in ((columns[0], "steps", "overhead per step"),
+                               (columns[1], "flops", "time per FLOP")):
+        if not column.any():
+            raise ValueError(f"{name} are all 0: the fit cannot measure the {what} from runs "
+                             f"without {name}; give runs with {name} > 0")
     # Each column divided by its largest entry (so sums of squares cannot overflow), the
     # coefficients scaled back at the end.
     scale = np.array([c.max() or 1.0 for c in columns])  # (3,)

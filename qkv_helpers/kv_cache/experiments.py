@@ -76,6 +76,9 @@ def to_ids(text: str) -> list[int]:
     >>> to_ids("The cat sat")
     [0, 1, 2]
     """
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a sentence (a string of words), e.g. \"The cat sat\", "
+                        f"got {type(text).__name__} {text!r:.40}")
     ids = []
     for word in text.split():
         if word not in WORDS:

@@ -12,6 +12,9 @@ from .. import _validate as validate
 def new_axes(ax: Axes | None, figsize=(6.4, 4.0)) -> Axes:
     """``ax`` itself, or the Axes of a new pyplot figure (shown by the notebook)."""
     if ax is not None:
+        if not isinstance(ax, Axes):
+            raise TypeError(f"ax must be a matplotlib Axes (e.g. fig, ax = plt.subplots()) or "
+                            f"None, got {type(ax).__name__}")
         return ax
     _, ax = plt.subplots(figsize=figsize, layout="constrained")
     return ax

@@ -1,0 +1,168 @@
+"""The last silently wrong results of issue 26, each with the input that showed it.
+
+Each test failed before its fix: a checker that said "right" (or "not answered yet") to a
+wrong answer, a function that returned a wrong or meaningless result without complaint, or
+an error in numpy's or Python's words instead of ours naming the argument. tools/
+bad_inputs_lessons.py has the same kinds for every entry point it covers.
+"""
+
+from __future__ import annotations
+
+import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+
+import qkv_helpers as qk
+from qkv_helpers import checks, lang, plots
+from qkv_helpers.kv_cache import arithmetic as km
+from qkv_helpers.kv_cache.experiments import to_ids
+
+matplotlib.use("Agg")
+
+
+@pytest.fixture(autouse=True)
+def english():
+    lang.set_language("en")
+
+
+def _softmax(x):
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def _log_softmax(x):
+    s = x - x.max(axis=-1, keepdims=True)
+    return s - np.log(np.exp(s).sum(axis=-1, keepdims=True))
+
+
+# --- checkers ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("check, right_fn", [(checks.check_stable_softmax, _softmax),
+                                             (checks.check_stable_log_softmax, _log_softmax)])
+@pytest.mark.parametrize("language", ["en", "ko"])
+def test_a_function_right_on_short_rows_but_returning_nothing_on_long_ones_is_wrong(
+        check, right_fn, language):
+    lang.set_language(language)
+
+    def short_rows_only(x):
+        x = np.asarray(x, dtype=float)
+        return right_fn(x) if x.shape[-1] <= 8 else None
+
+    assert check(right_fn).ok is True
+    feedback = check(short_rows_only)
+    assert feedback.ok is False, feedback.message
+    assert "None" in feedback.message and "np.linspace(-50, 50, 600)" in feedback.message
+    assert check(lambda x: ...).ok is None  # nothing written yet: still "not answered"
+    assert check(lambda x: None).ok is None
+
+
+@pytest.mark.parametrize("check, right_fn", [(checks.check_stable_softmax, _softmax),
+                                             (checks.check_stable_log_softmax, _log_softmax)])
+def test_a_function_that_only_works_on_a_few_numbers_is_wrong(check, right_fn):
+    def only_six(x):
+        x = np.asarray(x, dtype=float)
+        if x.size > 6:
+            return np.zeros_like(x)  # wrong for anything longer
+        return right_fn(x)
+
+    feedback = check(only_six)
+    assert feedback.ok is False and "np.linspace" in feedback.message, feedback.message
+
+
+@pytest.mark.parametrize("strings", [lambda r: [str(a) for a in r],
+                                     lambda r: np.array([str(a) for a in r]),
+                                     lambda r: [[str(a)] for a in r]])
+def test_check_merged_halves_refuses_the_right_numbers_written_as_text(strings):
+    s, v = np.array([0.0, 1.0, 3.0, 2.0]), np.arange(8.0).reshape(4, 2)
+    right = qk.softmax(s) @ v
+    assert checks.check_merged_halves(right, s, v).ok is True
+    feedback = checks.check_merged_halves(strings(right), s, v)
+    assert feedback.ok is False and "my_output" in feedback.message, feedback.message
+    assert "text" in feedback.message
+
+
+# --- plots ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("ax", ["left", 1, [None], "figure"])
+def test_plots_refuse_an_ax_that_is_not_an_axes(ax):
+    if ax == "figure":
+        ax = plt.figure()
+    weights = np.array([[0.9, 0.1], [0.3, 0.7]])
+    with pytest.raises(TypeError, match=r"^ax must be a matplotlib Axes .* got "):
+        plots.plot_attention_heatmap(weights, ["a", "b"], ax=ax)
+    with pytest.raises(TypeError, match=r"^ax must be a matplotlib Axes"):
+        plots.plot_vectors_2d([1.0, 0.0], [0.0, 1.0], ax=ax)
+    _, good = plt.subplots()
+    assert plots.plot_attention_heatmap(weights, ["a", "b"], ax=good) is good
+
+
+@pytest.mark.parametrize("a, b, match", [
+    ([1e308, 0.0], [0.0, 1e308], r"a holds numbers too large to draw"),
+    ([1e-200, 0.0], [1e-200, 1e-200], r"a and b are too short to draw"),
+    ([5e-324, 0.0], [0.0, 5e-324], r"a and b are too short to draw"),
+])
+def test_plot_vectors_2d_refuses_vectors_it_cannot_draw(a, b, match):
+    with pytest.raises(ValueError, match=match):
+        plots.plot_vectors_2d(a, b)
+    ax = plots.plot_vectors_2d([1e-50, 0.0], [1e-50, 1e-50])  # small but drawable
+    assert "45" in ax.get_title()
+    assert np.isfinite(ax.get_xlim()).all() and ax.get_xlim()[1] > 0
+
+
+# --- attention ----------------------------------------------------------------------------------
+
+
+def test_a_float16_scale_that_overflows_small_q_and_k_is_named():
+    q = k = v = np.ones((2, 4), np.float16)
+    with pytest.raises(ValueError, match=r"^scale = 100000 makes the scores overflow dtype "
+                                         r"float16 .* q·kᵀ itself is at most 4"):
+        qk.scaled_dot_product_attention(q, k, v, scale=1e5)
+    big = np.full((2, 4), 300.0, np.float16)  # q·kᵀ itself overflows: q and k are blamed
+    with pytest.raises(ValueError, match=r"q and k hold numbers too large for dtype float16"):
+        qk.scaled_dot_product_attention(big, big, v)
+    out = qk.scaled_dot_product_attention(q, k, v, scale=100.0)  # large but fits
+    assert np.allclose(out.weights, 0.5)
+
+
+@pytest.mark.parametrize("shape", [(5, 6), (5, 10), (6,), (2, 5, 7)])
+def test_split_heads_refuses_the_wrong_width(shape):
+    mha = qk.MultiHeadAttention(8, 2)
+    with pytest.raises(ValueError, match=r"^x must have shape \(\.\.\., tokens, d_model\) = "
+                                         r"\(\.\.\., tokens, 8\) to split into 2 heads of 4, got"):
+        mha.split_heads(np.ones(shape))
+    x = np.arange(40.0).reshape(5, 8)
+    assert np.array_equal(mha.merge_heads(mha.split_heads(x)), x)
+
+
+@pytest.mark.parametrize("shape", [(3, 5, 4), (2, 5, 3), (5, 4)])
+def test_merge_heads_refuses_the_wrong_heads(shape):
+    mha = qk.MultiHeadAttention(8, 2)
+    with pytest.raises(ValueError, match=r"^x must have shape \(\.\.\., n_heads, tokens, "
+                                         r"head_dim\) = \(\.\.\., 2, tokens, 4\), got"):
+        mha.merge_heads(np.ones(shape))
+
+
+# --- lesson 09 ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text", [None, [], ["The", "cat"], 3, b"The cat"])
+def test_to_ids_wants_a_sentence(text):
+    with pytest.raises(TypeError, match=r"^text must be a sentence \(a string of words\)"):
+        to_ids(text)
+    assert to_ids("The cat sat") == [0, 1, 2]
+
+
+@pytest.mark.parametrize("steps, flops, name", [
+    ([10, 10, 20], [0, 0, 0], "flops"),
+    ([0, 0, 0], [1e6, 5e6, 2e7], "steps"),
+    ([0, 0], [0.0, 0.0], "steps"),
+])
+def test_fit_step_time_refuses_a_column_of_zeros(steps, flops, name):
+    seconds = [0.0011, 0.0015, 0.004][: len(steps)]
+    with pytest.raises(ValueError, match=rf"^{name} are all 0: the fit cannot measure"):
+        km.fit_step_time(steps, flops, seconds)
+    fit = km.fit_step_time([10, 10, 20], [1e6, 5e6, 2e7], [0.0011, 0.0015, 0.004])
+    assert round(fit.overhead * 1e6) == 100 and round(fit.seconds_per_flop * 1e12) == 100
