@@ -23,8 +23,10 @@ head that reads a word must read it from that word's own position.
 
 from __future__ import annotations
 
+import json
 import math
 import time
+from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
@@ -33,19 +35,31 @@ from . import backprop as bp
 from ._checks import float_dtype, positive_int, seed_int
 from .decoding import sinusoidal_positions
 from .masks import causal_mask
-from .toy_corpus import Pair, Vocabulary, make_corpus  # noqa: F401 (Pair: the doctests)
+from .toy_corpus import Pair, Vocabulary, build_sentence, make_corpus  # noqa: F401 (doctests)
 
 __all__ = [
     "Batch",
     "TrainingRun",
     "Translator",
     "alignment_agreement",
+    "TRAINED_WEIGHTS",
+    "TRAINING_SETTINGS",
+    "exact_match",
+    "load_trained",
     "make_batch",
+    "save_trained",
     "to_tiny_transformer",
     "train",
 ]
 
 _ATTN = ("w_q", "w_k", "w_v", "w_o")
+
+TRAINED_WEIGHTS = Path(__file__).parent / "data" / "translator.npz"
+"""The committed weights of lesson 14's translator, written by ``make train``."""
+
+TRAINING_SETTINGS = {"steps": 300, "batch_size": 32, "lr": 2e-2, "warmup": 20, "n_heads": 1,
+                     "encoder_self_attention": False, "seed": 0}
+"""The settings :data:`TRAINED_WEIGHTS` was trained with (``train``'s defaults)."""
 
 
 class Batch(NamedTuple):
@@ -357,8 +371,8 @@ class TrainingRun(NamedTuple):
     vocab: Vocabulary
 
 
-def train(steps: int = 150, batch_size: int = 64, lr: float = 1e-2, warmup: int = 20,
-          n_heads: int = 1, encoder_self_attention: bool = True, seed: int = 0,
+def train(steps: int = 300, batch_size: int = 32, lr: float = 2e-2, warmup: int = 20,
+          n_heads: int = 1, encoder_self_attention: bool = False, seed: int = 0,
           n_train: int = 3000, eval_every: int = 10, n_eval: int = 100,
           stop_at: float | None = None, callback=None, dtype=np.float32) -> TrainingRun:
     """Train a :class:`Translator` on :func:`~qkv_helpers.toy_corpus.make_corpus`.
@@ -446,3 +460,36 @@ def to_tiny_transformer(model: Translator):
             value = p.get(f"{prefix}.{w}")
             setattr(mha, w, np.zeros_like(getattr(mha, w)) if value is None else value.copy())
     return tiny
+
+
+def save_trained(run: TrainingRun, path=TRAINED_WEIGHTS) -> Path:
+    """Write ``run``'s weights, settings and curve to ``path`` (a compressed ``.npz``)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    m = run.model
+    meta = {"vocab_size": m.vocab_size, "d_model": m.d_model, "n_heads": m.n_heads,
+            "d_ff": m.d_ff, "encoder_self_attention": m.encoder_self_attention,
+            "steps": run.steps, "history": run.history}
+    np.savez_compressed(path, meta=np.array(json.dumps(meta)), **m.params)
+    return path
+
+
+def load_trained(path=TRAINED_WEIGHTS):
+    """The translator ``make train`` wrote: ``(model, meta)``, meta holding its curve.
+
+    >>> model, meta = load_trained()
+    >>> model.translate([build_sentence("fox", "sat", "behind", "rock")], Vocabulary())
+    [['여우가', '바위', '뒤에', '앉았다']]
+    >>> meta["history"][-1]["exact_match"] >= 0.95
+    True
+    """
+    with np.load(Path(path)) as data:
+        meta = json.loads(str(data["meta"]))
+        params = {name: data[name] for name in data.files if name != "meta"}
+    model = Translator(meta["vocab_size"], meta["d_model"], meta["n_heads"], meta["d_ff"],
+                       meta["encoder_self_attention"], seed=0, dtype=params["w_out"].dtype)
+    if params.keys() != model.params.keys():
+        raise ValueError(f"{path} does not hold this translator's weights: it has "
+                         f"{sorted(params)}, needed {sorted(model.params)}")
+    model.params = params
+    return model, meta
