@@ -35,7 +35,7 @@ from . import backprop as bp
 from ._checks import float_dtype, positive_int, seed_int
 from .decoding import sinusoidal_positions
 from .masks import causal_mask
-from .toy_corpus import Pair, Vocabulary, build_sentence, make_corpus  # noqa: F401 (doctests)
+from .toy_corpus import Pair, Vocabulary, build_sentence, make_corpus  # noqa: F401 (Pair: doctests)
 
 __all__ = [
     "Batch",
@@ -45,11 +45,14 @@ __all__ = [
     "TRAINED_WEIGHTS",
     "TRAINING_SETTINGS",
     "exact_match",
+    "gradient_check",
     "load_trained",
     "make_batch",
     "save_trained",
     "to_tiny_transformer",
+    "trained_translation_example",
     "train",
+    "where_attention_lands",
 ]
 
 _ATTN = ("w_q", "w_k", "w_v", "w_o")
@@ -325,6 +328,41 @@ class Translator:
         return result
 
 
+def gradient_check(model: Translator, batch: Batch, entries: int = 10, eps: float = 1e-6,
+                   seed: int = 0) -> dict:
+    """Relative error, by norm, of :meth:`Translator.backward` against central differences.
+
+    For each parameter, ``entries`` random entries (those of the embedding among the rows
+    the batch uses) are nudged by ``±eps`` and the loss recomputed. The norm-based error
+    ``‖g − g_num‖ / (‖g‖ + ‖g_num‖)`` stays fair for a gradient that is exactly 0. Use a
+    float64 model: float32 rounding alone would give errors near 1e-3.
+    """
+    _, grads = model.loss_and_grads(batch)
+    rng = np.random.default_rng(seed)
+    used = np.unique(np.concatenate([batch.source.ravel(), batch.target_in.ravel()]))
+    errors = {}
+    for name, param in model.params.items():
+        flat = param.reshape(-1)
+        if name == "embedding":
+            rows = (used[:, None] * model.d_model + np.arange(model.d_model)).ravel()
+            picks = rng.choice(rows, min(entries, len(rows)), replace=False)
+        else:
+            picks = rng.choice(flat.size, min(entries, flat.size), replace=False)
+        numeric = np.empty(len(picks))
+        for j, i in enumerate(picks):
+            old = flat[i]
+            flat[i] = old + eps
+            up = model.loss(batch)
+            flat[i] = old - eps
+            down = model.loss(batch)
+            flat[i] = old
+            numeric[j] = (up - down) / (2 * eps)
+        analytic = grads[name].reshape(-1)[picks]
+        denom = np.linalg.norm(analytic) + np.linalg.norm(numeric)
+        errors[name] = 0.0 if denom == 0 else float(np.linalg.norm(analytic - numeric) / denom)
+    return errors
+
+
 def exact_match(model: Translator, pairs, vocab: Vocabulary) -> float:
     """The fraction of ``pairs`` whose greedy translation is exactly the gold Korean."""
     translations = model.translate(pairs, vocab)
@@ -350,6 +388,31 @@ def alignment_agreement(weights, pairs, heads="mean") -> float:
         hits += int((m[:n].argmax(-1) == np.array(p.alignment)).sum())
         total += n
     return hits / total
+
+
+def where_attention_lands(weights, pairs, heads="mean") -> dict:
+    """Where each Korean token's cross-attention row peaks: fractions of the rows.
+
+    ``"gold"`` its gold English word, ``"the"``, ``"<eos>"``, or ``"other word"``. Same rows
+    and heads as :func:`alignment_agreement`, whose value is the ``"gold"`` fraction.
+
+    >>> pair = Pair(("the", "cat", "sat"), ("고양이가", "앉았다"), (1, 2))
+    >>> w = np.array([[[[0, 1, 0, 0], [0, 0, 0, 1], [1, 0, 0, 0]]]])   # 앉았다 → <eos>
+    >>> where_attention_lands(w, [pair])
+    {'gold': 0.5, 'the': 0.0, '<eos>': 0.5, 'other word': 0.0}
+    """
+    weights = np.asarray(weights)
+    maps = weights.mean(axis=1) if heads == "mean" else weights[:, heads]  # (B, n_tgt, n_src)
+    counts = dict.fromkeys(("gold", "the", "<eos>", "other word"), 0)
+    for m, p in zip(maps, pairs):
+        source = [*p.english, "<eos>"]
+        for i, gold in enumerate(p.alignment):
+            j = int(m[i].argmax())
+            kind = "gold" if j == gold else source[j] if source[j] in ("the", "<eos>") else (
+                "other word")
+            counts[kind] += 1
+    total = sum(counts.values())
+    return {kind: n / total for kind, n in counts.items()}
 
 
 class TrainingRun(NamedTuple):
@@ -493,3 +556,43 @@ def load_trained(path=TRAINED_WEIGHTS):
                          f"{sorted(params)}, needed {sorted(model.params)}")
     model.params = params
     return model, meta
+
+
+def trained_translation_example(model: Translator | None = None):
+    """Lesson 08's pair, "the cat sat on the mat" → "고양이가 매트 위에 앉았다", as the
+    trained translator's cross-attention sees it: a
+    :class:`~qkv_helpers.examples.TranslationExample` whose ``q``, ``k``, ``v`` give the
+    trained weights.
+
+    ``source_x`` is the encoder output (the memory, ``(7, d_model)``: six words and
+    ``<eos>``); ``target_x`` the decoder states the cross-attention reads, ``LN(y)``
+    teacher-forced (``(5, d_model)``: row ``i`` is the query that predicts Korean token
+    ``i``, the last one ``<eos>``); ``w_q``, ``w_k``, ``w_v`` the cross-attention's
+    matrices. One head, so ``d_k = d_model``.
+
+    >>> ex = trained_translation_example()
+    >>> ex.q.shape, ex.k.shape
+    ((4, 32), (7, 32))
+    >>> from qkv_helpers.attention import scaled_dot_product_attention
+    >>> w = scaled_dot_product_attention(ex.q, ex.k, ex.v).weights
+    >>> [ex.source_tokens[j] for j in w.argmax(axis=1)]
+    ['cat', 'mat', 'on', 'sat']
+    """
+    from .examples import TranslationExample
+
+    model = load_trained()[0] if model is None else model
+    if model.n_heads != 1:
+        raise ValueError(f"model must have one head (lesson 08 reads one map), got "
+                         f"{model.n_heads}")
+    vocab = Vocabulary()
+    pair = build_sentence("cat", "sat", "on", "mat")
+    batch = make_batch([pair], vocab)
+    _, cache = model.forward(batch)
+    target_x, memory = cache["dec.cross"][:2]  # (1, 5, d) with the <eos> row, (1, 7, d)
+    p = model.params
+    return TranslationExample(
+        source_sentence=" ".join(pair.english), target_sentence=" ".join(pair.korean),
+        source_tokens=(*pair.english, "<eos>"), target_tokens=pair.korean,
+        source_x=memory[0], target_x=target_x[0, : len(pair.korean)],
+        w_q=p["dec.cross.w_q"], w_k=p["dec.cross.w_k"], w_v=p["dec.cross.w_v"],
+        alignment=pair.alignment)

@@ -66,3 +66,18 @@ def test_tiny_transformer_holds_the_trained_weights(trained):
     uncached = tiny.generate([vocab.bos], n, source_ids=batch.source[0], use_cache=False)
     assert (cached.ids == uncached.ids).all()
     assert vocab.decode(cached.ids) == [*pair.korean, "<eos>"]
+
+
+def test_lesson_08_example_gives_the_trained_cross_attention(trained):
+    from qkv_helpers.attention import scaled_dot_product_attention
+
+    model, _ = trained
+    ex = tr.trained_translation_example(model)
+    pair = build_sentence("cat", "sat", "on", "mat")
+    expected = model.cross_attention(tr.make_batch([pair], Vocabulary()))[0, 0, :4]  # (4, 7)
+    got = scaled_dot_product_attention(ex.q, ex.k, ex.v).weights
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
+    assert [ex.source_tokens[j] for j in got.argmax(axis=1)] == ["cat", "mat", "on", "sat"]
+    assert tuple(ex.alignment) == pair.alignment
+    with pytest.raises(ValueError, match="one head"):
+        tr.trained_translation_example(tr.Translator(len(Vocabulary()), n_heads=2))

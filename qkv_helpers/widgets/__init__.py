@@ -24,3 +24,8 @@ from .pipeline import pipeline_explorer
 from .positions import rope_explorer
 from .real_model import minilm_explorer
 from .start import widget_check
+from .training import (  # lesson 14
+    attention_learning_explorer,
+    sentence_translator,
+    training_progress,
+)
