@@ -22,7 +22,6 @@ import numpy as np
 
 from ._checks import positive_int
 from .at_scale import measure_peak_memory
-from .attention import softmax
 from .backprop import attention_backward
 
 __all__ = [
@@ -39,13 +38,17 @@ def forward_with_logsumexp(q, k, v):
     """The forward pass and what each backward keeps: ``(out, P, L)``.
 
     ``out (n_q, d_v)``; ``P (n_q, n_k)``, what plain training keeps; ``L (n_q,)``, each
-    row's log-sum-exp of the scaled scores, what FlashAttention keeps instead.
+    row's log-sum-exp of the scaled scores, what FlashAttention keeps instead. ``P`` is
+    ``exp(s − L)``, the softmax of each row, computed in place in one ``(n_q, n_k)`` array.
     """
     scale = q.dtype.type(1 / math.sqrt(q.shape[-1]))
-    s = (q @ k.T) * scale  # (n_q, n_k)
-    row_max = s.max(axis=-1, keepdims=True)  # (n_q, 1)
-    lse = (row_max + np.log(np.exp(s - row_max).sum(axis=-1, keepdims=True)))[:, 0]  # (n_q,)
-    p = softmax(s)  # (n_q, n_k)
+    p = (q @ k.T) * scale  # (n_q, n_k): the scores s, then P in place
+    row_max = p.max(axis=-1, keepdims=True)  # (n_q, 1)
+    p -= row_max
+    np.exp(p, out=p)
+    row_sum = p.sum(axis=-1, keepdims=True)  # (n_q, 1)
+    p /= row_sum  # softmax(s), each row sums to 1
+    lse = (row_max + np.log(row_sum))[:, 0]  # (n_q,): log Σ_j exp(s_j)
     return p @ v, p, lse
 
 

@@ -415,29 +415,29 @@ print(all(np.allclose(a, b) for a, b in zip(plain, again)), p.shape, lse.shape)
 """)
 
 lesson.md(slide="subslide", ko="""
-헤드 하나(d = 64, float32)로 n을 늘려 가며 재요: 역전파까지 보관하는 바이트, 역전파 동안의 최대 메모리(`tracemalloc`), 그리고 역전파의 FLOPs(부동소수점 연산 수). 다시 계산하는 쪽은 q·kᵀ를 한 번 더 하니 FLOPs가 5/4배예요. 메모리는 n = 2048까지 재고, 그 뒤는 P의 크기 4·n² 바이트로 어림해요.
+헤드 하나(d = 64, float32)로 n을 늘려 가며 재요: 역전파까지 보관하는 바이트, 역전파 동안의 최대 메모리(`tracemalloc`), 그리고 역전파의 FLOPs(부동소수점 연산 수). 다시 계산하는 쪽은 q·kᵀ를 한 번 더 하니 FLOPs가 5/4배예요. 메모리는 n = 1024까지 재고(이 노트북의 메모리를 작게 두려고요), 그 뒤는 P의 크기 4·n² 바이트로 어림해요.
 """, en="""
-Measure one head (d = 64, float32) as n grows: the bytes kept for the backward, the peak memory during the backward (`tracemalloc`), and the backward's FLOPs. Recomputing does q·kᵀ once more, so 5/4 of the FLOPs. Memory is measured up to n = 2048; beyond, it is extrapolated from P's size, 4·n² bytes.
+Measure one head (d = 64, float32) as n grows: the bytes kept for the backward, the peak memory during the backward (`tracemalloc`), and the backward's FLOPs. Recomputing does q·kᵀ once more, so 5/4 of the FLOPs. Memory is measured up to n = 1024 (to keep this notebook's memory small); beyond, it is extrapolated from P's size, 4·n² bytes.
 """)
 
 lesson.code(ko="""
-costs = ab.measure_backward([256, 512, 1024, 2048])
+costs = ab.measure_backward([128, 256, 512, 1024])
 mib = 2**20
 for i, n in enumerate(costs.lengths):     # n, 보관(보통), 보관(다시 계산), 최대(보통), 최대(다시 계산), FLOPs 비율
     print(f"{n:5d}  {costs.kept_plain[i] / mib:6.2f}  {costs.kept_recompute[i] / mib:5.2f}  "
           f"{costs.peak_plain[i] / mib:6.2f}  {costs.peak_recompute[i] / mib:5.2f}  "
           f"{costs.flops_recompute[i] / costs.flops_plain[i]:.2f}")
-for n in (8192, 32768):                   # 어림: P는 4·n² 바이트, L은 4·n 바이트
+for n in (4096, 32768):                   # 어림: P는 4·n² 바이트, L은 4·n 바이트
     print(f"{n:5d}  {4 * n * n / mib:8.0f} MiB  {4 * n / mib:.3f} MiB")
 ax = qk.plots.plot_backward_memory(costs)
 """, en="""
-costs = ab.measure_backward([256, 512, 1024, 2048])
+costs = ab.measure_backward([128, 256, 512, 1024])
 mib = 2**20
 for i, n in enumerate(costs.lengths):     # n, kept (plain), kept (recompute), peak (plain), peak (recompute), FLOPs ratio
     print(f"{n:5d}  {costs.kept_plain[i] / mib:6.2f}  {costs.kept_recompute[i] / mib:5.2f}  "
           f"{costs.peak_plain[i] / mib:6.2f}  {costs.peak_recompute[i] / mib:5.2f}  "
           f"{costs.flops_recompute[i] / costs.flops_plain[i]:.2f}")
-for n in (8192, 32768):                   # extrapolated: P is 4·n² bytes, L is 4·n bytes
+for n in (4096, 32768):                   # extrapolated: P is 4·n² bytes, L is 4·n bytes
     print(f"{n:5d}  {4 * n * n / mib:8.0f} MiB  {4 * n / mib:.3f} MiB")
 ax = qk.plots.plot_backward_memory(costs)
 """)
