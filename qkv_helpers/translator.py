@@ -185,7 +185,7 @@ class Translator:
         cache[name] = (y, inv_std)
         return y
 
-    def _embed(self, ids):
+    def _embed_tokens(self, ids):
         n = ids.shape[1]
         if n > len(self._positions):
             self._positions = sinusoidal_positions(2 * n, self.d_model, self.dtype)
@@ -195,7 +195,7 @@ class Translator:
         """The memory ``(B, n_src, d)`` of a padded source batch ``(B, n_src)``."""
         cache = {} if cache is None else cache
         key_mask = (source != 0)[:, None, None, :]  # (B, 1, 1, n_src): not padding
-        x = self._embed(source)  # (B, n_src, d)
+        x = self._embed_tokens(source)  # (B, n_src, d)
         if self.encoder_self_attention:
             h = self._norm("enc.ln1", x, cache)
             x = x + self._attention("enc.self", h, h, key_mask, cache)
@@ -208,7 +208,7 @@ class Translator:
         n = target_in.shape[1]
         self_mask = causal_mask(n) & (target_in != 0)[:, None, None, :]  # (B, 1, n, n)
         cross_mask = (source != 0)[:, None, None, :]  # (B, 1, 1, n_src)
-        y = self._embed(target_in)  # (B, n_tgt, d)
+        y = self._embed_tokens(target_in)  # (B, n_tgt, d)
         h = self._norm("dec.ln1", y, cache)
         y = y + self._attention("dec.self", h, h, self_mask, cache)
         h = self._norm("dec.ln2", y, cache)

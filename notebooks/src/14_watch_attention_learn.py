@@ -231,7 +231,7 @@ lesson.md(slide="slide", ko="""
 
 Adam으로 300스텝, 배치는 문장 32개예요. 학습률은 처음 20스텝 동안 0.02까지 올렸다가(워밍업) 코사인 곡선을 따라 0까지 내리고, 기울기 전체의 노름은 1.0에서 잘라요(클리핑). 10스텝마다 따로 둔 문장 100개를 그리디로 번역해 **완전 일치**(번역이 정답과 토큰 하나까지 같은 비율)와 **정렬 일치도**를 재요.
 
-정렬 일치도는 이렇게 정해요. 따로 둔 문장에 정답 번역을 넣고(teacher forcing), 크로스 어텐션에서 한국어 토큰을 예측하는 행마다(마지막 &lt;eos&gt; 행은 빼고) 가장 큰 가중치가 정답 영어 단어에 있는 비율이에요. 헤드가 여럿이면 헤드 평균으로 재요. 원문 토큰이 8~9개라 아무렇게나 보면 0.1~0.2쯤 나와요.
+정렬 일치도는 이렇게 정해요. 따로 둔 문장에 정답 번역을 넣고(teacher forcing), 크로스 어텐션에서 한국어 토큰을 예측하는 행마다(마지막 &lt;eos&gt; 행은 빼고) 가장 큰 가중치가 정답 영어 단어에 있는 비율이에요. 헤드가 여럿이면 헤드 평균으로 재요. 원문 토큰이 8–9개라 아무렇게나 보면 0.1–0.2쯤 나와요.
 
 학습 시간은 컴퓨터마다 달라요(CPU 한 코어로 몇 초).
 """, en="""
@@ -340,7 +340,7 @@ my_word = "hid"                           # 숨었다는 hid를 옮긴 말: 문�
 checks14.check_verb_attention(my_word, run.model, new_pair).as_solution()
 """, en="""
 # 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
-my_word = "hid"                           # 숨었다 translates hid: from the end, it looks back at word 4
+my_word = "hid"                           # 숨었다 translates hid: it looks back at word 4
 checks14.check_verb_attention(my_word, run.model, new_pair).as_solution()
 """)
 
@@ -363,13 +363,15 @@ run_sa = trn.train(steps=300, seed=0, encoder_self_attention=True, n_heads=2)
 weights_sa = run_sa.model.cross_attention(heldout)
 for r, w in ((run, weights), (run_sa, weights_sa)):     # 완전 일치, 어텐션이 향한 곳
     lands = trn.where_attention_lands(w, corpus.heldout)
-    print(trn.exact_match(r.model, corpus.heldout, vocab), {k: round(v, 2) for k, v in lands.items()})
+    print(trn.exact_match(r.model, corpus.heldout, vocab),
+          {kind: round(share, 2) for kind, share in lands.items()})
 """, en="""
 run_sa = trn.train(steps=300, seed=0, encoder_self_attention=True, n_heads=2)
 weights_sa = run_sa.model.cross_attention(heldout)
 for r, w in ((run, weights), (run_sa, weights_sa)):     # exact match, where attention lands
     lands = trn.where_attention_lands(w, corpus.heldout)
-    print(trn.exact_match(r.model, corpus.heldout, vocab), {k: round(v, 2) for k, v in lands.items()})
+    print(trn.exact_match(r.model, corpus.heldout, vocab),
+          {kind: round(share, 2) for kind, share in lands.items()})
 """)
 
 lesson.md(ko="""
@@ -423,7 +425,8 @@ Measure one head (d = 64, float32) as n grows: the bytes kept for the backward, 
 lesson.code(ko="""
 costs = ab.measure_backward([128, 256, 512, 1024])
 mib = 2**20
-for i, n in enumerate(costs.lengths):     # n, 보관(보통), 보관(다시 계산), 최대(보통), 최대(다시 계산), FLOPs 비율
+# n, 보관(보통), 보관(다시 계산), 최대(보통), 최대(다시 계산), FLOPs 비율
+for i, n in enumerate(costs.lengths):
     print(f"{n:5d}  {costs.kept_plain[i] / mib:6.2f}  {costs.kept_recompute[i] / mib:5.2f}  "
           f"{costs.peak_plain[i] / mib:6.2f}  {costs.peak_recompute[i] / mib:5.2f}  "
           f"{costs.flops_recompute[i] / costs.flops_plain[i]:.2f}")
@@ -433,7 +436,8 @@ ax = qk.plots.plot_backward_memory(costs)
 """, en="""
 costs = ab.measure_backward([128, 256, 512, 1024])
 mib = 2**20
-for i, n in enumerate(costs.lengths):     # n, kept (plain), kept (recompute), peak (plain), peak (recompute), FLOPs ratio
+# n, kept (plain), kept (recompute), peak (plain), peak (recompute), FLOPs ratio
+for i, n in enumerate(costs.lengths):
     print(f"{n:5d}  {costs.kept_plain[i] / mib:6.2f}  {costs.kept_recompute[i] / mib:5.2f}  "
           f"{costs.peak_plain[i] / mib:6.2f}  {costs.peak_recompute[i] / mib:5.2f}  "
           f"{costs.flops_recompute[i] / costs.flops_plain[i]:.2f}")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.patches import Rectangle
-from matplotlib.ticker import FuncFormatter
+from matplotlib.ticker import FuncFormatter, NullFormatter
 
 from .. import style
 from ..lang import t
@@ -42,7 +42,11 @@ def draw_training_curves(axes, history, formed=None) -> dict:
     left, right = axes
     left.plot(steps, [r["loss"] for r in history], color=style.COLORS[0])
     left.set_yscale("log")
-    left.yaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))  # 0.01, not 10⁻²
+    plain = FuncFormatter(lambda value, _: f"{value:g}")  # 0.01 and 3, not 10⁻² and 3×10⁰
+    left.yaxis.set_major_formatter(plain)
+    losses = [r["loss"] for r in history if r["loss"] > 0]
+    within_a_decade = bool(losses) and max(losses) < 10 * min(losses)
+    left.yaxis.set_minor_formatter(plain if within_a_decade else NullFormatter())
     left.set_xlabel(t("p_l14_step"))
     left.set_ylabel(t("p_l14_loss"))
     left.set_title(t("p_l14_loss_title"))

@@ -132,16 +132,17 @@ def sentence_translator(model: Translator, vocab=None) -> Panel:
 
     instance_of(model, "model", Translator, "e.g. qk.translator.load_trained()[0]")
     vocab = Vocabulary() if vocab is None else vocab
-    adjectives = [(t("w_l14_none"), None), *((a, a) for a in ADJECTIVES)]
+    # "" for no adjective: a Dropdown shows a value of None as no selection at all
+    adjectives = [(t("w_l14_none"), ""), *((a, a) for a in ADJECTIVES)]
     controls = {
-        "subject_adjective": widgets.Dropdown(options=adjectives, value=None,
+        "subject_adjective": widgets.Dropdown(options=adjectives, value="",
                                               layout={"width": "110px"}),
         "subject": widgets.Dropdown(options=list(SUBJECTS), value="cat",
                                     layout={"width": "110px"}),
         "verb": widgets.Dropdown(options=list(VERBS), value="sat", layout={"width": "90px"}),
         "preposition": widgets.Dropdown(options=list(PREPOSITIONS), value="on",
                                         layout={"width": "100px"}),
-        "place_adjective": widgets.Dropdown(options=adjectives, value=None,
+        "place_adjective": widgets.Dropdown(options=adjectives, value="",
                                             layout={"width": "110px"}),
         "place": widgets.Dropdown(options=list(PLACES), value="mat",
                                   layout={"width": "110px"}),
@@ -150,7 +151,7 @@ def sentence_translator(model: Translator, vocab=None) -> Panel:
     def update(panel: Panel) -> None:
         c = {name: control.value for name, control in controls.items()}
         pair = build_sentence(c["subject"], c["verb"], c["preposition"], c["place"],
-                              c["subject_adjective"], c["place_adjective"])
+                              c["subject_adjective"] or None, c["place_adjective"] or None)
         translation = model.translate([pair], vocab)[0]
         batch = make_batch([pair], vocab)
         ids = vocab.encode(translation)[: _MAX_TARGET - 1]
