@@ -84,11 +84,12 @@ def backward() -> None:
         print(f"   {n:>6} {costs.kept_plain[i] / MIB:>9.2f} {costs.kept_recompute[i] / MIB:>8.3f} "
               f"{costs.peak_plain[i] / MIB:>11.2f} {costs.peak_recompute[i] / MIB:>12.2f} "
               f"{costs.flops_plain[i] / 1e9:>12.2f} {costs.flops_recompute[i] / 1e9:>13.2f}")
-    for n in (16384, 65536):
+    for n in (16384, 65536):  # kept: P (or L) and the output, (n, 64) float32, as measured
         flops = [ab.backward_flops(n, 64, recompute) / 1e9 for recompute in (False, True)]
-        print(f"   {n:>6} {4 * n * n / MIB:>9.0f} {4 * n / MIB:>8.3f} {'(extrapolated)':>11} "
+        kept_p, kept_l = (4 * n * n + 4 * n * 64) / MIB, (4 * n + 4 * n * 64) / MIB
+        print(f"   {n:>6} {kept_p:>9.0f} {kept_l:>8.3f} {'(extrapolated)':>11} "
               f"{'':>12} {flops[0]:>12.0f} {flops[1]:>13.0f}")
-    print("   (extrapolated rows: P = 4·n² bytes, L = 4·n bytes; the peaks scale alike)")
+    print("   (extrapolated rows: P = 4·n² bytes, L = 4·n bytes, plus the output 4·n·d)")
     ratio = costs.peak_plain[-1] / costs.peak_recompute[-1]
     print(f"   peak ratio plain / recompute at n = {lengths[-1]}: {ratio:.0f}×; FLOPs ratio 1.25")
 
