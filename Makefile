@@ -18,7 +18,7 @@ NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize
 # falls back with warnings on stderr, which strict nbval counts as output.
 export MPLCONFIGDIR := $(CURDIR)/$(VENV)/matplotlib
 
-.PHONY: lab test test-ui bench reference lint format notebooks clean help student slides html assignments hub-test
+.PHONY: lab test test-ui bench reference lint format notebooks clean help student slides html assignments hub-test train
 
 help:
 	@echo "make lab       open the course in JupyterLab (installs on first run)"
@@ -26,6 +26,7 @@ help:
 	@echo "make test-ui   open every notebook in headless Chromium (needs chromium)"
 	@echo "make bench     speed benchmarks (installs the CPU build of torch 2.13.0)"
 	@echo "make reference lesson 11's reference outputs (installs torch and transformers)"
+	@echo "make train     retrain lesson 14's translator from its seed (qkv_helpers/data/translator.npz)"
 	@echo "make lint      ruff"
 	@echo "make notebooks rebuild and re-execute the notebooks from notebooks/src"
 	@echo "make student   student copies without solutions in build/student/{ko,en}/"
@@ -91,6 +92,11 @@ bench: $(STAMP) $(VENV)/.torch $(VENV)/.transformers
 # tests/data/minilm_reference.npz (committed; make test compares without torch).
 reference: $(STAMP) $(VENV)/.transformers
 	$(THREADS) $(PY) tools/make_reference.py
+
+# Lesson 14's translator, retrained from its seed: the weights lessons 08 and 09 load
+# (qkv_helpers/data/translator.npz, committed; tests/test_translator.py checks it is reproduced).
+train: $(STAMP)
+	$(THREADS) $(PY) tools/train_translator.py
 
 # Every notebook in headless Chromium (Debian's /usr/bin/chromium; no `playwright install`).
 # Screenshots go to build/ui/. See tools/ui_test.py.

@@ -11,7 +11,7 @@ lesson.md(slide="slide", ko="""
 - 정렬(alignment) 그림에서 번역 단어마다 원문의 어느 단어를 보는지 읽어요.
 - 인코더의 K와 V가 디코더의 스텝과 상관없다는 걸 보고, 한 번만 계산하면 된다는 걸 알아요.
 
-**수업 시간**: 약 30분
+**수업 시간**: 약 35분
 """, en="""
 # 08. Cross-attention: the decoder asks the encoder
 
@@ -21,23 +21,27 @@ lesson.md(slide="slide", ko="""
 - Read the alignment picture: which source word each target word looks at.
 - See that the encoder's K and V do not depend on the decoder's step, so they need computing only once.
 
-**Class time**: about 30 minutes
+**Class time**: about 35 minutes
 """)
 
 lesson.code(slide="skip", ko="""
 import numpy as np
 import qkv_helpers as qk
+from qkv_helpers import translator as trn
 
 qk.setup(lang=LANG)                       # 그림과 메시지의 언어
 np.set_printoptions(precision=2, suppress=True)
 tr = qk.translation_example()             # "The cat sat on the mat." → "고양이가 매트 위에 앉았다."
+trained = trn.trained_translation_example()   # 같은 문장, 14강에서 학습한 번역기의 크로스 어텐션
 """, en="""
 import numpy as np
 import qkv_helpers as qk
+from qkv_helpers import translator as trn
 
 qk.setup(lang=LANG)                       # language of plots and messages
 np.set_printoptions(precision=2, suppress=True)
 tr = qk.translation_example()             # "The cat sat on the mat." → "고양이가 매트 위에 앉았다."
+trained = trn.trained_translation_example()   # the same pair, as lesson 14's trained translator sees it
 """)
 
 lesson.md(slide="slide", ko="""
@@ -90,29 +94,29 @@ print(tr.q.shape, tr.k.shape, tr.v.shape)     # 5 queries, 7 keys and values; al
 lesson.md(slide="slide", ko="""
 ## 직접 해보기: 가중치의 모양 예측하기
 
-계산하기 전에 먼저 예측해 봐요. 같은 번역 모델(d_k = 4)에 **원문 12토큰**짜리 문장을 넣고, 디코더가 지금까지 **번역 토큰 9개**를 썼어요. 이때 크로스 어텐션 가중치 softmax(Q·Kᵀ/√d_k)의 모양은 무엇일까요? Q와 K가 각각 어느 쪽에서 오는지, 몇 행인지 떠올려 보세요. 답을 `(행, 열)` 튜플로 `my_shape`에 적어 보세요.
+계산하기 전에 먼저 예측해 봐요. 14강에서 학습한 진짜 번역기(`trained`, 헤드 1개, d_k = 32)에 원문 "the big cat sat on the red mat"을 넣어요. 단어 8개에 끝 토큰 &lt;eos&gt;까지 **원문 9토큰**이에요. 디코더는 지금까지 **토큰 6개**(&lt;bos&gt;와 한국어 5개)를 읽었어요. 이때 크로스 어텐션 가중치 softmax(Q·Kᵀ/√d_k)의 모양은 무엇일까요? Q와 K가 각각 어느 쪽에서 오는지, 몇 행인지 떠올려 보세요. 답을 `(행, 열)` 튜플로 `my_shape`에 적어 보세요.
 """, en="""
 ## Try it: predict the shape of the weights
 
-Predict before computing. The same translation model (d_k = 4) gets a **source sentence of 12 tokens**, and the decoder has written **9 target tokens** so far. What is the shape of the cross-attention weights softmax(Q·Kᵀ/√d_k)? Think of where Q and K come from, and how many rows each has. Write your answer in `my_shape` as a tuple `(rows, columns)`.
+Predict before computing. The real translator trained in lesson 14 (`trained`: one head, d_k = 32) gets the source "the big cat sat on the red mat": 8 words and the end token &lt;eos&gt;, **9 source tokens**. So far the decoder has read **6 tokens** (&lt;bos&gt; and 5 Korean ones). What is the shape of the cross-attention weights softmax(Q·Kᵀ/√d_k)? Think of where Q and K come from, and how many rows each has. Write your answer in `my_shape` as a tuple `(rows, columns)`.
 """)
 
 lesson.code(exercise=True, ko="""
 my_shape = ...   # (행, 열)
-qk.checks.check_cross_shape(my_shape, tr, n_target=9, n_source=12)
+qk.checks.check_cross_shape(my_shape, trained, n_target=6, n_source=9)
 """, en="""
 my_shape = ...   # (rows, columns)
-qk.checks.check_cross_shape(my_shape, tr, n_target=9, n_source=12)
+qk.checks.check_cross_shape(my_shape, trained, n_target=6, n_source=9)
 """)
 
 lesson.code(solution=True, ko="""
 # 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
-my_shape = (9, 12)   # (번역 토큰 = 쿼리, 원문 토큰 = 키): (9, 4)·(4, 12) → (9, 12)
-qk.checks.check_cross_shape(my_shape, tr, n_target=9, n_source=12).as_solution()
+my_shape = (6, 9)   # (디코더 토큰 = 쿼리, 원문 토큰 = 키): (6, 32)·(32, 9) → (6, 9)
+qk.checks.check_cross_shape(my_shape, trained, n_target=6, n_source=9).as_solution()
 """, en="""
 # 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
-my_shape = (9, 12)   # (target tokens = queries, source tokens = keys): (9, 4)·(4, 12) → (9, 12)
-qk.checks.check_cross_shape(my_shape, tr, n_target=9, n_source=12).as_solution()
+my_shape = (6, 9)   # (decoder tokens = queries, source tokens = keys): (6, 32)·(32, 9) → (6, 9)
+qk.checks.check_cross_shape(my_shape, trained, n_target=6, n_source=9).as_solution()
 """)
 
 lesson.md(slide="subslide", ko="""
@@ -133,7 +137,7 @@ lesson.md(slide="slide", ko="""
 
 두 언어의 어순이 다르다는 것도 보세요. 영어 "cat sat on the mat"은 동사 "sat"이 주어 바로 뒤에 오지만, 한국어 "고양이가 매트 위에 앉았다"는 동사 "앉았다"가 맨 끝에 와요(한국어는 동사가 끝에 오는 SOV 어순이에요). "앉았다"는 번역문의 4번째지만 원문의 3번째 단어 "sat"을 봐요. 크로스 어텐션은 위치가 아니라 내용으로 짝을 찾으니 어순이 달라도 괜찮아요.
 
-이 숫자도 학습된 게 아니라, 학습된 번역 모델에서 자주 보이는 그림을 흉내 내도록 만든 예제예요.
+이 숫자는 손으로 만든 거예요. 학습된 번역 모델에서 보고 싶은 그림, **우리가 바라는 그림**이에요. 바로 다음에 진짜로 학습된 그림과 나란히 봐요.
 """, en="""
 ## The alignment picture: who looks at whom
 
@@ -141,12 +145,34 @@ Rows are target tokens (decoder), columns source tokens (encoder). The bright ce
 
 Notice the word order differs. In English "cat sat on the mat" the verb "sat" follows the subject; in Korean "고양이가 매트 위에 앉았다" the verb "앉았다" comes last (Korean puts the verb at the end: SOV order). "앉았다" is 4th in the translation but looks at "sat", 3rd in the source. Cross-attention pairs by content, not position, so a different word order is no problem.
 
-These numbers are not learned either: the example is made to resemble the picture trained translation models often show.
+These numbers are made by hand: the picture we would like a trained translator to show, **the picture we hope for**. Next, the one a translator actually learned.
 """)
 
 lesson.code(slide="subslide", source="""
 ax = qk.plots.plot_cross_attention(cross.weights, tr.target_tokens, tr.source_tokens)
 print([tr.source_tokens[j] for j in cross.weights.argmax(axis=1)])
+""")
+
+lesson.md(slide="slide", ko="""
+## 학습된 번역기가 찾은 정렬
+
+14강에서는 작은 영어→한국어 번역기를 numpy로 몇 초 만에 학습시켜요. 그 번역기에 같은 문장을 넣었을 때의 크로스 어텐션이에요(소문자에 마침표 없이, 원문 끝에 끝 토큰 &lt;eos&gt;가 붙어요). 행은 그 행이 **예측하는** 한국어 토큰이에요. 누구도 정렬을 알려 주지 않았어요. 번역 손실을 줄이려면 그곳을 봐야 해서 스스로 배운 거예요.
+""", en="""
+## The alignment a trained translator found
+
+Lesson 14 trains a small English→Korean translator in numpy, in a few seconds. Here is its cross-attention for the same sentence (lower case, no full stop, and the end token &lt;eos&gt; after the source). Each row is labelled with the Korean token it **predicts**. Nobody told it the alignment: it learned to look there because that lowers its translation loss.
+""")
+
+lesson.code(slide="subslide", source="""
+learned = qk.scaled_dot_product_attention(trained.q, trained.k, trained.v)
+ax = qk.plots.plot_cross_attention(learned.weights, trained.target_tokens, trained.source_tokens)
+print([trained.source_tokens[j] for j in learned.weights.argmax(axis=1)])
+""")
+
+lesson.md(ko="""
+학습된 번역기도 같은 짝을 찾았어요: 고양이가→cat, 매트→mat, 위에→on, 앉았다→sat. 손으로 만든 그림보다 훨씬 뚜렷해서, 행마다 가중치가 거의 한 단어에 몰려 있어요. 어떻게 이렇게 되는지는 14강에서 학습 스텝마다 지켜봐요.
+""", en="""
+The trained translator found the same pairs: 고양이가→cat, 매트→mat, 위에→on, 앉았다→sat, and far more sharply than the hand-made picture: each row puts nearly all its weight on one word. Lesson 14 watches this happen, training step by training step.
 """)
 
 lesson.md(slide="slide", ko="""

@@ -40,3 +40,8 @@ from .pretrained import plot_head_scores, plot_weight_vs_contribution
 from .score_scale import plot_score_histogram, plot_variance_vs_dk
 from .similarity import plot_vectors_2d
 from .softmax_curves import plot_softmax_curves
+from .training import (  # lesson 14
+    plot_alignment_maps,
+    plot_backward_memory,
+    plot_training_curves,
+)

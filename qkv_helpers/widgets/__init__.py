@@ -24,3 +24,8 @@ from .scores_and_weights import (
     weighted_sum_stepper,
 )
 from .start import widget_check
+from .training import (  # lesson 14
+    attention_learning_explorer,
+    sentence_translator,
+    training_progress,
+)

@@ -1,0 +1,244 @@
+"""Every operation of lesson 14's translator, forward and backward side by side.
+
+Each ``op`` computes its output; each ``op_backward`` takes the gradient of the loss
+with respect to that output (``d_out``, same shape) and returns the gradients with
+respect to the op's inputs and parameters. Written out by hand in numpy, so the
+chain rule is visible line by line; :mod:`qkv_helpers.translator` strings them
+together, and the tests check every one against finite differences (and against
+torch's autograd when torch is installed).
+
+Shapes are written as in the lessons: ``(B, n, d)`` is a batch of ``B`` sentences of
+``n`` tokens of width ``d``; ``(B, H, n_q, n_k)`` has one map per head.
+
+dtype: every op keeps the dtype of its inputs. A numpy scalar such as ``np.sqrt(d)``
+is float64 and, under numpy 2, turns a float32 array into float64 when they meet;
+the scales below are made in the input's own dtype.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .attention import scaled_dot_product_attention
+
+__all__ = [
+    "adam_step",
+    "attention",
+    "attention_backward",
+    "clip_by_norm",
+    "cross_entropy",
+    "cross_entropy_backward",
+    "embedding",
+    "embedding_backward",
+    "layer_norm",
+    "layer_norm_backward",
+    "learning_rate",
+    "linear",
+    "linear_backward",
+    "merge_heads",
+    "relu",
+    "relu_backward",
+    "softmax_backward",
+    "split_heads",
+]
+
+
+# --- embedding: a table lookup ----------------------------------------------------------
+
+def embedding(table, ids):
+    """``table[ids]``: each id's row. ``table (V, d)``, ``ids (B, n)`` → ``(B, n, d)``."""
+    return table[ids]
+
+
+def embedding_backward(d_out, ids, vocab_size):
+    """Each row's gradient is the sum of ``d_out`` over the positions that looked it up.
+
+    ``d_out (B, n, d)`` → ``d_table (V, d)``; rows never looked up get 0.
+    """
+    d_table = np.zeros((vocab_size, d_out.shape[-1]), d_out.dtype)  # (V, d)
+    np.add.at(d_table, ids.reshape(-1), d_out.reshape(-1, d_out.shape[-1]))
+    return d_table
+
+
+# --- linear: x·W (no bias, as in TinyTransformer) -------------------------------------------
+
+def linear(x, w):
+    """``x @ w``: ``(..., d_in) @ (d_in, d_out)`` → ``(..., d_out)``."""
+    return x @ w
+
+
+def linear_backward(d_out, x, w):
+    """``d_x = d_out·Wᵀ`` ``(..., d_in)`` and ``d_W = xᵀ·d_out`` ``(d_in, d_out)``.
+
+    ``d_W`` sums over every token of every sentence: each used the same W.
+    """
+    d_x = d_out @ w.T  # (..., d_in)
+    d_w = x.reshape(-1, x.shape[-1]).T @ d_out.reshape(-1, d_out.shape[-1])  # (d_in, d_out)
+    return d_x, d_w
+
+
+# --- ReLU -----------------------------------------------------------------------------
+
+def relu(x):
+    """``max(x, 0)``, elementwise."""
+    return np.maximum(x, 0)
+
+
+def relu_backward(d_out, x):
+    """The gradient passes where ``x > 0`` and is 0 elsewhere."""
+    return d_out * (x > 0)
+
+
+# --- layer norm (no learned scale or shift, as in TinyTransformer) --------------------------
+
+def layer_norm(x, eps=1e-5):
+    """``(x - mean) / sqrt(var + eps)`` along the last axis; also returns ``1/σ`` ``(..., 1)``.
+
+    The same formula as :func:`qkv_helpers.decoding.layer_norm`, returning what the
+    backward needs.
+    """
+    centred = x - x.mean(axis=-1, keepdims=True)  # (..., d)
+    inv_std = 1 / np.sqrt((centred * centred).mean(axis=-1, keepdims=True) + x.dtype.type(eps))
+    return centred * inv_std, inv_std  # (..., d), (..., 1)
+
+
+def layer_norm_backward(d_out, y, inv_std):
+    """``d_x = (d_y - mean(d_y) - y·mean(d_y·y)) / σ``, row by row.
+
+    ``y`` is the normalised output: moving x's mean or scale leaves it unchanged, so
+    the gradient loses its component along 1 and along y.
+    """
+    mean_d = d_out.mean(axis=-1, keepdims=True)  # (..., 1)
+    mean_dy = (d_out * y).mean(axis=-1, keepdims=True)  # (..., 1)
+    return (d_out - mean_d - y * mean_dy) * inv_std  # (..., d)
+
+
+# --- heads -----------------------------------------------------------------------------------
+
+def split_heads(x, n_heads):
+    """``(B, n, d)`` → ``(B, H, n, d/H)``, as :meth:`MultiHeadAttention.split_heads`."""
+    b, n, d = x.shape
+    return x.reshape(b, n, n_heads, d // n_heads).transpose(0, 2, 1, 3)
+
+
+def merge_heads(x):
+    """``(B, H, n, d/H)`` → ``(B, n, d)``; also the backward of :func:`split_heads`."""
+    b, h, n, hd = x.shape
+    return x.transpose(0, 2, 1, 3).reshape(b, n, h * hd)
+
+
+# --- scaled dot-product attention ------------------------------------------------------
+
+def attention(q, k, v, mask=None):
+    """``softmax(q·kᵀ/√d_k)·v``: the package's own :func:`scaled_dot_product_attention`.
+
+    Returns ``(output (B, H, n_q, d_k), weights P (B, H, n_q, n_k))``; the backward
+    needs P.
+    """
+    return scaled_dot_product_attention(q, k, v, mask=mask)
+
+
+def softmax_backward(d_p, p):
+    """The softmax's Jacobian (lesson 03), applied to each row: ``d_s = J·d_p``.
+
+    For one row ``p = softmax(s)``, ``∂p_i/∂s_j = p_i(δ_ij − p_j)``, so
+    ``J = diag(p) − p·pᵀ`` and ``d_s = p ⊙ (d_p − (d_p·p))``. A masked key has
+    ``p_j = 0`` and gets ``d_s_j = 0``.
+    """
+    return p * (d_p - (d_p * p).sum(axis=-1, keepdims=True))  # (..., n_q, n_k)
+
+
+def attention_backward(d_out, q, k, v, p):
+    """Gradients of ``out = P·v`` with ``P = softmax(q·kᵀ·scale)``, ``scale = 1/√d_k``.
+
+    ::
+
+        d_v = Pᵀ·d_out            (..., n_k, d_v)
+        d_P = d_out·vᵀ            (..., n_q, n_k)
+        d_S = J_softmax(d_P)      (..., n_q, n_k)   softmax_backward
+        d_q = d_S·k·scale         (..., n_q, d_k)
+        d_k = d_Sᵀ·q·scale        (..., n_k, d_k)
+
+    It reads the attention weights P that the forward kept: (n_q, n_k) numbers per
+    head. (FlashAttention keeps only each row's log-sum-exp and recomputes P here.)
+    """
+    scale = q.dtype.type(1 / math.sqrt(q.shape[-1]))  # in q's dtype: float32 stays float32
+    d_v = p.swapaxes(-1, -2) @ d_out  # (..., n_k, d_v)
+    d_p = d_out @ v.swapaxes(-1, -2)  # (..., n_q, n_k)
+    d_s = softmax_backward(d_p, p)  # (..., n_q, n_k)
+    d_q = (d_s @ k) * scale  # (..., n_q, d_k)
+    d_k = (d_s.swapaxes(-1, -2) @ q) * scale  # (..., n_k, d_k)
+    return d_q, d_k, d_v
+
+
+# --- cross-entropy -------------------------------------------------------------------------
+
+def cross_entropy(logits, targets, ignore=0):
+    """Mean of ``-log softmax(logits)[target]`` over the targets that are not ``ignore``.
+
+    ``logits (B, n, V)``, ``targets (B, n)`` ints; padding targets (``ignore``) count
+    for nothing. Returns ``(loss, probabilities (B, n, V))``.
+    """
+    shifted = logits - logits.max(axis=-1, keepdims=True)  # (B, n, V), each row's max 0
+    log_z = np.log(np.exp(shifted).sum(axis=-1, keepdims=True))  # (B, n, 1)
+    log_p = shifted - log_z  # (B, n, V): log softmax
+    keep = targets != ignore  # (B, n)
+    picked = np.take_along_axis(log_p, targets[..., None], axis=-1)[..., 0]  # (B, n)
+    loss = -(picked * keep).sum() / keep.sum()
+    return loss, np.exp(log_p)
+
+
+def cross_entropy_backward(probabilities, targets, ignore=0):
+    """``d_logits = (softmax(logits) − onehot(target)) / N`` on the N kept targets, 0 on padding."""
+    keep = targets != ignore  # (B, n)
+    d_logits = probabilities.copy()  # (B, n, V)
+    np.put_along_axis(d_logits, targets[..., None],
+                      np.take_along_axis(d_logits, targets[..., None], axis=-1) - 1, axis=-1)
+    return d_logits * (keep[..., None] / keep.sum()).astype(d_logits.dtype)
+
+
+# --- the optimiser: Adam, warm-up then cosine decay, gradients clipped -------------------------
+
+def learning_rate(step, peak, warmup, total):
+    """Linear warm-up to ``peak`` over ``warmup`` steps, then cosine decay to 0 at ``total``.
+
+    >>> [round(learning_rate(s, 1e-2, 10, 100), 5) for s in (0, 5, 10, 55, 100)]
+    [0.00091, 0.00545, 0.01, 0.005, 0.0]
+    """
+    if step < warmup:
+        return peak * (step + 1) / (warmup + 1)
+    progress = min(1.0, (step - warmup) / max(1, total - warmup))
+    return peak * 0.5 * (1 + math.cos(math.pi * progress))
+
+
+def clip_by_norm(grads, max_norm=1.0):
+    """Scale every gradient by ``max_norm / ‖all gradients‖`` when that norm is larger.
+
+    Returns the norm before clipping. ``grads`` is a dict of arrays, changed in place.
+    """
+    norm = math.sqrt(sum(float((g.astype(np.float64) ** 2).sum()) for g in grads.values()))
+    if norm > max_norm:
+        for g in grads.values():
+            g *= g.dtype.type(max_norm / norm)
+    return norm
+
+
+def adam_step(params, grads, state, lr, beta1=0.9, beta2=0.98, eps=1e-9):
+    """One Adam update of every parameter in place; ``state`` holds the moments and step.
+
+    ``m ← β₁m + (1−β₁)g``, ``v ← β₂v + (1−β₂)g²``, bias-corrected, then
+    ``θ ← θ − lr · m̂ / (√v̂ + ε)``.
+    """
+    state["t"] = t = state.get("t", 0) + 1
+    for name, g in grads.items():
+        m = state.setdefault("m." + name, np.zeros_like(g))
+        v = state.setdefault("v." + name, np.zeros_like(g))
+        m *= beta1
+        m += (1 - beta1) * g
+        v *= beta2
+        v += (1 - beta2) * g * g
+        m_hat = m / (1 - beta1**t)
+        v_hat = v / (1 - beta2**t)
+        params[name] -= (lr * m_hat / (np.sqrt(v_hat) + eps)).astype(params[name].dtype)

@@ -1,0 +1,295 @@
+"""A toy English→Korean parallel corpus with its gold word alignment (lesson 14).
+
+One small grammar makes every sentence::
+
+    the [adjective] SUBJECT VERB PREPOSITION the [adjective] PLACE
+    →  [형용사] 주어+이/가  [형용사] 장소  후치사  동사
+
+    the big cat sat on the mat   →   큰 고양이가 매트 위에 앉았다
+
+Korean needs two reorderings: the verb moves to the end, and the preposition becomes
+a postposition after the noun (on → 위에, in → 안에, under → 아래에, behind → 뒤에).
+The subject particle is 이 after a syllable with a final consonant (받침) and 가
+after one without (곰이, 개가): :func:`subject_particle` reads it from the syllable.
+
+One token per English word and per Korean eojeol (어절, the space-separated words).
+Each Korean token comes from exactly one English word: :attr:`Pair.alignment` holds
+that word's index. "the" has no Korean token.
+
+Splits are deterministic (:func:`make_corpus`): ``train``, ``valid`` (new sentences of
+seen combinations) and ``heldout``: sentences whose (subject, place) pair never occurs
+in training, though every word does — systematic generalisation.
+
+Examples
+--------
+>>> pair = build_sentence("cat", "sat", "on", "mat", subject_adjective="big")
+>>> pair.english
+('the', 'big', 'cat', 'sat', 'on', 'the', 'mat')
+>>> pair.korean
+('큰', '고양이가', '매트', '위에', '앉았다')
+>>> pair.alignment          # index of the English word each Korean token translates
+(1, 2, 6, 4, 3)
+>>> subject_particle("곰"), subject_particle("개")
+('이', '가')
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import NamedTuple
+
+import numpy as np
+
+from . import _validate as validate
+
+__all__ = [
+    "ADJECTIVES",
+    "PLACES",
+    "PREPOSITIONS",
+    "SPECIALS",
+    "SUBJECTS",
+    "VERBS",
+    "Corpus",
+    "Pair",
+    "Vocabulary",
+    "build_sentence",
+    "has_final_consonant",
+    "make_corpus",
+    "subject_particle",
+]
+
+SUBJECTS = {
+    "cat": "고양이", "dog": "개", "bear": "곰", "rabbit": "토끼", "bird": "새",
+    "child": "아이", "fox": "여우", "student": "학생", "horse": "말", "snake": "뱀",
+    "lion": "사자", "monkey": "원숭이", "teacher": "선생님", "frog": "개구리",
+    "duck": "오리", "tiger": "호랑이",
+}
+"""English subject → Korean noun (the particle 이/가 is added by the rule)."""
+
+VERBS = {"sat": "앉았다", "lay": "누웠다", "stood": "섰다", "hid": "숨었다", "was": "있었다"}
+"""English verb (past tense) → Korean verb; each takes a place with 에."""
+
+PREPOSITIONS = {"on": "위에", "in": "안에", "under": "아래에", "behind": "뒤에"}
+"""English preposition → Korean postposition (it follows the noun)."""
+
+PLACES = {
+    "mat": "매트", "bed": "침대", "table": "탁자", "chair": "의자", "box": "상자",
+    "tree": "나무", "car": "차", "bag": "가방", "desk": "책상", "sofa": "소파",
+    "rock": "바위", "house": "집", "bench": "벤치", "bridge": "다리",
+}
+"""English place noun → Korean noun (no particle: the postposition follows)."""
+
+ADJECTIVES = {"big": "큰", "small": "작은", "red": "빨간", "white": "하얀", "black": "검은"}
+"""English adjective → Korean adjective (before the noun in both languages)."""
+
+SPECIALS = ("<pad>", "<bos>", "<eos>")
+"""Padding, beginning and end of sentence: ids 0, 1, 2."""
+
+_FIRST_SYLLABLE, _LAST_SYLLABLE = 0xAC00, 0xD7A3  # 가 … 힣
+_FINALS = 28  # 27 final consonants, or none
+
+
+def has_final_consonant(syllable: str) -> bool:
+    """Whether a Hangul syllable ends in a final consonant (받침).
+
+    A precomposed syllable is ``0xAC00 + (initial · 21 + vowel) · 28 + final``, with
+    ``final = 0`` for none, so the final is the code's remainder by 28.
+
+    >>> has_final_consonant("곰"), has_final_consonant("개"), has_final_consonant("님")
+    (True, False, True)
+    """
+    if not isinstance(syllable, str) or len(syllable) != 1:
+        raise ValueError(f"syllable must be one Hangul syllable (a str of length 1), "
+                         f"got {syllable!r}")
+    code = ord(syllable)
+    if not _FIRST_SYLLABLE <= code <= _LAST_SYLLABLE:
+        raise ValueError(f"syllable must be a Hangul syllable 가 (U+AC00) … 힣 (U+D7A3), "
+                         f"got {syllable!r} (U+{code:04X})")
+    return (code - _FIRST_SYLLABLE) % _FINALS != 0
+
+
+def subject_particle(noun: str) -> str:
+    """The subject particle after ``noun``: 이 after a final consonant, else 가.
+
+    >>> subject_particle("학생"), subject_particle("고양이"), subject_particle("선생님")
+    ('이', '가', '이')
+    """
+    if not isinstance(noun, str) or not noun:
+        raise ValueError(f"noun must be a non-empty Korean word, got {noun!r}")
+    return "이" if has_final_consonant(noun[-1]) else "가"
+
+
+class Pair(NamedTuple):
+    """One sentence and its translation, tokenised, with the gold word alignment."""
+
+    english: tuple
+    """The English tokens, one per word."""
+    korean: tuple
+    """The Korean tokens, one per eojeol."""
+    alignment: tuple
+    """For each Korean token, the index of the English token it translates."""
+
+    @property
+    def words(self) -> tuple:
+        """The content words chosen: ``(subject_adjective, subject, verb, preposition,
+        place_adjective, place)``, ``None`` for a missing adjective."""
+        e = list(self.english)
+        subject_adjective = e[1] if e[1] in ADJECTIVES else None
+        rest = e[2:] if subject_adjective else e[1:]  # subject ... place
+        subject, verb, preposition = rest[0], rest[1], rest[2]
+        place_adjective = rest[4] if len(rest) == 6 else None
+        return subject_adjective, subject, verb, preposition, place_adjective, rest[-1]
+
+
+def _choice(value, name: str, table: dict, optional: bool = False):
+    if optional and value is None:
+        return None
+    if not isinstance(value, str) or value not in table:
+        allowed = ", ".join(table) + (", or None" if optional else "")
+        raise ValueError(f"{name} must be one of {allowed}; got {value!r}")
+    return value
+
+
+def build_sentence(subject: str, verb: str, preposition: str, place: str,
+                   subject_adjective: str | None = None,
+                   place_adjective: str | None = None) -> Pair:
+    """One sentence of the grammar and its Korean translation, from its words.
+
+    >>> build_sentence("bear", "hid", "under", "table", place_adjective="red").korean
+    ('곰이', '빨간', '탁자', '아래에', '숨었다')
+    """
+    subject = _choice(subject, "subject", SUBJECTS)
+    verb = _choice(verb, "verb", VERBS)
+    preposition = _choice(preposition, "preposition", PREPOSITIONS)
+    place = _choice(place, "place", PLACES)
+    subject_adjective = _choice(subject_adjective, "subject_adjective", ADJECTIVES, True)
+    place_adjective = _choice(place_adjective, "place_adjective", ADJECTIVES, True)
+
+    english, korean, alignment = ["the"], [], []
+
+    def word(en: str, ko: str | None = None) -> None:  # ko aligned to this English word
+        if ko is not None:
+            korean.append(ko)
+            alignment.append(len(english))
+        english.append(en)
+
+    if subject_adjective:
+        word(subject_adjective, ADJECTIVES[subject_adjective])
+    noun = SUBJECTS[subject]
+    word(subject, noun + subject_particle(noun))
+    i_verb = len(english)
+    english.append(verb)  # its Korean comes last
+    i_preposition = len(english)
+    english.append(preposition)  # its Korean follows the place noun
+    english.append("the")
+    if place_adjective:
+        word(place_adjective, ADJECTIVES[place_adjective])
+    word(place, PLACES[place])
+    korean += [PREPOSITIONS[preposition], VERBS[verb]]
+    alignment += [i_preposition, i_verb]
+    return Pair(tuple(english), tuple(korean), tuple(alignment))
+
+
+def _all_words() -> tuple[list, list]:
+    english = sorted({"the", *SUBJECTS, *VERBS, *PREPOSITIONS, *PLACES, *ADJECTIVES})
+    korean = sorted({*(n + subject_particle(n) for n in SUBJECTS.values()), *VERBS.values(),
+                     *PREPOSITIONS.values(), *PLACES.values(), *ADJECTIVES.values()})
+    return english, korean
+
+
+class Vocabulary:
+    """Token ids for both languages in one table: the specials, English, then Korean.
+
+    One table, so that one embedding matrix serves the encoder and the decoder (as in
+    :class:`~qkv_helpers.decoding.TinyTransformer`).
+
+    >>> vocab = Vocabulary()
+    >>> vocab.encode(["the", "cat"]), vocab.decode(vocab.encode(["고양이가"]))
+    ([42, 14], ['고양이가'])
+    """
+
+    def __init__(self):
+        english, korean = _all_words()
+        self.tokens = [*SPECIALS, *english, *korean]
+        self.index = {tok: i for i, tok in enumerate(self.tokens)}
+        self.pad, self.bos, self.eos = 0, 1, 2
+        self.korean_ids = np.arange(len(SPECIALS) + len(english), len(self.tokens))
+
+    def __len__(self) -> int:
+        return len(self.tokens)
+
+    def encode(self, tokens) -> list:
+        """Token strings → ids."""
+        ids = []
+        for tok in tokens:
+            if tok not in self.index:
+                raise ValueError(f"tokens: {tok!r} is not a word of the toy grammar")
+            ids.append(self.index[tok])
+        return ids
+
+    def decode(self, ids) -> list:
+        """Ids → token strings."""
+        return [self.tokens[int(i)] for i in ids]
+
+
+class Corpus(NamedTuple):
+    """The deterministic splits of :func:`make_corpus`, each a list of :class:`Pair`."""
+
+    train: list
+    valid: list
+    heldout: list
+    heldout_pairs: frozenset
+    """The (subject, place) combinations never seen in training."""
+
+
+def _random_pair_of(rng, subject, place) -> Pair:
+    adjectives = [None, *ADJECTIVES]
+    verbs, preps = list(VERBS), list(PREPOSITIONS)
+    return build_sentence(
+        subject, verbs[rng.integers(len(verbs))], preps[rng.integers(len(preps))], place,
+        subject_adjective=adjectives[rng.integers(len(adjectives))],
+        place_adjective=adjectives[rng.integers(len(adjectives))])
+
+
+def make_corpus(n_train: int = 3000, n_valid: int = 200, n_heldout: int = 200,
+                seed: int = 0, heldout_fraction: float = 0.15) -> Corpus:
+    """Deterministic train / valid / held-out splits of the grammar, no sentence repeated.
+
+    A fraction ``heldout_fraction`` of the (subject, place) combinations is set aside:
+    no training or validation sentence has one, every held-out sentence has one. Each
+    subject and each place still occurs in training with other partners.
+
+    >>> corpus = make_corpus(n_train=50, n_valid=5, n_heldout=5)
+    >>> len(corpus.train), len(corpus.valid), len(corpus.heldout)
+    (50, 5, 5)
+    >>> corpus.train == make_corpus(n_train=50, n_valid=5, n_heldout=5).train
+    True
+    """
+    n_train = validate.integer(n_train, "n_train", 1, 100_000, why="sentences of a toy grammar")
+    n_valid = validate.integer(n_valid, "n_valid", 1, 100_000, why="sentences of a toy grammar")
+    n_heldout = validate.integer(n_heldout, "n_heldout", 1, 100_000, why="sentences of a toy grammar")
+    if not isinstance(heldout_fraction, float) or not 0.0 < heldout_fraction < 0.5:
+        raise ValueError(f"heldout_fraction must be a float in (0, 0.5), got "
+                         f"{heldout_fraction!r}")
+    rng = np.random.default_rng(validate.seed(seed))
+    combos = list(itertools.product(SUBJECTS, PLACES))  # every (subject, place)
+    order = rng.permutation(len(combos))
+    held = {combos[i] for i in order[: round(heldout_fraction * len(combos))]}
+    seen = [c for c in combos if c not in held]
+    held_list = sorted(held)
+
+    used: set = set()
+
+    def draw(n, pool) -> list:
+        out = []
+        while len(out) < n:
+            pair = _random_pair_of(rng, *pool[rng.integers(len(pool))])
+            if pair.english not in used:
+                used.add(pair.english)
+                out.append(pair)
+        return out
+
+    train = draw(n_train, seen)
+    valid = draw(n_valid, seen)
+    heldout = draw(n_heldout, held_list)
+    return Corpus(train, valid, heldout, frozenset(held))

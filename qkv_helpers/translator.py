@@ -1,0 +1,598 @@
+"""Lesson 14's English→Korean translator: trained in numpy, every gradient written out.
+
+The model is :class:`~qkv_helpers.decoding.TinyTransformer`'s architecture with one
+encoder and one decoder layer (pre-norm, ReLU feed-forward, sinusoidal positions, no
+biases, layer norm without learned scale or shift, one embedding table for both
+languages)::
+
+    encoder:  x = E[src] + PE;  x += self_attn(LN(x));  x += ffn(LN(x));  memory = LN(x)
+    decoder:  y = E[tgt] + PE;  y += masked_self_attn(LN(y))
+              y += cross_attn(LN(y), memory);  y += ffn(LN(y))
+              logits = LN(y) · W_out
+
+:meth:`Translator.forward` runs it on a padded batch and keeps what the backward
+needs; :meth:`Translator.backward` walks the same lines in reverse, each op's backward
+from :mod:`qkv_helpers.backprop`. :func:`train` runs Adam with warm-up, cosine decay
+and clipping, and records the curve. :func:`to_tiny_transformer` hands the trained
+weights to ``TinyTransformer`` for lessons 08 and 09.
+
+``encoder_self_attention=False`` leaves the encoder's self-attention out: each
+memory vector then depends on its own word and position only, so a cross-attention
+head that reads a word must read it from that word's own position.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from pathlib import Path
+from typing import NamedTuple
+
+import numpy as np
+
+from . import backprop as bp
+from . import _validate as validate
+from .decoding import sinusoidal_positions
+from .masks import causal_mask
+from .toy_corpus import Pair, Vocabulary, build_sentence, make_corpus  # noqa: F401 (Pair: doctests)
+
+__all__ = [
+    "Batch",
+    "TrainingRun",
+    "Translator",
+    "alignment_agreement",
+    "TRAINED_WEIGHTS",
+    "TRAINING_SETTINGS",
+    "exact_match",
+    "gradient_check",
+    "load_trained",
+    "make_batch",
+    "save_trained",
+    "to_tiny_transformer",
+    "trained_translation_example",
+    "train",
+    "where_attention_lands",
+]
+
+_ATTN = ("w_q", "w_k", "w_v", "w_o")
+
+TRAINED_WEIGHTS = Path(__file__).parent / "data" / "translator.npz"
+"""The committed weights of lesson 14's translator, written by ``make train``."""
+
+TRAINING_SETTINGS = {"steps": 300, "batch_size": 32, "lr": 2e-2, "warmup": 20, "n_heads": 1,
+                     "encoder_self_attention": False, "seed": 0}
+"""The settings :data:`TRAINED_WEIGHTS` was trained with (``train``'s defaults)."""
+
+
+class Batch(NamedTuple):
+    """A padded batch: ids, with 0 (``<pad>``) after each sentence's end."""
+
+    source: np.ndarray
+    """``(B, n_src)``: English ids, then ``<eos>``."""
+    target_in: np.ndarray
+    """``(B, n_tgt)``: ``<bos>``, then the Korean ids (what the decoder reads)."""
+    target_out: np.ndarray
+    """``(B, n_tgt)``: the Korean ids, then ``<eos>`` (what it must predict)."""
+
+
+def make_batch(pairs, vocab: Vocabulary) -> Batch:
+    """Token ids of ``pairs``, padded to the longest sentence of the batch."""
+    src = [vocab.encode(p.english) + [vocab.eos] for p in pairs]
+    ko = [vocab.encode(p.korean) for p in pairs]
+    n_src, n_tgt = max(map(len, src)), max(map(len, ko)) + 1
+    source = np.zeros((len(pairs), n_src), np.int64)  # (B, n_src)
+    target_in = np.zeros((len(pairs), n_tgt), np.int64)  # (B, n_tgt)
+    target_out = np.zeros((len(pairs), n_tgt), np.int64)
+    for i, (s, t) in enumerate(zip(src, ko)):
+        source[i, : len(s)] = s
+        target_in[i, : len(t) + 1] = [vocab.bos, *t]
+        target_out[i, : len(t) + 1] = [*t, vocab.eos]
+    return Batch(source, target_in, target_out)
+
+
+class Translator:
+    """A one-layer encoder–decoder with a hand-written backward pass.
+
+    Parameters
+    ----------
+    vocab_size : int
+    d_model : int
+        Width of the token vectors (32 in lesson 14).
+    n_heads : int
+        Heads of every attention; must divide ``d_model``.
+    d_ff : int, optional
+        Feed-forward width, ``4 · d_model`` by default.
+    encoder_self_attention : bool
+        Whether the encoder has its self-attention sub-layer.
+    seed : int
+        Seed of the initial weights: normal with standard deviation ``1/√fan_in``.
+    dtype : float32 (training) or float64 (gradient checks)
+
+    Attributes
+    ----------
+    params : dict of str → ndarray
+        ``embedding (V, d)``, ``enc.self.w_q`` …, ``enc.w_1 (d, d_ff)``, ``enc.w_2``,
+        ``dec.self.*``, ``dec.cross.*``, ``dec.w_1``, ``dec.w_2``, ``w_out (d, V)``.
+
+    Examples
+    --------
+    >>> vocab = Vocabulary()
+    >>> model = Translator(len(vocab), d_model=32, n_heads=1, seed=0)
+    >>> model.n_parameters
+    34560
+    >>> pairs = make_corpus(n_train=4, n_valid=1, n_heldout=1).train
+    >>> logits, cache = model.forward(make_batch(pairs, vocab))
+    >>> logits.shape, logits.dtype                      # (B, n_tgt, vocab_size)
+    ((4, 7, 92), dtype('float32'))
+    """
+
+    def __init__(self, vocab_size: int, d_model: int = 32, n_heads: int = 1,
+                 d_ff: int | None = None, encoder_self_attention: bool = True,
+                 seed: int = 0, dtype=np.float32):
+        self.vocab_size = validate.integer(vocab_size, "vocab_size", 1)
+        self.d_model = validate.integer(d_model, "d_model", 1)
+        self.n_heads = validate.integer(n_heads, "n_heads", 1)
+        if self.d_model % self.n_heads:
+            raise ValueError(f"n_heads must divide d_model: d_model = {d_model}, "
+                             f"n_heads = {n_heads}")
+        self.d_ff = 4 * self.d_model if d_ff is None else validate.integer(d_ff, "d_ff", 1)
+        self.encoder_self_attention = bool(encoder_self_attention)
+        self.dtype = validate.float_dtype(dtype, allowed=(np.float32, np.float64))
+        rng = np.random.default_rng(validate.seed(seed))
+        d, f, v = self.d_model, self.d_ff, self.vocab_size
+        shapes = {"embedding": (v, d)}
+        attentions = (["enc.self"] if self.encoder_self_attention else []) + [
+            "dec.self", "dec.cross"]
+        for a in attentions:
+            shapes.update({f"{a}.{w}": (d, d) for w in _ATTN})
+        for part in ("enc", "dec"):
+            shapes.update({f"{part}.w_1": (d, f), f"{part}.w_2": (f, d)})
+        shapes["w_out"] = (d, v)
+        self.params = {}
+        for name, shape in shapes.items():
+            std = 1.0 if name == "embedding" else 1 / math.sqrt(shape[0])
+            self.params[name] = rng.normal(0.0, std, shape).astype(self.dtype)
+        self._positions = sinusoidal_positions(32, d, self.dtype)  # (32, d)
+
+    @property
+    def n_parameters(self) -> int:
+        """Number of trained numbers."""
+        return sum(p.size for p in self.params.values())
+
+    # --- forward -------------------------------------------------------------------------
+
+    def _attention(self, prefix, x_q, x_kv, mask, cache):
+        """Multi-head attention of ``x_q (B, n_q, d)`` on ``x_kv (B, n_k, d)``."""
+        p, h = self.params, self.n_heads
+        q = bp.split_heads(bp.linear(x_q, p[prefix + ".w_q"]), h)  # (B, H, n_q, d/H)
+        k = bp.split_heads(bp.linear(x_kv, p[prefix + ".w_k"]), h)  # (B, H, n_k, d/H)
+        v = bp.split_heads(bp.linear(x_kv, p[prefix + ".w_v"]), h)  # (B, H, n_k, d/H)
+        heads, weights = bp.attention(q, k, v, mask)  # (B, H, n_q, d/H), (B, H, n_q, n_k)
+        merged = bp.merge_heads(heads)  # (B, n_q, d)
+        cache[prefix] = (x_q, x_kv, q, k, v, weights, merged)
+        return bp.linear(merged, p[prefix + ".w_o"])  # (B, n_q, d)
+
+    def _ffn(self, prefix, x, cache):
+        """``relu(x·W_1)·W_2``: ``(B, n, d)``."""
+        pre = bp.linear(x, self.params[prefix + ".w_1"])  # (B, n, d_ff)
+        hidden = bp.relu(pre)
+        cache[prefix + ".ffn"] = (x, pre, hidden)
+        return bp.linear(hidden, self.params[prefix + ".w_2"])  # (B, n, d)
+
+    def _norm(self, name, x, cache):
+        y, inv_std = bp.layer_norm(x)
+        cache[name] = (y, inv_std)
+        return y
+
+    def _embed_tokens(self, ids):
+        n = ids.shape[1]
+        if n > len(self._positions):
+            self._positions = sinusoidal_positions(2 * n, self.d_model, self.dtype)
+        return bp.embedding(self.params["embedding"], ids) + self._positions[:n]  # (B, n, d)
+
+    def encode(self, source, cache=None):
+        """The memory ``(B, n_src, d)`` of a padded source batch ``(B, n_src)``."""
+        cache = {} if cache is None else cache
+        key_mask = (source != 0)[:, None, None, :]  # (B, 1, 1, n_src): not padding
+        x = self._embed_tokens(source)  # (B, n_src, d)
+        if self.encoder_self_attention:
+            h = self._norm("enc.ln1", x, cache)
+            x = x + self._attention("enc.self", h, h, key_mask, cache)
+        x = x + self._ffn("enc", self._norm("enc.ln2", x, cache), cache)
+        return self._norm("enc.ln_out", x, cache)  # (B, n_src, d)
+
+    def decode(self, target_in, memory, source, cache=None):
+        """Logits ``(B, n_tgt, V)`` of the token after each position of ``target_in``."""
+        cache = {} if cache is None else cache
+        n = target_in.shape[1]
+        self_mask = causal_mask(n) & (target_in != 0)[:, None, None, :]  # (B, 1, n, n)
+        cross_mask = (source != 0)[:, None, None, :]  # (B, 1, 1, n_src)
+        y = self._embed_tokens(target_in)  # (B, n_tgt, d)
+        h = self._norm("dec.ln1", y, cache)
+        y = y + self._attention("dec.self", h, h, self_mask, cache)
+        h = self._norm("dec.ln2", y, cache)
+        y = y + self._attention("dec.cross", h, memory, cross_mask, cache)
+        y = y + self._ffn("dec", self._norm("dec.ln3", y, cache), cache)
+        h = self._norm("dec.ln_out", y, cache)
+        cache["logits_in"] = h
+        return bp.linear(h, self.params["w_out"])  # (B, n_tgt, V)
+
+    def forward(self, batch: Batch):
+        """Logits ``(B, n_tgt, V)`` and the cache of everything the backward needs."""
+        cache = {"batch": batch}
+        memory = self.encode(batch.source, cache)
+        return self.decode(batch.target_in, memory, batch.source, cache), cache
+
+    def loss(self, batch: Batch) -> float:
+        """The mean cross-entropy of the batch's Korean tokens (and ``<eos>``)."""
+        logits, _ = self.forward(batch)
+        return float(bp.cross_entropy(logits, batch.target_out)[0])
+
+    # --- backward: the same lines, in reverse ---------------------------------------------
+
+    def _attention_backward(self, prefix, d_out, cache, grads):
+        """Returns ``(d_x_q, d_x_kv)`` and adds the four weight gradients to ``grads``."""
+        p = self.params
+        x_q, x_kv, q, k, v, weights, merged = cache[prefix]
+        d_merged, grads[prefix + ".w_o"] = bp.linear_backward(d_out, merged, p[prefix + ".w_o"])
+        d_heads = bp.split_heads(d_merged, self.n_heads)  # (B, H, n_q, d/H)
+        d_q, d_k, d_v = bp.attention_backward(d_heads, q, k, v, weights)
+        d_x_q, grads[prefix + ".w_q"] = bp.linear_backward(bp.merge_heads(d_q), x_q,
+                                                           p[prefix + ".w_q"])
+        d_x_k, grads[prefix + ".w_k"] = bp.linear_backward(bp.merge_heads(d_k), x_kv,
+                                                           p[prefix + ".w_k"])
+        d_x_v, grads[prefix + ".w_v"] = bp.linear_backward(bp.merge_heads(d_v), x_kv,
+                                                           p[prefix + ".w_v"])
+        return d_x_q, d_x_k + d_x_v
+
+    def _ffn_backward(self, prefix, d_out, cache, grads):
+        x, pre, hidden = cache[prefix + ".ffn"]
+        d_hidden, grads[prefix + ".w_2"] = bp.linear_backward(d_out, hidden,
+                                                              self.params[prefix + ".w_2"])
+        d_pre = bp.relu_backward(d_hidden, pre)
+        d_x, grads[prefix + ".w_1"] = bp.linear_backward(d_pre, x, self.params[prefix + ".w_1"])
+        return d_x
+
+    def _norm_backward(self, name, d_out, cache):
+        return bp.layer_norm_backward(d_out, *cache[name])
+
+    def backward(self, d_logits, cache) -> dict:
+        """The gradient of the loss with respect to every parameter, from ``d_logits``."""
+        grads = {}
+        batch = cache["batch"]
+        # logits = LN(y)·W_out
+        d_h, grads["w_out"] = bp.linear_backward(d_logits, cache["logits_in"],
+                                                 self.params["w_out"])
+        d_y = self._norm_backward("dec.ln_out", d_h, cache)  # (B, n_tgt, d)
+        # y += ffn(LN(y)): the residual passes d_y on unchanged, the branch adds its part
+        d_y = d_y + self._norm_backward("dec.ln3", self._ffn_backward("dec", d_y, cache, grads),
+                                        cache)
+        # y += cross_attn(LN(y), memory)
+        d_h, d_memory = self._attention_backward("dec.cross", d_y, cache, grads)
+        d_y = d_y + self._norm_backward("dec.ln2", d_h, cache)
+        # y += self_attn(LN(y)): LN(y) is both the queries' and the keys' input
+        d_q, d_kv = self._attention_backward("dec.self", d_y, cache, grads)
+        d_y = d_y + self._norm_backward("dec.ln1", d_q + d_kv, cache)
+        d_table = bp.embedding_backward(d_y, batch.target_in, self.vocab_size)
+        # the encoder: memory = LN(x)
+        d_x = self._norm_backward("enc.ln_out", d_memory, cache)  # (B, n_src, d)
+        d_x = d_x + self._norm_backward("enc.ln2", self._ffn_backward("enc", d_x, cache, grads),
+                                        cache)
+        if self.encoder_self_attention:
+            d_q, d_kv = self._attention_backward("enc.self", d_x, cache, grads)
+            d_x = d_x + self._norm_backward("enc.ln1", d_q + d_kv, cache)
+        grads["embedding"] = d_table + bp.embedding_backward(d_x, batch.source, self.vocab_size)
+        return grads
+
+    def loss_and_grads(self, batch: Batch):
+        """``(loss, grads)``: one forward, one backward."""
+        logits, cache = self.forward(batch)
+        loss, probabilities = bp.cross_entropy(logits, batch.target_out)
+        return float(loss), self.backward(bp.cross_entropy_backward(probabilities,
+                                                                    batch.target_out), cache)
+
+    # --- using it ----------------------------------------------------------------------------
+
+    def cross_attention(self, batch: Batch) -> np.ndarray:
+        """The decoder's cross-attention weights, teacher-forced: ``(B, H, n_tgt, n_src)``.
+
+        Row ``i`` is the query that predicts Korean token ``i`` (reading ``<bos>`` and
+        the tokens before it).
+        """
+        _, cache = self.forward(batch)
+        return cache["dec.cross"][5]
+
+    def greedy(self, source, max_len: int = 8) -> np.ndarray:
+        """Greedy translation of a padded source batch: ``(B, ≤ max_len)`` ids, each
+        sentence's tokens then ``<eos>`` (and padding after it)."""
+        memory = self.encode(source)
+        out = np.full((len(source), 1), 1, np.int64)  # (B, 1): <bos>
+        done = np.zeros(len(source), bool)
+        for _ in range(max_len):
+            logits = self.decode(out, memory, source)  # (B, t, V)
+            nxt = np.where(done, 0, logits[:, -1].argmax(-1))  # (B,)
+            out = np.concatenate([out, nxt[:, None]], axis=1)
+            done |= nxt == 2
+            if done.all():
+                break
+        return out[:, 1:]
+
+    def translate(self, pairs, vocab: Vocabulary) -> list:
+        """Greedy translations of ``pairs`` as lists of Korean tokens (without ``<eos>``)."""
+        ids = self.greedy(make_batch(pairs, vocab).source)
+        result = []
+        for row in ids:
+            row = list(row)
+            result.append(vocab.decode(row[: row.index(2)] if 2 in row else row))
+        return result
+
+
+def gradient_check(model: Translator, batch: Batch, entries: int = 10, eps: float = 1e-6,
+                   seed: int = 0) -> dict:
+    """Relative error, by norm, of :meth:`Translator.backward` against central differences.
+
+    For each parameter, ``entries`` random entries (those of the embedding among the rows
+    the batch uses) are nudged by ``±eps`` and the loss recomputed. The norm-based error
+    ``‖g − g_num‖ / (‖g‖ + ‖g_num‖)`` stays fair for a gradient that is exactly 0. Use a
+    float64 model: float32 rounding alone would give errors near 1e-3.
+    """
+    _, grads = model.loss_and_grads(batch)
+    rng = np.random.default_rng(seed)
+    used = np.unique(np.concatenate([batch.source.ravel(), batch.target_in.ravel()]))
+    errors = {}
+    for name, param in model.params.items():
+        flat = param.reshape(-1)
+        if name == "embedding":
+            rows = (used[:, None] * model.d_model + np.arange(model.d_model)).ravel()
+            picks = rng.choice(rows, min(entries, len(rows)), replace=False)
+        else:
+            picks = rng.choice(flat.size, min(entries, flat.size), replace=False)
+        numeric = np.empty(len(picks))
+        for j, i in enumerate(picks):
+            old = flat[i]
+            flat[i] = old + eps
+            up = model.loss(batch)
+            flat[i] = old - eps
+            down = model.loss(batch)
+            flat[i] = old
+            numeric[j] = (up - down) / (2 * eps)
+        analytic = grads[name].reshape(-1)[picks]
+        denom = np.linalg.norm(analytic) + np.linalg.norm(numeric)
+        errors[name] = 0.0 if denom == 0 else float(np.linalg.norm(analytic - numeric) / denom)
+    return errors
+
+
+def exact_match(model: Translator, pairs, vocab: Vocabulary) -> float:
+    """The fraction of ``pairs`` whose greedy translation is exactly the gold Korean."""
+    translations = model.translate(pairs, vocab)
+    return float(np.mean([tuple(t) == p.korean for t, p in zip(translations, pairs)]))
+
+
+def alignment_agreement(weights, pairs, heads="mean") -> float:
+    """How often a Korean token's cross-attention row peaks on its gold English word.
+
+    ``weights (B, H, n_tgt, n_src)`` are teacher-forced (:meth:`Translator.cross_attention`).
+    The rows counted are the Korean tokens' (not ``<eos>``'s); ``heads="mean"`` takes
+    the argmax of the head-averaged row, an int takes that head's row.
+
+    >>> pair = Pair(("the", "cat"), ("고양이가",), (1,))
+    >>> alignment_agreement(np.array([[[[0.2, 0.7, 0.1], [1, 0, 0]]]]), [pair])
+    1.0
+    """
+    weights = np.asarray(weights)
+    maps = weights.mean(axis=1) if heads == "mean" else weights[:, heads]  # (B, n_tgt, n_src)
+    hits = total = 0
+    for m, p in zip(maps, pairs):
+        n = len(p.korean)
+        hits += int((m[:n].argmax(-1) == np.array(p.alignment)).sum())
+        total += n
+    return hits / total
+
+
+def where_attention_lands(weights, pairs, heads="mean") -> dict:
+    """Where each Korean token's cross-attention row peaks: fractions of the rows.
+
+    ``"gold"`` its gold English word, ``"the"``, ``"<eos>"``, or ``"other word"``. Same rows
+    and heads as :func:`alignment_agreement`, whose value is the ``"gold"`` fraction.
+
+    >>> pair = Pair(("the", "cat", "sat"), ("고양이가", "앉았다"), (1, 2))
+    >>> w = np.array([[[[0, 1, 0, 0], [0, 0, 0, 1], [1, 0, 0, 0]]]])   # 앉았다 → <eos>
+    >>> where_attention_lands(w, [pair])
+    {'gold': 0.5, 'the': 0.0, '<eos>': 0.5, 'other word': 0.0}
+    """
+    weights = np.asarray(weights)
+    maps = weights.mean(axis=1) if heads == "mean" else weights[:, heads]  # (B, n_tgt, n_src)
+    counts = dict.fromkeys(("gold", "the", "<eos>", "other word"), 0)
+    for m, p in zip(maps, pairs):
+        source = [*p.english, "<eos>"]
+        for i, gold in enumerate(p.alignment):
+            j = int(m[i].argmax())
+            kind = "gold" if j == gold else source[j] if source[j] in ("the", "<eos>") else (
+                "other word")
+            counts[kind] += 1
+    total = sum(counts.values())
+    return {kind: n / total for kind, n in counts.items()}
+
+
+class TrainingRun(NamedTuple):
+    """What :func:`train` gives back."""
+
+    model: Translator
+    history: list
+    """One dict per evaluation: ``step``, ``loss`` (mean of the steps since the last),
+    ``exact_match`` (greedy, held-out), ``alignment`` (teacher-forced, held-out,
+    head-averaged), ``alignment_per_head``."""
+    snapshots: list
+    """The cross-attention ``(H, n_tgt, n_src)`` of ``corpus.heldout[0]`` at each
+    evaluation (step 0 first)."""
+    steps: int
+    """Training steps taken."""
+    seconds: float
+    """Wall-clock time, evaluations included."""
+    corpus: object
+    vocab: Vocabulary
+
+
+def train(steps: int = 300, batch_size: int = 32, lr: float = 2e-2, warmup: int = 20,
+          n_heads: int = 1, encoder_self_attention: bool = False, seed: int = 0,
+          n_train: int = 3000, eval_every: int = 10, n_eval: int = 100,
+          stop_at: float | None = None, callback=None, dtype=np.float32) -> TrainingRun:
+    """Train a :class:`Translator` on :func:`~qkv_helpers.toy_corpus.make_corpus`.
+
+    Adam (β = 0.9, 0.98), the learning rate warmed up linearly over ``warmup`` steps
+    to ``lr`` then decayed to 0 at ``steps`` along a cosine, the gradients' global norm
+    clipped at 1.0. Every ``eval_every`` steps the first ``n_eval`` held-out sentences
+    (combinations never seen in training) are translated greedily and their
+    cross-attention compared with the gold alignment. ``stop_at``: stop at the first
+    evaluation whose exact match reaches it. ``callback(record)`` after each evaluation.
+
+    Everything follows from ``seed``: the corpus, the initial weights, the batches.
+    """
+    steps = validate.integer(steps, "steps", 1)
+    corpus = make_corpus(n_train=n_train, seed=seed)
+    vocab = Vocabulary()
+    model = Translator(len(vocab), 32, n_heads, encoder_self_attention=encoder_self_attention,
+                       seed=seed, dtype=dtype)
+    rng = np.random.default_rng(seed + 1)
+    evaluation = corpus.heldout[:n_eval]
+    eval_batch = make_batch(evaluation, vocab)
+    shown = make_batch(corpus.heldout[:1], vocab)
+    history, snapshots, losses, state = [], [], [], {}
+    start = time.perf_counter()
+
+    def evaluate(step):
+        weights = model.cross_attention(eval_batch)
+        record = {
+            "step": step,
+            "loss": float(np.mean(losses)) if losses else model.loss(eval_batch),
+            "exact_match": exact_match(model, evaluation, vocab),
+            "alignment": alignment_agreement(weights, evaluation),
+            "alignment_per_head": [alignment_agreement(weights, evaluation, h)
+                                   for h in range(n_heads)],
+        }
+        losses.clear()
+        history.append(record)
+        snapshots.append(model.cross_attention(shown)[0])
+        if callback is not None:
+            callback(record)
+        return record
+
+    evaluate(0)
+    order = rng.permutation(len(corpus.train))
+    position = 0
+    step = 0
+    for step in range(1, steps + 1):
+        if position + batch_size > len(order):
+            order, position = rng.permutation(len(corpus.train)), 0
+        batch = make_batch([corpus.train[i] for i in order[position: position + batch_size]],
+                           vocab)
+        position += batch_size
+        loss, grads = model.loss_and_grads(batch)
+        bp.clip_by_norm(grads, 1.0)
+        bp.adam_step(model.params, grads, state, bp.learning_rate(step - 1, lr, warmup, steps))
+        losses.append(loss)
+        if step % eval_every == 0 or step == steps:
+            record = evaluate(step)
+            if stop_at is not None and record["exact_match"] >= stop_at:
+                break
+    return TrainingRun(model, history, snapshots, step, time.perf_counter() - start, corpus,
+                       vocab)
+
+
+def to_tiny_transformer(model: Translator):
+    """A :class:`~qkv_helpers.decoding.TinyTransformer` holding ``model``'s weights.
+
+    Same architecture, so ``TinyTransformer.generate`` (cached or not) translates. An
+    encoder without self-attention gets zero attention weights there: its output
+    ``concat(heads)·0`` adds nothing, as if the sub-layer were absent.
+    """
+    from .decoding import TinyTransformer
+
+    tiny = TinyTransformer(model.vocab_size, model.d_model, model.n_heads, 1, seed=0,
+                           d_ff=model.d_ff, dtype=model.dtype)
+    p = model.params
+    tiny.embedding = p["embedding"].copy()
+    tiny.w_out = p["w_out"].copy()
+    enc, dec = tiny.encoder_layers[0], tiny.decoder_layers[0]
+    for layer, part in ((enc, "enc"), (dec, "dec")):
+        layer.w_1, layer.w_2 = p[part + ".w_1"].copy(), p[part + ".w_2"].copy()
+    for mha, prefix in ((enc.self_attn, "enc.self"), (dec.self_attn, "dec.self"),
+                        (dec.cross_attn, "dec.cross")):
+        for w in _ATTN:
+            value = p.get(f"{prefix}.{w}")
+            setattr(mha, w, np.zeros_like(getattr(mha, w)) if value is None else value.copy())
+    return tiny
+
+
+def save_trained(run: TrainingRun, path=TRAINED_WEIGHTS) -> Path:
+    """Write ``run``'s weights, settings and curve to ``path`` (a compressed ``.npz``)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    m = run.model
+    meta = {"vocab_size": m.vocab_size, "d_model": m.d_model, "n_heads": m.n_heads,
+            "d_ff": m.d_ff, "encoder_self_attention": m.encoder_self_attention,
+            "steps": run.steps, "history": run.history}
+    np.savez_compressed(path, meta=np.array(json.dumps(meta)), **m.params)
+    return path
+
+
+def load_trained(path=TRAINED_WEIGHTS):
+    """The translator ``make train`` wrote: ``(model, meta)``, meta holding its curve.
+
+    >>> model, meta = load_trained()
+    >>> model.translate([build_sentence("fox", "sat", "behind", "rock")], Vocabulary())
+    [['여우가', '바위', '뒤에', '앉았다']]
+    >>> meta["history"][-1]["exact_match"] >= 0.95
+    True
+    """
+    with np.load(Path(path)) as data:
+        meta = json.loads(str(data["meta"]))
+        params = {name: data[name] for name in data.files if name != "meta"}
+    model = Translator(meta["vocab_size"], meta["d_model"], meta["n_heads"], meta["d_ff"],
+                       meta["encoder_self_attention"], seed=0, dtype=params["w_out"].dtype)
+    if params.keys() != model.params.keys():
+        raise ValueError(f"{path} does not hold this translator's weights: it has "
+                         f"{sorted(params)}, needed {sorted(model.params)}")
+    model.params = params
+    return model, meta
+
+
+def trained_translation_example(model: Translator | None = None):
+    """Lesson 08's pair, "the cat sat on the mat" → "고양이가 매트 위에 앉았다", as the
+    trained translator's cross-attention sees it: a
+    :class:`~qkv_helpers.examples.TranslationExample` whose ``q``, ``k``, ``v`` give the
+    trained weights.
+
+    ``source_x`` is the encoder output (the memory, ``(7, d_model)``: six words and
+    ``<eos>``); ``target_x`` the decoder states the cross-attention reads, ``LN(y)``
+    teacher-forced (``(5, d_model)``: row ``i`` is the query that predicts Korean token
+    ``i``, the last one ``<eos>``); ``w_q``, ``w_k``, ``w_v`` the cross-attention's
+    matrices. One head, so ``d_k = d_model``.
+
+    >>> ex = trained_translation_example()
+    >>> ex.q.shape, ex.k.shape
+    ((4, 32), (7, 32))
+    >>> from qkv_helpers.attention import scaled_dot_product_attention
+    >>> w = scaled_dot_product_attention(ex.q, ex.k, ex.v).weights
+    >>> [ex.source_tokens[j] for j in w.argmax(axis=1)]
+    ['cat', 'mat', 'on', 'sat']
+    """
+    from .examples import TranslationExample
+
+    model = load_trained()[0] if model is None else model
+    if model.n_heads != 1:
+        raise ValueError(f"model must have one head (lesson 08 reads one map), got "
+                         f"{model.n_heads}")
+    vocab = Vocabulary()
+    pair = build_sentence("cat", "sat", "on", "mat")
+    batch = make_batch([pair], vocab)
+    _, cache = model.forward(batch)
+    target_x, memory = cache["dec.cross"][:2]  # (1, 5, d) with the <eos> row, (1, 7, d)
+    p = model.params
+    return TranslationExample(
+        source_sentence=" ".join(pair.english), target_sentence=" ".join(pair.korean),
+        source_tokens=(*pair.english, "<eos>"), target_tokens=pair.korean,
+        source_x=memory[0], target_x=target_x[0, : len(pair.korean)],
+        w_q=p["dec.cross.w_q"], w_k=p["dec.cross.w_k"], w_v=p["dec.cross.w_v"],
+        alignment=pair.alignment)

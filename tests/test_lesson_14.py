@@ -1,0 +1,162 @@
+"""Lesson 14's checkers, widgets, plots and the backward-memory measurement."""
+
+import io
+import warnings
+
+import numpy as np
+import PIL.Image
+import pytest
+
+import qkv_helpers as qk
+from qkv_helpers import attention_backward as ab
+from qkv_helpers import lesson14_checks as c14
+from qkv_helpers import toy_corpus as tc
+from qkv_helpers import translator as trn
+
+
+@pytest.fixture(scope="module")
+def model():
+    return trn.load_trained()[0]
+
+
+@pytest.fixture(scope="module")
+def short_run():
+    return trn.train(steps=40, eval_every=20, n_heads=2, encoder_self_attention=True)
+
+
+def _backward(q, k, v, d_out):
+    s = k @ q / np.sqrt(len(q))
+    p = np.exp(s - s.max())
+    p /= p.sum()
+    d_p = v @ d_out
+    d_s = p * (d_p - p @ d_p)
+    return d_s @ k / np.sqrt(len(q)), np.outer(d_s, q) / np.sqrt(len(q)), np.outer(p, d_out)
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_check_attention_backward(lang):
+    qk.setup(lang=lang)
+    assert c14.check_attention_backward(_backward).ok is True
+    assert c14.check_attention_backward(...).ok is None
+    assert c14.check_attention_backward(lambda q, k, v, d: ...).ok is None
+    # the scale forgotten, the Jacobian's second term forgotten, d_k and d_v swapped: wrong
+    def no_scale(q, k, v, d):
+        d_q, d_k, d_v = _backward(q, k, v, d)
+        return d_q * np.sqrt(len(q)), d_k * np.sqrt(len(q)), d_v
+
+    def no_jacobian(q, k, v, d):
+        s = k @ q / np.sqrt(len(q))
+        p = np.exp(s) / np.exp(s).sum()
+        d_s = p * (v @ d)
+        return d_s @ k / np.sqrt(len(q)), np.outer(d_s, q) / np.sqrt(len(q)), np.outer(p, d)
+
+    for bad in (no_scale, no_jacobian, lambda q, k, v, d: (q, k, v), lambda q, k, v, d: 1 / 0,
+                lambda q, k, v, d: (q,), lambda q, k, v, d: "abc", 42, "my_backward",
+                lambda: 0, lambda q, k, v, d: (np.full_like(q, np.nan), k, v)):
+        feedback = c14.check_attention_backward(bad)
+        assert feedback.ok is False, bad
+        assert feedback.message
+
+
+def test_check_verb_attention(model):
+    qk.setup(lang="en")
+    pair = tc.build_sentence("rabbit", "hid", "behind", "bench", "white", "small")
+    assert c14.check_verb_attention("hid", model, pair).ok is True
+    assert c14.check_verb_attention(" Hid ", model, pair).ok is True
+    for wrong in ("bench", "the", "behind"):
+        assert c14.check_verb_attention(wrong, model, pair).ok is False
+    for odd in ("zebra", 3, ["hid"], None, ...):
+        assert c14.check_verb_attention(odd, model, pair).ok is not True
+
+
+def test_check_break_it(model):
+    qk.setup(lang="ko")
+
+    def fake(loss, exact):
+        history = [{"step": 300, "loss": loss, "exact_match": exact, "alignment": 0.2}]
+        return trn.TrainingRun(model, history, [], 300, 1.0, None, None)
+
+    diverged, memorised, fine = fake(2.4, 0.0), fake(0.001, 0.1), fake(0.004, 1.0)
+    assert c14.check_break_it(diverged, "a").ok is True
+    assert c14.check_break_it(diverged, "b").ok is False
+    assert c14.check_break_it(memorised, "b").ok is True
+    assert c14.check_break_it(memorised, "a").ok is False
+    assert c14.check_break_it(fine, "c").ok is False  # it has to break first
+    assert c14.check_break_it(fake(float("nan"), 0.0), "a").ok is True
+    assert c14.check_break_it(memorised, "d").ok is False
+    assert c14.check_break_it("run", "a").ok is False
+    assert c14.check_break_it(..., ...).ok is None
+
+
+def test_small_training_set_memorises():
+    run = trn.train(n_train=20, eval_every=100)
+    assert run.history[-1]["loss"] < 0.3 and run.history[-1]["exact_match"] < 0.5
+    assert c14.check_break_it(run, "b").ok is True
+
+
+def test_recompute_backward_equals_plain():
+    rng = np.random.default_rng(3)
+    for n, block in ((50, 16), (64, 64), (7, 100)):
+        q, k, v, d_out = (rng.standard_normal((n, 8)) for _ in range(4))
+        out, p, lse = ab.forward_with_logsumexp(q, k, v)
+        np.testing.assert_allclose(p, qk.softmax((q @ k.T) / np.sqrt(8)), rtol=1e-12)
+        np.testing.assert_allclose(lse, np.log(np.exp((q @ k.T) / np.sqrt(8)).sum(-1)))
+        for a, b in zip(ab.plain_backward(d_out, q, k, v, p),
+                        ab.recompute_backward(d_out, q, k, v, out, lse, block)):
+            np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+
+
+def test_measure_backward_keeps_n_squared_against_n():
+    costs = ab.measure_backward([128, 256])
+    assert costs.kept_plain[1] / costs.kept_plain[0] > 3  # P dominates: about ×4
+    assert costs.kept_recompute[1] / costs.kept_recompute[0] == pytest.approx(2)
+    assert costs.peak_recompute[1] < costs.peak_plain[1]
+    assert [b / a for a, b in zip(costs.flops_plain, costs.flops_recompute)] == [1.25, 1.25]
+
+
+def test_where_attention_lands_sums_to_one_and_matches_agreement(model):
+    corpus, vocab = tc.make_corpus(), tc.Vocabulary()
+    w = model.cross_attention(trn.make_batch(corpus.heldout[:50], vocab))
+    lands = trn.where_attention_lands(w, corpus.heldout[:50])
+    assert sum(lands.values()) == pytest.approx(1)
+    assert lands["gold"] == pytest.approx(trn.alignment_agreement(w, corpus.heldout[:50]))
+
+
+def _pixels(png):
+    return np.asarray(PIL.Image.open(io.BytesIO(bytes(png))).convert("RGB")).astype(int)
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_widgets_update_draws_what_a_fresh_build_draws(lang, model, short_run):
+    qk.setup(lang=lang)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # e.g. a missing glyph
+        panels = [qk.widgets.attention_learning_explorer(short_run),
+                  qk.widgets.sentence_translator(model)]
+        panels[0].controls["step"].value = 40
+        panels[1].controls["subject_adjective"].value = "big"
+        panels[1].controls["place"].value = "bridge"
+        for panel in panels:
+            changed = _pixels(panel.live.image.value)
+            panel.live._handle = None  # the same state, built from scratch
+            panel.live.redraw(panel)
+            assert np.abs(changed - _pixels(panel.live.image.value)).max() <= 8
+    assert panels[0].state["step"] == 40
+    assert panels[1].state["translation"] == ["큰", "고양이가", "다리", "위에", "앉았다"]
+    assert panels[1].state["correct"]
+
+
+def test_plots_draw_and_refuse_bad_input(short_run):
+    qk.setup(lang="en")
+    fig = qk.plots.plot_training_curves(short_run.history)
+    assert len(fig.axes) == 2
+    pair = short_run.corpus.heldout[0]
+    fig = qk.plots.plot_alignment_maps(short_run.snapshots[-1], [*pair.korean, "<eos>"],
+                                       [*pair.english, "<eos>"], pair.alignment)
+    assert len(fig.axes) == 3 and len(fig.axes[0].patches) == len(pair.alignment)
+    with pytest.raises(ValueError, match="history"):
+        qk.plots.plot_training_curves([])
+    with pytest.raises(ValueError, match="weights"):
+        qk.plots.plot_alignment_maps(np.ones((2, 3)), ["a", "b"], ["x", "y", "z"])
+    with pytest.raises(ValueError, match="alignment"):
+        qk.plots.plot_alignment_maps(np.full((1, 2, 3), 0.3), ["a", "b"], ["x", "y", "z"], [5])
