@@ -21,8 +21,8 @@ from typing import NamedTuple
 import numpy as np
 
 from . import _validate as validate
-from .long_context import measure_peak_memory
 from .backprop import attention_backward
+from .long_context import measure_peak_memory
 
 __all__ = [
     "BackwardCosts",

@@ -265,9 +265,10 @@ def make_corpus(n_train: int = 3000, n_valid: int = 200, n_heldout: int = 200,
     >>> corpus.train == make_corpus(n_train=50, n_valid=5, n_heldout=5).train
     True
     """
-    n_train = validate.integer(n_train, "n_train", 1, 100_000, why="sentences of a toy grammar")
-    n_valid = validate.integer(n_valid, "n_valid", 1, 100_000, why="sentences of a toy grammar")
-    n_heldout = validate.integer(n_heldout, "n_heldout", 1, 100_000, why="sentences of a toy grammar")
+    why = "sentences of a toy grammar"
+    n_train = validate.integer(n_train, "n_train", 1, 100_000, why=why)
+    n_valid = validate.integer(n_valid, "n_valid", 1, 100_000, why=why)
+    n_heldout = validate.integer(n_heldout, "n_heldout", 1, 100_000, why=why)
     if not isinstance(heldout_fraction, float) or not 0.0 < heldout_fraction < 0.5:
         raise ValueError(f"heldout_fraction must be a float in (0, 0.5), got "
                          f"{heldout_fraction!r}")

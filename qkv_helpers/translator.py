@@ -31,8 +31,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from . import backprop as bp
 from . import _validate as validate
+from . import backprop as bp
 from .decoding import sinusoidal_positions
 from .masks import causal_mask
 from .toy_corpus import Pair, Vocabulary, build_sentence, make_corpus  # noqa: F401 (Pair: doctests)

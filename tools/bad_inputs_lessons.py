@@ -146,10 +146,10 @@ def _cases_for_every_ax() -> list[Case]:
 def cases_issue_26() -> list[Case]:
     """The kinds of issue 26 for the entry points above that can meet them."""
     import qkv_helpers as qk
-    from qkv_helpers import plots
-    from qkv_helpers.kv_cache import experiments as kv_experiments
-    from qkv_helpers.kv_cache import arithmetic as km
     from qkv_helpers import pipeline as pl
+    from qkv_helpers import plots
+    from qkv_helpers.kv_cache import arithmetic as km
+    from qkv_helpers.kv_cache import experiments as kv_experiments
 
     ex = qk.running_example()
     out = []
