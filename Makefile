@@ -64,7 +64,7 @@ lab: $(STAMP)
 		--ServerApp.root_dir=notebooks \
 		--LabApp.default_url=/lab/tree/$(COURSE_LANG)/00_start_here.ipynb $(ALLOW_ROOT) $(LAB_UI)
 
-# Both cores (pytest-xdist): TEST_JOBS=1 for one process, TEST_JOBS=auto for every core.
+# Both cores (pytest-xdist): TEST_JOBS=0 runs everything in one process, TEST_JOBS=auto on every core.
 # Unit tests by xdist group (tests/conftest.py keeps the tests that share one lesson run or
 # one classroom build on one worker); nbval by file (a notebook's cells run in order, in one
 # kernel).
