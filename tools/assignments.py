@@ -70,16 +70,53 @@ TEST_HEADER = {
 }
 COURSE_TITLE = {"ko": "qkv-attention-ko", "en": "qkv-attention-en"}
 
+# Time limits (seconds) when autograding. An exercise's cells (the learner's answer with its
+# check, and the test cell) get EXERCISE_SECONDS: every checker runs in well under a second,
+# so a learner's loop that never ends costs that, once. Other cells (the lesson's own code,
+# some of which measure timings) get LESSON_CELL_SECONDS.
+EXERCISE_SECONDS = 10
+LESSON_CELL_SECONDS = 120
+
+# What a timed-out cell shows (nbgrader interrupts its kernel and records this error).
+TIMEOUT_TEXT = {
+    "ko": "⏱ 이 셀이 {seconds}초 안에 끝나지 않아서 채점기가 멈췄어요. "
+          "반복문이 끝나는지 살펴보세요.",
+    "en": "⏱ This cell did not finish in {seconds} s, so the autograder stopped it. Look at "
+          "your loop: does it ever end?",
+}
+
 CONFIG = '''\
 # nbgrader course folder for the attention course ({lang}), written by tools/assignments.py
 # (make assignments). Edit the lessons in notebooks/src and run make assignments again.
+# Nothing here names a folder: the course is the folder this file is in, wherever it is
+# copied or moved (nbgrader reads this file from the folder it is run in).
+import os
 c = get_config()  # noqa: F821
 c.CourseDirectory.course_id = {course!r}
-c.CourseDirectory.root = {root!r}
+c.CourseDirectory.root = os.path.dirname(os.path.abspath(__file__))
 c.ClearSolutions.code_stub = {{"python": {stub!r}}}
-# Run every lesson top to bottom when autograding: some cells measure timings.
-c.Execute.timeout = 600
-c.Execute.allow_errors = True
+
+
+def _seconds(cell):
+    """A cell's time limit when autograding: short for an exercise's answer, a little longer
+    for its test cell (which stops the learner's code itself after {exercise} s, with a
+    message), long for the lesson's own cells."""
+    nbgrader = cell.metadata.get("nbgrader", {{}})
+    if nbgrader.get("solution"):
+        return {exercise}
+    if nbgrader.get("grade"):
+        return {exercise} + 5
+    return {lesson}
+
+
+c.Execute.timeout_func = _seconds
+c.Execute.interrupt_on_timeout = True  # and go on with the next cells
+c.Execute.error_on_timeout = {{
+    "ename": "TimeoutError", "evalue": "",
+    "traceback": [{timeout_text!r}]}}
+# Tracebacks as one line (the error and its message): no paths of the server's files.
+c.Execute.extra_arguments = ["--HistoryManager.hist_file=:memory:",
+                             "--InteractiveShell.xmode=Minimal"]
 '''
 
 _CHECK_CALL = re.compile(r"(^|\.)checks\.\w+$")
@@ -145,9 +182,9 @@ def answer_and_test(exercise: str, solution: str, lang: str, grade_id: str, poin
     answer = lines[:first] + [BEGIN, *region, END] + lines[first:]
     check_sources = [ast.get_source_segment(exercise, call) for call in calls]
     names = [c.args[0].id for c in calls if c.args and isinstance(c.args[0], ast.Name)]
-    test = [TEST_HEADER[lang].format(points=points)]
+    test = [TEST_HEADER[lang].format(points=points), "from qkv_helpers.grading import graded"]
     for text in check_sources:
-        test.append(f"_feedback = {text.strip()}")
+        test.append(f"_feedback = graded({text.strip()!r}, seconds={EXERCISE_SECONDS})")
         test.append("assert _feedback.ok is True, _feedback.message")
     return "\n".join(answer), "\n".join(test), Exercise(grade_id, check_sources, names)
 
@@ -215,8 +252,10 @@ def write_course(out: Path, lang: str, stems: list[str], points: int = POINTS) -
     course = out / lang
     course.mkdir(parents=True, exist_ok=True)
     (course / "nbgrader_config.py").write_text(
-        CONFIG.format(lang=lang, course=COURSE_TITLE[lang], root=str(course.resolve()),
-                      stub=STUB[lang]), encoding="utf-8")
+        CONFIG.format(lang=lang, course=COURSE_TITLE[lang], stub=STUB[lang],
+                      exercise=EXERCISE_SECONDS, lesson=LESSON_CELL_SECONDS,
+                      timeout_text=TIMEOUT_TEXT[lang].format(seconds=EXERCISE_SECONDS)),
+        encoding="utf-8")
     found = {}
     for stem in stems:
         nb, exercises = assignment_notebook(stem, lang, points)
