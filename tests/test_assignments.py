@@ -11,6 +11,7 @@ student's feedback read from the graded notebook.
 from __future__ import annotations
 
 import ast
+import re
 import sys
 import time
 from pathlib import Path
@@ -232,6 +233,22 @@ def test_nbgrader_autogrades_a_class_of_five(tmp_path, lang):
     # Tracebacks are one line: no file of the server shows.
     every_output = "\n".join(_outputs_text(c) for c in graded.cells)
     assert "site-packages" not in every_output and str(tmp_path) not in every_output
+
+    # The feedback pages: the course's language around the notebook, MathJax in the page
+    # (formulas render offline: no script is loaded from elsewhere).
+    done = assignments.nbgrader(course, "generate_feedback", AUTOGRADED, "--force",
+                                check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    page = (course / "feedback" / "looping" / AUTOGRADED / f"{AUTOGRADED}.html").read_text(
+        encoding="utf-8")
+    if (course / "feedback_template" / assignments.FEEDBACK_NAME / "tex-svg.js").exists():
+        assert "MathJax" in page and "cdnjs" not in page
+    assert not re.search(r"<script[^>]+src=", page)
+    text = assignments.FEEDBACK_TEXT[lang]
+    assert f"{text['test_cell']}</a>" in page and f"{text['score']}: 0.0 / 2.0" in page
+    assert expected in page
+    if lang == "ko":
+        assert "Student's answer" not in page and "Score:" not in page
 
 
 def test_graded_reports_a_missing_answer_instead_of_raising():

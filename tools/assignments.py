@@ -117,7 +117,22 @@ c.Execute.error_on_timeout = {{
 # Tracebacks as one line (the error and its message): no paths of the server's files.
 c.Execute.extra_arguments = ["--HistoryManager.hist_file=:memory:",
                              "--InteractiveShell.xmode=Minimal"]
+# Feedback pages (nbgrader generate_feedback) in this course's language, MathJax inlined.
+c.HTMLExporter.template_name = {template!r}
+c.HTMLExporter.extra_template_basedirs = [
+    os.path.join(c.CourseDirectory.root, "feedback_template")]
 '''
+
+# The feedback page's own texts (the rest of the page is the graded notebook).
+FEEDBACK_TEMPLATE = Path(__file__).resolve().parent / "feedback_template" / "index.html.j2"
+FEEDBACK_NAME = "qkv_feedback"
+FEEDBACK_TEXT = {
+    "ko": {"lang": "ko", "score": "점수", "answer": "내 답", "test_cell": "자동 채점 테스트",
+           "comment": "선생님 코멘트", "top": "맨 위로", "late": "늦은 제출 감점"},
+    "en": {"lang": "en", "score": "Score", "answer": "Your answer", "test_cell": "Autograder test",
+           "comment": "Teacher's comment", "top": "top", "late": "Late submission penalty"},
+}
+MATHJAX = ("mathjax", "3.2.2", "es5/tex-svg.js")  # the npm package classroom.py vendors too
 
 _CHECK_CALL = re.compile(r"(^|\.)checks\.\w+$")
 
@@ -254,8 +269,10 @@ def write_course(out: Path, lang: str, stems: list[str], points: int = POINTS) -
     (course / "nbgrader_config.py").write_text(
         CONFIG.format(lang=lang, course=COURSE_TITLE[lang], stub=STUB[lang],
                       exercise=EXERCISE_SECONDS, lesson=LESSON_CELL_SECONDS,
-                      timeout_text=TIMEOUT_TEXT[lang].format(seconds=EXERCISE_SECONDS)),
+                      timeout_text=TIMEOUT_TEXT[lang].format(seconds=EXERCISE_SECONDS),
+                      template=FEEDBACK_NAME),
         encoding="utf-8")
+    write_feedback_template(course, lang)
     found = {}
     for stem in stems:
         nb, exercises = assignment_notebook(stem, lang, points)
@@ -268,6 +285,44 @@ def write_course(out: Path, lang: str, stems: list[str], points: int = POINTS) -
         nbformat.write(nb, folder / f"{stem}.ipynb")
         found[stem] = exercises
     return found
+
+
+def _mathjax_source() -> str | None:
+    """MathJax 3 (one self-contained SVG build) from build/vendor/, fetched with npm once;
+    None without npm (the feedback pages then show formulas as TeX)."""
+    import tarfile
+
+    import classroom
+
+    name, version, inner = MATHJAX
+    try:
+        tgz = classroom._tarball(name, version)
+    except (FileNotFoundError, subprocess.CalledProcessError):
+        return None
+    with tarfile.open(tgz) as tar:
+        return tar.extractfile(f"package/{inner}").read().decode("utf-8")
+
+
+def write_feedback_template(course: Path, lang: str) -> bool:
+    """The feedback page's template in ``course/feedback_template/``; True if MathJax is in it."""
+    folder = course / "feedback_template" / FEEDBACK_NAME
+    folder.mkdir(parents=True, exist_ok=True)
+    mathjax = _mathjax_source()
+    if mathjax is None:
+        print("warning: npm could not fetch MathJax: feedback pages will show formulas as "
+              "TeX. Install Node.js (npm) and run make assignments again.", file=sys.stderr)
+        (folder / "tex-svg.js").unlink(missing_ok=True)
+    else:
+        (folder / "tex-svg.js").write_text(mathjax, encoding="utf-8")
+    text = dict(FEEDBACK_TEXT[lang], mathjax="{{ resources.include_js('tex-svg.js') }}"
+                if mathjax is not None else "<!-- no MathJax: formulas stay TeX -->")
+    template = FEEDBACK_TEMPLATE.read_text(encoding="utf-8")
+    for key, value in text.items():
+        template = template.replace(f"[[{key}]]", value)
+    (folder / "index.html.j2").write_text(template, encoding="utf-8")
+    (folder / "conf.json").write_text(
+        '{"base_template": "classic", "mimetypes": {"text/html": true}}\n', encoding="utf-8")
+    return mathjax is not None
 
 
 def nbgrader(course: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
