@@ -11,6 +11,7 @@ student's feedback read from the graded notebook.
 from __future__ import annotations
 
 import ast
+import os
 import re
 import sys
 import time
@@ -259,3 +260,110 @@ def test_graded_reports_a_missing_answer_instead_of_raising():
     feedback = graded("qk.checks.check_value(nowhere, 2, 'x')", seconds=5,
                       namespace={"qk": __import__("qkv_helpers")})
     assert feedback.ok is False and "NameError" in feedback.message
+
+
+def _texts_under(folder: Path) -> str:
+    return "\n".join(p.read_bytes().decode("utf-8", "replace")
+                     for p in folder.rglob("*") if p.is_file())
+
+
+FORMGRADER_LOADED = """
+from jupyter_server.serverapp import ServerApp
+app = ServerApp()
+app.load_config_file()
+app.init_server_extensions()
+pkg = app.extension_manager.extensions.get("nbgrader.server_extensions.formgrader")
+print("enabled" if pkg is not None and pkg.enabled else "disabled")
+"""
+
+
+def test_a_moved_course_releases_and_grades_through_the_hub_exchange(tmp_path):
+    """Built in one folder, moved, then run as the teacher guide says on a hub:
+    tools/nbgrader_hub.py setup (exchange folder, everyone's config, formgrader off) and
+    teacher (formgrader on for the teacher), release, a student fetches and submits,
+    collect, autograde."""
+    pytest.importorskip("nbgrader")
+    import shutil
+    import subprocess
+    import sysconfig
+
+    import nbgrader_hub
+    from nbgrader.api import Gradebook
+
+    built = tmp_path / "laptop" / "assignments"
+    exercises = assignments.write_course(built, "ko", [AUTOGRADED])[AUTOGRADED]
+    done = assignments.nbgrader(built / "ko", "generate_assignment", AUTOGRADED, "--force",
+                                check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    course = tmp_path / "hub" / "course"
+    course.parent.mkdir()
+    shutil.move(str(built / "ko"), course)
+    shutil.rmtree(tmp_path / "laptop")
+    assert str(tmp_path / "laptop") not in _texts_under(course)
+
+    # The hub users' environment: a venv of its own (its sys.prefix is where --sys-prefix
+    # writes) that sees this environment's packages.
+    env_dir = tmp_path / "users-env"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(env_dir)], check=True)
+    users_python = env_dir / "bin" / "python"
+    site = subprocess.run([str(users_python), "-c", "import sysconfig; print("
+                           "sysconfig.get_paths()['purelib'])"], check=True,
+                          capture_output=True, text=True).stdout.strip()
+    Path(site, "course.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    shutil.copytree(Path(sys.prefix) / "etc", env_dir / "etc")  # as pip would install them
+    for command in ("jupyter-server", "jupyter-labextension"):
+        script = (Path(sys.executable).parent / command).read_text().splitlines()
+        (env_dir / "bin" / command).write_text("\n".join([f"#!{users_python}", *script[1:]]))
+        (env_dir / "bin" / command).chmod(0o755)
+    exchange, etc = tmp_path / "exchange", tmp_path / "etc-jupyter"
+    assert nbgrader_hub.main(["setup", "--exchange", str(exchange), "--config-dir", str(etc),
+                              "--python", str(users_python)]) == 0
+    assert exchange.stat().st_mode & 0o777 == 0o777
+
+    def as_user(name: str) -> dict:
+        home = tmp_path / "home" / name
+        home.mkdir(parents=True, exist_ok=True)
+        return dict(os.environ, HOME=str(home), JUPYTER_CONFIG_DIR=str(home / ".jupyter"),
+                    JUPYTER_CONFIG_PATH=str(etc))
+
+    teacher, student = as_user("teacher"), as_user("student")
+    old = dict(os.environ)
+    try:
+        os.environ.update(teacher)
+        assert nbgrader_hub.main(["teacher", "--python", str(users_python)]) == 0
+    finally:
+        os.environ.clear()
+        os.environ.update(old)
+
+    def formgrader(env) -> str:
+        """Whether a Jupyter server started by this user would load the formgrader."""
+        done = subprocess.run([str(users_python), "-c", FORMGRADER_LOADED], env=env,
+                              capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        return done.stdout.split()[-1]
+
+    assert formgrader(teacher) == "enabled"
+    assert formgrader(student) == "disabled"
+
+    def run(env, cwd, *args):
+        done = assignments.nbgrader(cwd, *args, check=False, env=env)
+        assert done.returncode == 0, done.stdout + done.stderr
+        return done
+
+    run(teacher, course, "release_assignment", AUTOGRADED)
+    home = Path(student["HOME"])
+    run(student, home, "fetch_assignment", AUTOGRADED, "--course", assignments.COURSE_TITLE["ko"])
+    fetched = home / AUTOGRADED / f"{AUTOGRADED}.ipynb"
+    source = nbformat.read(course / "source" / AUTOGRADED / f"{AUTOGRADED}.ipynb", as_version=4)
+    solved = {c.metadata.nbgrader.grade_id: _answer_body(c.source)
+              for c in _graded(source, "solution")}
+    nb = nbformat.read(fetched, as_version=4)
+    for cell in _graded(nb, "solution"):
+        cell.source = solved[cell.metadata.nbgrader.grade_id]
+    nbformat.write(nb, fetched)
+    run(student, home, "submit", AUTOGRADED, "--course", assignments.COURSE_TITLE["ko"])
+    run(teacher, course, "collect", AUTOGRADED)
+    run(teacher, course, "autograde", AUTOGRADED)
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+        (submission,) = gradebook.find_assignment(AUTOGRADED).submissions
+        assert submission.score == submission.max_score == len(exercises)

@@ -325,9 +325,11 @@ def write_feedback_template(course: Path, lang: str) -> bool:
     return mathjax is not None
 
 
-def nbgrader(course: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
-    """Run the nbgrader command line in a course folder (its nbgrader_config.py applies)."""
-    env = dict(os.environ)  # nbgrader runs the `alembic` command of its own environment
+def nbgrader(course: Path, *args: str, check: bool = True,
+             env: dict | None = None) -> subprocess.CompletedProcess:
+    """Run the nbgrader command line in a folder (a course folder: its nbgrader_config.py
+    applies); ``env``: the environment (default: this one)."""
+    env = dict(os.environ if env is None else env)  # nbgrader runs its environment's `alembic`
     env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
     env.pop("MPLBACKEND", None)  # the kernels draw inline, as in the lessons
     return subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=course, check=check,
