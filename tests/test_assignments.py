@@ -251,6 +251,29 @@ def test_nbgrader_autogrades_a_class_of_five(tmp_path, lang):
     if lang == "ko":
         assert "Student's answer" not in page and "Score:" not in page
 
+    # The class report: per exercise who got it right and which mistakes, per student.
+    import class_report
+
+    report = class_report.read(course)
+    assert report.students == ["looping", "raising", "right", "untouched", "wrong"]
+    (listed,) = report.assignments.values()
+    assert [(e.right, e.handed_in) for e in listed] == [(2, 5), (3, 5)]
+    first_mistakes = {m[0] for m in listed[0].mistakes}
+    assert first_mistakes == {"grade_timeout", "check_l04_raised", "check_not_answered"}
+    assert {m[0] for m in listed[1].mistakes} == {"check_not_answered", "check_l04_wrong_on"}
+    status = {s: "".join(class_report.SYMBOL[report.status[s][e.grade_id]] for e in listed)
+              for s in report.students}
+    assert status == {"looping": "✘✔", "raising": "✘✔", "right": "✔✔", "untouched": "··",
+                      "wrong": "✔✘"}
+    for teacher in LANGS:  # the teacher's language, whatever the course's
+        text = class_report.render(report, teacher)
+        words = class_report.TEXT[teacher]
+        assert words["exercise"].format(number=1, grade_id=exercises[0].grade_id, n=5,
+                                        right=2) in text
+        timeout = STRINGS[teacher]["grade_timeout"].replace("{seconds}", "…")
+        assert words["mistake"].format(count=1, text=timeout) in text
+        assert words["students"] in text
+
 
 def test_graded_reports_a_missing_answer_instead_of_raising():
     from qkv_helpers.grading import graded
