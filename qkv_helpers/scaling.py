@@ -166,6 +166,9 @@ def dk_stats(d_k: int, n_keys: int = 8, n_queries: int = 200, seed: int = 0) -> 
                    mean_grad(w_raw), mean_grad(w_scaled))
 
 
+_QUERY_BLOCK = 128  # queries per block in query_gradient_spread: about 8 MB at d_k = 1024
+
+
 class GradientSpread(NamedTuple):
     """Per-query gradient sizes without and with scaling (see :func:`query_gradient_spread`).
 
@@ -218,10 +221,16 @@ def query_gradient_spread(d_k: int, n_keys: int = 8, n_queries: int = 2000,
     k = rng.standard_normal((n_keys, d_k))  # (n_keys, d_k)
 
     def norms(c: float) -> np.ndarray:
-        p = softmax(c * (q @ k.T))  # (n_queries, n_keys)
-        # J for every query at once: diag(p) − p pᵀ                    # (n_queries, n_keys, n_keys)
-        jac = p[:, :, None] * np.eye(n_keys) - p[:, :, None] * p[:, None, :]
-        grad = c * (jac @ k)  # (n_queries, n_keys, d_k): ∂p/∂q for each query
-        return np.linalg.norm(grad, axis=(1, 2))  # (n_queries,)
+        out = np.empty(n_queries)  # (n_queries,)
+        # A block of queries at a time: every query's gradient is (n_keys, d_k), so all of
+        # them at once would be n_queries·n_keys·d_k numbers (131 MB for 2000 × 8 × 1024).
+        for start in range(0, n_queries, _QUERY_BLOCK):
+            block = q[start:start + _QUERY_BLOCK]  # (b, d_k)
+            p = softmax(c * (block @ k.T))  # (b, n_keys)
+            # J for each query of the block: diag(p) − p pᵀ               # (b, n_keys, n_keys)
+            jac = p[:, :, None] * np.eye(n_keys) - p[:, :, None] * p[:, None, :]
+            grad = c * (jac @ k)  # (b, n_keys, d_k): ∂p/∂q for each query
+            out[start:start + len(block)] = np.linalg.norm(grad, axis=(1, 2))
+        return out
 
     return GradientSpread(d_k, norms(1.0), norms(1.0 / math.sqrt(d_k)))
