@@ -50,6 +50,9 @@ def random_queries_keys(d_k: int, n: int, seed: int = 0) -> tuple[np.ndarray, np
     return q, k
 
 
+_BLOCK_VALUES = 1 << 20  # numbers per block of random pairs in dot_product_variance (8 MB)
+
+
 def dot_product_variance(d_k: int, n: int = 20_000, seed: int = 0) -> tuple[float, float]:
     """Measured variance of ``q·k`` and of ``q·k/√d_k`` over ``n`` random pairs.
 
@@ -65,8 +68,21 @@ def dot_product_variance(d_k: int, n: int = 20_000, seed: int = 0) -> tuple[floa
     (True, True)
     """
     n = integer(n, "n", low=2)  # a variance needs at least two pairs
-    q, k = random_queries_keys(d_k, n, seed)
-    dots = np.einsum("nd,nd->n", q, k)  # (n,): one dot product per pair
+    d_k = positive_int(d_k, "d_k")
+    # The pairs of random_queries_keys(d_k, n, seed), a block of rows at a time: all of them
+    # at once would be 2·n·d_k numbers (328 MB for 20,000 pairs at d_k = 1024). Its queries
+    # and keys are one random stream (all queries, then all keys): one generator reads the
+    # queries, a second one skips them to read the keys.
+    queries = np.random.default_rng(seed_value(seed))
+    keys = np.random.default_rng(seed_value(seed))
+    rows = max(1, _BLOCK_VALUES // d_k)
+    for start in range(0, n, rows):
+        keys.standard_normal((min(rows, n - start), d_k))  # the queries' part of the stream
+    dots = np.empty(n)  # (n,): one dot product per pair
+    for start in range(0, n, rows):
+        b = min(rows, n - start)
+        q, k = queries.standard_normal((b, d_k)), keys.standard_normal((b, d_k))  # (b, d_k)
+        dots[start:start + b] = np.einsum("nd,nd->n", q, k)
     return float(dots.var()), float((dots / math.sqrt(d_k)).var())
 
 
