@@ -133,8 +133,10 @@ class-report: $(STAMP)
 
 # A class on a local JupyterHub, measured (tools/hub_test.py): jupyterhub and nbgitpuller from
 # PyPI into .venv, configurable-http-proxy from npm into build/hub/, everything on 127.0.0.1.
-# HUB_STUDENTS=3 for a shorter run. Needs chromium (as make test-ui).
+# HUB_STUDENTS=3 for a shorter run; HUB_LESSONS=all visits every lesson (each kernel's peak
+# memory is in the table). Needs chromium (as make test-ui).
 HUB_STUDENTS ?= 10
+HUB_LESSONS ?= 03_scaling 09_kv_cache
 CHP := build/hub/node_modules/.bin/configurable-http-proxy
 
 $(VENV)/.hub: $(STAMP)
@@ -146,4 +148,4 @@ $(CHP):
 	npm install --prefix build/hub --no-save --no-audit --no-fund configurable-http-proxy@5
 
 hub-test: $(VENV)/.hub $(CHP)
-	$(THREADS) $(PY) tools/hub_test.py --students $(HUB_STUDENTS)
+	$(THREADS) $(PY) tools/hub_test.py --students $(HUB_STUDENTS) --lessons $(HUB_LESSONS)
