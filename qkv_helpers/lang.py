@@ -382,6 +382,9 @@ STRINGS: dict[str, dict[str, str]] = {
         "quiz_q10_why": "The cache grows with kv_heads: multi-query attention keeps one K/V head, grouped-query attention a few. Query heads do not appear in the formula. A sliding window (fewer tokens kept) and lower-precision values shrink it too.",
         # --- exercises, checks and quiz (issue 11) ---
         "check_solution_label": "Solution check",
+        "grade_timeout": "Your code did not finish in {seconds} s: look at your loop "
+                         "(does it ever end?).",
+        "grade_error": "Grading ran {call} and it raised {error}.",
         "check_unreadable": "{name} could not be read as an answer ({error}).",
         "check_string": "{name} is text (a string). Write numbers without quotes, e.g. 1.5, not \"1.5\".",
         "check_complex": "{name} holds complex numbers. The answer is real numbers only.",
@@ -816,6 +819,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "quiz_q10_why": "캐시는 KV 헤드 수에 비례해요. 멀티쿼리 어텐션(MQA)은 KV 헤드를 하나만, 그룹 쿼리 어텐션(GQA)은 몇 개만 둬요. 쿼리 헤드 수는 공식에 없어요. 슬라이딩 윈도(저장하는 토큰 줄이기)나 더 낮은 정밀도의 값도 캐시를 줄여요.",
         # --- exercises, checks and quiz (issue 11) ---
         "check_solution_label": "풀이 확인",
+        "grade_timeout": "코드가 {seconds}초 안에 끝나지 않았어요. 반복문이 끝나는지 살펴보세요.",
+        "grade_error": "채점하다가 오류가 났어요. 실행한 코드: {call}, 오류: {error}",
         "check_unreadable": "{name} 값을 답으로 읽을 수 없어요 ({error}).",
         "check_string": "{name} 값이 글자(문자열)예요. 숫자는 따옴표 없이 적어요. 예: \"1.5\"가 아니라 1.5.",
         "check_complex": "{name} 값에 복소수가 있어요. 답은 실수만이에요.",

@@ -387,21 +387,29 @@ def serve_requests(lengths, max_len: int, block_size: int = 16, n_heads: int = 4
     if any(n > max_len for n in lengths):
         raise ValueError(f"lengths must each be <= max_len = {max_len}, got {max(lengths)}")
     n_blocks = sum(-(-n // block_size) for n in lengths)
-    paged = PagedKVCache(n_heads, head_dim, block_size, max(n_blocks, 1), dtype)
-    ids = [paged.new_sequence() for _ in lengths]
-    reserved = [KVCache(n_heads, head_dim, capacity=max_len, dtype=dtype) for _ in lengths]
     chunk = validate.integer(tokens_per_step, "tokens_per_step", 1)
     tokens = np.zeros((n_heads, chunk, head_dim), dtype)
-    for start in range(0, max(lengths), chunk):  # all requests side by side, taking turns
-        for seq, cache, n in zip(ids, reserved, lengths):
-            if start < n:
-                new = tokens[:, : min(chunk, n - start)]  # (n_heads, new_tokens, head_dim)
-                paged.append(seq, new, new)
-                cache.append(new, new)
+
+    def steps():  # all requests side by side, taking turns: (request, its new tokens)
+        for start in range(0, max(lengths), chunk):
+            for i, n in enumerate(lengths):
+                if start < n:
+                    yield i, tokens[:, : min(chunk, n - start)]  # (n_heads, new, head_dim)
+
+    # The two servers one after the other (each holds every token; the numbers are the
+    # same as side by side, and only one of them is in memory at a time).
+    paged = PagedKVCache(n_heads, head_dim, block_size, max(n_blocks, 1), dtype)
+    ids = [paged.new_sequence() for _ in lengths]
+    for i, new in steps():
+        paged.append(ids[i], new, new)
+    used, paged_reserved = paged.used_nbytes, paged.reserved_nbytes
+    tables = {seq: paged.block_table(seq) for seq in ids}
+    del paged
+    reserved = [KVCache(n_heads, head_dim, capacity=max_len, dtype=dtype) for _ in lengths]
+    for i, new in steps():
+        reserved[i].append(new, new)
     assert all(c.capacity == max_len for c in reserved)  # no request outgrew its reservation
-    return ServingMemory(paged.used_nbytes, paged.reserved_nbytes,
-                         sum(c.allocated_nbytes for c in reserved),
-                         {seq: paged.block_table(seq) for seq in ids})
+    return ServingMemory(used, paged_reserved, sum(c.allocated_nbytes for c in reserved), tables)
 
 
 # --- prefill and decode: arithmetic intensity ----------------------------------------------

@@ -236,9 +236,14 @@ def learned_positions() -> np.ndarray:
     >>> learned_positions().shape
     (512, 384)
     """
-    from .pretrained import load_minilm
+    from safetensors import safe_open
 
-    return load_minilm().position_embeddings  # (512, 384)
+    from .pretrained import POSITION_TABLE, _model_dir
+
+    # This one table from the weights file, not the whole model (90 MB of weights).
+    with safe_open(str(_model_dir() / "model.safetensors"), framework="numpy") as weights:
+        table = weights.get_tensor(POSITION_TABLE)
+    return np.asarray(table, dtype=np.float32)  # (512, 384), as load_minilm holds it
 
 
 class OrderCheck(NamedTuple):

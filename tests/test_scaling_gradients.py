@@ -74,3 +74,18 @@ def test_scaled_spread_does_not_depend_on_d_k():
 def test_bad_d_k_is_named(bad):
     with pytest.raises((ValueError, TypeError), match="d_k"):
         score_scale.query_gradient_spread(bad)
+
+
+@pytest.mark.parametrize("block_values", [1, 7, 64, 1 << 20])
+def test_dot_product_variance_in_blocks_is_the_variance_of_all_the_pairs(monkeypatch,
+                                                                         block_values):
+    """Computed a block at a time (to keep lesson 03's kernel small), it is the variance of
+    exactly the pairs random_queries_keys gives, bit for bit, wherever the blocks split."""
+    from qkv_helpers import score_scale
+
+    monkeypatch.setattr(score_scale, "_BLOCK_VALUES", block_values)
+    for d_k, n, seed in [(1, 5, 0), (3, 10, 1), (16, 33, 2)]:
+        q, k = score_scale.random_queries_keys(d_k, n, seed)
+        dots = np.einsum("nd,nd->n", q, k)
+        expected = (float(dots.var()), float((dots / np.sqrt(d_k)).var()))
+        assert score_scale.dot_product_variance(d_k, n, seed) == expected

@@ -70,17 +70,69 @@ TEST_HEADER = {
 }
 COURSE_TITLE = {"ko": "qkv-attention-ko", "en": "qkv-attention-en"}
 
+# Time limits (seconds) when autograding. An exercise's cells (the learner's answer with its
+# check, and the test cell) get EXERCISE_SECONDS: every checker runs in well under a second,
+# so a learner's loop that never ends costs that, once. Other cells (the lesson's own code,
+# some of which measure timings) get LESSON_CELL_SECONDS.
+EXERCISE_SECONDS = 10
+LESSON_CELL_SECONDS = 120
+
+# What a timed-out cell shows (nbgrader interrupts its kernel and records this error).
+TIMEOUT_TEXT = {
+    "ko": "⏱ 이 셀이 {seconds}초 안에 끝나지 않아서 채점기가 멈췄어요. "
+          "반복문이 끝나는지 살펴보세요.",
+    "en": "⏱ This cell did not finish in {seconds} s, so the autograder stopped it. Look at "
+          "your loop: does it ever end?",
+}
+
 CONFIG = '''\
 # nbgrader course folder for the attention course ({lang}), written by tools/assignments.py
 # (make assignments). Edit the lessons in notebooks/src and run make assignments again.
+# Nothing here names a folder: the course is the folder this file is in, wherever it is
+# copied or moved (nbgrader reads this file from the folder it is run in).
+import os
 c = get_config()  # noqa: F821
 c.CourseDirectory.course_id = {course!r}
-c.CourseDirectory.root = {root!r}
+c.CourseDirectory.root = os.path.dirname(os.path.abspath(__file__))
 c.ClearSolutions.code_stub = {{"python": {stub!r}}}
-# Run every lesson top to bottom when autograding: some cells measure timings.
-c.Execute.timeout = 600
-c.Execute.allow_errors = True
+
+
+def _seconds(cell):
+    """A cell's time limit when autograding: short for an exercise's answer, a little longer
+    for its test cell (which stops the learner's code itself after {exercise} s, with a
+    message), long for the lesson's own cells."""
+    nbgrader = cell.metadata.get("nbgrader", {{}})
+    if nbgrader.get("solution"):
+        return {exercise}
+    if nbgrader.get("grade"):
+        return {exercise} + 5
+    return {lesson}
+
+
+c.Execute.timeout_func = _seconds
+c.Execute.interrupt_on_timeout = True  # and go on with the next cells
+c.Execute.error_on_timeout = {{
+    "ename": "TimeoutError", "evalue": "",
+    "traceback": [{timeout_text!r}]}}
+# Tracebacks as one line (the error and its message): no paths of the server's files.
+c.Execute.extra_arguments = ["--HistoryManager.hist_file=:memory:",
+                             "--InteractiveShell.xmode=Minimal"]
+# Feedback pages (nbgrader generate_feedback) in this course's language, MathJax inlined.
+c.HTMLExporter.template_name = {template!r}
+c.HTMLExporter.extra_template_basedirs = [
+    os.path.join(c.CourseDirectory.root, "feedback_template")]
 '''
+
+# The feedback page's own texts (the rest of the page is the graded notebook).
+FEEDBACK_TEMPLATE = Path(__file__).resolve().parent / "feedback_template" / "index.html.j2"
+FEEDBACK_NAME = "qkv_feedback"
+FEEDBACK_TEXT = {
+    "ko": {"lang": "ko", "score": "점수", "answer": "내 답", "test_cell": "자동 채점 테스트",
+           "comment": "선생님 코멘트", "top": "맨 위로", "late": "늦은 제출 감점"},
+    "en": {"lang": "en", "score": "Score", "answer": "Your answer", "test_cell": "Autograder test",
+           "comment": "Teacher's comment", "top": "top", "late": "Late submission penalty"},
+}
+MATHJAX = ("mathjax", "3.2.2", "es5/tex-svg.js")  # the npm package classroom.py vendors too
 
 _CHECK_CALL = re.compile(r"(^|\.)checks\.\w+$")
 
@@ -145,9 +197,9 @@ def answer_and_test(exercise: str, solution: str, lang: str, grade_id: str, poin
     answer = lines[:first] + [BEGIN, *region, END] + lines[first:]
     check_sources = [ast.get_source_segment(exercise, call) for call in calls]
     names = [c.args[0].id for c in calls if c.args and isinstance(c.args[0], ast.Name)]
-    test = [TEST_HEADER[lang].format(points=points)]
+    test = [TEST_HEADER[lang].format(points=points), "from qkv_helpers.grading import graded"]
     for text in check_sources:
-        test.append(f"_feedback = {text.strip()}")
+        test.append(f"_feedback = graded({text.strip()!r}, seconds={EXERCISE_SECONDS})")
         test.append("assert _feedback.ok is True, _feedback.message")
     return "\n".join(answer), "\n".join(test), Exercise(grade_id, check_sources, names)
 
@@ -215,8 +267,12 @@ def write_course(out: Path, lang: str, stems: list[str], points: int = POINTS) -
     course = out / lang
     course.mkdir(parents=True, exist_ok=True)
     (course / "nbgrader_config.py").write_text(
-        CONFIG.format(lang=lang, course=COURSE_TITLE[lang], root=str(course.resolve()),
-                      stub=STUB[lang]), encoding="utf-8")
+        CONFIG.format(lang=lang, course=COURSE_TITLE[lang], stub=STUB[lang],
+                      exercise=EXERCISE_SECONDS, lesson=LESSON_CELL_SECONDS,
+                      timeout_text=TIMEOUT_TEXT[lang].format(seconds=EXERCISE_SECONDS),
+                      template=FEEDBACK_NAME),
+        encoding="utf-8")
+    write_feedback_template(course, lang)
     found = {}
     for stem in stems:
         nb, exercises = assignment_notebook(stem, lang, points)
@@ -231,9 +287,49 @@ def write_course(out: Path, lang: str, stems: list[str], points: int = POINTS) -
     return found
 
 
-def nbgrader(course: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
-    """Run the nbgrader command line in a course folder (its nbgrader_config.py applies)."""
-    env = dict(os.environ)  # nbgrader runs the `alembic` command of its own environment
+def _mathjax_source() -> str | None:
+    """MathJax 3 (one self-contained SVG build) from build/vendor/, fetched with npm once;
+    None without npm (the feedback pages then show formulas as TeX)."""
+    import tarfile
+
+    import classroom
+
+    name, version, inner = MATHJAX
+    try:
+        tgz = classroom._tarball(name, version)
+    except (FileNotFoundError, subprocess.CalledProcessError):
+        return None
+    with tarfile.open(tgz) as tar:
+        return tar.extractfile(f"package/{inner}").read().decode("utf-8")
+
+
+def write_feedback_template(course: Path, lang: str) -> bool:
+    """The feedback page's template in ``course/feedback_template/``; True if MathJax is in it."""
+    folder = course / "feedback_template" / FEEDBACK_NAME
+    folder.mkdir(parents=True, exist_ok=True)
+    mathjax = _mathjax_source()
+    if mathjax is None:
+        print("warning: npm could not fetch MathJax: feedback pages will show formulas as "
+              "TeX. Install Node.js (npm) and run make assignments again.", file=sys.stderr)
+        (folder / "tex-svg.js").unlink(missing_ok=True)
+    else:
+        (folder / "tex-svg.js").write_text(mathjax, encoding="utf-8")
+    text = dict(FEEDBACK_TEXT[lang], mathjax="{{ resources.include_js('tex-svg.js') }}"
+                if mathjax is not None else "<!-- no MathJax: formulas stay TeX -->")
+    template = FEEDBACK_TEMPLATE.read_text(encoding="utf-8")
+    for key, value in text.items():
+        template = template.replace(f"[[{key}]]", value)
+    (folder / "index.html.j2").write_text(template, encoding="utf-8")
+    (folder / "conf.json").write_text(
+        '{"base_template": "classic", "mimetypes": {"text/html": true}}\n', encoding="utf-8")
+    return mathjax is not None
+
+
+def nbgrader(course: Path, *args: str, check: bool = True,
+             env: dict | None = None) -> subprocess.CompletedProcess:
+    """Run the nbgrader command line in a folder (a course folder: its nbgrader_config.py
+    applies); ``env``: the environment (default: this one)."""
+    env = dict(os.environ if env is None else env)  # nbgrader runs its environment's `alembic`
     env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
     env.pop("MPLBACKEND", None)  # the kernels draw inline, as in the lessons
     return subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=course, check=check,

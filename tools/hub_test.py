@@ -71,7 +71,9 @@ from ui_test import (  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent  # .venv/bin: jupyterhub, jupyterhub-singleuser
 CHP = ROOT / "build" / "hub" / "node_modules" / ".bin" / "configurable-http-proxy"
+COURSE_HUB_CONFIG = ROOT / "tools" / "hub_config.py"  # what the teacher guide installs
 LESSONS = ["03_scaling", "09_kv_cache"]
+ALL_LESSONS = sorted(p.stem for p in (ROOT / "notebooks" / "ko").glob("[0-9][0-9]_*.ipynb"))
 
 # Image sources in the visible notebook's outputs: "the picture changed" compares these.
 JS_IMAGES = """
@@ -106,6 +108,9 @@ c.Spawner.environment = {environment!r}
 c.Spawner.start_timeout = 600
 c.Spawner.http_timeout = 300
 c.JupyterHub.tornado_settings = {{"slow_spawn_timeout": 0}}
+# The course's own hub settings, as the teacher guide installs them (one BLAS thread,
+# idle kernels culled): the test runs with the file a teacher copies.
+load_subconfig({course_config!r})
 """
 
 
@@ -121,6 +126,27 @@ class Student:
     total_cpu: float = 0.0  # server + kernels, CPU seconds from the server's start to the end
     rss_after: dict[str, int] = field(default_factory=dict)
     server: psutil.Process | None = None
+    kernel_peak: dict[int, int] = field(default_factory=dict)  # kernel pid -> peak RSS
+    kernel_lesson: dict[int, str] = field(default_factory=dict)  # kernel pid -> lesson
+
+    def lesson_kernel_peaks(self) -> dict[str, int]:
+        """Each lesson's kernel's peak RSS, bytes."""
+        peaks: dict[str, int] = {}
+        for pid, stem in self.kernel_lesson.items():
+            peaks[stem] = max(peaks.get(stem, 0), self.kernel_peak.get(pid, 0))
+        return peaks
+
+
+def kernels(server: psutil.Process | None) -> list[psutil.Process]:
+    """The kernels a student's server runs (ipykernel processes under it)."""
+    found = []
+    for proc in tree(server)[1:]:
+        try:
+            if any("ipykernel" in part for part in proc.cmdline()):
+                found.append(proc)
+        except psutil.Error:
+            continue
+    return found
 
 
 # --- processes ----------------------------------------------------------------------------
@@ -246,12 +272,11 @@ class Hub:
         ]
         if hasattr(os, "geteuid") and os.geteuid() == 0:  # CI containers run as root
             args.append("--allow-root")
-        environment = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
-                       "MKL_NUM_THREADS": "1", "PYDEVD_DISABLE_FILE_VALIDATION": "1"}
+        environment = {"PYDEVD_DISABLE_FILE_VALIDATION": "1"}  # BLAS: tools/hub_config.py
         (work / "jupyterhub_config.py").write_text(HUB_CONFIG.format(
             port=self.port, hub_port=self.hub_port, api_port=self.api_port, chp=str(CHP),
             work=work, singleuser=str(BIN / "jupyterhub-singleuser"), args=args,
-            environment=environment), encoding="utf-8")
+            environment=environment, course_config=str(COURSE_HUB_CONFIG)), encoding="utf-8")
 
     def prepare_home(self, name: str) -> None:
         """The student's JupyterLab settings: no autosave prompts, no news, all cells drawn."""
@@ -325,6 +350,17 @@ def run_lesson(page, student: Student, hub: Hub, path: str, timeout_s: float) ->
     """Run all cells of the open notebook *path*, move a slider, see the picture change."""
     stem = Path(path).stem
     page.wait_for_function(JS_KERNEL_IDLE, arg=path, timeout=timeout_s * 1000, polling=500)
+    for kernel in kernels(student.server):  # the kernel just started is this lesson's
+        student.kernel_lesson.setdefault(kernel.pid, stem)
+        try:  # tools/hub_config.py's settings reached the kernel and its server
+            threads = kernel.environ().get("OPENBLAS_NUM_THREADS")
+            culling = any("cull_idle_timeout" in a for a in student.server.cmdline())
+        except psutil.Error:
+            continue
+        if threads != "1" or not culling:
+            student.problems.append(f"{stem}: kernel without the hub settings of "
+                                    f"tools/hub_config.py (BLAS threads {threads}, "
+                                    f"culling {culling})")
     dismiss_toasts(page)
     procs = tree(student.server)
     before = cpu_seconds(procs)
@@ -488,6 +524,10 @@ def print_table(students: list[Student], hub_rss: int, proxy_rss: int, class_pss
     for stem in lessons:
         rows.append((f"  after {stem} (RSS)",
                      summary([s.rss_after[stem] for s in ok if stem in s.rss_after], mib)))
+    for stem in lessons:
+        rows.append((f"  kernel of {stem}, peak (RSS)",
+                     summary([s.lesson_kernel_peaks()[stem] for s in ok
+                              if stem in s.lesson_kernel_peaks()], mib)))
     rows += [
         ("hub memory (RSS, end)", mib(hub_rss)),
         ("proxy memory (RSS, end)", mib(proxy_rss)),
@@ -516,13 +556,16 @@ def print_table(students: list[Student], hub_rss: int, proxy_rss: int, class_pss
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--students", type=int, default=10)
-    parser.add_argument("--lessons", nargs="+", default=LESSONS)
+    parser.add_argument("--lessons", nargs="+", default=LESSONS,
+                        help="lessons to visit in order, or 'all' (every lesson)")
     parser.add_argument("--lang", default="ko", choices=["ko", "en"])
     parser.add_argument("--timeout", type=float, default=900.0,
                         help="seconds allowed for each wait (spawn, a lesson's cells)")
     parser.add_argument("--out", type=Path, default=ROOT / "build" / "hub")
     parser.add_argument("--chromium", default=CHROMIUM)
     args = parser.parse_args(argv)
+    if args.lessons == ["all"]:
+        args.lessons = ALL_LESSONS
     if not CHP.exists():
         print(f"configurable-http-proxy not found at {CHP}: run make hub-test (it installs it "
               "with npm into build/hub/)", file=sys.stderr)
@@ -560,6 +603,9 @@ def main(argv: list[str] | None = None) -> int:
                 for student in students:
                     if student.server is not None:
                         student.peak_rss = max(student.peak_rss, rss(tree(student.server)))
+                        for kernel in kernels(student.server):
+                            student.kernel_peak[kernel.pid] = max(
+                                student.kernel_peak.get(kernel.pid, 0), rss([kernel]))
 
         sampler = threading.Thread(target=sample, daemon=True)
         sampler.start()

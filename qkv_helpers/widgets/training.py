@@ -6,7 +6,7 @@ from __future__ import annotations
 import ipywidgets as widgets
 import numpy as np
 
-from .._checks import instance_of
+from .._validate import instance_of
 from ..lang import t
 from ..plots.training import alignment_formed_step, draw_alignment_maps, draw_training_curves
 from ..toy_corpus import ADJECTIVES, PLACES, PREPOSITIONS, SUBJECTS, VERBS, build_sentence

@@ -1,0 +1,87 @@
+"""Each lesson's kernel memory: the peak RSS of a fresh kernel running the lesson top to bottom.
+
+    python benchmarks/lesson_memory.py                 # every lesson, Korean notebooks
+    python benchmarks/lesson_memory.py 03_scaling 12_positions --lang en
+
+What a hub's per-student memory limit sees of one open lesson is its kernel (plus the
+student's Jupyter server, the same for every lesson, which tools/hub_test.py measures). The
+kernel's RSS is sampled every 50 ms while nbclient runs the notebook, as the lessons run in
+JupyterLab (inline figures, widgets built; one BLAS thread as make lab sets). It prints a
+table in MiB: the peak, and the RSS at the end (what the kernel keeps while the student
+reads on). The budget the teacher guide plans with: 200 MiB per lesson, 260 for lesson 11.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import threading
+from pathlib import Path
+
+import nbformat
+import psutil
+from jupyter_client.manager import KernelManager
+from nbclient import NotebookClient
+
+ROOT = Path(__file__).resolve().parent.parent
+BUDGET_MIB = {"11_real_model": 260}
+DEFAULT_BUDGET_MIB = 200
+
+
+def measure(path: Path, interval: float = 0.05) -> tuple[int, int]:
+    """(peak RSS, RSS at the end) in bytes of a fresh kernel running the notebook at path."""
+    nb = nbformat.read(path, as_version=4)
+    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    env.pop("MPLBACKEND", None)  # inline figures, as in JupyterLab
+    km = KernelManager(kernel_name="python3")
+    km.start_kernel(cwd=str(path.parent), env=env)
+    process = psutil.Process(km.provisioner.process.pid)
+    peak = [0]
+    done = threading.Event()
+
+    def sample() -> None:
+        while not done.is_set():
+            try:
+                peak[0] = max(peak[0], process.memory_info().rss)
+            except psutil.Error:
+                return
+            done.wait(interval)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    try:
+        NotebookClient(nb, km=km, timeout=1200, allow_errors=False).execute()
+        end = process.memory_info().rss
+    finally:
+        done.set()
+        sampler.join()
+        km.shutdown_kernel(now=True)
+    return max(peak[0], end), end
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("stems", nargs="*")
+    parser.add_argument("--lang", default="ko", choices=["ko", "en"])
+    args = parser.parse_args(argv)
+    folder = ROOT / "notebooks" / args.lang
+    stems = args.stems or sorted(p.stem for p in folder.glob("[0-9][0-9]_*.ipynb"))
+    print(f"| lesson ({args.lang}) | kernel peak RSS | at the end | budget |")
+    print("|---|---|---|---|")
+    over = []
+    for stem in stems:
+        peak, end = measure(folder / f"{stem}.ipynb")
+        budget = BUDGET_MIB.get(stem, DEFAULT_BUDGET_MIB)
+        mark = "" if peak <= budget * 2**20 else " (over)"
+        if mark:
+            over.append(stem)
+        print(f"| {stem} | {peak / 2**20:.0f} MiB{mark} | {end / 2**20:.0f} MiB | "
+              f"{budget} MiB |", flush=True)
+    if over:
+        print(f"over the budget: {', '.join(over)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

