@@ -37,10 +37,13 @@ INSTALL = [
 # One BLAS thread: results and timings do not depend on the machine's cores.
 THREADS = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 NBVAL = ["--nbval", "--nbval-current-env", "--nbval-sanitize-with", "tests/nbval_sanitize.cfg"]
-# What `make test` runs (keep the two in step): the unit tests, then every notebook.
+# What `make test` runs (keep the two in step): the unit tests, then every notebook, each on
+# two cores (pytest-xdist; TEST_JOBS=0 in the environment runs them in one process).
+TEST_JOBS = os.environ.get("TEST_JOBS", "2")
 TESTS = [
-    (["--doctest-modules", "qkv_helpers", "tests"], {"MPLBACKEND": "Agg"}),
-    ([*NBVAL, "notebooks"], {}),
+    (["-n", TEST_JOBS, "--dist", "loadgroup", "--doctest-modules", "qkv_helpers", "tests"],
+     {"MPLBACKEND": "Agg"}),
+    (["-n", TEST_JOBS, "--dist", "loadfile", *NBVAL, "notebooks"], {}),
 ]
 
 

@@ -34,7 +34,10 @@ def _makefile_recipe(target: str) -> list[str]:
     for line in lines[start + 1:]:
         if not line.startswith("\t"):
             break
-        recipe.append(line.strip())
+        if recipe and recipe[-1].endswith("\\"):  # a continued line: one command
+            recipe[-1] = recipe[-1][:-1] + line.strip()
+        else:
+            recipe.append(line.strip())
     return recipe
 
 
@@ -49,7 +52,9 @@ def test_the_test_commands_are_make_tests():
     nbval = re.search(r"^NBVAL\s*:=\s*(.*)$", (ROOT / "Makefile").read_text(), re.M).group(1)
     made = []
     for line in _makefile_recipe("test"):
-        args = line.split("-m pytest", 1)[1].replace("$(NBVAL)", nbval)
+        jobs = re.search(r"^TEST_JOBS\s*\?=\s*(\S+)", (ROOT / "Makefile").read_text(), re.M)
+        args = (line.split("-m pytest", 1)[1].replace("$(NBVAL)", nbval)
+                .replace("$(TEST_JOBS)", jobs.group(1)))
         made.append(shlex.split(args))
     assert made == [args for args, _env in course.TESTS]
 
