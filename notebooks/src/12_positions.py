@@ -7,11 +7,11 @@ lesson.md(slide="slide", ko="""
 
 **이번 시간의 목표**
 - 어텐션만으로는 순서를 모른다는 걸 다시 확인하고, 인과 마스크가 있는 디코더는 왜 다른지 봐요.
-- 원래 논문의 <b>사인파 위치 인코딩</b>을 그려 보고, 위치를 k칸 옮기는 일이 고정된 회전이라는 걸 계산으로 확인해요.
+- 트랜스포머를 처음 발표한 논문("Attention Is All You Need", 2017)의 <b>사인파 위치 인코딩</b>을 그려 보고, 위치를 k칸 옮기는 일이 고정된 회전이라는 걸 계산으로 확인해요.
 - 11강 모델의 <b>학습된 위치 벡터</b> 512개를 비교하고, 그 한계(513번째 위치는 없어요)를 알아요.
-- <b>회전 위치 임베딩(RoPE)</b>이 쿼리와 키를 위치만큼 회전시키고, 그래서 위치가 점수에 상대 위치 m − n으로만 들어간다는 걸 보여요.
+- <b>회전 위치 임베딩(RoPE)</b>이 쿼리와 키를 위치만큼 회전시키고, 그래서 위치가 점수에 상대 위치 m − n으로만 들어간다는 걸 확인해요.
 
-**수업 시간**: 약 45분
+**수업 시간**: 약 50분
 """, en="""
 # 12. Where am I? Positions in attention
 
@@ -21,7 +21,7 @@ lesson.md(slide="slide", ko="""
 - Compare the 512 <b>learned position vectors</b> of lesson 11's model, and know their limit (there is no 513th position).
 - Show that <b>rotary position embedding (RoPE)</b> rotates queries and keys by their position, so that position enters a score only through the relative position m − n.
 
-**Class time**: about 45 minutes
+**Class time**: about 50 minutes
 """)
 
 lesson.code(slide="skip", ko="""
@@ -121,9 +121,9 @@ pe = qk.positions.sinusoidal_positions(64, 64)     # (positions, d_model)
 ax = qk.plots.plot_position_vectors(pe)""")
 
 lesson.md(slide="subslide", ko="""
-논문이 이 공식을 고른 이유가 있어요. 위치를 k칸 옮기면 각 (sin, cos) 쌍이 k·ω_i만큼 **회전**해요. 그 회전은 p와 상관없이 k만으로 정해지는 행렬 M_k 하나예요: PE(p + k) = PE(p)·M_k. 모델이 "3칸 앞"을 어느 위치에서든 같은 방식으로 알아볼 수 있다는 뜻이에요. 여기서 ω_i = 1/10000^(2i/d)는 쌍 i가 위치 한 칸마다 도는 각도이고, 회전 행렬은 벡터의 길이는 그대로 두고 방향만 돌리는 행렬이에요. 모든 p에 대해 맞는지 확인해 봐요.
+논문이 이 공식을 고른 이유가 있어요. 위치를 k칸 옮기면 각 (sin, cos) 쌍이 k·ω_i만큼 **회전**해요. 그 회전은 p와 상관없이 k만으로 정해지는 행렬 M_k 하나예요. 식으로 쓰면 PE(p + k) = PE(p)·M_k예요. 논문은 이 성질 덕분에 모델이 "3칸 앞"을 어느 위치에서든 같은 방식으로 쉽게 배울 거라고 기대했어요. 여기서 ω_i = 1/10000^(2i/d)는 쌍 i가 위치 한 칸마다 도는 각도이고, 회전 행렬은 벡터의 길이는 그대로 두고 방향만 돌리는 행렬이에요. 모든 p에 대해 맞는지 확인해 봐요.
 """, en="""
-The paper chose this formula for a reason. Moving k positions on **rotates** each (sin, cos) pair by k·ω_i, and that rotation is one matrix M_k fixed by k alone, whatever p is: PE(p + k) = PE(p)·M_k. A model can recognise "3 positions ahead" the same way everywhere. Here ω_i = 1/10000^(2i/d) is the angle pair i turns per position, and a rotation matrix turns a vector without changing its length. Let's check it for every p.
+The paper chose this formula for a reason. Moving k positions on **rotates** each (sin, cos) pair by k·ω_i, and that rotation is one matrix M_k fixed by k alone, whatever p is: PE(p + k) = PE(p)·M_k. The paper hoped this would make it easy for a model to learn "3 positions ahead" the same way everywhere. Here ω_i = 1/10000^(2i/d) is the angle pair i turns per position, and a rotation matrix turns a vector without changing its length. Let's check it for every p.
 """)
 
 lesson.code(ko="""
@@ -161,17 +161,17 @@ ax = qk.plots.plot_position_similarity(similarity[:128, :128])
 """)
 
 lesson.md(slide="subslide", ko="""
-학습된 위치 벡터의 한계는 표의 크기예요. 행이 512개뿐이라서 이 모델은 512번째 위치(0부터 세면 511번)보다 긴 글을 읽을 수 없어요. 11강의 `model(texts)`가 그보다 긴 글에 오류를 내는 이유예요. 사인파 공식은 어느 위치든 계산할 수 있지만, 학습 때 본 적 없는 먼 위치에서 모델이 잘 동작한다는 보장은 없어요.
+학습된 위치 벡터의 한계는 표의 크기예요. 행이 512개뿐이라서 이 모델은 토큰 512개보다 긴 글을 읽을 수 없어요(위치는 0번부터 511번까지예요). 11강의 `model(texts)`가 그보다 긴 글에 오류를 내는 이유예요. 행이 있다고 그 위치를 잘 배웠다는 뜻도 아니에요. all-MiniLM-L6-v2는 토큰 128개짜리 글로 미세 조정됐고, 쓸 때도 기본으로 256개에서 잘라요. 사인파 공식은 어느 위치든 계산할 수 있지만, 학습 때 본 적 없는 먼 위치에서 모델이 잘 동작한다는 보장은 없어요.
 """, en="""
-The limit of learned positions is the table's size: with 512 rows, this model cannot read past position 511 (counting from 0). That is why lesson 11's `model(texts)` refuses longer texts. The sinusoidal formula gives a vector for any position, but nothing guarantees that a model works at distant positions it never saw in training.
+The limit of learned positions is the table's size: with 512 rows, this model cannot read past position 511 (counting from 0). That is why lesson 11's `model(texts)` refuses longer texts. And having a row is not having trained it: all-MiniLM-L6-v2 was fine-tuned on 128-token texts and is cut at 256 tokens by default in use. The sinusoidal formula gives a vector for any position, but nothing guarantees that a model works at distant positions it never saw in training.
 """)
 
 lesson.md(slide="slide", ko="""
 ## 3. 회전 위치 임베딩(RoPE): 더하지 않고 돌려요
 
-요즘 대부분의 LLM(Llama, Mistral, Qwen 등)은 RoPE를 써요. RoPE는 임베딩 x에 아무것도 더하지 않아요. 대신 **모든 레이어에서**, 점수를 계산하기 직전에 쿼리와 키를 위치만큼 **회전**시켜요. 밸류는 건드리지 않아요.
+요즘 나오는 대형 언어 모델(LLM: Llama, Mistral, Qwen 등) 대부분은 RoPE를 써요. RoPE는 임베딩 x에 아무것도 더하지 않아요. 대신 **모든 레이어에서**, 점수를 계산하기 직전에 쿼리와 키를 위치만큼 **회전**시켜요. 밸류는 건드리지 않아요.
 
-차원 i와 i + d/2를 한 쌍, 곧 평면 위의 화살표 하나로 보고, 위치 m에서 각도 m·θ_i만큼 돌려요. θ_i = 10000^(−2i/d)라서 첫 쌍은 위치마다 1라디안씩 빨리, 마지막 쌍은 아주 느리게 돌아요. 이렇게 i와 i + d/2를 짝짓는 건 Hugging Face와 GPT-NeoX 코드의 배치("rotate half")이고, 이 코스도 그걸 따라요. RoFormer 논문과 Meta의 Llama 원래 코드는 이웃한 차원 2i와 2i + 1을 짝지어요. 차원 순서를 정해진 방식으로 한 번 바꾸면 두 배치는 같은 회전이에요.
+차원 i와 i + d/2를 한 쌍, 곧 평면 위의 화살표 하나로 보고, 위치 m에서 각도 m·θ_i만큼 돌려요. θ_i = 10000^(−2i/d)이라서, 첫 쌍은 위치가 한 칸 갈 때마다 1라디안씩 빠르게 돌고 마지막 쌍은 아주 느리게 돌아요. θ_i는 사인파 위치 인코딩의 ω_i와 같은 주파수예요. 밑 10000은 RoFormer와 Llama 2의 값이고, Llama 3처럼 500,000을 써서 느린 쌍을 더 느리게 돌리는 모델도 있어요. 이렇게 i와 i + d/2를 짝짓는 건 Hugging Face와 GPT-NeoX 코드의 배치("rotate half")이고, 이 코스도 그걸 따라요. RoFormer 논문과 Meta의 Llama 원래 코드는 이웃한 차원 2i와 2i + 1을 짝지어요. 차원 순서를 정해진 방식으로 한 번 바꾸면 두 배치는 같은 회전이에요.
 
 $$\\begin{pmatrix} x_i' \\\\ x_{i+d/2}' \\end{pmatrix} = \\begin{pmatrix} \\cos m\\theta_i & -\\sin m\\theta_i \\\\ \\sin m\\theta_i & \\cos m\\theta_i \\end{pmatrix} \\begin{pmatrix} x_i \\\\ x_{i+d/2} \\end{pmatrix}$$
 
@@ -181,7 +181,7 @@ $$\\begin{pmatrix} x_i' \\\\ x_{i+d/2}' \\end{pmatrix} = \\begin{pmatrix} \\cos 
 
 Most recent LLMs (Llama, Mistral, Qwen, …) use RoPE. RoPE adds nothing to the embedding x. Instead, **in every layer**, right before the scores, it **rotates** the queries and keys by their position. The values are left alone.
 
-Dimensions i and i + d/2 form a pair (one arrow in a plane), turned at position m by the angle m·θ_i. With θ_i = 10000^(−2i/d), the first pair turns fast, 1 radian per position, and the last very slowly. Pairing i with i + d/2 is the layout of Hugging Face's and GPT-NeoX's code ("rotate half"), which this course follows; the RoFormer paper and Meta's original Llama code pair neighbouring dimensions 2i and 2i + 1. After a fixed reordering of the dimensions the two are the same rotation.
+Dimensions i and i + d/2 form a pair (one arrow in a plane), turned at position m by the angle m·θ_i. With θ_i = 10000^(−2i/d), the first pair turns fast, 1 radian per position, and the last very slowly; θ_i is the same frequency as the sinusoidal ω_i. The base 10000 is RoFormer's and Llama 2's; some models raise it (Llama 3 uses 500,000) so that the slow pairs turn more slowly still. Pairing i with i + d/2 is the layout of Hugging Face's and GPT-NeoX's code ("rotate half"), which this course follows; the RoFormer paper and Meta's original Llama code pair neighbouring dimensions 2i and 2i + 1. After a fixed reordering of the dimensions the two are the same rotation.
 
 $$\\begin{pmatrix} x_i' \\\\ x_{i+d/2}' \\end{pmatrix} = \\begin{pmatrix} \\cos m\\theta_i & -\\sin m\\theta_i \\\\ \\sin m\\theta_i & \\cos m\\theta_i \\end{pmatrix} \\begin{pmatrix} x_i \\\\ x_{i+d/2} \\end{pmatrix}$$
 
@@ -221,7 +221,7 @@ print(round(near, 6), round(far, 6), abs(near - far) < 1e-9)   # (5, 2), (1005, 
 """)
 
 lesson.md(slide="subslide", ko="""
-두 점수가 부동소수점 정밀도까지 같아요. 절대 위치는 사라지고 **상대 위치**만 남아요.
+두 점수가 부동소수점 오차 범위 안에서 같아요. 절대 위치는 사라지고 **상대 위치**만 남아요.
 
 성질이 하나 더 있어요. 쿼리와 키가 **같은 벡터**(q = k)일 때 둘을 m − n칸 떨어뜨리면, 점수의 평균이 거리에 따라 출렁이면서 **줄어들어요**. 비슷한 벡터끼리도 멀리 있으면 점수가 덜 나온다는 뜻이에요. 64차원에서 거리 0~200의 평균 점수를 그려 봐요.
 """, en="""
@@ -260,7 +260,7 @@ lesson.md(slide="slide", ko="""
 "cat"의 쿼리와 "sat"의 키(d_k = 4, 그러니까 차원 쌍이 두 개)를 위치 m과 n에 놓아요. 왼쪽 두 그림은 두 쌍이 회전하는 모습이고 흐린 화살표는 회전 전이에요. 오른쪽은 거리 m − n에 따른 점수와 지금의 점수(빨간 점)예요.
 
 - m을 움직이면 파란 화살표가 돌아요. 첫 쌍은 빨리, 둘째 쌍은 거의 안 돌아요.
-- m과 n을 **같은 만큼** 움직여 보세요. 화살표는 돌지만 빨간 점은 그대로예요.
+- m과 n을 **같은 칸 수만큼** 움직여 보세요. 화살표는 돌지만 빨간 점은 그대로예요.
 """, en="""
 ## Turn it yourself
 
@@ -301,7 +301,7 @@ print(rope.weights[cat])                                       # RoPE
 """)
 
 lesson.md(slide="subslide", ko="""
-"cat"이 각 토큰에 주는 가중치가 바뀌었어요. 이제 점수에 "몇 칸 떨어져 있나"가 섞여 들어가요. 이 모델의 가중치 행렬 W_Q, W_K는 무작위라 어느 쪽이 "맞다"고 할 수는 없어요. 학습된 모델은 이 회전을 이용해 가까운 토큰이나 특정 거리의 토큰을 찾는 헤드를 만들어요.
+"cat"이 각 토큰에 주는 가중치가 바뀌었어요. 이제 점수에 "몇 칸 떨어져 있나"가 섞여 들어가요. 이 모델의 가중치 행렬 W_Q, W_K는 무작위라서, 두 행(위치 없이, RoPE) 중 어느 쪽이 "맞다"고 할 수는 없어요. 학습된 모델은 이 회전을 이용해 가까운 토큰이나 특정 거리의 토큰을 찾는 헤드를 만들어요.
 """, en="""
 The weights "cat" gives each token changed: the scores now mix in "how many positions apart". This model's weight matrices are random, so neither row is "right"; a trained model uses the rotation to build heads that look at nearby tokens or at tokens a given distance away.
 """)
@@ -309,7 +309,7 @@ The weights "cat" gives each token changed: the scores now mix in "how many posi
 lesson.md(slide="slide", ko="""
 ## 직접 해보기 1: 회전한 점수 계산하기
 
-"cat"의 쿼리를 **위치 7**에, "sat"의 키를 **위치 3**에 놓았을 때 RoPE 점수(회전한 쿼리와 회전한 키의 내적, 숫자 하나)를 계산해 `my_score`에 넣어 보세요. 쿼리는 `ex.q[ex.index("cat")]`, 키는 `ex.k[ex.index("sat")]`예요. `qk.apply_rope`에 위치를 주거나 `qk.positions.rope_rotation_matrix`를 써도 돼요.
+"cat"의 쿼리를 **위치 7**에, "sat"의 키를 **위치 3**에 놓았을 때 RoPE 점수(회전한 쿼리와 회전한 키의 내적, 숫자 하나)를 계산해 `my_score`에 넣어 보세요. 쿼리는 `ex.q[ex.index("cat")]`에, 키는 `ex.k[ex.index("sat")]`에 있어요. `qk.apply_rope`에 위치를 주거나 `qk.positions.rope_rotation_matrix`를 써도 돼요.
 """, en="""
 ## Try it 1: compute a rotated score
 
