@@ -14,7 +14,7 @@ lesson.md(slide="slide", ko="""
 - 패딩 마스크와 배치, 토크나이저, 문장 임베딩을 알아봐요.
 - 어텐션 가중치, 기여, 설명이 서로 다른 것이라는 걸 실험으로 봐요.
 
-**수업 시간**: 약 50분
+**수업 시간**: 약 60분
 """, en="""
 # 11. Inside a real model: all-MiniLM-L6-v2
 
@@ -27,7 +27,7 @@ Every attention pattern so far came from randomly drawn weight matrices. Now we 
 - Meet padding masks and batching, the tokenizer, and sentence embeddings.
 - See by experiment that attention weights, contributions and explanations are three different things.
 
-**Class time**: about 50 minutes
+**Class time**: about 60 minutes
 """)
 
 lesson.code(slide="skip", ko="""
