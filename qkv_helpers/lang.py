@@ -774,7 +774,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "check_l11_right": "맞았어요! {name} 값이 정확해요. 레이어 {layer}, 헤드 {head}의 가중치를 진짜 모델과 똑같은 방법으로 계산했어요.",
         "l11_bar_weight": "어텐션 가중치",
         "l11_bar_contribution": "길이로 본 기여의 몫, w·‖v·W_O‖",
-        'l11_bar_title': '쿼리 "{token}": 가중치와 실제 기여',
+        'l11_bar_title': '쿼리 "{token}": 가중치와 기여(길이로 본 몫)',
         "quiz_q10_c0": "키 대신 쿼리를 캐시하기",
         "quiz_q10_c1": "쿼리 헤드들이 나눠 쓰는 KV 헤드 줄이기 (MQA, GQA)",
         "quiz_q10_c2": "KV 헤드는 그대로 두고 쿼리 헤드만 줄이기",
