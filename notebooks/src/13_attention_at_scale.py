@@ -594,13 +594,13 @@ lesson.md(slide="slide", ko="""
 
 추론은 두 단계예요. **프리필**은 프롬프트 전체를 한 번에 넣어 캐시를 채우고, **디코드**는 그 뒤 토큰을 하나씩 만들어요. 둘은 같은 가중치 행렬(매개변수)을 쓰지만 성격이 완전히 달라요. 둘을 가르는 기준은 **산술 강도**예요. 산술 강도는 메모리와 주고받은 바이트 하나당 FLOPs예요.
 
-GPU는 초당 FLOPs의 최댓값과 초당 읽을 수 있는 바이트(대역폭)가 정해져 있어요. 최대 FLOPs를 대역폭으로 나눈 값이 **경계점**이에요. 산술 강도가 경계점보다 낮으면 연산 장치가 데이터를 기다리느라 놀고(메모리에 묶여요), 높으면 연산 속도가 한계가 돼요(계산에 묶여요). 하드웨어 수치는 제조사 자료에서 가져왔어요.
+GPU는 초당 FLOPs의 최댓값과 초당 읽을 수 있는 바이트(대역폭)가 정해져 있어요. 최대 FLOPs를 대역폭으로 나눈 값이 **경계점**이에요. 산술 강도가 경계점보다 낮으면 연산 장치가 데이터를 기다리느라 놀고(메모리에 묶여요), 높으면 연산 속도가 한계가 돼요(계산에 묶여요). 하드웨어 수치는 제조사 자료에서 가져왔어요. 아래 출처 줄은 자료의 원문이에요. 'with sparsity'는 특별한 희소 연산을 쓸 때의 값이라 여기서는 쓰지 않고, 보통 연산(dense)의 값을 써요.
 """, en="""
 ## 6. Prefill and decode
 
 Inference has two phases. **Prefill** runs the whole prompt at once and fills the cache; **decode** then produces tokens one at a time. Both use the same weight matrices but behave very differently. The measure is **arithmetic intensity**: FLOPs per byte moved to or from memory.
 
-A GPU has a peak FLOP rate and a memory bandwidth (bytes per second); their ratio is the **ridge point**. Below it in arithmetic intensity, the arithmetic units wait for data (memory-bound); above it, arithmetic is the limit (compute-bound). The hardware facts are from the makers' datasheets.
+A GPU has a peak FLOP rate and a memory bandwidth (bytes per second); their ratio is the **ridge point**. Below it in arithmetic intensity, the arithmetic units wait for data (memory-bound); above it, arithmetic is the limit (compute-bound). The hardware facts are from the makers' datasheets, quoted as printed below; the figures "with sparsity" need special sparse operations and are not used here: the dense ones are.
 """)
 
 lesson.code(ko="""
