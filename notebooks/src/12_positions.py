@@ -89,11 +89,11 @@ print(signal.round(3))                            # the output at positions 0, 1
 """)
 
 lesson.md(slide="subslide", ko="""
-위치 인코딩 없이 학습한 디코더는 실제로 이런 식으로 위치를 알아내요(Haviv 외, 2022). 그래도 대부분의 모델은 위치 정보를 따로 넣어요. 마스크에서 읽어 낸 위치는 위에서 보듯 뒤로 갈수록 1/(i + 1)끼리 차이가 작아져서 먼 위치일수록 구별하기 어렵고, 학습 때보다 긴 글에서 어떻게 될지 조절할 방법이 없어요. 인코더에는 이런 신호조차 없어요.
+위치 인코딩 없이 학습한 디코더도 절대 위치를 배워요. 논문은 그 방법이 바로 이렇게 앞 토큰의 수를 세는 것이라고 추측해요(Haviv 외, 2022). 그래도 대부분의 모델은 위치 정보를 따로 넣어요. 마스크에서 읽어 낸 위치는 위에서 보듯 뒤로 갈수록 1/(i + 1)끼리 차이가 작아져서 먼 위치일수록 구별하기 어렵고, 학습 때보다 긴 글에서 어떻게 될지 조절할 방법이 없어요. 인코더에는 이런 신호조차 없어요.
 
 흔히 쓰는 방법은 세 가지예요. 점수에 거리에 따른 편향(더해 주는 값)을 더하는 방법(T5, ALiBi)도 있지만, 이번 시간에는 세 가지만 봐요.
 """, en="""
-Decoders trained with no positional encoding do learn positions this way (Haviv et al., 2022). Most models add position information anyway: read from the mask, neighbouring positions differ less and less (1/(i + 1) against 1/(i + 2)), so far positions are hard to tell apart, and nothing controls what happens at lengths longer than those seen in training. An encoder does not even have this signal.
+Decoders trained with no positional encoding do learn absolute positions; the paper conjectures they do it this way, by counting the tokens they can see (Haviv et al., 2022). Most models add position information anyway: read from the mask, neighbouring positions differ less and less (1/(i + 1) against 1/(i + 2)), so far positions are hard to tell apart, and nothing controls what happens at lengths longer than those seen in training. An encoder does not even have this signal.
 
 Three ways are common. Others add a distance-dependent bias to the scores (T5, ALiBi); this lesson shows the three.
 """)
