@@ -51,6 +51,11 @@ FLOPs                     FLOPs(부동소수점 연산 수)
 positional encoding       위치 인코딩
 RoPE                      회전 위치 임베딩(RoPE)
 prefill / decode          프리필 / 디코드
+hidden state              은닉 상태
+bias                      편향
+block pool                블록 풀
+serving                   서빙(모델로 요청에 답하는 일)
+arithmetic intensity      산술 강도
 lesson                    강 (03강)
 course                    코스
 ========================  ==============================
@@ -72,7 +77,12 @@ use                       never
 스텝                      단계마다, 새 단계, 이번 단계, 한 단계에서는, 단계별
 KV 헤드                   K/V 헤드
 차원 d_k                  길이 d_k, 폭 d_k, 너비 d_k
-매개변수                  학습된 가중치, 학습으로 정해지는 가중치, 가중치를 고쳐, 가중치를 학습, 모델 가중치, fp16 가중치, 가중치는 학습
+매개변수                  학습된 가중치, 학습으로 정해지는 가중치, 가중치를 고쳐, 가중치를 학습, 모델 가중치, fp16 가중치, 가중치는 학습, 가중치를 읽어, 가중치는 PyPI, 가중치를 불러, 가중치 파일
+은닉 상태                 숨은 상태
+멀티쿼리                  멀티 쿼리
+윈도                      창 크기, 창 1024, 창에서, 슬라이딩 창
+피드포워드                FFN(h)
+블록 풀                   풀이 다 차
 ========================  ==================================================
 """
 
@@ -281,7 +291,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "quiz_q02_c1": "q·k spreads wider as d_k grows, and softmax saturates",
         "quiz_q02_c2": "To make dot products cheaper to compute when the vectors are long",
         "quiz_q02_c3": "To change which key gets the largest weight",
-        "quiz_q02_why": "For random q and k, q·k has variance d_k; dividing by √d_k brings it back to 1, so softmax stays responsive and its gradients do not vanish (lesson 03). Summing to 1 is softmax's job, and the order of the scores does not change.",
+        "quiz_q02_why": "If the components of q and k are independent with mean 0 and variance 1, q·k has variance d_k; dividing by √d_k brings it back to 1, so softmax stays responsive and its gradients do not vanish (lesson 03). Summing to 1 is softmax's job, and the order of the scores does not change.",
         "quiz_q03": "In the encoder's self-attention, which tokens may \"cat\" attend to?",
         "quiz_q03_c0": "Only \"The\" and itself, the tokens up to its position",
         "quiz_q03_c1": "Every token of the sentence, before and after it",
@@ -311,7 +321,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "quiz_q07_c1": "It keeps memory between steps, ∝ layers · kv_heads · head_dim · tokens",
         "quiz_q07_c2": "It grows with the square of the tokens, like the score matrix",
         "quiz_q07_c3": "Nothing changes: without it the same keys and values are kept too",
-        "quiz_q07_why": "The cache keeps 2 · layers · kv_heads · head_dim · tokens · batch · bytes_per_value bytes between steps, growing with every token; for large multi-layer models it dominates memory. Without it nothing is kept between steps, but each step rebuilds every token's keys, values and a (heads, t, t) score matrix, so an uncached step's peak memory can even be higher. The cache trades memory for compute (lesson 09).",
+        "quiz_q07_why": "The cache keeps 2 · layers · kv_heads · head_dim · tokens · batch · bytes_per_value bytes between steps, growing with every token; with a large batch and context it outgrows even the parameters (Llama-2-7B at 4096 tokens: from batch 7 on). Without it nothing is kept between steps, but each step rebuilds every token's keys, values and a (heads, t, t) score matrix, so an uncached step's peak memory can even be higher. The cache trades memory for compute (lesson 09).",
         "quiz_q08": "Why are the queries not cached?",
         "quiz_q08_c0": "They take more memory than the keys and values",
         "quiz_q08_c1": "Past queries are never read again by later steps",
@@ -323,7 +333,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "quiz_q09_c1": "In inference, when tokens are generated one at a time",
         "quiz_q09_c2": "In the encoder, where every token attends to every token",
         "quiz_q09_c3": "To store the attention weights for the next step",
-        "quiz_q09_why": "Training sees the whole target and computes every position in one masked matrix product: nothing to reuse. Generating token by token re-reads the past keys and values at each step; that is what the cache keeps (not the weights).",
+        "quiz_q09_why": "Training sees the whole target and computes every position in one masked matrix product: nothing to reuse. Generating token by token re-reads the past keys and values at each step; that is what the cache keeps (not the parameters).",
         "quiz_q10": "Which of these makes the KV cache smaller?",
         # --- lesson 12: positions ---
         "p_pos_dimension": "dimension",
@@ -587,7 +597,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "w_query_select": "쿼리 단어",
         "w_query_scores_title": "\"{token}\"의 유사도 점수: q·k / $\\sqrt{{d_k}}$",
         "w_query_weights_title": "\"{token}\"의 어텐션 가중치",
-        "w_query_caption": "쿼리 <b>{token}</b>: 가장 큰 가중치({weight})는 <b>{top}</b>에 가요. 가중치 7개를 모두 더하면 {total}이에요.",
+        "w_query_caption": "쿼리 <b>{token}</b>: 가장 큰 가중치({weight})는 <b>{top}</b>에 가요. 가중치 7개를 모두 더하면 1이 돼요(합계 {total}).",
         "w_query_key": "키 위치",
         "w_query_key_caption": "<b>{word}</b>의 키와 비교하면: 점수 {score}, 가중치 {weight}.",
         "w_dot_angle": "k의 각도(°)",
@@ -628,7 +638,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "w_mask_nothing_hidden": "없어요. 마지막 토큰이에요",
         "w_cross_target": "디코더 토큰",
         "w_pipe_query": "쿼리 토큰",
-        "w_pipe_caption": "쿼리 <b>{token}</b>: 가장 큰 점수 {score}는 키 <b>{top}</b>의 것이에요. √d_k로 나누면 {scaled}, 소프트맥스를 거치면 가중치 {weight}가 돼요. 출력 행은 V의 7개 행 모두의 가중합이에요.",
+        "w_pipe_caption": "쿼리 <b>{token}</b>의 점수는 키 <b>{top}</b>에서 가장 커요(점수 {score}, √d_k로 나누면 {scaled}, 소프트맥스를 거친 가중치 {weight}). 출력 행은 V의 7개 행 모두를 가중합한 거예요.",
         'w_cross_bars_title': '"{token}"의 가중치 (원문 토큰별)',
         "w_cross_caption": "디코더 토큰 <b>{token}</b>의 쿼리는 원문의 <b>{source}</b>에 가장 큰 가중치({weight})를 줘요. 쿼리는 디코더에서, 키와 밸류는 인코더에서 와요.",
         # --- checks ---
@@ -674,29 +684,29 @@ STRINGS: dict[str, dict[str, str]] = {
         "p_kv_flops": "FLOPs",
         "p_kv_cached": "KV 캐시 사용",
         "p_kv_uncached": "캐시 없음",
-        "p_kv_step_title": "디코딩 스텝마다의 FLOPs",
+        "p_kv_step_title": "디코딩 스텝별 FLOPs",
         "p_kv_total_axis": "생성한 토큰 수 T",
         "p_kv_total_title": "토큰 T개를 생성하는 데 드는 FLOPs",
         "p_kv_speedup": "속도 향상 (배)",
-        "p_kv_measured_speedup": "측정값: 캐시 없음 시간 ÷ 캐시 사용 시간",
+        "p_kv_measured_speedup": "측정값: 캐시 없을 때 시간 ÷ 캐시 쓸 때 시간",
         "p_kv_flop_ratio": "FLOPs 비율 (오버헤드 없음)",
-        "p_kv_predicted": "FLOPs + 스텝마다 {overhead} µs (맞춘 값)",
+        "p_kv_predicted": "예측: FLOPs 시간 + 스텝마다 {overhead} µs (측정값에 맞춘 식)",
         "p_kv_speedup_title": "측정한 속도 향상과 이론",
-        "p_kv_fill_title": "캐시: 저장된 키 벡터마다의 길이",
+        "p_kv_fill_title": "캐시: 저장된 키 벡터 하나하나의 길이",
         "p_kv_fill_row": "레이어 {layer} 헤드 {head}",
         "p_kv_fill_x": "위치 (빗금: 빈 자리)",
         # lesson 09: widget
         "w_kv_next": "다음 토큰 ▶",
         "w_kv_reset": "처음부터",
-        "w_kv_caption": "지금까지의 토큰: <b>{words}</b> + 새 토큰 <b>{new}</b> (이 토큰의 K와 V는 다음 스텝에서 디코더를 지날 때 캐시에 들어가요).<br>캐시: 토큰 <b>{n}</b>개 × {per_token} B = <b>{bytes} B</b> = 2 · 레이어 {layers} · 헤드 {heads} · {head_dim} · 토큰 {n} · {itemsize} B.<br>이번 스텝은 토큰 {new_tokens}개를 계산했어요: 캐시를 쓰면 <b>{cached}</b> FLOPs, 없으면 <b>{uncached}</b> FLOPs (×{ratio}).",
+        "w_kv_caption": "지금까지의 토큰: <b>{words}</b> + 새 토큰 <b>{new}</b> (이 토큰의 K와 V는 다음 스텝에서 디코더를 지날 때 캐시에 들어가요).<br>캐시: 토큰 <b>{n}</b>개 × {per_token} B = <b>{bytes} B</b> = 2 · 레이어 {layers} · KV 헤드 {heads} · head_dim {head_dim} · 토큰 {n} · 값당 {itemsize} B.<br>이번 스텝은 토큰 {new_tokens}개를 계산했어요: 캐시를 쓰면 <b>{cached}</b> FLOPs, 없으면 <b>{uncached}</b> FLOPs (×{ratio}).",
         "w_kv_full": "<br>이 데모의 캐시가 가득 찼어요. '처음부터'를 눌러 주세요.",
         # lesson 09: checks
-        "check_l09_right": "맞았어요! {name} = {bytes} 바이트, 곧 {readable}.",
+        "check_l09_right": "맞았어요! {name} = {bytes} 바이트, 즉 {readable}.",
         "check_l09_gib": "{name} 값은 GiB 단위의 답 같아요 (지금 값: {got}). 바이트로 적어 주세요. 1 GiB = 1024³ 바이트예요.",
-        "check_l09_bits": "{name} 값이 8배 커요. 비트로 센 것 같아요. 값 하나에 {bytes_per_value}바이트로 바이트를 세어 주세요.",
+        "check_l09_bits": "{name} 값이 8배 커요. 비트로 센 것 같아요. 비트가 아니라 바이트로 세어 주세요. 값 하나가 {bytes_per_value}바이트예요.",
         "check_l09_half": "{name} 값이 정답의 절반이에요. 키와 밸류를 둘 다 셌는지(맨 앞의 2), 값 하나에 {bytes_per_value}바이트를 곱했는지 확인해 보세요.",
-        "check_l09_double": "{name} 값이 정답의 두 배예요. 여기서는 값 하나가 {bytes_per_value}바이트이고, K와 V는 한 번씩만 세요.",
-        "check_l09_no_batch": "{name} 값에 배치가 빠졌어요. 시퀀스 {batch}개가 각자 캐시를 가져요.",
+        "check_l09_double": "{name} 값이 정답의 두 배예요. 여기서는 값 하나가 {bytes_per_value}바이트이고, K와 V를 각각 한 번씩만 세어 주세요(맨 앞의 2가 두 번 들어가지 않았는지 확인해 보세요).",
+        "check_l09_no_batch": "{name} 값에 배치가 빠졌어요. 대화(시퀀스) {batch}개가 각자 자기 캐시를 가져요.",
         "check_l09_no_layers": "{name} 값은 레이어 하나의 캐시예요. 레이어 {layers}개가 모두 자기 키와 밸류를 저장해요.",
         "check_l09_values": "{name} 값은 바이트가 아니라 값의 개수예요. 값 하나에 {bytes_per_value}바이트를 곱해 주세요.",
         "check_l09_query_heads": "{name} 값은 쿼리 헤드 {query_heads}개로 계산했어요. 캐시에는 KV 헤드 {kv_heads}개만 들어가요. 쿼리 헤드들이 이걸 나눠 써요.",
@@ -706,7 +716,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "quiz_question": "<b>{number}. {text}</b>",
         "quiz_right": "맞았어요. {why}",
         "quiz_wrong": "이건 아니에요. 힌트: {hint} 다시 골라 보세요.",
-        "quiz_score": "{total}문제 중 첫 시도에 맞힌 문제 {right}개 ({answered}개 답함).",
+        "quiz_score": "{total}문제 중 처음에 맞힌 문제: {right}개 (답한 문제 {answered}개)",
         "quiz_q01": "X의 모양이 (7, 8)이고 W_Q의 모양이 (8, 4)예요. Q = X·W_Q의 모양은?",
         "quiz_q01_c0": "(7, 4)",
         "quiz_q01_c1": "(8, 4)",
@@ -718,9 +728,9 @@ STRINGS: dict[str, dict[str, str]] = {
         "quiz_q02_c1": "d_k가 클수록 q·k가 넓게 퍼져 소프트맥스가 포화되니까",
         "quiz_q02_c2": "벡터가 길 때 내적을 더 빨리, 더 적은 메모리로 계산하려고",
         "quiz_q02_c3": "가장 큰 가중치를 받는 키를 바꾸려고",
-        "quiz_q02_why": "무작위 q, k에서 q·k의 분산은 d_k예요. √d_k로 나누면 분산이 다시 1이 되어 소프트맥스가 제대로 반응하고 기울기가 사라지지 않아요(03강). 합을 1로 만드는 건 소프트맥스가 하는 일이고, 점수의 순서는 바뀌지 않아요.",
+        "quiz_q02_why": "q와 k의 성분이 서로 독립이고 평균 0, 분산 1이면 q·k의 분산은 d_k예요. √d_k로 나누면 분산이 다시 1이 되어 소프트맥스가 제대로 반응하고 기울기가 사라지지 않아요(03강). 합을 1로 만드는 건 소프트맥스가 하는 일이고, 점수의 순서는 바뀌지 않아요.",
         "quiz_q03": "인코더의 셀프 어텐션에서 \"cat\"은 어떤 토큰을 볼 수 있을까요?",
-        "quiz_q03_c0": "자기 위치까지의 토큰, 곧 \"The\"와 자기 자신만",
+        "quiz_q03_c0": "자기 위치까지의 토큰, 즉 \"The\"와 자기 자신만",
         "quiz_q03_c1": "문장의 모든 토큰, 앞뒤 상관없이",
         "quiz_q03_c2": "자기 자신만",
         "quiz_q03_c3": "다음을 예측하려고, 자기 뒤의 토큰만",
@@ -730,7 +740,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "quiz_q04_c1": "출력 행도 똑같이 섞이고, 각 행의 값은 그대로예요",
         "quiz_q04_c2": "이웃 토큰이 달라졌으니 모든 행의 값이 바뀌어요",
         "quiz_q04_c3": "오류가 나요: 어텐션은 원래 순서가 필요해요",
-        "quiz_q04_why": "어텐션만으로는 토큰을 순서 없는 집합으로 봐요: mha(x[order]) = mha(x)[order], 각 행의 값은 그대로예요. 그래서 모델은 위치 정보를 따로 넣어 줘요(06강).",
+        "quiz_q04_why": "어텐션만으로는 토큰을 순서 없는 집합처럼 다뤄요. 식으로 쓰면 mha(x[order]) = mha(x)[order]이고, 각 행의 값은 그대로예요. 그래서 모델에 위치 정보를 따로 넣어 줘요(06강, 12강).",
         "quiz_q05": "디코더에서 인과 마스크는 무슨 일을 할까요?",
         "quiz_q05_c0": "각 위치가 자기 자신과 앞 위치만 보게 해요",
         "quiz_q05_c1": "짧은 문장 끝에 붙은 패딩 토큰을 가려요",
@@ -745,10 +755,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "quiz_q06_why": "번역 토큰이 쿼리로 원문 문장(키와 밸류)에 물어봐요. 가중치 모양은 (번역 토큰 수, 원문 토큰 수)예요(08강).",
         "quiz_q07": "생성할 때 KV 캐시는 메모리에 어떤 영향을 줄까요?",
         "quiz_q07_c0": "메모리를 줄여요: 키와 밸류를 한 번만 계산하니까",
-        "quiz_q07_c1": "스텝 사이에 메모리를 계속 써요: 레이어·KV 헤드·head_dim·토큰에 비례",
+        "quiz_q07_c1": "스텝 사이에도 메모리를 계속 차지해요. 레이어·KV 헤드·head_dim·토큰에 비례해요",
         "quiz_q07_c2": "점수 행렬처럼 토큰 수의 제곱에 비례해 늘어요",
         "quiz_q07_c3": "달라지는 게 없어요: 캐시가 없어도 같은 키와 밸류를 저장해요",
-        "quiz_q07_why": "캐시는 스텝 사이에 2 · 레이어 수 · KV 헤드 수 · head_dim · 토큰 수 · 배치 · 값 하나의 바이트 수만큼을 계속 들고 있고, 토큰마다 늘어나요. 레이어가 많은 큰 모델에서는 이게 메모리의 대부분을 차지해요. 캐시가 없으면 스텝 사이에 남는 건 없지만, 스텝마다 모든 토큰의 키와 밸류, (헤드, t, t) 점수 행렬을 다시 만들어서 한 스텝의 최대 메모리는 오히려 더 클 수도 있어요. 캐시는 메모리를 내주고 계산을 아껴요(09강).",
+        "quiz_q07_why": "캐시는 스텝 사이에 2 · 레이어 · KV 헤드 · head_dim · 토큰 · 배치 · 값당 바이트만큼을 계속 들고 있고, 토큰마다 늘어나요. 배치와 문맥이 크면 매개변수보다도 커져요(Llama-2-7B, 4096토큰이면 배치 7부터). 캐시가 없으면 스텝 사이에 남는 건 없지만, 스텝마다 모든 토큰의 키와 밸류, (헤드, t, t) 점수 행렬을 다시 만들어서 한 스텝의 최대 메모리는 오히려 더 클 수도 있어요. 캐시는 메모리를 내주고 계산을 아껴요(09강).",
         "quiz_q08": "쿼리는 왜 캐시하지 않을까요?",
         "quiz_q08_c0": "키와 밸류보다 메모리를 더 차지해서",
         "quiz_q08_c1": "지난 쿼리는 뒤의 스텝에서 다시 읽을 일이 없어서",
@@ -760,7 +770,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "quiz_q09_c1": "추론할 때, 토큰을 하나씩 생성하면서",
         "quiz_q09_c2": "모든 토큰이 모든 토큰을 보는 인코더에서",
         "quiz_q09_c3": "어텐션 가중치를 저장할 때만",
-        "quiz_q09_why": "학습은 정답 문장 전체를 알고 있어서 마스크를 씌운 행렬곱 한 번으로 모든 위치를 계산해요. 다시 쓸 게 없죠. 토큰을 하나씩 생성할 때는 매 스텝 지난 키와 밸류를 다시 읽어요. 캐시는 바로 그걸 보관해요(가중치가 아니라요).",
+        "quiz_q09_why": "학습은 정답 문장 전체를 알고 있어서 마스크를 씌운 행렬 곱 한 번으로 모든 위치를 계산해요. 다시 쓸 게 없죠. 토큰을 하나씩 생성할 때는 매 스텝 지난 키와 밸류를 다시 읽어요. 캐시는 바로 그걸 보관해요(매개변수가 아니라요).",
         "quiz_q10": "다음 중 KV 캐시를 작게 만드는 방법은?",
         # --- lesson 12: positions ---
         "p_pos_dimension": "차원",
@@ -772,15 +782,15 @@ STRINGS: dict[str, dict[str, str]] = {
         "p_pos_decay_title": "거리에 따른 RoPE 평균 점수",
         "w_rope_m": "쿼리 위치 m",
         "w_rope_n": "키 위치 n",
-        "w_rope_caption": "m = {m}, n = {n}, m − n = {distance}: 점수 RoPE(q)·RoPE(k) = <b>{score}</b>. 두 슬라이더를 같은 만큼 움직여 보세요. 점수는 그대로예요.",
-        "w_rope_pair": "차원 쌍 ({first}, {second}): 위치마다 {speed} 라디안",
+        "w_rope_caption": "m = {m}, n = {n}, m − n = {distance}: 점수 RoPE(q)·RoPE(k) = <b>{score}</b>. 두 슬라이더를 같은 칸 수만큼 움직여 보세요. 점수는 그대로예요.",
+        "w_rope_pair": "차원 쌍 ({first}, {second}): 위치 한 칸에 {speed}라디안씩",
         "w_rope_q": "\"cat\"의 q (위치 m)",
         "w_rope_k": "\"sat\"의 k (위치 n)",
-        "w_rope_curve_title": "거리 m − n마다의 점수",
+        "w_rope_curve_title": "거리 m − n에 따른 점수",
         "check_l12_swapped": "{name}: 쿼리를 키의 위치에, 키를 쿼리의 위치에 놓았어요. 두 위치를 바꿔 보세요.",
         "check_l12_not_rotated": "{name}: 회전하지 않은 점수예요. 쿼리와 키를 먼저 각자의 위치만큼 돌려 보세요.",
         "check_l12_whole_position": "{name}: 위치는 토큰을 세는 수라서 정수(int)여야 해요.",
-        "check_l12_distance_sign": "{name}: 거리의 크기는 맞지만 방향이 반대예요. 키는 쿼리보다 m − n만큼 앞에 있어야 해요.",
+        "check_l12_distance_sign": "{name}: 거리의 크기는 맞지만 방향이 반대예요. 키는 쿼리보다 m − n칸 앞에 있어야 해요.",
         # --- issue 12: lesson 03's gradient spread ---
         "l03_spread_raw": "스케일링 없이",
         "l03_spread_scaled": "스케일링 후",
@@ -791,7 +801,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "w_l11_head": "헤드",
         "w_l11_grid_title": "모든 헤드 (행: 레이어, 열: 헤드)",
         "w_l11_title": "레이어 {layer}, 헤드 {head}: {label}",
-        "w_l11_caption": "레이어 {layer}, 헤드 {head} (토큰 {n}개). 각 행의 가중치가 평균적으로 가는 몫: 앞 토큰 {previous}, 다음 토큰 {next}, 같은 단어 {same_word}, [CLS] {cls}, [SEP] {sep}. 넓게 보는 정도 {broad} → <b>{label}</b>.",
+        "w_l11_caption": "레이어 {layer}, 헤드 {head} (토큰 {n}개). 각 행의 가중치가 평균적으로 어디로 가는지 보면 앞 토큰 {previous}, 다음 토큰 {next}, 같은 단어 {same_word}, [CLS] {cls}, [SEP] {sep}. 넓게 보는 정도 {broad} → <b>{label}</b>.",
         "w_l11_error": "이 문장은 쓸 수 없어요({error}). 직전 문장을 그대로 보여 줘요.",
         "l11_pattern_previous": "앞 토큰",
         "l11_pattern_next": "다음 토큰",
@@ -801,17 +811,17 @@ STRINGS: dict[str, dict[str, str]] = {
         "l11_pattern_broad": "넓게 보기",
         "l11_pattern_mixed": "섞임",
         "l11_scores_title": "{pattern}: 헤드별 점수",
-        "check_l11_not_square": "{name}: 헤드 하나의 가중치, 곧 (토큰 수, 토큰 수) = {needed} 모양이어야 해요. 지금 모양: {got}",
-        "check_l11_not_hidden": "{name}: 아무것도 가리지 않은 가중치예요. {keys} 자리의 가중치는 정확히 0이어야 해요. 그 키에서 False인 마스크를 넘겨 주세요.",
+        "check_l11_not_square": "{name}: 헤드 하나의 가중치는 (토큰 수, 토큰 수) = {needed} 모양이어야 해요. 지금 모양은 {got}.",
+        "check_l11_not_hidden": "{name}: 아무것도 가리지 않은 가중치예요. {keys} 자리의 가중치는 정확히 0이어야 해요. 그 키 자리만 False인 마스크를 `mask=`로 넘겨 주세요.",
         "check_l11_unscaled": "{name}: 스케일링 없는 softmax(q·kᵀ)예요. 소프트맥스 전에 점수를 √d_k(= √{head_dim})로 나눠 주세요.",
         "check_l11_no_bias": "{name}: 편향이 빠졌어요. Q = x·W_Q + b_Q, K = x·W_K + b_K예요.",
         "check_l11_transposed": "{name}: 행과 열이 뒤바뀌었어요(키가 행). 각 행이 쿼리 하나여야 하니 q @ k.T로 계산해 주세요.",
         "check_l11_other_head": "{name}: 다른 헤드(헤드 {other})의 가중치예요. 문제는 헤드 {head}의 가중치를 물어요. 열 {start}:{end}만 잘라 쓰세요.",
-        "check_l11_other_layer": "{name}: 헤드 {head}의 가중치지만 다른 레이어의 입력으로 계산했어요. 레이어 {layer}의 입력은 out.hidden_states[{layer}]예요.",
+        "check_l11_other_layer": "{name}: 헤드 {head}의 가중치지만 다른 레이어의 입력으로 계산했어요. 레이어 {layer}의 입력은 out.hidden_states[{layer}]에 있어요.",
         "check_l11_right": "맞았어요! {name} 값이 정확해요. 레이어 {layer}, 헤드 {head}의 가중치를 진짜 모델과 똑같은 방법으로 계산했어요.",
         "l11_bar_weight": "어텐션 가중치",
-        "l11_bar_contribution": "실제로 건네는 몫, w·‖v·W_O‖",
-        'l11_bar_title': '쿼리 "{token}": 가중치와 실제 기여',
+        "l11_bar_contribution": "길이로 본 기여의 몫, w·‖v·W_O‖",
+        'l11_bar_title': '쿼리 "{token}": 가중치와 기여(길이로 본 몫)',
         "quiz_q10_c0": "키 대신 쿼리를 캐시하기",
         "quiz_q10_c1": "쿼리 헤드들이 나눠 쓰는 KV 헤드 줄이기 (MQA, GQA)",
         "quiz_q10_c2": "KV 헤드는 그대로 두고 쿼리 헤드만 줄이기",
@@ -853,8 +863,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "check_l07_missing_row": "{name}에 빠진 행이 있어요 (행 {row}). 그 쿼리는 위치 {position}의 토큰을 볼 수 있으니 출력도 바뀌어요.",
         "check_l07_extra_row": "{name}에 바뀌지 않는 행이 있어요 (행 {row}).",
         "check_l09_huge": "{name} 값이 바이트 수라기엔 너무 커요.",
-        "check_l09_whole_batch": "{name}에는 시퀀스의 개수, 곧 정수가 와야 해요.",
-        "check_l09_rounded_up": "{name} 값은 올림한 값이에요. 그만큼의 시퀀스는 들어가지 않아요. 내림해 주세요.",
+        "check_l09_whole_batch": "{name}에는 대화(시퀀스)의 수, 즉 정수가 와야 해요.",
+        "check_l09_rounded_up": "{name} 값은 올림한 값이에요. 그 수만큼의 대화는 메모리에 다 들어가지 않아요. 내림해 주세요.",
         "quiz_wrong_again": "이것도 아니에요. 답: “{answer}”. {why}",
         "quiz_q01_hint": "01강: 행렬 곱에서 어느 축이 사라지는지 떠올려 보세요.",
         "quiz_q02_hint": "03강: 스케일링 전에 d_k를 키우면 위젯에서 무엇이 달라졌나요?",
@@ -873,9 +883,9 @@ STRINGS: dict[str, dict[str, str]] = {
         "p_s13_bytes": "최대 메모리 (바이트)",
         "p_s13_plain": "보통 어텐션",
         "p_s13_tiled": "타일 어텐션",
-        "p_s13_used": "토큰이 쓰는 양",
+        "p_s13_used": "토큰이 실제로 쓰는 양",
         "p_s13_paged": "페이지 캐시 (잡은 블록)",
-        "p_s13_max_len": "요청마다 max_len",
+        "p_s13_max_len": "요청마다 max_len만큼 미리 잡기",
         "p_s13_mib": "KV 캐시 (MiB)",
         "p_s13_roof": "{gpu}: min(최대 성능, 대역폭 × 강도)",
         "p_s13_ridge": "경계점 {ridge} FLOP/B",
@@ -886,7 +896,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "w_s13_score": "점수",
         "w_s13_scores_title": "쿼리 하나의 점수, 블록 단위로",
         "w_s13_running_title": "지금까지의 최댓값 m과 합 l",
-        "w_s13_running_out": "지금의 o / l",
+        "w_s13_running_out": "지금까지의 o / l",
         "w_s13_final": "softmax·V",
         "w_s13_output_title": "출력",
         "w_s13_tiling_caption": "블록 {step} / {blocks}: 키 {n}개 중 {seen}개를 읽었어요. m = {m}, l = {l}. 지금까지 모은 값에 곱한 수: exp(m_old − m_new) = {rescale} (최댓값이 그대로면 1, 첫 블록에서는 0).",
@@ -897,7 +907,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "p_s13_decode": "디코드, 배치 {batch}",
         "check_l13_merge_right": "맞았어요! 두 절반을 합치면 모든 키에 대한 소프트맥스·V와 같아요: {name} = {got}",
         "check_l13_merge_average": "{name}: 두 절반의 출력을 그냥 평균 낸 값이에요. 가중치가 더 큰(지수 합이 더 큰) 쪽이 더 많이 반영돼야 해요. o와 l에 exp(m − m_new)를 곱해 맞춘 다음, 합친 o를 합친 l로 나눠 보세요.",
-        "check_l13_merge_no_rescale": "{name}: o와 l을 그대로 더했어요. 각 절반의 값은 자기 최댓값을 기준으로 잰 거예요. 먼저 더 큰 최댓값 m에 맞춰 각각 exp(m_절반 − m)을 곱해 주세요.",
+        "check_l13_merge_no_rescale": "{name}: o와 l을 그대로 더했어요. 각 절반의 값은 자기 최댓값을 기준으로 계산한 거예요. 먼저 더 큰 최댓값 m에 맞춰 각각 exp(m_절반 − m)을 곱해 주세요.",
         "check_l13_merge_wrong": "{name}: 아직 달라요. 지금 값: {got}, 모든 키에 대한 softmax·V: {needed}",
         "check_l13_group_right": "맞았어요! {name} 값이 정확해요. KV 헤드 {kv_head}번을 나눠 쓰는 쿼리 헤드: {first}~{last}번",
         "check_l13_group_interleaved": "{name}: n_kv_heads개씩 건너뛴 쿼리 헤드(번갈아 나누기)예요. 여기서는 이웃한 쿼리 헤드 {group}개가 한 그룹이에요. 헤드 h가 쓰는 KV 헤드: h // {group}",
@@ -906,7 +916,7 @@ STRINGS: dict[str, dict[str, str]] = {
         # --- issue 12 (h12b): lesson 09 measured memory and step times, plots, slides ---
         "p_kv_allocated": "미리 잡아 둔 크기 (KVCache.allocated_nbytes)",
         "p_kv_step_ms": "스텝 하나의 시간 (ms)",
-        "p_kv_fitted": "맞춘 값: 오버헤드 + FLOPs × FLOP당 시간",
+        "p_kv_fitted": "측정값에 맞춘 식: 오버헤드 + FLOPs × FLOP당 시간",
         "p_kv_step_time_title": "디코딩 스텝 하나의 시간",
         "p_kv_peak_uncached": "캐시 없는 스텝의 최대 메모리",
         "p_kv_peak_cached": "캐시 쓴 스텝의 최대 메모리",

@@ -39,6 +39,7 @@ __all__ = [
     "SlidingWindowKVCache",
     "StepCost",
     "attention_flops",
+    "attention_training_flops",
     "attention_inputs",
     "loglog_slope",
     "measure_costs",
@@ -89,6 +90,45 @@ def attention_flops(n_q: int, n_k: int, d_k: int, d_v: int | None = None) -> int
     d_k = validate.integer(d_k, "d_k", 1)
     d_v = d_k if d_v is None else validate.integer(d_v, "d_v", 1)
     return 2 * n_q * n_k * d_k + 2 * n_q * n_k * d_v
+
+
+class TrainingFlops(NamedTuple):
+    """FLOPs of one head's attention in training: the forward and the backward pass."""
+
+    forward: int
+    """``4·n_q·n_k·d`` (Q·Kᵀ and weights·V), as :func:`attention_flops`."""
+    backward: int
+    """The backward pass's matrix products; with ``recompute`` also Q·Kᵀ done again."""
+
+    @property
+    def total(self) -> int:
+        return self.forward + self.backward
+
+
+def attention_training_flops(n_q: int, n_k: int, d_k: int, recompute: bool = False
+                             ) -> TrainingFlops:
+    """FLOPs of one head's attention, forward and backward (d_v = d_k), counting matrix products.
+
+    Forward: ``2·n_q·n_k·d`` for S = Q·Kᵀ and ``2·n_q·n_k·d`` for O = P·V. Backward, given dO:
+    dV = Pᵀ·dO, dP = dO·Vᵀ, dQ = dS·K and dK = dSᵀ·Q, four products of ``2·n_q·n_k·d``
+    each (the softmax's own gradient is ``O(n_q·n_k)``, left out). Plain attention keeps P
+    from the forward pass for this. FlashAttention keeps no (n_q, n_k) matrix, so its backward
+    pass (``recompute=True``) first computes S = Q·Kᵀ again, one product more: the same
+    forward FLOPs, more FLOPs in training (FlashAttention paper, §3.1–3.2), and still faster
+    on a GPU because it moves far fewer bytes.
+
+    >>> plain = attention_training_flops(1024, 1024, 64)
+    >>> flash = attention_training_flops(1024, 1024, 64, recompute=True)
+    >>> plain.forward == flash.forward, flash.total / plain.total
+    (True, 1.1666666666666667)
+    """
+    n_q, n_k = validate.integer(n_q, "n_q", 1), validate.integer(n_k, "n_k", 1)
+    d_k = validate.integer(d_k, "d_k", 1)
+    recompute = validate.flag(recompute, "recompute")
+    product = 2 * n_q * n_k * d_k  # one (n_q, d)·(d, n_k)-sized matrix product
+    forward = attention_flops(n_q, n_k, d_k)  # S = Q·Kᵀ, O = P·V
+    backward = 4 * product + (product if recompute else 0)  # dV, dP, dQ, dK (+ S again)
+    return TrainingFlops(forward, backward)
 
 
 def measure_peak_memory(fn, *args, **kwargs) -> int:

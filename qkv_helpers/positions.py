@@ -25,9 +25,11 @@ from . import _validate as validate
 __all__ = [
     "apply_rope",
     "causal_permutation_check",
+    "causal_position_signal",
     "cosine_similarity_matrix",
     "learned_positions",
     "rope_angles",
+    "rope_mean_score",
     "rope_rotation_matrix",
     "rope_score_by_distance",
     "sinusoidal_positions",
@@ -174,6 +176,38 @@ def rope_score_by_distance(d: int, distances, base: float = 10000.0) -> np.ndarr
     return 2 * np.cos(angles).sum(axis=-1)  # (n,)
 
 
+def rope_mean_score(d: int, distances, same: bool, n_pairs: int = 2000, seed: int = 0
+                    ) -> np.ndarray:
+    """The mean RoPE score of random query–key pairs placed ``distance`` positions apart.
+
+    Draws ``n_pairs`` queries with independent standard-normal components; with ``same=True``
+    each key is its query (q = k, the case of :func:`rope_score_by_distance`, whose curve falls
+    with the distance), with ``same=False`` an independent draw. For independent q and k the
+    expected score is 0 at every distance: RoPE's "decay" is a property of similar vectors,
+    not of every pair.
+
+    Returns
+    -------
+    numpy.ndarray, shape (len(distances),)
+
+    Examples
+    --------
+    >>> bool(abs(rope_mean_score(64, [0], same=True)[0] - 64) < 5)
+    True
+    """
+    d = validate.even_dim(d, "d")
+    distances = validate.token_positions(distances, None, "distances")  # (n,)
+    same = validate.flag(same, "same")
+    n_pairs = validate.integer(n_pairs, "n_pairs", 1, 100_000)
+    rng = np.random.default_rng(validate.seed(seed))
+    q = rng.standard_normal((n_pairs, d))  # (n_pairs, d)
+    k = q if same else rng.standard_normal((n_pairs, d))  # (n_pairs, d)
+    k_at_0 = apply_rope(k, np.zeros(n_pairs, dtype=np.int64))  # position 0: unchanged
+    means = [np.mean(np.sum(apply_rope(q, np.full(n_pairs, m)) * k_at_0, axis=-1))
+             for m in distances]  # query at position m, key at 0: distance m
+    return np.array(means)  # (n,)
+
+
 def sinusoidal_shift_matrix(shift: int, d_model: int, base: float = 10000.0) -> np.ndarray:
     """The ``(d_model, d_model)`` matrix M with ``PE[p + shift] == PE[p] @ M`` for every p.
 
@@ -244,6 +278,38 @@ def learned_positions() -> np.ndarray:
     with safe_open(str(_model_dir() / "model.safetensors"), framework="numpy") as weights:
         table = weights.get_tensor(POSITION_TABLE)
     return np.asarray(table, dtype=np.float32)  # (512, 384), as load_minilm holds it
+
+
+def causal_position_signal(n: int) -> np.ndarray:
+    """What a causal mask alone tells each position: ``1/(i + 1)`` at position i.
+
+    Attention with no position information at all: every query is 0 (so every score is 0
+    and the weights are uniform over the keys a row may see), the keys are anything, and
+    the value is 1 for the first token, 0 elsewhere. Under the causal mask, row i averages
+    over exactly i + 1 keys, so its output is ``1/(i + 1)``: absolute position, read from
+    the mask (Haviv et al., 2022). Without the mask every row would give ``1/n``.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n,)
+        The output of :func:`~qkv_helpers.attention.scaled_dot_product_attention` at each
+        position.
+
+    Examples
+    --------
+    >>> causal_position_signal(4).round(3)
+    array([1.   , 0.5  , 0.333, 0.25 ])
+    """
+    from .attention import scaled_dot_product_attention
+    from .masks import causal_mask
+
+    n = validate.integer(n, "n", 1, 100_000)
+    q = np.zeros((n, 1))  # (n, 1): no content in the queries
+    k = np.arange(n, dtype=float)[:, None]  # (n, 1): any keys; q = 0 makes every score 0
+    v = np.zeros((n, 1))  # (n, 1)
+    v[0] = 1.0  # marks the first token
+    out = scaled_dot_product_attention(q, k, v, mask=causal_mask(n)).output  # (n, 1)
+    return out[:, 0]  # (n,)
 
 
 class OrderCheck(NamedTuple):

@@ -51,13 +51,19 @@ __all__ = [
     "EncoderOutput",
     "LayerNorm",
     "MiniLM",
+    "ContributionShares",
+    "HangulCount",
     "ValueNorms",
+    "contribution_shares",
+    "hangul_count",
     "classify_heads",
     "erf",
     "gelu",
     "head_scores",
     "load_minilm",
+    "normalize_text",
     "strongest_heads",
+    "vocabulary_hangul",
     "weighted_value_norms",
 ]
 
@@ -558,3 +564,99 @@ def weighted_value_norms(model: MiniLM, output: EncoderOutput, layer: int, head:
     norms = np.linalg.norm(handed_over, axis=-1)  # (n,)
     weights = output.attentions[layer][index, head, :n, :n]  # (n, n)
     return ValueNorms(weights, norms, weights * norms)
+
+
+class ContributionShares(NamedTuple):
+    """Three ways to share out one head's output among the keys (lesson 11's caveat)."""
+
+    weight: np.ndarray
+    """``(n, n)``: the attention weights ``w[i, j]``."""
+    norm_share: np.ndarray
+    """``(n, n)``: ``‖w·v_j·W_O‖`` over the row's sum of them (Kobayashi et al., 2020)."""
+    projection_share: np.ndarray
+    """``(n, n)``: the signed part of the head output ``o_i`` along itself that key j gives,
+    ``(w·v_j·W_O) · o_i / ‖o_i‖²``; a row sums to 1, and a key pulling against the rest
+    gets a negative share."""
+    output_to_residual: np.ndarray
+    """``(n,)``: ``‖o_i‖ / ‖x_i‖``, the head's output against the residual stream it is
+    added to."""
+    head_output: np.ndarray
+    """``(n, 384)``: ``o_i = Σ_j w_ij · v_j·W_O``, this head's part of the attention output
+    (the twelve heads' parts plus ``b_o`` make the layer's attention output)."""
+
+
+def contribution_shares(model: MiniLM, output: EncoderOutput, layer: int, head: int,
+                        index: int = 0) -> ContributionShares:
+    """One head's weights next to two measures of what each key contributes.
+
+    Weights, contributions and explanations are three different things: this gives the
+    weights and two contribution measures, which already disagree with each other.
+
+    >>> model = load_minilm()
+    >>> shares = contribution_shares(model, model("The cat sat on the mat."), layer=4, head=5)
+    >>> bool(np.allclose(shares.projection_share.sum(-1), 1, atol=1e-4))
+    True
+    """
+    vn = weighted_value_norms(model, output, layer, head, index)  # checks the arguments
+    mha = model.layers[layer].attention
+    n = vn.weights.shape[0]
+    x = output.hidden_states[layer][index, :n].astype(np.float64)  # (n, 384)
+    v = mha.project(x.astype(mha.w_o.dtype)).v[head].astype(np.float64)  # (n, head_dim)
+    rows = slice(head * mha.head_dim, (head + 1) * mha.head_dim)
+    handed_over = v @ mha.w_o[rows].astype(np.float64)  # (n, 384): key j, per unit of weight
+    w = vn.weights.astype(np.float64)  # (n, n)
+    pieces = w[:, :, None] * handed_over[None, :, :]  # (n, n, 384): c_ij = w_ij · v_j·W_O
+    o = pieces.sum(axis=1)  # (n, 384): the head's output
+    norms = np.linalg.norm(pieces, axis=-1)  # (n, n)
+    projection = (pieces @ o[:, :, None])[..., 0] / np.sum(o * o, -1, keepdims=True)  # (n, n)
+    ratio = np.linalg.norm(o, axis=-1) / np.linalg.norm(x, axis=-1)  # (n,)
+    return ContributionShares(vn.weights, norms / norms.sum(-1, keepdims=True), projection,
+                              ratio, o)
+
+
+class HangulCount(NamedTuple):
+    """Hangul in a text: precomposed syllables (가, U+AC00–D7A3) and conjoining jamo (ᄀ, ᅡ)."""
+
+    syllables: int
+    jamo: int
+
+
+def hangul_count(text: str) -> HangulCount:
+    """Count the precomposed Hangul syllables and the conjoining jamo (U+1100–11FF) in ``text``.
+
+    >>> hangul_count("고양이"), hangul_count("\u1100\u1161")
+    (HangulCount(syllables=3, jamo=0), HangulCount(syllables=0, jamo=2))
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a string, got {type(text).__name__}")
+    syllables = sum("\uac00" <= c <= "\ud7a3" for c in text)
+    jamo = sum("\u1100" <= c <= "\u11ff" for c in text)
+    return HangulCount(int(syllables), int(jamo))
+
+
+def normalize_text(model: MiniLM, text: str) -> str:
+    """``text`` as the tokenizer's normaliser hands it to WordPiece.
+
+    The uncased BERT normaliser lowercases and strips accents: it decomposes the text (NFD)
+    and drops the combining marks. NFD splits every Hangul syllable into conjoining jamo, so
+    "매트" (2 syllables) reaches WordPiece as 4 jamo.
+
+    >>> model = load_minilm()
+    >>> hangul_count(normalize_text(model, "매트"))
+    HangulCount(syllables=0, jamo=4)
+    """
+    validate.instance_of(model, "model", MiniLM, "from load_minilm()")
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a string, got {type(text).__name__}")
+    return model.tokenizer.normalizer.normalize_str(text)
+
+
+def vocabulary_hangul(model: MiniLM) -> HangulCount:
+    """How many vocabulary pieces hold a precomposed syllable, and how many a jamo.
+
+    >>> vocabulary_hangul(load_minilm()).syllables
+    0
+    """
+    validate.instance_of(model, "model", MiniLM, "from load_minilm()")
+    counts = [hangul_count(piece) for piece in model.tokenizer.get_vocab()]
+    return HangulCount(sum(c.syllables > 0 for c in counts), sum(c.jamo > 0 for c in counts))

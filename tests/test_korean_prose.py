@@ -93,7 +93,9 @@ ONE_WORD = one_word_table()
 
 def test_the_one_word_table_has_the_ideas_of_the_review():
     uses = {use for use, _ in ONE_WORD}
-    assert {"강", "레이어", "스텝", "KV 헤드", "차원 d_k", "매개변수"} <= uses
+    assert {"강", "레이어", "스텝", "KV 헤드", "차원 d_k", "매개변수", "은닉 상태", "멀티쿼리",
+            "윈도",
+            "블록 풀"} <= uses
     assert all(never for _, never in ONE_WORD)
 
 
@@ -166,3 +168,98 @@ def test_unrendered_bold_is_found():
 def test_bold_before_a_particle_still_renders(name):
     found = unrendered_bold(TEXTS[name])
     assert not found, f"{name}: this bold would not render (write <b>…</b>): {found}"
+
+
+# --- the particle after a value ----------------------------------------------------------------
+# A Korean particle with two forms (은/는, 이/가, …) is chosen by the sound of the word before it.
+# After a placeholder the value is unknown, so no such particle may follow one ("점수 {score}는"
+# renders "점수 2.91는"); after a number written in prose, the particle must fit how the number is
+# read (5 is 오: "5를", 3 is 삼: "3을"). Every lang.py key and every Korean cell is scanned.
+
+# (after a final consonant, after a vowel); 으로/로 also takes 로 after ㄹ. (이고 is left out: after
+# a vowel both "4고" and "4이고" are standard.)
+PARTICLE_PAIRS = [("이에요", "예요"), ("이어야", "여야"), ("이라서", "라서"), ("이라는", "라는"),
+                  ("이라고", "라고"), ("이라", "라"), ("으로", "로"), ("이랑", "랑"),
+                  ("이나", "나"),
+                  ("은", "는"), ("이", "가"), ("을", "를"), ("과", "와")]
+_FORMS = sorted({form for pair in PARTICLE_PAIRS for form in pair}, key=len, reverse=True)
+# a particle, then something that is not a Hangul letter (so "{n}가지", "3개" are not particles);
+# 으로/로 may go on as 으로는, 로도, 로서, 로부터
+_PARTICLE = r"(?P<particle>" + "|".join(_FORMS) + r")(?:(?<=로)(?:는|도|서|부터))?(?![가-힣])"
+AFTER_PLACEHOLDER = re.compile(r"\{[^{}]*\}(?:</b>|\*\*|`|\"|'|\])?" + _PARTICLE)
+# a number in prose ("2.91는"), or a shape standing alone ("(7, 5)이에요")
+AFTER_NUMBER = re.compile(r"(?:(?<![\w.)\]])(?P<number>\d[\d,]*(?:\.\d+)?)|(?<![\w가-힣)])"
+                          r"\((?P<shape>\d[\d, ]*)\))" + _PARTICLE)
+DIGIT_SOUND = {"0": "consonant", "1": "rieul", "2": "vowel", "3": "consonant", "4": "vowel",
+               "5": "vowel", "6": "consonant", "7": "rieul", "8": "rieul", "9": "vowel"}
+
+
+def number_sound(number: str) -> str:
+    """How a number written in digits ends when read aloud: "consonant", "rieul" or "vowel".
+    A last digit 0 is read 십, 백, 천, 만 or 영: a final consonant."""
+    return DIGIT_SOUND[number.replace(",", "").strip()[-1]]
+
+
+def right_particle(particle: str, sound: str) -> str:
+    for after_consonant, after_vowel in PARTICLE_PAIRS:
+        if particle in (after_consonant, after_vowel):
+            if after_consonant == "으로":
+                return "로" if sound in ("vowel", "rieul") else "으로"
+            return after_vowel if sound == "vowel" else after_consonant
+    raise ValueError(particle)
+
+
+def particle_slips(text: str) -> list[str]:
+    """Particles after a placeholder, and wrong particles after a number, in ``text``."""
+    found = [f"{m.group(0)!r}: no particle after a placeholder"
+             for m in AFTER_PLACEHOLDER.finditer(text)]
+    for m in AFTER_NUMBER.finditer(text):
+        value = m.group("number") or m.group("shape")
+        right = right_particle(m.group("particle"), number_sound(value))
+        if m.group("particle") != right:
+            found.append(f"{context(text, m, 15)!r}: {m.group('particle')} → {right}")
+    return found
+
+
+def test_the_particle_scan_finds_what_the_review_found():
+    assert particle_slips("가장 큰 점수 {score}는 키의 것")
+    assert particle_slips("가중치 {weight}가 돼요")
+    assert particle_slips("점수 2.91는 커요") and particle_slips("가중치 0.47가 돼요")
+    assert particle_slips('"mat"과 5을 바꿔요') and particle_slips("모양은 (7, 5)이에요")
+    assert particle_slips("<b>{token}</b>은 앞") and particle_slips("값 10를 넣어요")
+    assert particle_slips("입력은 out.hidden_states[{layer}]예요")
+    assert particle_slips("7으로 나눠요") and particle_slips("3로 나눠요")
+    for good in ("점수 {score}, 가중치 {weight}.", "{n}개의 토큰", "{n}가지", "5를 바꿔요",
+                 "3을 넣어요", "7로 나눠요", "3으로 나눠요", "가중치({weight})를 줘요",
+                 "토큰 {n}개예요", "모양이 (7, 5)예요", "1.00이에요", "2.91은 커요",
+                 "값 10을 넣어요", "4096토큰", "행렬(9, 32)을", "{name}의 모양", "{n}에서"):
+        assert not particle_slips(good), (good, particle_slips(good))
+
+
+LANG_KO = dict(lang.STRINGS["ko"])
+
+
+@pytest.mark.parametrize("key", sorted(LANG_KO))
+def test_no_wrong_particle_after_a_value_in_lang(key):
+    found = particle_slips(LANG_KO[key])
+    assert not found, f"lang.py {key!r}: choose the particle by the value, or rephrase: {found}"
+
+
+@pytest.mark.parametrize("name", [p.stem for p in SOURCES] + ["docs/teacher-guide.ko.md"])
+def test_no_wrong_particle_after_a_number_in_prose(name):
+    found = particle_slips(TEXTS[name])
+    assert not found, f"{name}: choose the particle by how the number is read: {found}"
+
+
+# --- translated turns of phrase ----------------------------------------------------------------
+# "스텝마다의 FLOPs" is English "per-step FLOPs" word for word: "스텝별 FLOPs", "스텝 하나의 …".
+# "솔직한 주의점" and "몇 할" read translated or dated; "풀이" is the course's word for solutions,
+# so the block pool is 블록 풀.
+CALQUES = ["마다의", "솔직한 주의점", "몇 할", "풀이 다 차", "그룹 크기만큼 줄"]
+
+
+@pytest.mark.parametrize("name", sorted(TEXTS))
+def test_no_translated_turns_of_phrase(name):
+    text = TEXTS[name]
+    found = [context(text, m) for calque in CALQUES for m in re.finditer(re.escape(calque), text)]
+    assert not found, f"{name}: rephrase {found}"

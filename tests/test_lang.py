@@ -114,6 +114,14 @@ def test_the_korean_table_uses_the_glossary_terms():
     assert checked >= 15  # the check really ran
 
 
+def test_the_glossary_has_the_terms_of_lessons_11_to_13():
+    terms = dict(glossary())
+    for english, korean in [("hidden state", "은닉 상태"), ("bias", "편향"),
+                            ("block pool", "블록 풀"), ("serving", "서빙"),
+                            ("arithmetic intensity", "산술 강도")]:
+        assert korean in terms[english], (english, terms.get(english))
+
+
 def test_glossary_spot_checks():
     assert STRINGS["ko"]["query"] == "쿼리" and STRINGS["en"]["query"] == "query"
     assert STRINGS["ko"]["value"] == "밸류"

@@ -9,7 +9,7 @@ lesson.md(slide="slide", ko="""
 이 노트북에서는 코스를 어떻게 쓰는지 익히고, 내 컴퓨터에서 모든 게 제대로 돌아가는지 확인해요.
 
 **학습 목표**
-- 셀을 실행하고, 커널을 다시 시작하고, 위젯을 움직일 수 있어요.
+- 셀을 실행하고, 커널(노트북의 코드를 실제로 실행하는 프로그램)을 다시 시작하고, 위젯을 움직일 수 있어요.
 - 그래프 속 한글이 네모(□)가 아니라 글자로 보이는지 확인해요.
 - 코스 전체에서 쓰는 표기법, 특히 배열의 모양을 `(토큰, d_k)`처럼 적는 방식을 알아요.
 
@@ -33,8 +33,8 @@ lesson.md(slide="slide", ko="""
 
 - **셀 실행**: 셀을 클릭하고 `Shift + Enter`를 누르면 실행되고 다음 셀로 넘어가요.
   코드 셀 왼쪽의 `[ ]` 안 숫자는 실행된 순서예요. `[*]`는 아직 실행 중이라는 뜻이에요.
-- **모두 실행**: 메뉴 *Run → Run All Cells*로 위에서 아래까지 한 번에 실행해요.
-- **다시 시작**: 이상하게 동작하면 *Kernel → Restart Kernel and Run All Cells…* 를 눌러요.
+- **모두 실행**: 메뉴 *실행 → 모든 셀 실행*으로 위에서 아래까지 한 번에 실행해요. 화면이 영어라면 *Run → Run All Cells*예요.
+- **다시 시작**: 이상하게 동작하면 *커널 → 커널 재시작 후 모든 셀 실행*을 눌러요. 영어 화면에서는 *Kernel → Restart Kernel and Run All Cells…* 메뉴예요.
   변수가 모두 지워지고 처음부터 깨끗하게 다시 실행돼요.
 - **위젯**: 슬라이더나 드롭다운처럼 마우스로 움직이는 컨트롤이에요.
   값을 바꾸면 그 자리에서 그래프와 설명이 다시 그려져요. 셀을 다시 실행할 필요가 없어요.
@@ -117,7 +117,8 @@ lesson.md(slide="slide", ko="""
 
 코스 전체에서 쓰는 예문은 <b>"The cat sat on the mat."</b>이에요. 이 문장을 7개의 **토큰**으로 나누고,
 토큰마다 숫자 8개짜리 **임베딩** 벡터를 붙여요. 이 숫자들은 학습된 값이 아니라 시드로 고정한
-무작위 값이라서, 누가 언제 실행해도 똑같이 나와요.
+무작위 값이라서, 누가 언제 실행해도 똑같이 나와요. 시드는 무작위 수를 만들 때 정하는 출발 번호예요.
+시드가 같으면 같은 수가 나와요.
 
 배열의 모양은 `(행, 열)` 순서로, 각 축이 무엇인지 이름으로 적어요.
 - 임베딩 `X`: `(토큰, d_model)` = `(7, 8)`
@@ -186,12 +187,12 @@ lesson.md(slide="slide", ko="""
 | 08 | [크로스 어텐션](08_cross_attention.ipynb) | 디코더의 Q, 인코더의 K와 V |
 | 09 | [KV 캐시](09_kv_cache.ipynb) | 자기회귀 디코딩, 계산량과 메모리를 직접 재기 |
 | 10 | [복습](10_review.ipynb) | 전체 흐름, 퀴즈, 더 나아가기 |
-| 11 | [진짜 모델](11_real_model.ipynb) | 학습된 인코더(MiniLM)를 패키지로 직접 돌려 보기 |
-| 12 | [위치](12_positions.ipynb) | 사인파, 학습된 위치, 회전 위치 임베딩(RoPE) |
+| 11 | [진짜 모델 들여다보기](11_real_model.ipynb) | 학습된 인코더(MiniLM)를 패키지로 직접 돌려 보기 |
+| 12 | [어텐션 속의 위치](12_positions.ipynb) | 사인파, 학습된 위치, 회전 위치 임베딩(RoPE) |
 | 13 | [큰 규모의 어텐션](13_attention_at_scale.ipynb) | 타일 어텐션, GQA, 슬라이딩 윈도, 페이지 KV 캐시 |
 
 **정리**
-- `Shift + Enter`로 셀을 실행하고, 막히면 *Restart Kernel and Run All Cells*로 처음부터 다시 해요.
+- `Shift + Enter`로 셀을 실행하고, 막히면 *커널 재시작 후 모든 셀 실행*으로 처음부터 다시 해요.
 - 노트북 맨 위에서 `qk.setup(lang="ko")`를 한 번 부르면 언어와 한글 글꼴이 정해져요.
 - 배열의 모양은 `(토큰, d_k)`처럼 축의 이름으로 읽어요.
 
@@ -212,8 +213,8 @@ lesson.md(slide="slide", ko="""
 | 08 | [Cross-attention](08_cross_attention.ipynb) | Q from the decoder, K and V from the encoder |
 | 09 | [KV cache](09_kv_cache.ipynb) | autoregressive decoding, compute and memory measured |
 | 10 | [Review](10_review.ipynb) | the whole pipeline, a quiz, where to go next |
-| 11 | [A real model](11_real_model.ipynb) | a trained encoder (MiniLM) run by the package itself |
-| 12 | [Positions](12_positions.ipynb) | sinusoidal, learned and rotary (RoPE) positions |
+| 11 | [Inside a real model](11_real_model.ipynb) | a trained encoder (MiniLM) run by the package itself |
+| 12 | [Positions in attention](12_positions.ipynb) | sinusoidal, learned and rotary (RoPE) positions |
 | 13 | [Attention at scale](13_attention_at_scale.ipynb) | tiled attention, GQA, sliding windows, a paged KV cache |
 
 **Key takeaways**

@@ -8,7 +8,7 @@ lesson.md(slide="slide", ko="""
 **이번 시간의 목표**
 - 소프트맥스가 유사도 점수를 어텐션 가중치(0 이상, 합 1)로 바꾸는 과정을 따라가요.
 - **온도** T가 가중치를 뾰족하게, 또는 평평하게 만든다는 걸 슬라이더로 확인해요.
-- 교과서 그대로의 `exp`가 큰 점수에서 넘쳐(overflow) NaN이 되는 걸 보고, 최댓값을 빼는 방법으로 고쳐요.
+- 교과서 그대로의 `exp`가 큰 점수에서 넘쳐(overflow) NaN이 되는 걸 보고, 최댓값을 빼는 방법으로 고쳐요. `exp(x)`는 e^x예요(e ≈ 2.718). x가 1 커질 때마다 e배가 되는 함수예요. NaN(Not a Number)은 계산 결과가 숫자가 아니게 되었다는 표시예요.
 
 **수업 시간**: 약 40분
 """, en="""
@@ -17,7 +17,7 @@ lesson.md(slide="slide", ko="""
 **Goals for this lesson**
 - Follow how softmax turns similarity scores into attention weights (never negative, summing to 1).
 - See with a slider how the **temperature** T makes the weights peaked or flat.
-- Watch the textbook `exp` overflow into NaN on large scores, and fix it by subtracting the maximum.
+- Watch the textbook `exp` overflow into NaN on large scores, and fix it by subtracting the maximum. (`exp(x)` is e^x, with e ≈ 2.718; NaN, "not a number", marks a result that is no longer a number.)
 
 **Class time**: about 40 minutes
 """)

@@ -208,11 +208,11 @@ print(check.max_difference < 1e-12)                               # mha(x[order]
 lesson.md(slide="subslide", ko="""
 "cat"의 출력을 직접 비교해 봐요. 원래 문장에서 "cat"은 위치 1, 거꾸로 된 문장에서는 위치 5예요. 두 벡터가 똑같아요. 인코더에게 "The cat sat on the mat."과 ". mat the on sat cat The"는 같은 단어 묶음일 뿐이에요.
 
-그래서 실제 트랜스포머는 **위치 정보**를 넣어 줘요. 원래 논문은 위치마다 정해진 사인·코사인 벡터를 임베딩에 더하고(사인파 위치 인코딩), 위치마다 학습한 벡터를 더하는 모델도 있어요. 요즘 많은 모델이 쓰는 **회전 위치 임베딩**(RoPE)은 다르게 해요. 임베딩에는 아무것도 더하지 않고, **모든 레이어에서** 쿼리와 키를 위치에 비례한 각도만큼 회전시켜요. 그러면 점수 q·k가 두 토큰의 절대 위치가 아니라 **상대 위치**(거리)에만 달려 있어요. 세 방법은 12강(위치 정보)에서 직접 계산하고, RoPE의 점수가 상대 위치에만 달려 있다는 것도 확인해요.
+그래서 실제 트랜스포머는 **위치 정보**를 넣어 줘요. 원래 논문은 위치마다 정해진 사인·코사인 벡터를 임베딩에 더하고(사인파 위치 인코딩), 위치마다 학습한 벡터를 더하는 모델도 있어요. 요즘 많은 모델이 쓰는 **회전 위치 임베딩**(RoPE)은 다르게 해요. 임베딩에는 아무것도 더하지 않고, **모든 레이어에서** 쿼리와 키를 위치에 비례한 각도만큼 회전시켜요. 그러면 위치는 점수 q·k에 두 토큰의 절대 위치가 아니라 **상대 위치** m − n으로만 들어가요. 점수를 정하는 건 여전히 q와 k의 내용이고, m − n에는 부호가 있어요(앞인지 뒤인지). 세 방법은 12강(어텐션 속의 위치)에서 직접 계산하고, RoPE에서 위치가 상대 위치로만 들어간다는 것도 확인해요.
 """, en="""
 Compare the output of "cat" directly: position 1 in the sentence, position 5 backwards. The two vectors are identical. To the encoder, "The cat sat on the mat." and ". mat the on sat cat The" are the same bag of words.
 
-That is why a real Transformer brings in **position information**. The original paper adds a fixed sine/cosine vector per position to the embeddings (sinusoidal positional encoding), and some models add a learned vector per position. **Rotary position embedding** (RoPE), used by many recent models, works differently: it adds nothing to the embeddings, but rotates the queries and keys **in every layer** by an angle proportional to their position, so that a score q·k depends only on the two tokens' **relative position** (their distance), not on where they are. Lesson 12 (positions) computes all three and shows that RoPE's scores depend on relative position only.
+That is why a real Transformer brings in **position information**. The original paper adds a fixed sine/cosine vector per position to the embeddings (sinusoidal positional encoding), and some models add a learned vector per position. **Rotary position embedding** (RoPE), used by many recent models, works differently: it adds nothing to the embeddings, but rotates the queries and keys **in every layer** by an angle proportional to their position, so that position enters a score q·k only through the two tokens' **relative position** m − n, not where they are; the content of q and k still sets the score, and m − n is signed (ahead or behind). Lesson 12 (positions in attention) computes all three and shows that in RoPE position enters only as the relative position.
 """)
 
 lesson.code(ko="""

@@ -8,12 +8,12 @@ lesson.md(slide="slide", ko="""
 **이번 시간의 목표**
 - 자기회귀 디코딩에서 캐시가 없으면 무엇을 다시 계산하는지 확인해요. 캐시가 있으면 새 토큰 하나만 계산해요. 그 토큰의 쿼리, 키, 밸류를 계산하고, 앞 토큰들의 K, V는 캐시에서 읽어요. 쿼리는 캐시하지 않아요.
 - 캐시를 쓰든 안 쓰든 출력이 같다는 걸 봐요.
-- 스텝마다, 그리고 전체로 FLOPs(부동소수점 연산 수)를 세어 보고, 비율 공식을 만들어요.
-- 스텝 하나의 시간을 문맥 길이에 따라 재서 이론과 비교하고, 왜 차이가 나는지(스텝마다의 오버헤드) 알아봐요.
+- 스텝마다, 그리고 전체로 FLOPs(부동소수점 연산 수)를 세어 보고, 두 FLOPs의 비율이 어떤 식이 되는지 구해 봐요.
+- 스텝 하나의 시간을 문맥 길이에 따라 재서 이론과 비교하고, 왜 차이가 나는지(스텝마다 드는 고정 비용, 즉 오버헤드) 알아봐요.
 - 캐시의 메모리를 재서 공식 `2 · 레이어 · KV 헤드 · head_dim · 토큰 · 배치 · 값당 바이트`와 맞춰 봐요. 캐시는 스텝 사이에 메모리를 **더 써서** 계산을 아껴요. 스텝 하나가 계산하는 동안 잡는 메모리도 재 봐요.
 - 크로스 어텐션의 K, V는 원문 문장마다 한 번만 계산된다는 걸 확인해요.
 
-**수업 시간**: 약 70분
+**수업 시간**: 약 75분
 """, en="""
 # 09. The KV cache: spend memory to save compute
 
@@ -25,7 +25,7 @@ lesson.md(slide="slide", ko="""
 - Measure the cache's memory against the formula `2 · layers · kv_heads · head_dim · tokens · batch · bytes_per_value`. The cache **costs** memory kept between steps to save compute; measure too what one step allocates while it runs.
 - Confirm that cross-attention's K and V are computed once per source sentence.
 
-**Class time**: about 70 minutes
+**Class time**: about 75 minutes
 """)
 
 lesson.code(slide="skip", ko="""
@@ -135,11 +135,11 @@ print(np.allclose(full[-1:], short))                                      # ever
 lesson.md(slide="slide", ko="""
 ## 캐시를 써도 답은 같아요
 
-캐시는 계산을 **건너뛰는** 게 아니라, 이미 계산한 값을 **다시 쓰는** 거예요. 그러니 생성하는 토큰은 완전히 같아야 해요. 로짓(다음 토큰의 점수)은 더하는 순서가 달라서 부동소수점 반올림만큼만 달라요. 프롬프트 몇 개로 20토큰씩 생성해서 비교해 봐요.
+캐시는 계산을 **건너뛰는** 게 아니라, 이미 계산한 값을 **다시 쓰는** 거예요. 그러니 정확한 산수라면 출력이 완전히 같아요. 부동소수점에서는 더하는 순서가 달라서 로짓(다음 토큰의 점수)이 반올림만큼 달라지고, 두 후보가 거의 같은 점수일 때는 고르는 토큰이 바뀔 수도 있어요. 여기서는 이 프롬프트들에서 모든 토큰이 같아요. 프롬프트 몇 개로 20토큰씩 생성해서 비교해 봐요.
 """, en="""
 ## Same answers with the cache
 
-A cache does not **skip** computation; it **reuses** values already computed. So the tokens generated must be exactly the same. The logits (the next token's scores) differ only by floating-point rounding, because the sums run in a different order. Compare 20 generated tokens for a few prompts.
+A cache does not **skip** computation; it **reuses** values already computed. So in exact arithmetic the outputs are the same. In floating point the logits (the next token's scores) differ by rounding, because the sums run in a different order, which could flip a near-tie between two tokens; here, for these prompts, every token is the same. Compare 20 generated tokens for a few prompts.
 """)
 
 lesson.code(ko="""
@@ -157,13 +157,13 @@ print(all(np.array_equal(model.generate(p, 20).ids, model.generate(p, 20, use_ca
 lesson.md(slide="slide", ko="""
 ## FLOPs 세기: 스텝마다
 
-행렬 곱 (m, k)·(k, n)은 곱셈과 덧셈이 m·k·n번씩이라 **2·m·k·n FLOPs**로 세요. 디코더 레이어 하나가 새 토큰 n개를 계산하고, 그 쿼리들이 키 c개를 볼 때 (d = d_model):
+행렬 곱 (m, k)·(k, n)은 곱셈과 덧셈이 m·k·n번씩이라 **2·m·k·n FLOPs**로 계산해요. 디코더 레이어 하나가 새 토큰 n개를 계산하고, 그 쿼리들이 키 c개를 볼 때 (d = d_model):
 
 - Q, K, V, W_O 선형 변환: 8·n·d²
 - 어텐션 q·kᵀ와 가중치·v: 4·n·d·c
-- MLP: 4·n·d·d_ff
+- 피드포워드 네트워크(MLP): 4·n·d·d_ff
 
-스텝 t(지금까지 토큰 t개)에서 캐시가 없으면 n = c = t, 캐시가 있으면 n = 1, c = t예요. 식에 넣으면 캐시 없는 스텝은 레이어마다 **정확히 t배**의 일을 해요. 마지막의 로짓 계산(2·d·어휘 크기)만 양쪽이 같아요.
+스텝 t(지금까지 토큰 t개)에서 캐시가 없으면 n = c = t, 캐시가 있으면 n = 1, c = t예요. 식에 넣으면 캐시 없는 스텝은 레이어마다 **정확히 t배**의 일을 해요(행렬 곱의 FLOPs만 세고, 이 모델처럼 t × t개의 점수를 모두 계산할 때예요). 마지막의 로짓 계산(2·d·어휘 크기)만 양쪽이 같아요.
 
 `km.decoding_flops`가 이 공식이에요. 모델이 실제로 센 FLOPs와 같은지, 그리고 비율이 t에 가까운지 봐요.
 """, en="""
@@ -175,7 +175,7 @@ A matrix product (m, k)·(k, n) does m·k·n multiplications and as many additio
 - attention, q·kᵀ and weights·v: 4·n·d·c
 - MLP: 4·n·d·d_ff
 
-At step t (t tokens so far), without a cache n = c = t; with one, n = 1 and c = t. Put them in the formula: without the cache a step does **exactly t times** the work in every layer. Only the final logits (2·d·vocabulary) cost the same both ways.
+At step t (t tokens so far), without a cache n = c = t; with one, n = 1 and c = t. Put them in the formula: without the cache a step does **exactly t times** the work in every layer (counting matrix-product FLOPs only, and all t × t scores, as this model does). Only the final logits (2·d·vocabulary) cost the same both ways.
 
 `km.decoding_flops` is this formula. Check it against the FLOPs the model counted, and that the ratio is close to t.
 """)
@@ -213,13 +213,13 @@ lesson.md(slide="slide", ko="""
 
 이제 토큰 T개를 생성하는 데 드는 FLOPs의 합을 T에 따라 봐요. 시간을 잴 때도 쓸, 조금 더 큰 모델(어휘 256, d_model 128, 레이어 2)과 프롬프트 8토큰으로 계산해요.
 
-모든 토큰이 레이어에서 같은 양의 일을 한다고 치면(어텐션과 로짓은 무시), 캐시가 없을 때 스텝 i는 P + i개의 토큰을, 캐시가 있으면 첫 스텝만 P개, 나머지는 1개를 계산해요. 그래서
+어텐션과 로짓 계산은 빼고, 모든 토큰이 레이어 하나에서 같은 양의 일을 한다고 쳐 봐요. 캐시가 없으면 스텝 i에서 토큰 P + i개를, 캐시가 있으면 첫 스텝에만 P개, 그 뒤로는 1개씩 계산해요. 그래서 비율은 다음과 같아요.
 
 **비율 ≈ (P + (P+1) + … + (P+T−1)) / (P + T − 1) = T·(2P + T − 1) / (2·(P + T − 1))**
 
 프롬프트가 한 토큰(P = 1)이면 **(T + 1) / 2**예요. 비율이 T에 비례해서 커져요.
 
-어텐션을 무시해도 되는 건 문맥이 짧을 때뿐이에요. 토큰 하나가 레이어 하나에서 쓰는 FLOPs는 선형 변환과 MLP가 24·d², 어텐션이 4·d·t예요. 그래서 **t ≪ 6·d_model**이면 캐시 없는 전체 FLOPs는 T²에, 캐시를 쓴 전체 FLOPs는 T에 비례해요. 캐시를 써도 새 토큰의 쿼리는 키 t개를 모두 보니까, 문맥이 6·d_model을 넘으면 캐시를 쓴 스텝도 t에 비례해 커지고 전체는 T²에 가까워져요. 이 모델은 6·128 = 768이라, 아래의 T ≤ 256에서는 처음 근사가 잘 맞아요.
+어텐션을 무시해도 되는 건 문맥이 짧을 때뿐이에요. 이 모델처럼 d_ff = 4·d_model이면, 토큰 하나가 레이어 하나에서 쓰는 FLOPs는 선형 변환과 피드포워드 네트워크가 8·d² + 16·d² = 24·d², 어텐션이 4·d·t예요. 그래서 **t ≪ 6·d_model**이면 캐시 없는 전체 FLOPs는 T²에, 캐시를 쓴 전체 FLOPs는 T에 비례해요. 캐시를 써도 새 토큰의 쿼리는 키 t개를 모두 보니까, 문맥이 6·d_model을 넘으면 캐시를 쓴 스텝도 t에 비례해 커지고 전체는 T²에 가까워져요. 이 모델은 6·128 = 768이라, 아래의 T ≤ 256에서는 처음 근사가 잘 맞아요.
 """, en="""
 ## Counting FLOPs in total, and the formula for the ratio
 
@@ -231,7 +231,7 @@ If every token costs the same in a layer (ignoring attention and logits), step i
 
 which is **(T + 1) / 2** for a one-token prompt (P = 1). The ratio grows in proportion to T.
 
-Ignoring attention is right only for short contexts. One token in one layer costs 24·d² FLOPs in the projections and the MLP, and 4·d·t in attention. So **while t ≪ 6·d_model**, the total without a cache grows like T² and with one like T. With the cache the new token's query still reads all t keys: past 6·d_model a cached step grows with t as well, and its total approaches T². For this model 6·128 = 768, so for T ≤ 256 below the first approximation holds well.
+Ignoring attention is right only for short contexts. With this model's d_ff = 4·d_model, one token in one layer costs 8·d² + 16·d² = 24·d² FLOPs in the projections and the MLP, and 4·d·t in attention. So **while t ≪ 6·d_model**, the total without a cache grows like T² and with one like T. With the cache the new token's query still reads all t keys: past 6·d_model a cached step grows with t as well, and its total approaches T². For this model 6·128 = 768, so for T ≤ 256 below the first approximation holds well.
 """)
 
 lesson.code(slide="subslide", ko="""
@@ -271,7 +271,7 @@ lesson.md(slide="slide", ko="""
 
 FLOPs로는 지금까지의 토큰이 t개일 때 캐시 없는 스텝이 t배쯤 일을 해요. 실제 시간을 재 봐요. 문맥 길이 t마다 **스텝 하나**를 캐시를 쓰고, 또 안 쓰고 계산해서 걸린 시간을 재요.
 
-시간 재기는 쉽게 흔들려요. 그래서 이렇게 재요.
+잰 시간은 작은 일에도 쉽게 달라져요. 그래서 이렇게 재요.
 - BLAS(numpy의 행렬 곱 라이브러리)는 스레드 하나만 써요. 첫 셀에서 numpy를 불러오기 전에 정했어요.
 - 재기 전에 한 번씩 돌려서 준비해요(워밍업).
 - 두 가지를 번갈아 다섯 번씩 재고, 가장 빠른 값을 써요. 컴퓨터가 다른 일을 하느라 느려진 실행을 빼려는 거예요.
@@ -307,7 +307,7 @@ lesson.md(slide="subslide", ko="""
 
 그런데 두 시간의 비율은 FLOPs 비율 t보다 훨씬 작아요. 한 스텝에는 FLOPs와 상관없는 **고정 비용**이 있어요. 파이썬 반복문, 레이어마다 수십 번의 numpy 함수 호출, 작은 배열 만들기 같은 거요. 캐시를 쓴 스텝은 FLOPs가 아주 적어서 시간의 대부분이 이 오버헤드예요.
 
-그래서 스텝 하나의 시간을 **오버헤드 + FLOPs × FLOP당 시간**으로 놓고, 잰 시간에 두 값을 맞춰 봐요. 점선이 이 모델이에요. 그림의 두 축은 로그 눈금이라, 0.1 ms와 10 ms가 한 그림에 같이 보여요.
+그래서 스텝 하나의 시간을 **오버헤드 + FLOPs × FLOP당 시간**으로 놓고, 잰 시간과 가장 잘 맞도록 두 값(오버헤드와 FLOP당 시간)을 정해요. 그렇게 정한 식이 점선이에요. 그림의 두 축은 로그 눈금이라, 0.1 ms와 10 ms가 한 그림에 같이 보여요. 로그 눈금은 눈금 한 칸마다 값이 10배씩 커지는 눈금이에요.
 """, en="""
 An uncached step runs all t tokens, so it takes longer as t grows. A cached step runs one token and stays nearly flat, though it does grow a little: the new query reads t keys.
 
@@ -322,11 +322,11 @@ ax = qk.plots.plot_step_times(m.contexts, m.seconds_cached, m.seconds_uncached,
 """, ignore_output=True)
 
 lesson.md(slide="subslide", ko="""
-이제 스텝 하나의 속도 향상(캐시 없는 시간 ÷ 캐시 쓴 시간)을 FLOPs 비율, 그리고 오버헤드 모델이 예측한 값과 함께 봐요. t가 커질수록 캐시 없는 스텝의 FLOPs가 커져서 오버헤드의 비중이 줄고, 속도 향상이 FLOPs 비율 쪽으로 다가가요.
+이제 스텝 하나의 속도 향상(캐시 없는 시간 ÷ 캐시 쓴 시간)을 FLOPs 비율, 그리고 오버헤드 모델이 예측한 값과 함께 봐요. t가 커질수록 캐시 없는 스텝에서는 FLOPs의 몫이 커져서 속도 향상도 커져요. 그래도 FLOPs 비율보다는 한참 아래에 머물러요. 캐시를 쓴 스텝은 시간이 거의 다 오버헤드라서요. 캐시를 쓴 스텝의 FLOPs가 오버헤드보다 커질 만큼 문맥이 길어져야 FLOPs 비율에 다가가요.
 
 오버헤드 모델은 대강의 모델이에요. 모든 FLOP의 값을 똑같이 매기지만, 문맥이 길면 소프트맥스와 캐시의 K, V를 읽는 일이 큰 행렬 곱보다 FLOP당 더 오래 걸려요. 그래서 가장 긴 문맥에서는 잰 값이 점선보다 아래에 있을 수 있어요.
 """, en="""
-Now the speed-up of one step (time without ÷ time with the cache) beside the FLOP ratio and the overhead model's prediction. As t grows the uncached step's FLOPs grow, the overhead's share shrinks, and the speed-up climbs toward the FLOP ratio.
+Now the speed-up of one step (time without ÷ time with the cache) beside the FLOP ratio and the overhead model's prediction. As t grows, more of the uncached step is FLOPs and the speed-up grows, but it stays far below the FLOP ratio, because a cached step is almost all overhead. It would approach the FLOP ratio only once a cached step's own FLOPs outweigh the overhead.
 
 The overhead model is rough: it prices every FLOP the same, while for long contexts the softmax and reading the cached K and V cost more per FLOP than large matrix products. So at the longest contexts the measurement may fall below the dotted curve.
 """)
@@ -338,13 +338,13 @@ ax = qk.plots.plot_speedup(m.contexts, m.speedup, m.flop_ratio, m.predicted,
 """, ignore_output=True)
 
 lesson.md(slide="subslide", ko="""
-맞춘 두 값을 비교해 봐요. 위는 스텝마다의 오버헤드, 아래는 t = 16에서 캐시를 쓴 스텝 하나가 FLOPs에 쓰는 시간이에요(둘 다 µs). 오버헤드가 훨씬 커요.
+맞춘 두 값을 비교해 봐요. 위는 스텝 하나에 드는 오버헤드, 아래는 t = 16에서 캐시를 쓴 스텝 하나가 FLOPs에 쓰는 시간이에요(둘 다 µs). 오버헤드가 훨씬 커요.
 """, en="""
 Compare the fitted numbers: above, the overhead per step; below, the time a cached step at t = 16 spends on its FLOPs (both in µs). The overhead is much larger.
 """)
 
 lesson.code(ko="""
-print(round(m.fit.overhead * 1e6))                                  # 스텝마다의 오버헤드 (µs)
+print(round(m.fit.overhead * 1e6))                                  # 스텝 하나의 오버헤드 (µs)
 print(round(m.flops_cached[0] * m.fit.seconds_per_flop * 1e6, 1))   # 캐시 쓴 스텝의 FLOPs에 드는 시간 (µs)
 """, en="""
 print(round(m.fit.overhead * 1e6))                                  # overhead per step (µs)
@@ -396,13 +396,13 @@ ax = qk.plots.plot_cache_growth(mem.tokens, mem.used_nbytes, formula, uncached_b
 """)
 
 lesson.md(slide="subslide", ko="""
-사용 중인 바이트는 토큰 하나에 256바이트(2 · 2 · 4 · 4 · float32의 4바이트)씩 직선으로 늘어요. 잡아 둔 바이트는 처음부터 끝까지 평평해요. 그 차이는 아직 쓰지 않은 자리예요. 생성이 일찍 끝나면(문장 끝 토큰이 나오면) 끝까지 안 쓰는 자리이기도 해요. 많은 요청을 한꺼번에 서빙할 때 이 낭비가 쌓여요. 13강의 페이지 단위 KV 캐시(vLLM의 PagedAttention)는 작은 블록을 필요할 때마다 잡아서 이 낭비를 없애요.
+사용 중인 바이트는 토큰 하나에 256바이트(2 · 2 · 4 · 4 · float32의 4바이트)씩 직선으로 늘어요. 잡아 둔 바이트는 처음부터 끝까지 평평해요. 그 차이는 아직 쓰지 않은 자리예요. 생성이 일찍 끝나면(문장 끝 토큰이 나오면) 끝까지 안 쓰는 자리이기도 해요. 모델 하나로 많은 사용자의 요청에 한꺼번에 답할 때(이걸 서빙이라고 해요) 이 낭비가 쌓여요. 13강의 페이지 KV 캐시(vLLM의 PagedAttention)는 작은 블록을 필요할 때마다 잡아서, 이 낭비를 요청마다 덜 찬 블록 하나 이하로 줄여요.
 
-**계산 예: Llama-2-7B.** 레이어 32개, KV 헤드 32개, head_dim 128이고, 값은 fp16(2바이트)이에요. 한 시퀀스에 4096토큰을 저장하면 딱 **2 GiB**예요. 토큰 하나에 0.5 MiB씩이고요. 대화 8개를 동시에 처리하면(배치 8) 16 GiB로, fp16 모델의 매개변수(가중치 행렬의 값 67억 개 × 2바이트 ≈ 12.6 GiB)보다 커요.
+**계산 예: Llama-2-7B.** 레이어 32개, KV 헤드 32개, head_dim 128이고, 값은 fp16(16비트 부동소수점, 값 하나에 2바이트)이에요. 문장(시퀀스) 하나에 토큰 4096개를 저장하면 정확히 **2 GiB**예요(1 GiB = 1024³바이트, 1 MiB = 1024²바이트). 토큰 하나에 0.5 MiB씩이에요. 대화 8개를 동시에 처리하면(배치 8) 16 GiB로, 모델의 매개변수(가중치 행렬의 값 67억 개, fp16이면 약 12.55 GiB)보다 커요.
 """, en="""
-The bytes in use grow on a straight line, 256 per token (2 · 2 · 4 · 4 · 4 bytes of float32). The bytes reserved are flat from the first step to the last; the gap is room not used yet, and never used if generation stops early (an end-of-sentence token). Serving many requests at once, this waste adds up; lesson 13's paged KV cache (vLLM's PagedAttention) removes it by reserving small blocks only as they are needed.
+The bytes in use grow on a straight line, 256 per token (2 · 2 · 4 · 4 · 4 bytes of float32). The bytes reserved are flat from the first step to the last; the gap is room not used yet, and never used if generation stops early (an end-of-sentence token). Serving many requests at once, this waste adds up; lesson 13's paged KV cache (vLLM's PagedAttention) cuts it to at most one partly filled block per request, by reserving small blocks only as they are needed.
 
-**Worked example: Llama-2-7B.** 32 layers, 32 KV heads, head_dim 128, values in fp16 (2 bytes). Keeping 4096 tokens of one sequence takes exactly **2 GiB**: half a MiB per token. Serving 8 conversations at once (batch 8) takes 16 GiB, more than the model's fp16 weight matrices (6.7 billion parameters × 2 bytes ≈ 12.6 GiB).
+**Worked example: Llama-2-7B.** 32 layers, 32 KV heads, head_dim 128, values in fp16 (2 bytes). Keeping 4096 tokens of one sequence takes exactly **2 GiB**: half a MiB per token. Serving 8 conversations at once (batch 8) takes 16 GiB, more than the model's fp16 weight matrices (6.7 billion parameters × 2 bytes ≈ 12.55 GiB).
 """)
 
 lesson.code(ko="""
@@ -418,9 +418,9 @@ print(km.format_bytes(8 * llama), km.format_bytes(6_738_415_616 * 2))  # cache o
 lesson.md(slide="subslide", ko="""
 ## 스텝 하나가 계산하는 동안의 메모리
 
-캐시가 더 쓰는 건 **스텝 사이에 남겨 두는** 메모리예요. 스텝 하나가 **계산하는 동안**에는 사정이 달라요. 캐시 없는 스텝은 토큰 t개의 활성값과 레이어마다 (헤드, t, t) 점수 행렬을 새로 만들어요. 캐시를 쓴 스텝은 토큰 하나의 활성값과 (헤드, 1, t) 점수만 만들어요.
+캐시가 더 쓰는 건 **스텝 사이에 남겨 두는** 메모리예요. 스텝 하나가 **계산하는 동안**에는 사정이 달라요. 캐시 없는 스텝은 토큰 t개의 활성값(레이어가 계산하는 중간 결과 벡터)과 레이어마다 (헤드, t, t) 점수 행렬을 새로 만들어요. 캐시를 쓴 스텝은 토큰 하나의 활성값과 (헤드, 1, t) 점수만 만들어요.
 
-파이썬의 `tracemalloc`으로 스텝 하나가 잡는 메모리의 최댓값을 재 봐요(numpy 배열도 잡혀요). 작은 `model`로, 문맥 길이 t마다 재요.
+파이썬의 `tracemalloc`으로 스텝 하나가 잡는 메모리의 최댓값을 재 봐요(numpy 배열이 쓰는 메모리도 함께 세어 줘요). 작은 `model`로, 문맥 길이 t마다 재요.
 """, en="""
 ## Memory while one step runs
 
@@ -446,45 +446,57 @@ ax = qk.plots.plot_step_memory(steps_mem.contexts, steps_mem.peak_uncached, step
 """, ignore_output=True)
 
 lesson.md(slide="subslide", ko="""
-이 작은 모델에서는 캐시 없는 스텝의 최대 메모리가 캐시를 쓴 스텝의 최대 메모리와 캐시를 합한 것보다도 커요. 그러니 "캐시는 메모리를 늘리기만 한다"도 정확한 말은 아니에요. 정확히 말하면 이래요.
+이 작은 모델에서는 문맥이 15토큰쯤부터 캐시 없는 스텝의 최대 메모리가, 캐시를 쓴 스텝의 최대 메모리와 캐시를 합한 것보다도 커요. 그러니 "캐시는 메모리를 늘리기만 한다"도 정확한 말은 아니에요. 정확히 말하면 이래요.
 
 - 캐시는 **스텝 사이에 남겨 두는** 메모리를 `2 · 레이어 · KV 헤드 · head_dim · 토큰 · 배치 · 값당 바이트`만큼 더해요.
-- 캐시 없는 스텝이 계산하는 동안 잡는 메모리는 레이어 하나를 계산하는 동안만 있다가 사라져요. 실제 추론 코드는 (헤드, t, t) 행렬을 통째로 만들지도 않아요(13강의 타일 어텐션).
-- 그래서 레이어가 많고 동시에 처리하는 시퀀스가 많은 실제 LLM에서는 모든 레이어, 모든 시퀀스의 캐시가 메모리를 가장 많이 차지해요. 캐시는 메모리를 내주고 계산을 얻는 거래예요.
+- 캐시 없는 스텝의 점수 행렬 같은 레이어별 중간 결과는 레이어 하나를 계산하는 동안만 있다가 사라져요. 토큰 t개의 은닉 상태는 스텝이 끝날 때까지 있어요. 실제 추론 코드는 (헤드, t, t) 행렬을 통째로 만들지도 않아요(13강의 타일 어텐션).
+- 실제 대형 언어 모델(LLM)에서 캐시와 매개변수 중 어느 쪽이 더 큰지는 배치 × 문맥 길이에 달려 있어요. 위의 Llama-2-7B는 4096토큰, 배치 1에서 캐시가 2 GiB로 매개변수 12.55 GiB보다 훨씬 작아요. 12.55 / 2 ≈ 6.3이니 배치 7부터 캐시가 더 커져요. vLLM 논문의 13B 모델 예에서는 매개변수가 메모리의 65%, KV 캐시가 30% 넘게 차지해요. 요청을 많이 모아 처리하는 서버에서 캐시가 커지는 이유예요. 캐시는 메모리를 내주고 계산을 얻는 거래예요.
 """, en="""
-For this small model the peak of an uncached step is larger even than a cached step's peak plus its cache. So "the cache only adds memory" is not accurate either. Precisely:
+For this small model, from a context of about 15 tokens on, the peak of an uncached step is larger even than a cached step's peak plus its cache. So "the cache only adds memory" is not accurate either. Precisely:
 
 - the cache adds memory **kept between steps**: `2 · layers · kv_heads · head_dim · tokens · batch · bytes_per_value`;
-- what an uncached step allocates lives only while one layer runs, then is freed, and real inference code does not even build the whole (heads, t, t) matrix (lesson 13's tiled attention);
-- so in real LLMs, with many layers and many sequences served at once, the cache of every layer and every sequence is what takes the most memory. The cache trades memory for compute.
+- an uncached step's per-layer intermediates, such as the scores, live only while one layer runs (the t tokens' hidden states live for the step), and real inference code does not even build the whole (heads, t, t) matrix (lesson 13's tiled attention);
+- whether the cache or the parameters take more memory in a real LLM depends on batch × context. Llama-2-7B above, at 4096 tokens and batch 1, has a 2 GiB cache against 12.55 GiB of parameters; 12.55 / 2 ≈ 6.3, so the cache is larger only from batch 7 on. In the vLLM paper's 13B example the parameters take 65% of the memory and the KV cache over 30%: servers batching many requests are where the cache grows. The cache trades memory for compute.
 """)
 
 lesson.md(slide="subslide", ko="""
 ## 캐시를 줄이는 방법
 
-그럼 캐시를 작게 하려면 어떻게 할까요? 공식의 곱셈 인자를 줄이면 돼요. 그런데 대부분은 **모델을 학습할 때** 정하는 거예요.
+그럼 캐시를 작게 하려면 어떻게 할까요? 공식에서 곱해지는 값 중 하나를 줄이면 돼요. 그런데 그 값들은 대부분 **모델을 학습할 때** 정해져요.
 
-- **KV 헤드 수 줄이기**: 멀티 쿼리 어텐션(MQA)은 모든 쿼리 헤드가 KV 헤드 **하나**를 같이 쓰고, 그룹 쿼리 어텐션(GQA)은 쿼리 헤드 몇 개가 KV 헤드 하나를 같이 써요. Llama-2-70B는 쿼리 헤드 64개에 KV 헤드 8개로 학습했어요.
-- **슬라이딩 윈도**: 최근 토큰 몇 개만 보도록 학습한 모델(Mistral 7B는 4096토큰)은 그만큼만 저장하면 돼요. 캐시가 창 크기에서 더 안 커져요.
-- **낮은 정밀도**: 값을 fp16 대신 int8(1바이트) 등으로 저장해요.
+- **KV 헤드 수 줄이기**: 멀티쿼리 어텐션(MQA)은 모든 쿼리 헤드가 KV 헤드 **하나**를 같이 쓰고, 그룹 쿼리 어텐션(GQA)은 쿼리 헤드 몇 개가 KV 헤드 하나를 같이 써요. Llama-2-70B는 쿼리 헤드 64개에 KV 헤드 8개로 학습했어요.
+- **슬라이딩 윈도**: 최근 토큰 몇 개만 보도록 학습한 모델(Mistral 7B v0.1은 4096토큰, v0.2부터는 윈도 없음)은 그만큼만 저장하면 돼요. 캐시는 윈도 크기보다 커지지 않아요.
+- **낮은 정밀도**: 값을 fp16 대신 int8(1바이트) 등으로 저장해요. 실제로는 값을 되돌릴 배율도 조금 저장해서, 정확히 절반보다는 살짝 커요.
 
-앞의 둘은 학습할 때의 선택이에요. 이미 학습된 Llama-2-7B에 켤 수 없어요. KV 헤드 32개로 학습했고, 캐시를 최근 토큰으로 자르면 출력이 달라져요. 학습이 끝난 모델에 쓸 수 있는 건 **KV 양자화**(낮은 정밀도)뿐이고, 그것도 정확도를 조금 잃어요. 공식으로 각각 얼마가 되는지 봐요. 위의 셋은 그렇게 학습한 모델일 때의 크기예요.
+앞의 둘은 보통 학습할 때 정해요. 학습이 끝난 모델에 쓸 수 있는 방법도 있어요. 다만 모두 출력을 조금씩 바꿔요.
+
+- **KV 양자화**: 학습된 모델에 바로 쓸 수 있고, 정확도를 조금 잃어요.
+- **캐시에서 토큰 빼기**: StreamingLLM(Xiao 외, 2023)은 추가 학습 없이 맨 앞 토큰 몇 개(어텐션 싱크)와 최근 윈도만 캐시에 남겨요.
+- **업트레이닝**: 멀티헤드로 학습한 모델의 KV 헤드를 합친 뒤 조금 더 학습해 GQA로 바꿔요. 원래 사전 학습 계산량의 5% 정도가 들어요(Ainslie 외, 2023, 13강).
+
+Llama-2-7B는 KV 헤드 32개로 학습해서, GQA나 윈도를 나중에 그냥 적용할 수는 없어요. 공식으로 각각 얼마가 되는지 봐요. 아래 앞의 세 줄은 그렇게 학습한 모델일 때의 크기예요.
 """, en="""
 ## What makes the cache smaller
 
 How do you shrink the cache, then? Shrink a factor of the formula; but most factors are fixed **when the model is trained**:
 
 - **Fewer KV heads**: multi-query attention (MQA) lets every query head share **one** KV head; grouped-query attention (GQA) lets each group of query heads share one. Llama-2-70B was trained with 64 query heads and 8 KV heads.
-- **A sliding window**: a model trained to attend to the most recent tokens only (Mistral 7B: 4096) need keep only those; its cache stops growing at the window's size.
-- **Lower precision**: store the values as int8 (1 byte) instead of fp16, for instance.
+- **A sliding window**: a model trained to attend to the most recent tokens only (Mistral 7B v0.1: 4096; v0.2 has no window) need keep only those; its cache stops growing at the window's size.
+- **Lower precision**: store the values as int8 (1 byte) instead of fp16, for instance; real schemes also store scale factors, so it is slightly more than half.
 
-The first two are choices made in training. They cannot be switched on for Llama-2-7B, which was trained with 32 KV heads, and cutting its cache to a window changes its outputs. Only **KV quantisation** (lower precision) applies after training, and it too loses some accuracy. The formula's sizes for each; the first three are the sizes of a model trained that way.
+The first two are usually chosen in training. Some ways do apply after training, and all of them change the outputs a little:
+
+- **KV quantisation** applies to a trained model as it is, with some loss of accuracy;
+- **evicting tokens from the cache**: StreamingLLM (Xiao et al., 2023) keeps only the first few tokens (the attention sinks) and a recent window, with no fine-tuning;
+- **uptraining**: merge a multi-head model's K/V heads and train it a little more into GQA, for about 5% of the original pre-training compute (Ainslie et al., 2023; lesson 13).
+
+Llama-2-7B was trained with 32 KV heads, so GQA or a window cannot simply be switched on. The formula's sizes for each; the first three lines below are the sizes of a model trained that way.
 """)
 
 lesson.code(slide="subslide", ko="""
 print(km.format_bytes(km.kv_cache_bytes(32, 8, 128, 4096, 1, 2)))    # KV 헤드 8개로 학습한 모델 (GQA)
 print(km.format_bytes(km.kv_cache_bytes(32, 1, 128, 4096, 1, 2)))    # KV 헤드 1개로 학습한 모델 (MQA)
-print(km.format_bytes(km.kv_cache_bytes(32, 32, 128, 1024, 1, 2)))   # 창 1024토큰으로 학습한 모델
+print(km.format_bytes(km.kv_cache_bytes(32, 32, 128, 1024, 1, 2)))   # 윈도 1024토큰으로 학습한 모델
 print(km.format_bytes(km.kv_cache_bytes(32, 32, 128, 4096, 1, 1)))   # 학습 뒤에도 가능: int8 양자화, 값당 1바이트
 """, en="""
 print(km.format_bytes(km.kv_cache_bytes(32, 8, 128, 4096, 1, 2)))    # a model trained with 8 KV heads (GQA)
@@ -532,7 +544,7 @@ print(np.array_equal(with_cache.ids, without.ids), with_cache.steps[0].cache_byt
 """)
 
 lesson.md(slide="subslide", ko="""
-첫 스텝의 캐시는 디코더 토큰 1개와 원문 토큰 7개, 합해서 8토큰 분량이에요. 이후 디코더 쪽 캐시는 스텝마다 한 토큰씩 늘지만, 원문 쪽은 7토큰에서 그대로예요.
+첫 스텝이 끝나면 캐시에는 디코더 토큰 1개와 원문 토큰 7개, 모두 8토큰분이 들어 있어요. 이후 디코더 쪽 캐시는 스텝마다 한 토큰씩 늘지만, 원문 쪽은 7토큰에서 그대로예요.
 """, en="""
 After the first step the cache holds 1 decoder token and 7 source tokens: 8 tokens' worth. From then on the decoder's part grows by a token per step, while the source's part stays at 7 tokens.
 """)
@@ -543,7 +555,7 @@ lesson.md(slide="slide", ko="""
 **다음 토큰 ▶** 버튼을 한 번 누를 때마다 캐시를 써서 토큰 하나를 생성해요. 위젯은 프롬프트 "The cat sat"을 이미 계산한 상태로 시작해요.
 
 - 왼쪽 그림은 캐시예요. 행은 (레이어, 헤드), 열은 토큰 위치이고, 색은 저장된 키 벡터의 길이예요. 빗금 칸은 아직 빈 자리예요.
-- 오른쪽 그림은 지금까지 스텝마다의 FLOPs예요. 캐시를 쓸 때와 안 쓸 때를 나란히 보여 줘요.
+- 오른쪽 그림은 지금까지의 스텝별 FLOPs예요. 캐시를 쓸 때와 안 쓸 때를 나란히 보여 줘요.
 - 아래 글에는 단어들, 캐시 바이트와 공식, 이번 스텝의 FLOPs가 나와요.
 
 **해 볼 것**
@@ -586,7 +598,7 @@ lesson.md(slide="slide", ko="""
 - 값은 fp16(값당 2바이트)이에요.
 
 1. KV 캐시는 모두 몇 **바이트**일까요? 계산식이나 숫자로 `my_bytes`에 적어 보세요.
-2. (조금 더) 같은 모델에서 대화마다 **12,000토큰**을 저장하고, 캐시에 쓸 수 있는 메모리가 **40 GiB**(1 GiB = 1024³ 바이트)라면, 대화를 **최대 몇 개**까지 동시에 처리할 수 있을까요? 정수로 `my_batch`에 적어 보세요.
+2. (한 걸음 더) 같은 모델에서 대화마다 **12,000토큰**을 저장하고, 캐시에 쓸 수 있는 메모리가 **40 GiB**(1 GiB = 1024³ 바이트)라면, 대화를 **최대 몇 개**까지 동시에 처리할 수 있을까요? 정수로 `my_batch`에 적어 보세요.
 """, en="""
 ## Try it: predict the size of a cache
 
@@ -664,11 +676,11 @@ lesson.md(slide="slide", ko="""
 
 - 자기회귀 디코딩에서 캐시가 없으면 스텝마다 앞 토큰들의 K, V를 모든 레이어에서 다시 계산해요. 캐시가 있으면 새 토큰 하나만 계산하고, 그 K, V를 캐시에 덧붙여요.
 - 쿼리는 캐시하지 않아요. 다음 토큰은 새 토큰의 쿼리 하나와 모든 K, V로 정해지니까요.
-- 캐시를 써도 생성하는 토큰은 같아요. 로짓은 반올림 오차만큼만 달라요.
-- 캐시 없는 스텝 t는 레이어마다 정확히 t배의 FLOPs를 써요. 전체 비율은 P = 1일 때 약 (T + 1)/2예요(t ≪ 6·d_model일 때). 캐시를 써도 어텐션은 t에 따라 커져요.
-- 잰 스텝 하나의 속도 향상은 스텝마다의 오버헤드 때문에 FLOPs 비율보다 작고, t가 커질수록 그쪽으로 다가가요.
-- 캐시는 **스텝 사이에** 2 · 레이어 · KV 헤드 · head_dim · 토큰 · 배치 · 값당 바이트를 써요(Llama-2-7B, 4096토큰: 2 GiB). 자리는 보통 미리 잡아 둬요(`allocated_nbytes`). 캐시 없는 스텝은 계산하는 동안 잠깐 더 쓰지만, 실제 LLM에서는 캐시가 가장 커요.
-- MQA/GQA와 슬라이딩 윈도는 학습할 때 정해요. 학습된 모델의 캐시는 KV 양자화로만 줄이고, 정확도를 조금 잃어요.
+- 캐시를 써도 여기서 생성한 토큰은 같아요. 로짓은 반올림 오차만큼만 달라요.
+- 캐시 없는 스텝 t는 레이어마다 정확히 t배의 FLOPs를 써요. t ≪ 6·d_model이고 P = 1이면 전체 비율은 약 (T + 1)/2예요. 캐시를 써도 어텐션은 t에 따라 커져요.
+- 잰 스텝 하나의 속도 향상은 t와 함께 커지지만, 캐시를 쓴 스텝이 거의 오버헤드라서 FLOPs 비율보다 한참 작아요.
+- 캐시는 **스텝 사이에** 2 · 레이어 · KV 헤드 · head_dim · 토큰 · 배치 · 값당 바이트를 써요(Llama-2-7B, 4096토큰: 2 GiB). 자리는 보통 미리 잡아 둬요(`allocated_nbytes`). 캐시 없는 스텝은 계산하는 동안 잠깐 더 써요. 실제 LLM에서 캐시가 매개변수보다 커지는지는 배치 × 문맥에 달려 있어요(Llama-2-7B, 4096토큰: 배치 7부터).
+- MQA/GQA와 슬라이딩 윈도는 보통 학습할 때 정해요. 학습된 모델의 캐시도 KV 양자화, 토큰 빼기(StreamingLLM), GQA 업트레이닝(사전 학습의 5% 정도)으로 줄일 수 있지만, 모두 출력이 조금 달라져요.
 - 크로스 어텐션의 K, V는 원문마다 한 번만 계산해서 캐시에 둬요.
 
 다음 시간에는 지금까지 배운 걸 돌아보고 퀴즈로 확인해요.
@@ -681,9 +693,9 @@ lesson.md(slide="slide", ko="""
 - Queries are not cached: the next token needs the newest query alone, and every K and V.
 - The cache changes no generated token (the logits differ by rounding).
 - Without a cache step t does t times the FLOPs per layer; total ratio ≈ (T + 1)/2 for P = 1, while t ≪ 6·d_model. Cached attention still grows with t.
-- One step's measured speed-up is below the FLOP ratio (per-step overhead) and climbs toward it as t grows.
-- The cache keeps 2 · layers · kv_heads · head_dim · tokens · batch · bytes_per_value **between steps** (Llama-2-7B, 4096 tokens: 2 GiB), often reserved up front (`allocated_nbytes`). An uncached step briefly allocates more; in real LLMs the cache dominates.
-- MQA/GQA and sliding windows are training choices; after training only KV quantisation shrinks the cache (with some loss).
+- One step's measured speed-up grows with t but stays far below the FLOP ratio: a cached step is almost all per-step overhead.
+- The cache keeps 2 · layers · kv_heads · head_dim · tokens · batch · bytes_per_value **between steps** (Llama-2-7B, 4096 tokens: 2 GiB), often reserved up front (`allocated_nbytes`). An uncached step briefly allocates more. Whether the cache outgrows the parameters in a real LLM depends on batch × context (Llama-2-7B, 4096 tokens: from batch 7 on).
+- MQA/GQA and sliding windows are usually training choices; a trained model's cache can still shrink by KV quantisation, eviction (StreamingLLM) or uptraining to GQA (about 5% of pre-training), each changing the outputs a little.
 - Cross-attention's K and V: computed once per source sentence, kept in the cache.
 
 Next: a look back at everything so far, with a quiz.

@@ -9,7 +9,7 @@ lesson.md(slide="slide", ko="""
 - 임베딩에서 출력까지, 어텐션의 모든 단계를 모양과 함께 한 그림으로 정리하고, 쿼리 하나의 길을 위젯으로 따라가요.
 - 인코더, 디코더, 크로스 어텐션의 차이를 표 하나로 비교해요.
 - 퀴즈 10문제로 스스로 확인해요. KV 캐시에 대한 흔한 오해도 들어 있어요.
-- 다음에 공부할 거리를 알아봐요. 11강(학습된 실제 모델), 12강(위치 정보), 13강(큰 규모의 어텐션: MQA와 GQA, FlashAttention의 온라인 소프트맥스, PagedAttention)으로 이어져요.
+- 다음에 공부할 거리를 알아봐요. 11강(진짜 모델 들여다보기), 12강(어텐션 속의 위치), 13강(큰 규모의 어텐션: MQA와 GQA, 온라인 소프트맥스와 그 위에 만든 FlashAttention, PagedAttention)으로 이어져요.
 
 **수업 시간**: 약 35분
 """, en="""
@@ -19,7 +19,7 @@ lesson.md(slide="slide", ko="""
 - Put every step of attention, from embeddings to output, in one picture with its shapes, and follow one query's path with a widget.
 - Compare encoder self-attention, decoder self-attention and cross-attention in one table.
 - Check yourself with a ten-question quiz, including the common misconceptions about the KV cache.
-- Know where to go next: lessons 11 (a real trained model), 12 (positions) and 13 (attention at scale: MQA and GQA, FlashAttention's online softmax, PagedAttention).
+- Know where to go next: lessons 11 (inside a real model), 12 (positions in attention) and 13 (attention at scale: MQA and GQA, the online softmax and FlashAttention built on it, PagedAttention).
 
 **Class time**: about 35 minutes
 """)
@@ -89,7 +89,7 @@ print(np.allclose(2 * steps.scaled, steps.scores))
 lesson.md(slide="slide", ko="""
 ## 위젯: 쿼리 하나의 길 따라가기
 
-슬라이더로 쿼리 토큰을 고르면, 그 토큰의 행이 모든 단계에서 주황색으로 표시돼요: 임베딩 행 → 쿼리 행 → 점수 행 → 스케일링한 행 → 가중치 행 → 출력 행. 아래 설명에는 그 행에서 가장 큰 점수가 각 단계에서 어떻게 바뀌는지 나와요.
+슬라이더로 쿼리 토큰을 고르면, 그 토큰의 행이 모든 단계에서 주황색으로 표시돼요. 임베딩 행 → 쿼리 행 → 점수 행 → 스케일링한 행 → 가중치 행 → 출력 행 순서예요. 아래 설명에는 그 행에서 가장 큰 점수가 각 단계에서 어떻게 바뀌는지 나와요.
 
 **해 볼 것**
 - "cat"에서 시작해 "on"과 "."으로 옮겨 보세요.
@@ -121,9 +121,9 @@ lesson.md(slide="slide", ko="""
 
 | | Q | K, V | 마스크 | 가중치 모양 | 강 |
 |---|---|---|---|---|---|
-| 인코더 셀프 어텐션 | 원문 | 원문 | 없음 | (원문, 원문) | 06 |
-| 디코더 마스크드 셀프 어텐션 | 번역문 | 번역문 | 인과 마스크 | (번역문, 번역문) | 07 |
-| 크로스 어텐션 | 번역문 (디코더) | 원문 (인코더 출력) | 없음 | (번역문, 원문) | 08 |
+| 인코더 셀프 어텐션 | 원문 | 원문 | 없음 (배치면 패딩 마스크, 11강) | (원문, 원문) | 06 |
+| 디코더 마스크드 셀프 어텐션 | 번역문 | 번역문 | 인과 마스크 (+ 패딩 마스크) | (번역문, 번역문) | 07 |
+| 크로스 어텐션 | 번역문 (디코더) | 원문 (인코더 출력) | 없음 (배치면 원문의 패딩 마스크) | (번역문, 원문) | 08 |
 
 예제로 세 가중치의 모양을 확인해 봐요. 예제 문장을 인코더와 디코더 양쪽에 넣고, 번역 예제로 크로스 어텐션을 계산해요.
 """, en="""
@@ -133,9 +133,9 @@ All three compute softmax(Q·Kᵀ/√d_k)·V. They differ only in where Q and K,
 
 | | Q | K, V | mask | weights shape | lesson |
 |---|---|---|---|---|---|
-| encoder self-attention | source | source | none | (source, source) | 06 |
-| decoder masked self-attention | target | target | causal mask | (target, target) | 07 |
-| cross-attention | target (decoder) | source (encoder output) | none | (target, source) | 08 |
+| encoder self-attention | source | source | none (a padding mask in batches, lesson 11) | (source, source) | 06 |
+| decoder masked self-attention | target | target | causal mask (+ padding) | (target, target) | 07 |
+| cross-attention | target (decoder) | source (encoder output) | none (the source's padding mask in batches) | (target, source) | 08 |
 
 Let's check the three weight shapes on the examples: the running sentence through an encoder and a decoder, the translation for cross-attention.
 """)
@@ -157,9 +157,9 @@ print(encoder.weights.shape, decoder.weights.shape, cross.weights.shape)
 lesson.md(slide="slide", ko="""
 ## 직접 해보기: 디코더의 어텐션을 처음부터 끝까지
 
-이번에는 한 장 요약의 모든 단계를 직접 이어 붙여 봐요. 다만 예문이 아니라 **번역문** "고양이가 매트 위에 앉았다."(토큰 5개)를 **디코더**의 셀프 어텐션에 넣어요. 그래서 인과 마스크가 있어요. `tr.target_x` (5, 8)와 `tr.w_q`, `tr.w_k`, `tr.w_v`에서 시작해 Q, K, V → 점수 → 스케일링 → 마스크 → 소프트맥스 → 출력까지 계산하고, 결과 (5, 4)를 `my_output`에 넣어 보세요.
+이번에는 한 장 요약의 모든 단계를 직접 이어 붙여 봐요. 다만 예제 문장이 아니라 **번역문** "고양이가 매트 위에 앉았다."(토큰 5개)를 **디코더**의 셀프 어텐션에 넣어요. 그래서 인과 마스크가 있어요. 모양이 (5, 8)인 `tr.target_x`와 `tr.w_q`, `tr.w_k`, `tr.w_v`에서 시작해 Q, K, V → 점수 → 스케일링 → 마스크 → 소프트맥스 → 출력까지 계산하고, 결과 (5, 4)를 `my_output`에 넣어 보세요.
 
-힌트: 마스크가 `False`인 칸은 `np.where(mask, scaled, -np.inf)`로 −∞를 만들 수 있어요. 여러 줄로 나눠 써도 되고, 마지막에 `my_output`만 검사해요.
+힌트: 마스크가 `False`인 칸에 −∞를 넣으려면 `np.where(mask, scaled, -np.inf)`를 쓰면 돼요. 여러 줄로 나눠 써도 돼요. 검사하는 건 마지막의 `my_output` 하나뿐이에요.
 """, en="""
 ## Try it: a decoder's attention from start to finish
 
@@ -197,7 +197,7 @@ qk.checks.check_masked_output(my_output, tr.target_x, tr.w_q, tr.w_k, tr.w_v).as
 lesson.md(slide="slide", ko="""
 ## 퀴즈
 
-10문제예요. 답을 고르면 바로 아래에 결과가 나와요. 틀리면 어느 강을 다시 보면 좋을지 힌트가 나오고, 다른 답을 다시 고를 수 있어요. 설명은 맞혔을 때, 또는 두 번째로 틀렸을 때 나와요. 맨 아래 점수는 문제마다 **처음 고른 답**만 세요.
+10문제예요. 답을 고르면 바로 아래에 결과가 나와요. 틀리면 어느 강을 다시 보면 좋을지 힌트가 나오고, 다른 답을 다시 고를 수 있어요. 설명은 맞혔을 때, 또는 두 번째로 틀렸을 때 나와요. 맨 아래 점수에는 문제마다 **처음 고른 답**만 들어가요.
 """, en="""
 ## Quiz
 
@@ -213,21 +213,21 @@ lesson.md(slide="slide", ko="""
 
 이 코스는 세 강으로 이어져요.
 
-- [11. 학습된 실제 모델](11_real_model.ipynb): 학습을 마친 진짜 인코더(MiniLM, all-MiniLM-L6-v2)를 이 패키지로 직접 돌려요. 어텐션을 둘러싼 블록(잔차 연결, 레이어 정규화, 피드포워드), 패딩 마스크와 배치, 학습된 헤드가 실제로 무엇을 보는지 재 봐요.
-- [12. 위치 정보](12_positions.ipynb): 사인파 위치 인코딩, 학습된 위치 임베딩, 회전 위치 임베딩(RoPE). RoPE의 점수가 상대 위치에만 달려 있다는 것도 확인해요.
-- [13. 큰 규모의 어텐션](13_attention_at_scale.ipynb): 타일 단위 온라인 소프트맥스(FlashAttention의 아이디어), GQA와 MQA, 슬라이딩 윈도, 페이지 단위 KV 캐시(vLLM의 아이디어), 프리필과 디코드.
+- [11. 진짜 모델 들여다보기](11_real_model.ipynb): 학습을 마친 진짜 인코더(MiniLM, all-MiniLM-L6-v2)를 이 패키지로 직접 돌려요. 어텐션을 둘러싼 블록(잔차 연결, 레이어 정규화, 피드포워드 네트워크), 패딩 마스크와 배치, 학습된 헤드가 실제로 무엇을 보는지 점수로 매겨 봐요.
+- [12. 어텐션 속의 위치](12_positions.ipynb): 사인파 위치 인코딩, 학습된 위치 임베딩, 회전 위치 임베딩(RoPE). 인과 마스크만으로도 위치를 알 수 있다는 것, RoPE에서는 위치가 점수에 상대 위치 m − n으로만 들어간다는 것도 확인해요.
+- [13. 큰 규모의 어텐션](13_attention_at_scale.ipynb): 온라인 소프트맥스로 하는 타일 어텐션(FlashAttention이 그 위에 만들어졌어요), GQA와 MQA, 슬라이딩 윈도, 페이지 KV 캐시(vLLM의 아이디어), 프리필과 디코드.
 
 아래는 13강의 맛보기예요.
 
-**MQA와 GQA: KV 캐시 줄이기.** 캐시 크기는 2 · 레이어 수 · KV 헤드 수 · head_dim · 토큰 수 · 배치 · 값 하나의 바이트 수예요. 멀티쿼리 어텐션(MQA)은 모든 쿼리 헤드가 KV 헤드 **하나**를 같이 쓰고, 그룹 쿼리 어텐션(GQA)은 쿼리 헤드 몇 개가 한 KV 헤드를 나눠 써요. 쿼리 헤드 8개인 모델에서 KV 헤드 수만 바꿔 1,024 토큰을 저장해 보면 캐시가 KV 헤드 수에 정비례해요.
+**MQA와 GQA: KV 캐시 줄이기.** 캐시 크기는 2 · 레이어 · KV 헤드 · head_dim · 토큰 · 배치 · 값당 바이트예요(09강). 멀티쿼리 어텐션(MQA)은 모든 쿼리 헤드가 KV 헤드 **하나**를 같이 쓰고, 그룹 쿼리 어텐션(GQA)은 쿼리 헤드 몇 개가 한 KV 헤드를 나눠 써요. 쿼리 헤드가 8개인 모델에서 KV 헤드 수만 바꿔 가며 토큰 1,024개를 저장해 봐요. 캐시 크기가 KV 헤드 수에 정비례하는 게 보여요.
 """, en="""
 ## Where to go next
 
 The course goes on with three lessons:
 
-- [11. A real trained model](11_real_model.ipynb): a real pretrained encoder (MiniLM, all-MiniLM-L6-v2) run by this package. The block around attention (residual connections, layer norm, feed-forward), padding masks and batching, and what its trained heads actually look at, measured.
-- [12. Positions](12_positions.ipynb): sinusoidal positional encoding, learned position embeddings and rotary embeddings (RoPE), with RoPE's scores shown to depend only on relative position.
-- [13. Attention at scale](13_attention_at_scale.ipynb): tiled attention with the online softmax (FlashAttention's idea), GQA and MQA, sliding windows, a paged KV cache (vLLM's idea), prefill and decode.
+- [11. Inside a real model](11_real_model.ipynb): a real pretrained encoder (MiniLM, all-MiniLM-L6-v2) run by this package. The block around attention (residual connections, layer norm, feed-forward), padding masks and batching, and what its trained heads actually look at, scored.
+- [12. Positions in attention](12_positions.ipynb): sinusoidal positional encoding, learned position embeddings and rotary embeddings (RoPE); a causal mask alone gives position, and in RoPE position enters the scores only through the relative position m − n.
+- [13. Attention at scale](13_attention_at_scale.ipynb): tiled attention with the online softmax (which FlashAttention builds on), GQA and MQA, sliding windows, a paged KV cache (vLLM's idea), prefill and decode.
 
 Here is a taste of lesson 13.
 
@@ -249,15 +249,15 @@ for kv_heads in (8, 2, 1):                # multi-head (8), GQA (2), MQA (1)
 """)
 
 lesson.md(slide="subslide", ko="""
-**FlashAttention과 온라인 소프트맥스.** 지금까지는 (토큰 수, 토큰 수) 점수 행렬을 통째로 만들었어요. 긴 문장에서는 이 행렬이 메모리와 시간을 가장 많이 잡아먹어요. 온라인 소프트맥스는 키와 밸류를 블록 단위로 읽으면서 행마다 세 가지만 들고 다녀요. "지금까지의 최댓값" m, "지금까지의 지수 합", 그리고 "지금까지의 출력 벡터"(밸류의 가중합)예요. 새 블록에서 최댓값이 커지면 앞의 합과 출력 벡터에 exp(m_이전 − m_새)를 곱해 다시 맞춰 줘요(04강의 최댓값 빼기 요령을 블록마다 쓰는 셈이에요). 마지막에 출력 벡터를 합으로 나누면 어텐션의 **출력**이 나와요. (토큰 수, 토큰 수) 어텐션 가중치는 한 번도 통째로 만들지 않아요. 출력만 나오고 가중치는 나오지 않아요. FlashAttention은 이 방법으로 GPU의 작고 빠른 칩 안 메모리(SRAM)에서 어텐션을 타일 단위로 계산해요. 연산량, 즉 FLOPs(부동소수점 연산 수)는 줄지 않아요. 줄어드는 건 느린 GPU 메모리(HBM)를 읽고 쓰는 양이고, 긴 문장에서는 바로 그게 속도를 정해요.
+**온라인 소프트맥스와 FlashAttention.** 지금까지는 (토큰 수, 토큰 수) 점수 행렬을 통째로 만들었어요. 긴 문장에서는 이 행렬이 어텐션의 메모리를 가장 많이 차지하고, 이 행렬을 메모리와 주고받는 일이 어텐션을 느리게 해요(모델 전체의 계산량에서 어텐션이 피드포워드를 넘는 건 토큰이 6·d_model개쯤을 넘을 때예요: 09강). 온라인 소프트맥스는 키와 밸류를 블록 단위로 읽으면서 행마다 세 가지만 들고 다녀요. "지금까지의 최댓값" m, "지금까지의 지수 합", 그리고 "지금까지의 출력 벡터"(밸류의 가중합)예요. 새 블록에서 최댓값이 커지면 앞의 합과 출력 벡터에 exp(m_old − m_new)를 곱해 다시 맞춰 줘요. m_old는 이전 최댓값, m_new는 새 최댓값이에요(04강의 최댓값 빼기 요령을 블록마다 쓰는 셈이에요). 마지막에 출력 벡터를 합으로 나누면 어텐션의 **출력**이 나와요. (토큰 수, 토큰 수) 어텐션 가중치는 한 번도 통째로 만들지 않아요. 그래서 결과로는 출력만 나오고 가중치는 나오지 않아요. 온라인 소프트맥스는 Milakov와 Gimelshein(2018)이 먼저 내놓았고, FlashAttention(2022)은 이걸로 GPU 칩 안에 있는 작고 빠른 메모리(SRAM)에서 어텐션을 타일 단위로 계산해요. 순전파의 연산량, 즉 FLOPs(부동소수점 연산 수)는 줄지 않아요. 학습에서는 역전파 때 점수를 다시 계산해서 오히려 늘어요. 줄어드는 건 GPU의 주 메모리(HBM: 크지만 칩 밖에 있어서 SRAM보다 느려요)를 읽고 쓰는 양이고, 긴 문장에서는 바로 그게 속도를 정해요.
 
-**PagedAttention(vLLM).** 요청이 많으면 요청마다 KV 캐시의 길이가 제각각이에요. PagedAttention은 운영체제의 가상 메모리처럼 캐시를 고정 크기 블록(페이지)으로 나눠 필요할 때마다 붙이고, 블록 표로 찾아가요. 미리 최대 길이만큼 잡아 두지 않으니 낭비되는 메모리가 줄어요.
+**PagedAttention(vLLM).** 요청이 많으면 요청마다 KV 캐시의 길이가 제각각이에요. PagedAttention은 운영체제의 가상 메모리처럼 해요. 가상 메모리는 메모리를 작은 페이지로 나눠 필요한 만큼만 내주는 방식이에요. 캐시를 고정 크기 블록으로 나눠 필요할 때마다 붙이고, 블록 표(block table)로 어느 블록에 있는지 찾아가요. vLLM 이전의 서버처럼 미리 최대 길이만큼 잡아 두지 않으니, 낭비는 요청마다 덜 찬 블록 하나 이하로 줄어요. 프롬프트가 같은 요청들은 같은 블록을 나눠 쓰고, 한쪽이 쓸 때만 복사할 수도 있어요.
 
-이 주제들은 13강에서 직접 만들고 재 봐요: [13. 큰 규모의 어텐션](13_attention_at_scale.ipynb).
+이 주제들은 13강에서 직접 만들고 재 봐요. [13. 큰 규모의 어텐션](13_attention_at_scale.ipynb).
 """, en="""
-**FlashAttention and the online softmax.** So far we built the full (tokens, tokens) score matrix. For long inputs, that matrix is what costs the most memory and time. The online softmax reads the keys and values block by block and carries three things per row: "the largest score so far" m, "the sum of exponentials so far", and "the output so far" (a running weighted sum of values). Whenever a new block raises the maximum, the earlier sum and output are both rescaled by exp(m_old − m_new) (lesson 04's max-subtraction trick, applied per block). At the end, the output divided by the sum is attention's **output**; the (tokens, tokens) attention weights are never formed as a whole: it produces the output, never the weights. FlashAttention uses it to compute attention tile by tile in a GPU's small, fast on-chip memory (SRAM). It does not reduce the FLOPs (floating-point operations); it reduces the reads and writes of the GPU's slow main memory (HBM), which is what limits speed for long inputs.
+**The online softmax and FlashAttention.** So far we built the full (tokens, tokens) score matrix. For long inputs that matrix is what costs attention the most memory, and moving it to and from memory is what makes attention slow (in the whole model, attention's arithmetic overtakes the feed-forward network's only past about 6·d_model tokens: lesson 09). The online softmax reads the keys and values block by block and carries three things per row: "the largest score so far" m, "the sum of exponentials so far", and "the output so far" (a running weighted sum of values). Whenever a new block raises the maximum, the earlier sum and output are both rescaled by exp(m_old − m_new) (lesson 04's max-subtraction trick, applied per block). At the end, the output divided by the sum is attention's **output**; the (tokens, tokens) attention weights are never formed as a whole: it produces the output, never the weights. The online softmax came first (Milakov & Gimelshein, 2018); FlashAttention (2022) uses it to compute attention tile by tile in a GPU's small, fast on-chip memory (SRAM). It does not reduce the forward pass's FLOPs (floating-point operations), and in training its backward pass recomputes the scores, so there are more; it reduces the reads and writes of the GPU's slow main memory (HBM), which is what limits speed for long inputs.
 
-**PagedAttention (vLLM).** A server with many requests holds KV caches of all different lengths. PagedAttention splits the cache into fixed-size blocks (pages), like an operating system's virtual memory, adds blocks as they are needed and finds them through a block table. Nothing is reserved up to a maximum length, so far less memory is wasted.
+**PagedAttention (vLLM).** A server with many requests holds KV caches of all different lengths. PagedAttention splits the cache into fixed-size blocks (pages), like an operating system's virtual memory, adds blocks as they are needed and finds them through a block table. Nothing is reserved up to a maximum length, as servers before vLLM did, so the waste is at most one partly filled block per request; requests with the same prompt can even share blocks, copied only when one of them writes.
 
 Lesson 13 builds and measures each of them: [13. Attention at scale](13_attention_at_scale.ipynb).
 """)
@@ -265,14 +265,14 @@ Lesson 13 builds and measures each of them: [13. Attention at scale](13_attentio
 lesson.md(slide="slide", ko="""
 ## 정리
 
-- 어텐션은 x → Q, K, V → 점수 Q·Kᵀ → ÷√d_k → 소프트맥스 → 가중치·V예요. 모양은 (7, 8) → (7, 4) → (7, 7) → (7, 7) → (7, 7) → (7, 4).
+- 어텐션은 x → Q, K, V → 점수 Q·Kᵀ → ÷√d_k → 소프트맥스 → 가중치·V예요. 모양은 (7, 8) → (7, 4) → (7, 7) → (7, 7) → (7, 7) → (7, 4) 순서로 바뀌어요.
 - 인코더 셀프 어텐션, 디코더 마스크드 셀프 어텐션, 크로스 어텐션은 같은 계산이고, Q와 K, V의 출처와 마스크만 달라요.
 - KV 캐시는 메모리를 줄이지 않아요. 스텝 사이에 들고 있는 메모리(레이어 · KV 헤드 · head_dim · 토큰 · 배치에 비례)를 더 써서 다시 계산할 일을 줄여요. 큰 언어 모델에서는 이 메모리가 아주 커요. 쿼리는 캐시하지 않아요. 캐시는 추론(토큰 하나씩 생성)을 위한 거예요.
 - 캐시를 줄이는 건 KV 헤드 줄이기(MQA, GQA), 슬라이딩 윈도, 더 낮은 정밀도예요.
 
 수고했어요! 다음 11강에서는 실제로 학습된 모델(all-MiniLM-L6-v2)을 이 패키지로 직접 돌려 봐요. 처음부터 다시 보고 싶다면 00강으로, KV 캐시를 다시 재 보고 싶다면 09강으로 가세요.
 
-[다음: 11. 진짜 모델 들여다보기](11_real_model.ipynb) · [처음으로: 00. 시작하기](00_start_here.ipynb) · [09. KV 캐시 다시 보기](09_kv_cache.ipynb)
+[다음: 11. 진짜 모델 들여다보기](11_real_model.ipynb) · [처음으로: 00. 여기서 시작하세요](00_start_here.ipynb) · [09. KV 캐시 다시 보기](09_kv_cache.ipynb)
 """, en="""
 ## Key takeaways
 

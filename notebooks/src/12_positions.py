@@ -7,11 +7,11 @@ lesson.md(slide="slide", ko="""
 
 **이번 시간의 목표**
 - 어텐션만으로는 순서를 모른다는 걸 다시 확인하고, 인과 마스크가 있는 디코더는 왜 다른지 봐요.
-- 원래 논문의 <b>사인파 위치 인코딩</b>을 그려 보고, 위치를 k칸 옮기는 일이 고정된 회전이라는 걸 계산으로 확인해요.
+- 트랜스포머를 처음 발표한 논문("Attention Is All You Need", 2017)의 <b>사인파 위치 인코딩</b>을 그려 보고, 위치를 k칸 옮기는 일이 고정된 회전이라는 걸 계산으로 확인해요.
 - 11강 모델의 <b>학습된 위치 벡터</b> 512개를 비교하고, 그 한계(513번째 위치는 없어요)를 알아요.
-- <b>회전 위치 임베딩(RoPE)</b>이 쿼리와 키를 위치만큼 회전시키고, 그래서 점수가 상대 위치 m − n에만 달려 있다는 걸 보여요.
+- <b>회전 위치 임베딩(RoPE)</b>이 쿼리와 키를 위치만큼 회전시키고, 그래서 위치가 점수에 상대 위치 m − n으로만 들어간다는 걸 확인해요.
 
-**수업 시간**: 약 45분
+**수업 시간**: 약 50분
 """, en="""
 # 12. Where am I? Positions in attention
 
@@ -19,9 +19,9 @@ lesson.md(slide="slide", ko="""
 - See again that attention alone does not know the order, and why a decoder with a causal mask is different.
 - Draw the original paper's <b>sinusoidal positional encoding</b> and check by computation that moving k positions on is a fixed rotation.
 - Compare the 512 <b>learned position vectors</b> of lesson 11's model, and know their limit (there is no 513th position).
-- Show that <b>rotary position embedding (RoPE)</b> rotates queries and keys by their position, so that a score depends only on the relative position m − n.
+- Show that <b>rotary position embedding (RoPE)</b> rotates queries and keys by their position, so that position enters a score only through the relative position m − n.
 
-**Class time**: about 45 minutes
+**Class time**: about 50 minutes
 """)
 
 lesson.code(slide="skip", ko="""
@@ -47,17 +47,17 @@ lesson.md(slide="slide", ko="""
 
 06강에서 본 것처럼 셀프 어텐션의 계산에는 위치가 들어가지 않아요. "The cat sat on the mat."에서 "cat"과 "mat"의 자리를 바꿔 "The mat sat on the cat."을 만들어도, 인코더의 출력 행은 토큰을 따라 자리만 바뀌어요. 어텐션에게 두 문장은 같은 단어 묶음이에요.
 
-그런데 <b>인과 마스크</b>를 쓰는 디코더는 달라요. i번째 토큰은 0번부터 i번까지만 보니까, 순서를 바꾸면 각 토큰이 *볼 수 있는 토큰*이 달라져요. 마스크 자체가 순서를 알고 있는 셈이에요. 같은 멀티헤드 어텐션으로 두 경우를 재 봐요.
+그런데 <b>인과 마스크</b>를 쓰는 디코더는 달라요. i번째 토큰은 0번부터 i번까지만 보니까, 순서를 바꾸면 각 토큰이 *볼 수 있는 토큰*이 달라져요. 마스크 자체가 순서를 알고 있는 셈이에요. 같은 멀티헤드 어텐션으로 두 경우를 확인해 봐요.
 """, en="""
 ## Why must order be put in?
 
 As lesson 06 showed, no position enters self-attention's computation. Swap "cat" and "mat" in "The cat sat on the mat." to get "The mat sat on the cat.", and the encoder's output rows just move with their tokens: to attention the two sentences are the same bag of words.
 
-A decoder with a <b>causal mask</b> is different. Token i sees only tokens 0 to i, so a new order changes *which tokens* each one can see: the mask itself knows the order. Let's measure both with the same multi-head attention.
+A decoder with a <b>causal mask</b> is different. Token i sees only tokens 0 to i, so a new order changes *which tokens* each one can see: the mask itself knows the order. Let's check both with the same multi-head attention.
 """)
 
 lesson.code(ko="""
-order = [0, 5, 2, 3, 4, 1, 6]                       # "cat"(1)과 "mat"(5)을 바꿔요
+order = [0, 5, 2, 3, 4, 1, 6]                       # "cat"(1)과 "mat"(5)의 자리를 바꿔요
 print([enc.tokens[i] for i in order])
 check = qk.positions.causal_permutation_check(enc.mha, enc.x, order)
 print(check.encoder_difference < 1e-12)          # 마스크 없음(인코더): 행이 토큰을 따라 섞일 뿐
@@ -71,9 +71,31 @@ print(round(check.causal_difference, 3))         # causal mask (decoder): larges
 """)
 
 lesson.md(slide="subslide", ko="""
-인코더에서는 섞인 출력이 원래 출력을 똑같이 섞은 것과 같아요(반올림 오차만큼만 달라요). 디코더에서는 차이가 분명해요. 그래도 디코더가 아는 건 "누가 누구보다 앞인가"뿐이에요. "cat"이 1번 자리인지 5번 자리인지, 두 토큰이 몇 칸 떨어져 있는지는 어디에도 없어요. 그래서 인코더든 디코더든 위치 정보를 따로 넣어 줘요. 방법은 세 가지예요.
+인코더에서는 섞인 출력이 원래 출력을 똑같이 섞은 것과 같아요. 반올림 오차만큼만 달라요. 디코더에서는 차이가 분명해요.
+
+인과 마스크가 주는 건 순서만이 아니에요. i번째 행의 소프트맥스는 정확히 i + 1개의 키에 걸쳐 계산되니까, 위치 정보를 하나도 넣지 않아도 **절대 위치**를 계산할 수 있어요. 쿼리를 모두 0으로 두면 점수가 모두 0이 되어 가중치가 볼 수 있는 키에 똑같이 나뉘어요. 여기에 첫 토큰에서만 1이고 나머지에서는 0인 밸류를 주면, 위치 i의 출력은 1/(i + 1)이에요. 패키지의 어텐션으로 확인해요.
 """, en="""
-In the encoder the shuffled output is the original output shuffled (up to rounding). In the decoder it clearly is not. Still, all the decoder knows is "who comes before whom": whether "cat" is at position 1 or 5, or how far apart two tokens are, is nowhere. So encoders and decoders alike are given position information. There are three ways.
+In the encoder the shuffled output is the original output shuffled (up to rounding). In the decoder it clearly is not.
+
+The causal mask gives more than the order. Row i's softmax runs over exactly i + 1 keys, so **absolute position** can be computed with no position information at all. Make every query 0: every score is 0 and the weights are shared equally among the keys a row may see. Give a value that is 1 at the first token and 0 elsewhere, and the output at position i is 1/(i + 1). Check it with the package's attention.
+""")
+
+lesson.code(ko="""
+signal = qk.positions.causal_position_signal(7)   # 쿼리 0, 첫 토큰만 1인 밸류, 인과 마스크
+print(signal.round(3))                            # 위치 0, 1, ..., 6의 출력: 1/(i + 1)
+""", en="""
+signal = qk.positions.causal_position_signal(7)   # queries 0, a value marking token 0, causal mask
+print(signal.round(3))                            # the output at positions 0, 1, ..., 6: 1/(i + 1)
+""")
+
+lesson.md(slide="subslide", ko="""
+위치 인코딩 없이 학습한 디코더도 절대 위치를 배워요. 논문은 그 방법이 바로 이렇게 앞 토큰의 수를 세는 것이라고 추측해요(Haviv 외, 2022). 그래도 대부분의 모델은 위치 정보를 따로 넣어요. 마스크에서 읽어 낸 위치는 위에서 보듯 뒤로 갈수록 1/(i + 1)끼리 차이가 작아져서 먼 위치일수록 구별하기 어렵고, 학습 때보다 긴 글에서 어떻게 될지 조절할 방법이 없어요. 인코더에는 이런 신호조차 없어요.
+
+흔히 쓰는 방법은 세 가지예요. 점수에 거리에 따른 편향(더해 주는 값)을 더하는 방법(T5, ALiBi)도 있지만, 이번 시간에는 세 가지만 봐요.
+""", en="""
+Decoders trained with no positional encoding do learn absolute positions; the paper conjectures they do it this way, by counting the tokens they can see (Haviv et al., 2022). Most models add position information anyway: read from the mask, neighbouring positions differ less and less (1/(i + 1) against 1/(i + 2)), so far positions are hard to tell apart, and nothing controls what happens at lengths longer than those seen in training. An encoder does not even have this signal.
+
+Three ways are common. Others add a distance-dependent bias to the scores (T5, ALiBi); this lesson shows the three.
 """)
 
 lesson.md(slide="slide", ko="""
@@ -99,9 +121,9 @@ pe = qk.positions.sinusoidal_positions(64, 64)     # (positions, d_model)
 ax = qk.plots.plot_position_vectors(pe)""")
 
 lesson.md(slide="subslide", ko="""
-논문이 이 공식을 고른 이유가 있어요. 위치를 k칸 옮기면 각 (sin, cos) 쌍이 k·ω_i만큼 **회전**해요. 그 회전은 p와 상관없이 k만으로 정해지는 행렬 M_k 하나예요: PE(p + k) = PE(p)·M_k. 모델이 "3칸 앞"을 어느 위치에서든 같은 방식으로 알아볼 수 있다는 뜻이에요. 모든 p에 대해 맞는지 재 봐요.
+논문이 이 공식을 고른 이유가 있어요. 위치를 k칸 옮기면 각 (sin, cos) 쌍이 k·ω_i만큼 **회전**해요. 그 회전은 p와 상관없이 k만으로 정해지는 행렬 M_k 하나예요. 식으로 쓰면 PE(p + k) = PE(p)·M_k예요. 논문은 이 성질 덕분에 모델이 "3칸 앞"을 어느 위치에서든 같은 방식으로 쉽게 배울 거라고 기대했어요. 여기서 ω_i = 1/10000^(2i/d)는 쌍 i가 위치 한 칸마다 도는 각도이고, 회전 행렬은 벡터의 길이는 그대로 두고 방향만 돌리는 행렬이에요. 모든 p에 대해 맞는지 확인해 봐요.
 """, en="""
-The paper chose this formula for a reason. Moving k positions on **rotates** each (sin, cos) pair by k·ω_i, and that rotation is one matrix M_k fixed by k alone, whatever p is: PE(p + k) = PE(p)·M_k. A model can recognise "3 positions ahead" the same way everywhere. Let's check it for every p.
+The paper chose this formula for a reason. Moving k positions on **rotates** each (sin, cos) pair by k·ω_i, and that rotation is one matrix M_k fixed by k alone, whatever p is: PE(p + k) = PE(p)·M_k. The paper hoped this would make it easy for a model to learn "3 positions ahead" the same way everywhere. Here ω_i = 1/10000^(2i/d) is the angle pair i turns per position, and a rotation matrix turns a vector without changing its length. Let's check it for every p.
 """)
 
 lesson.code(ko="""
@@ -117,11 +139,11 @@ print(np.allclose(pe64[:61] @ m3, pe64[3:], atol=1e-12))   # PE(p+3) = PE(p)·M_
 lesson.md(slide="slide", ko="""
 ## 2. 학습된 위치 벡터: 위치마다 배운 벡터를 더해요
 
-BERT 같은 모델은 공식 대신 위치마다 벡터 하나를 **학습**해서 더해요. 11강의 진짜 모델(all-MiniLM-L6-v2)에는 이런 벡터가 512개 있어요(384차원). 학습이 끝난 표에서 위치끼리의 코사인 유사도를 그려 봐요. 아무도 "이웃은 비슷하게"라고 가르치지 않았는데, 대각선 근처가 밝아요.
+BERT 같은 모델은 공식 대신 위치마다 벡터 하나를 **학습**해서 더해요. 11강의 진짜 모델(all-MiniLM-L6-v2)에는 이런 벡터가 512개 있어요(384차원). 학습이 끝난 표에서 위치끼리의 코사인 유사도를 그려 봐요. 대각선은 위치를 자기 자신과 비교한 값이라 정의상 1이에요. 눈여겨볼 곳은 대각선 **옆의 띠**예요. 아무도 "이웃은 비슷하게"라고 가르치지 않았는데, 이웃한 위치끼리 비슷해요.
 """, en="""
 ## 2. Learned positions: a trained vector added per position
 
-Models like BERT **learn** one vector per position instead of using a formula, and add it the same way. Lesson 11's real model (all-MiniLM-L6-v2) has 512 of them (384 dimensions). Let's draw the cosine similarity of every position with every other in the trained table. Nobody taught it "neighbours are alike", yet the diagonal is bright.
+Models like BERT **learn** one vector per position instead of using a formula, and add it the same way. Lesson 11's real model (all-MiniLM-L6-v2) has 512 of them (384 dimensions). Let's draw the cosine similarity of every position with every other in the trained table. The diagonal compares each position with itself, so it is 1 by definition; look at the **band beside it**. Nobody taught the model "neighbours are alike", yet neighbouring positions are.
 """)
 
 lesson.code(slide="subslide", ko="""
@@ -139,31 +161,31 @@ ax = qk.plots.plot_position_similarity(similarity[:128, :128])
 """)
 
 lesson.md(slide="subslide", ko="""
-학습된 위치 벡터의 한계는 표의 크기예요. 행이 512개뿐이라서 이 모델은 512번째 위치(0부터 세면 511번)보다 긴 글을 읽을 수 없어요. 11강의 `model(texts)`가 그보다 긴 글에 오류를 내는 이유예요. 사인파 공식은 어느 위치든 계산할 수 있지만, 학습 때 본 적 없는 먼 위치에서 모델이 잘 동작한다는 보장은 없어요.
+학습된 위치 벡터의 한계는 표의 크기예요. 행이 512개뿐이라서 이 모델은 토큰 512개보다 긴 글을 읽을 수 없어요(위치는 0번부터 511번까지예요). 11강의 `model(texts)`가 그보다 긴 글에 오류를 내는 이유예요. 행이 있다고 그 위치를 잘 배웠다는 뜻도 아니에요. all-MiniLM-L6-v2는 토큰 128개짜리 글로 미세 조정됐고, 쓸 때도 기본으로 256개에서 잘라요. 사인파 공식은 어느 위치든 계산할 수 있지만, 학습 때 본 적 없는 먼 위치에서 모델이 잘 동작한다는 보장은 없어요.
 """, en="""
-The limit of learned positions is the table's size: with 512 rows, this model cannot read past position 511 (counting from 0). That is why lesson 11's `model(texts)` refuses longer texts. The sinusoidal formula gives a vector for any position, but nothing guarantees that a model works at distant positions it never saw in training.
+The limit of learned positions is the table's size: with 512 rows, this model cannot read past position 511 (counting from 0). That is why lesson 11's `model(texts)` refuses longer texts. And having a row is not having trained it: all-MiniLM-L6-v2 was fine-tuned on 128-token texts and is cut at 256 tokens by default in use. The sinusoidal formula gives a vector for any position, but nothing guarantees that a model works at distant positions it never saw in training.
 """)
 
 lesson.md(slide="slide", ko="""
 ## 3. 회전 위치 임베딩(RoPE): 더하지 않고 돌려요
 
-요즘 대부분의 LLM(Llama, Mistral, Qwen 등)은 RoPE를 써요. RoPE는 임베딩 x에 아무것도 더하지 않아요. 대신 **모든 레이어에서**, 점수를 계산하기 직전에 쿼리와 키를 위치만큼 **회전**시켜요. 밸류는 건드리지 않아요.
+요즘 나오는 대형 언어 모델(LLM: Llama, Mistral, Qwen 등) 대부분은 RoPE를 써요. RoPE는 임베딩 x에 아무것도 더하지 않아요. 대신 **모든 레이어에서**, 점수를 계산하기 직전에 쿼리와 키를 위치만큼 **회전**시켜요. 밸류는 건드리지 않아요.
 
-차원 i와 i + d/2를 한 쌍(평면 위의 화살표 하나)으로 보고, 위치 m에서 각도 m·θ_i만큼 돌려요. θ_i = 10000^(−2i/d)라서 첫 쌍은 위치마다 1라디안씩 빨리, 마지막 쌍은 아주 느리게 돌아요.
+차원 i와 i + d/2를 한 쌍, 곧 평면 위의 화살표 하나로 보고, 위치 m에서 각도 m·θ_i만큼 돌려요. θ_i = 10000^(−2i/d)이라서, 첫 쌍은 위치가 한 칸 갈 때마다 1라디안씩 빠르게 돌고 마지막 쌍은 아주 느리게 돌아요. θ_i는 사인파 위치 인코딩의 ω_i와 같은 주파수예요. 밑 10000은 RoFormer와 Llama 2의 값이고, Llama 3처럼 500,000을 써서 느린 쌍을 더 느리게 돌리는 모델도 있어요. 이렇게 i와 i + d/2를 짝짓는 건 Hugging Face와 GPT-NeoX 코드의 배치("rotate half")이고, 이 코스도 그걸 따라요. RoFormer 논문과 Meta의 Llama 원래 코드는 이웃한 차원 2i와 2i + 1을 짝지어요. 차원 순서를 정해진 방식으로 한 번 바꾸면 두 배치는 같은 회전이에요.
 
 $$\\begin{pmatrix} x_i' \\\\ x_{i+d/2}' \\end{pmatrix} = \\begin{pmatrix} \\cos m\\theta_i & -\\sin m\\theta_i \\\\ \\sin m\\theta_i & \\cos m\\theta_i \\end{pmatrix} \\begin{pmatrix} x_i \\\\ x_{i+d/2} \\end{pmatrix}$$
 
-두 벡터를 같이 돌리면 둘 사이의 각도는 그대로예요. 그래서 위치 m의 쿼리와 위치 n의 키의 내적은 둘이 돈 각도의 **차이** (m − n)·θ_i에만 달려 있어요.
+두 벡터를 **같은 각도만큼** 돌리면 둘 사이의 각도는 그대로예요. 위치 m의 쿼리는 m·θ_i, 위치 n의 키는 n·θ_i만큼 돌지만, 둘 다 n·θ_i만큼 되돌려도 내적은 같으니 쿼리만 (m − n)·θ_i 돈 것과 같아요. 그래서 위치는 점수에 둘이 돈 각도의 **차이** (m − n)·θ_i로만 들어가요. 점수를 정하는 건 여전히 q와 k의 내용이고, m − n에는 부호가 있어요. 3칸 앞과 3칸 뒤는 서로 다른 점수를 줘요.
 """, en="""
 ## 3. Rotary positions (RoPE): rotate, don't add
 
 Most recent LLMs (Llama, Mistral, Qwen, …) use RoPE. RoPE adds nothing to the embedding x. Instead, **in every layer**, right before the scores, it **rotates** the queries and keys by their position. The values are left alone.
 
-Dimensions i and i + d/2 form a pair (one arrow in a plane), turned at position m by the angle m·θ_i. With θ_i = 10000^(−2i/d), the first pair turns fast, 1 radian per position, and the last very slowly.
+Dimensions i and i + d/2 form a pair (one arrow in a plane), turned at position m by the angle m·θ_i. With θ_i = 10000^(−2i/d), the first pair turns fast, 1 radian per position, and the last very slowly; θ_i is the same frequency as the sinusoidal ω_i. The base 10000 is RoFormer's and Llama 2's; some models raise it (Llama 3 uses 500,000) so that the slow pairs turn more slowly still. Pairing i with i + d/2 is the layout of Hugging Face's and GPT-NeoX's code ("rotate half"), which this course follows; the RoFormer paper and Meta's original Llama code pair neighbouring dimensions 2i and 2i + 1. After a fixed reordering of the dimensions the two are the same rotation.
 
 $$\\begin{pmatrix} x_i' \\\\ x_{i+d/2}' \\end{pmatrix} = \\begin{pmatrix} \\cos m\\theta_i & -\\sin m\\theta_i \\\\ \\sin m\\theta_i & \\cos m\\theta_i \\end{pmatrix} \\begin{pmatrix} x_i \\\\ x_{i+d/2} \\end{pmatrix}$$
 
-Turning two vectors leaves the angle between them alone. So the dot product of a query at position m and a key at position n depends only on the **difference** of their turns, (m − n)·θ_i.
+Turning two vectors **by the same angle** leaves the angle between them alone. A query at position m turns by m·θ_i and a key at position n by n·θ_i; turning both back by n·θ_i keeps their dot product, so it equals the query alone turned by (m − n)·θ_i. Position therefore enters the score only through the **difference** of their turns, (m − n)·θ_i. The content of q and k still sets the score, and m − n is signed: 3 positions ahead and 3 behind give different scores.
 """)
 
 lesson.code(ko="""
@@ -179,9 +201,9 @@ print(q_rot.shape, np.allclose(np.linalg.norm(q_rot, axis=1), np.linalg.norm(q, 
 """)
 
 lesson.md(slide="subslide", ko="""
-확인해 봐요. 64차원의 무작위 쿼리와 키를 위치 (m, n) = (5, 2)에 두고 점수를 재요. 그다음 두 위치를 똑같이 1000칸씩 옮겨서 (1005, 1002)에 두고 다시 재요. 거리는 둘 다 3이에요.
+확인해 봐요. 64차원의 무작위 쿼리와 키를 위치 (m, n) = (5, 2)에 두고 점수를 계산해요. 그다음 두 위치를 똑같이 1000칸씩 옮겨서 (1005, 1002)에 두고 다시 계산해요. 거리는 둘 다 3이에요.
 """, en="""
-Let's check. Put a random 64-dimensional query and key at positions (m, n) = (5, 2) and measure the score; then move both 1000 positions on, to (1005, 1002), and measure again. Both are 3 apart.
+Let's check. Put a random 64-dimensional query and key at positions (m, n) = (5, 2) and compute the score; then move both 1000 positions on, to (1005, 1002), and compute it again. Both are 3 apart.
 """)
 
 lesson.code(ko="""
@@ -199,9 +221,13 @@ print(round(near, 6), round(far, 6), abs(near - far) < 1e-9)   # (5, 2), (1005, 
 """)
 
 lesson.md(slide="subslide", ko="""
-두 점수가 부동소수점 정밀도까지 같아요. 절대 위치는 사라지고 **상대 위치**만 남아요. 또 하나의 성질: 같은 벡터를 거리 m − n만큼 떨어뜨려 놓으면, 점수가 거리에 따라 (출렁이면서) **평균적으로 줄어들어요**. 멀리 있는 토큰끼리는 비슷한 벡터여도 점수가 덜 나와요. 64차원에서 거리 0~200의 평균 점수를 그려 봐요.
+두 점수가 부동소수점 오차 범위 안에서 같아요. 절대 위치는 사라지고 **상대 위치**만 남아요.
+
+성질이 하나 더 있어요. 쿼리와 키가 **같은 벡터**(q = k)일 때 둘을 m − n칸 떨어뜨리면, 점수의 평균이 거리에 따라 출렁이면서 **줄어들어요**. 비슷한 벡터끼리도 멀리 있으면 점수가 덜 나온다는 뜻이에요. 64차원에서 거리 0~200의 평균 점수를 그려 봐요.
 """, en="""
-The two scores agree to floating-point precision: the absolute positions are gone, only the **relative position** is left. One more property: place the same vector m − n positions apart, and the score **falls on average** with the distance (with ripples). Far-apart tokens score less even when their vectors are alike. Here is the average score for distances 0 to 200 at 64 dimensions.
+The two scores agree to floating-point precision: the absolute positions are gone, only the **relative position** is left.
+
+One more property: when the query and the key are **the same vector** (q = k), placing them m − n positions apart makes the average score **fall** with the distance, with ripples. Similar vectors score less when far apart. Here is the average score for distances 0 to 200 at 64 dimensions.
 """)
 
 lesson.code(slide="subslide", source="""
@@ -210,13 +236,31 @@ decay = qk.positions.rope_score_by_distance(64, distances)     # (201,)
 print(decay[[0, 10, 50, 200]])
 ax = qk.plots.plot_rope_score_by_distance(distances, decay)""")
 
+lesson.md(slide="subslide", ko="""
+이 감쇠는 비슷한 벡터에 대한 이야기예요. 서로 상관없이 뽑은 q와 k라면 점수의 평균은 어느 거리에서나 0이에요. 무작위 쌍 2000개로 두 경우를 비교해 봐요. 그리고 학습된 모델은 RoPE의 주파수를 감쇠 말고도 여러 방식으로 써요. 예를 들어 거의 돌지 않는 느린 쌍은 위치와 상관없이 내용을 비교하는 데 쓰이기도 해요(Barbero 외, 2024).
+""", en="""
+This decay is about similar vectors. For a q and a k drawn independently, the average score is 0 at every distance. Compare the two cases on 2000 random pairs. Trained models also use RoPE's frequencies in ways other than this decay; the slow pairs, which hardly turn, can for instance compare content whatever the positions (Barbero et al., 2024).
+""")
+
+lesson.code(ko="""
+same = qk.positions.rope_mean_score(64, [0, 10, 50, 200], same=True)    # q = k: 위 곡선과 같아요
+other = qk.positions.rope_mean_score(64, [0, 10, 50, 200], same=False)  # 서로 독립인 q와 k
+print(same.round(1))
+print(other.round(1))                                                    # 거리와 상관없이 0 근처
+""", en="""
+same = qk.positions.rope_mean_score(64, [0, 10, 50, 200], same=True)    # q = k: the curve above
+other = qk.positions.rope_mean_score(64, [0, 10, 50, 200], same=False)  # independent q and k
+print(same.round(1))
+print(other.round(1))                                                    # near 0 at every distance
+""")
+
 lesson.md(slide="slide", ko="""
 ## 돌려 보기
 
-"cat"의 쿼리와 "sat"의 키(d_k = 4, 그러니까 차원 쌍이 두 개)를 위치 m과 n에 놓아요. 왼쪽 두 그림은 두 쌍이 회전하는 모습(흐린 화살표는 회전 전), 오른쪽은 거리 m − n마다의 점수와 지금의 점수(빨간 점)예요.
+"cat"의 쿼리와 "sat"의 키(d_k = 4, 그러니까 차원 쌍이 두 개)를 위치 m과 n에 놓아요. 왼쪽 두 그림은 두 쌍이 회전하는 모습이고 흐린 화살표는 회전 전이에요. 오른쪽은 거리 m − n에 따른 점수와 지금의 점수(빨간 점)예요.
 
 - m을 움직이면 파란 화살표가 돌아요. 첫 쌍은 빨리, 둘째 쌍은 거의 안 돌아요.
-- m과 n을 **같은 만큼** 움직여 보세요. 화살표는 돌지만 빨간 점은 그대로예요.
+- m과 n을 **같은 칸 수만큼** 움직여 보세요. 화살표는 돌지만 빨간 점은 그대로예요.
 """, en="""
 ## Turn it yourself
 
@@ -257,7 +301,7 @@ print(rope.weights[cat])                                       # RoPE
 """)
 
 lesson.md(slide="subslide", ko="""
-"cat"이 각 토큰에 주는 가중치가 바뀌었어요. 이제 점수에 "몇 칸 떨어져 있나"가 섞여 들어가요. 이 모델의 가중치 행렬 W_Q, W_K는 무작위라 어느 쪽이 "맞다"고 할 수는 없어요. 학습된 모델은 이 회전을 이용해 가까운 토큰이나 특정 거리의 토큰을 찾는 헤드를 만들어요.
+"cat"이 각 토큰에 주는 가중치가 바뀌었어요. 이제 점수에 "몇 칸 떨어져 있나"가 섞여 들어가요. 이 모델의 가중치 행렬 W_Q, W_K는 무작위라서, 두 행(위치 없이, RoPE) 중 어느 쪽이 "맞다"고 할 수는 없어요. 학습된 모델은 이 회전을 이용해 가까운 토큰이나 특정 거리의 토큰을 찾는 헤드를 만들어요.
 """, en="""
 The weights "cat" gives each token changed: the scores now mix in "how many positions apart". This model's weight matrices are random, so neither row is "right"; a trained model uses the rotation to build heads that look at nearby tokens or at tokens a given distance away.
 """)
@@ -265,7 +309,7 @@ The weights "cat" gives each token changed: the scores now mix in "how many posi
 lesson.md(slide="slide", ko="""
 ## 직접 해보기 1: 회전한 점수 계산하기
 
-"cat"의 쿼리를 **위치 7**에, "sat"의 키를 **위치 3**에 놓았을 때 RoPE 점수(회전한 쿼리와 회전한 키의 내적, 숫자 하나)를 계산해 `my_score`에 넣어 보세요. 쿼리는 `ex.q[ex.index("cat")]`, 키는 `ex.k[ex.index("sat")]`예요. `qk.apply_rope`에 위치를 주거나 `qk.positions.rope_rotation_matrix`를 써도 돼요.
+"cat"의 쿼리를 **위치 7**에, "sat"의 키를 **위치 3**에 놓았을 때 RoPE 점수(회전한 쿼리와 회전한 키의 내적, 숫자 하나)를 계산해 `my_score`에 넣어 보세요. 쿼리는 `ex.q[ex.index("cat")]`에, 키는 `ex.k[ex.index("sat")]`에 있어요. `qk.apply_rope`에 위치를 주거나 `qk.positions.rope_rotation_matrix`를 써도 돼요.
 """, en="""
 ## Try it 1: compute a rotated score
 
@@ -318,21 +362,21 @@ qk.checks.check_same_distance(my_n, query_position=7, key_position=3, new_query_
 
 lesson.code(solution=True, ko="""
 # 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
-my_n = 1007 - (7 - 3)   # 점수는 거리 m − n에만 달려 있어요: 7 − 3 = 1007 − n
+my_n = 1007 - (7 - 3)   # 위치는 거리 m − n으로만 들어가요: 7 − 3 = 1007 − n
 qk.checks.check_same_distance(my_n, query_position=7, key_position=3, new_query_position=1007).as_solution()
 """, en="""
 # 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
-my_n = 1007 - (7 - 3)   # the score depends only on the distance m − n: 7 − 3 = 1007 − n
+my_n = 1007 - (7 - 3)   # position enters only through m − n: 7 − 3 = 1007 − n
 qk.checks.check_same_distance(my_n, query_position=7, key_position=3, new_query_position=1007).as_solution()
 """)
 
 lesson.md(slide="slide", ko="""
 ## 정리
 
-- 어텐션만으로는 순서를 몰라요. 인코더의 출력은 토큰을 따라 섞일 뿐이에요. 인과 마스크가 있는 디코더는 "누가 앞인가"는 알지만 위치와 거리는 몰라요.
-- <b>사인파 위치 인코딩</b>은 공식으로 만든 벡터를 임베딩에 한 번 더해요. k칸 옮기기는 (sin, cos) 쌍마다의 고정된 회전이에요.
+- 어텐션만으로는 순서를 몰라요. 인코더의 출력은 토큰을 따라 섞일 뿐이에요. 인과 마스크가 있는 디코더는 순서를 알고, 행마다 볼 수 있는 키의 수(i + 1)에서 절대 위치까지 계산할 수 있어요. 그래도 믿을 만하고 조절할 수 있는 위치를 위해 위치 정보를 따로 넣어요.
+- <b>사인파 위치 인코딩</b>은 공식으로 만든 벡터를 임베딩에 한 번 더해요. k칸 옮기기는 각 (sin, cos) 쌍을 정해진 각도만큼 돌리는 회전이에요.
 - <b>학습된 위치 벡터</b>도 임베딩에 더해요. 학습된 표에서 이웃 위치는 서로 비슷하지만, 표의 크기(여기서는 512)를 넘는 위치는 없어요.
-- <b>RoPE</b>는 더하지 않아요. 모든 레이어에서 쿼리와 키를 위치만큼 회전시키고 밸류는 그대로 둬요. 그래서 점수가 상대 위치 m − n에만 달려 있고, 거리가 멀수록 평균적으로 작아져요.
+- <b>RoPE</b>는 더하지 않아요. 모든 레이어에서 쿼리와 키를 위치만큼 회전시키고 밸류는 그대로 둬요. 그래서 위치는 점수에 상대 위치 m − n으로만 들어가요. q = k처럼 비슷한 벡터끼리는 거리가 멀수록 평균 점수가 작아지지만, 독립인 무작위 벡터의 평균 점수는 어느 거리에서나 0이에요.
 
 다음 강에서는 긴 문장으로 넘어가요. 토큰이 수천 개가 되면 (n, n) 점수 행렬이 문제가 돼요.
 
@@ -340,10 +384,10 @@ lesson.md(slide="slide", ko="""
 """, en="""
 ## Key takeaways
 
-- Attention alone does not know the order: the encoder's output just shuffles with the tokens. A decoder with a causal mask knows "who comes first", but not positions or distances.
+- Attention alone does not know the order: the encoder's output just shuffles with the tokens. A decoder with a causal mask knows the order, and can even compute absolute position from the number of keys each row sees (i + 1); positions are added anyway, to be reliable and controllable.
 - <b>Sinusoidal positions</b> add a vector made by a formula to the embedding, once. Moving k positions on is a fixed rotation of each (sin, cos) pair.
 - <b>Learned positions</b> are added too. In a trained table neighbouring positions are alike, but there is no position beyond the table (512 here).
-- <b>RoPE</b> adds nothing: in every layer it rotates queries and keys by their position and leaves values alone. So a score depends only on the relative position m − n, and on average it gets smaller with the distance.
+- <b>RoPE</b> adds nothing: in every layer it rotates queries and keys by their position and leaves values alone. So position enters a score only through the relative position m − n. For similar vectors (q = k) the average score falls with the distance; for independent random vectors it is 0 at every distance.
 
 The next lesson turns to long texts: with thousands of tokens, the (n, n) score matrix becomes the problem.
 

@@ -5,31 +5,31 @@ lesson = Lesson()
 lesson.md(slide="slide", ko="""
 # 13. 큰 규모의 어텐션: 타일, GQA, 슬라이딩 윈도, 페이지 캐시
 
-12강까지는 토큰 몇 개짜리 문장으로 어텐션이 **무엇을** 계산하는지 봤어요. 실제 모델은 토큰 수천 개를, 요청 수백 개를 한꺼번에 처리해요. 이번 시간에는 그 규모에서 어텐션이 **얼마나** 드는지 재 보고, 그 비용을 줄이는 방법 다섯 가지를 `qkv_helpers`로 직접 만들어요. 모두 보통 어텐션과 같은 답을 내는지 확인하고, 무엇을 아끼는지 재요.
+12강까지는 토큰 몇 개짜리 문장으로 어텐션이 **무엇을** 계산하는지 봤어요. 실제 모델은 토큰 수천 개를, 요청 수백 개를 한꺼번에 처리해요. 이번 시간에는 그 규모에서 어텐션이 **얼마나** 드는지 재 보고, 비용을 줄이는 방법 네 가지(타일, KV 헤드 나눠 쓰기, 윈도, 페이지 메모리)를 `qkv_helpers`로 직접 만들어요. 타일 어텐션과 페이지 캐시는 보통 어텐션과 같은 답을 내요. GQA와 슬라이딩 윈도는 **다른 모델**이라서, 보통 어텐션으로 줄어드는 경우(KV 헤드가 쿼리 헤드만큼 있을 때, 윈도가 문장 전체를 덮을 때)에만 같은 답을 내요. 마지막으로 디코드가 왜 메모리에 묶이는지, 배치가 왜 도움이 되는지 봐요.
 
 **이번 시간의 목표**
 - 보통 어텐션의 시간과 메모리가 토큰 수의 제곱으로 늘어난다는 걸 재 보고, 범인이 (n, n) 점수 행렬이라는 걸 확인해요.
-- 온라인 소프트맥스로 키를 블록 단위로 읽는 **타일 어텐션**(FlashAttention의 아이디어)을 이해하고, 같은 답과 16배 넘게 작은 메모리를 확인해요. FLOPs(부동소수점 연산 수)는 그대로예요.
-- **MQA/GQA**: 쿼리 헤드 여러 개가 KV 헤드 하나를 나눠 쓰면 KV 캐시가 그룹 크기만큼 줄어요.
-- **슬라이딩 윈도**: 최근 토큰만 보면 캐시 크기에 상한이 생겨요. 레이어를 쌓으면 더 멀리 봐요.
-- **페이지 KV 캐시**(vLLM의 PagedAttention): 요청마다 최대 길이를 잡아 두는 낭비를 재 봐요.
-- **프리필과 디코드**: Llama-2-7B 크기에서 산술 강도를 계산하고, 디코드가 메모리 대역폭에 묶이는 이유를 봐요.
+- **온라인 소프트맥스**(Milakov & Gimelshein, 2018)로 키를 블록 단위로 읽는 **타일 어텐션**을 이해해요. FlashAttention(2022)은 이 위에 GPU 메모리를 고려한 타일 나누기와 역전파 때의 재계산을 더했어요. 같은 답을 확인하고, n = 4096에서 최대 메모리가 약 31분의 1로 줄어드는 걸 재 봐요. 순전파의 FLOPs(부동소수점 연산 수)는 그대로예요.
+- **MQA/GQA**: 쿼리 헤드 여러 개가 KV 헤드 하나를 나눠 쓰면 KV 캐시가 1/그룹 크기로 줄어요.
+- **슬라이딩 윈도**: 최근 토큰만 보면 캐시 크기에 상한이 생겨요. 레이어를 쌓으면 이론상 더 멀리 닿을 수 있어요.
+- **페이지 KV 캐시**(vLLM의 PagedAttention, 줄여서 페이지 캐시): vLLM 이전의 서버처럼 요청마다 최대 길이를 잡아 두면 생기는 낭비를 재 봐요.
+- **프리필과 디코드**: Llama-2-7B 크기에서 산술 강도를 계산하고, 디코드가 메모리 대역폭(1초에 메모리에서 읽어 올 수 있는 바이트 수)에 묶이는 이유를 알아봐요.
 
-**수업 시간**: 약 75분이에요. 수업 한 시간이 짧다면 두 번으로 나눠요: 1–2절(제곱 비용, 타일 어텐션)과 3–6절.
+**수업 시간**: 약 80분이에요. 한 차시에 다 하기 어려우면 1–2절(제곱 비용, 타일 어텐션)과 3–6절, 두 차시로 나눠요.
 """, en="""
 # 13. Attention at scale: tiles, GQA, sliding windows, a paged cache
 
-Up to lesson 12 we looked at **what** attention computes, on sentences of a few tokens. Real models process thousands of tokens and hundreds of requests at once. This lesson measures **how much** attention costs at that scale, and builds five ways to cut the cost with `qkv_helpers`. Each is checked to give the same answer as plain attention, and what it saves is measured.
+Up to lesson 12 we looked at **what** attention computes, on sentences of a few tokens. Real models process thousands of tokens and hundreds of requests at once. This lesson measures **how much** attention costs at that scale, and builds four ways to cut the cost with `qkv_helpers` (tiles, shared K/V heads, windows, paged memory). Tiled attention and the paged cache give the same answer as plain attention; GQA and sliding windows are **different models**, equal to plain attention only where they reduce to it (as many K/V heads as query heads, a window covering the whole text). Last, it shows why decoding is bound by memory and why batching helps.
 
 **Goals for this lesson**
 - Measure that plain attention's time and memory grow with the square of the number of tokens, and that the (n, n) score matrix is the culprit.
-- Understand **tiled attention** with the online softmax (FlashAttention's idea), which reads the keys block by block; check that it gives the same answer with over 16× less memory, and the same FLOPs.
-- **MQA/GQA**: when several query heads share one K/V head, the KV cache shrinks by the group size.
-- **Sliding windows**: attending to recent tokens only puts a ceiling on the cache; stacked layers still see further.
-- **A paged KV cache** (vLLM's PagedAttention): measure what reserving the maximum length per request wastes.
+- Understand **tiled attention**, which reads the keys block by block with the **online softmax** (Milakov & Gimelshein, 2018); FlashAttention (2022) added IO-aware tiling for GPU memory and recomputation in the backward pass. Check that it gives the same answer, with peak memory about 31× smaller at n = 4096, and the same forward FLOPs.
+- **MQA/GQA**: when several query heads share one K/V head, the KV cache shrinks to 1/(group size).
+- **Sliding windows**: attending to recent tokens only puts a ceiling on the cache; stacked layers can in theory reach further.
+- **A paged KV cache** (vLLM's PagedAttention): measure what reserving the maximum length per request, as servers did before vLLM, wastes.
 - **Prefill and decode**: compute the arithmetic intensity at Llama-2-7B's sizes and see why decoding is limited by memory bandwidth.
 
-**Class time**: about 75 minutes. For shorter class periods, split it in two: sections 1–2 (the quadratic cost, tiled attention) and sections 3–6.
+**Class time**: about 80 minutes. For shorter class periods, split it in two: sections 1–2 (the quadratic cost, tiled attention) and sections 3–6.
 """)
 
 lesson.code(slide="skip", ko="""
@@ -51,7 +51,7 @@ np.set_printoptions(precision=3, suppress=True)
 lesson.md(slide="slide", ko="""
 ## 1. 제곱으로 늘어나는 비용
 
-토큰이 n개면 점수 Q·Kᵀ는 (n, n) 행렬이에요. 토큰 수가 두 배가 되면 이 행렬은 네 배가 돼요. 헤드 하나(d = 64, float32)로 n = 256부터 4096까지 보통 어텐션(`qk.scaled_dot_product_attention`)을 돌려서 **최대 메모리**(`tracemalloc`으로 잰, 계산하는 동안 새로 잡은 바이트의 최댓값)와 시간을 재요. 같은 입력으로 2절의 타일 어텐션도 함께 재 둬요.
+토큰이 n개면 점수 Q·Kᵀ는 (n, n) 행렬이에요. 토큰 수가 두 배가 되면 이 행렬은 네 배가 돼요. 헤드 하나(d = 64, float32)로 n = 256부터 4096까지 보통 어텐션(`qk.scaled_dot_product_attention`)을 돌려서 **최대 메모리**와 시간을 재요. 최대 메모리는 계산하는 동안 새로 잡은 바이트의 최댓값이고, `tracemalloc`으로 재요. 같은 입력으로 2절의 타일 어텐션도 함께 재 둬요.
 """, en="""
 ## 1. A cost that grows with the square
 
@@ -73,9 +73,11 @@ for n, scores, plain in zip(lengths, costs.score_bytes, costs.plain_peak):
 """)
 
 lesson.md(ko="""
-최대 메모리는 거의 점수 행렬 크기 그대로예요. n = 4096이면 행렬 하나가 64 MiB이고, 헤드와 레이어와 배치마다 또 있어요. 로그-로그 그래프에서 기울기가 2에 가까우면 n²에 비례한다는 뜻이에요. 기울기를 재 봐요(n = 256은 고정 비용이 커서 빼요).
+최대 메모리는 거의 점수 행렬 크기 그대로예요. float32 값 하나는 4바이트라서, n = 4096이면 행렬 하나가 4096 × 4096 × 4바이트 = 64 MiB예요(1 MiB = 2²⁰바이트, 약 105만 바이트). 이런 행렬이 헤드마다, 배치의 시퀀스마다 하나씩 있어요. 추론에서는 레이어를 차례로 계산하면서 앞 레이어의 점수 행렬을 버리니 레이어 수는 곱하지 않아요. 학습에서는 역전파에 쓰려고 모든 레이어의 것을 들고 있어서 레이어 수까지 곱해요.
+
+로그-로그 그래프는 두 축을 모두 로그 눈금으로 그린 그래프예요. 여기서 기울기가 2에 가까우면 n²에 비례한다는 뜻이에요. 기울기를 구해 봐요(n = 256은 고정 비용이 커서 빼요).
 """, en="""
-The peak is almost exactly the score matrix. At n = 4096 that one matrix takes 64 MiB, and there is one per head, layer and batch entry. On log–log axes a slope near 2 means growth with n². Fit the slope (leaving out n = 256, where fixed costs dominate).
+The peak is almost exactly the score matrix. A float32 value takes 4 bytes, so at n = 4096 one matrix takes 4096 × 4096 × 4 bytes = 64 MiB (1 MiB = 2²⁰ bytes). There is one per head and per sequence of the batch. At inference the layers run one after another and each layer's score matrices are freed before the next, so the layers do not multiply; in training all layers' matrices are kept for the backward pass, and they do. On log–log axes (both axes on a log scale) a slope near 2 means growth with n². Fit the slope (leaving out n = 256, where fixed costs dominate).
 """)
 
 lesson.code(ko="""
@@ -87,9 +89,9 @@ ax = qk.plots.plot_cost_loglog(lengths, {qk.t("p_s13_plain"): costs.plain_peak},
 """)
 
 lesson.md(slide="subslide", ko="""
-시간도 봐요. 곱셈 횟수는 `sc.attention_flops`로 셀 수 있어요: Q·Kᵀ에 2·n·n·d, 가중치·V에 또 2·n·n·d. 역시 n²이에요. 잰 시간은 컴퓨터마다, 실행할 때마다 달라요(작은 n에서는 고정 비용 때문에 기울기가 흔들려요).
+시간도 봐요. FLOPs는 `sc.attention_flops`로 셀 수 있어요. 곱셈 하나와 덧셈 하나를 각각 1로 세서, Q·Kᵀ에 2·n·n·d, 가중치·V에 또 2·n·n·d예요. 역시 n²이에요. 잰 시간은 컴퓨터마다, 실행할 때마다 달라요(작은 n에서는 고정 비용 때문에 기울기가 흔들려요).
 """, en="""
-Now time. `sc.attention_flops` counts the multiplications: 2·n·n·d for Q·Kᵀ and another 2·n·n·d for weights·V, again n². Measured times differ between machines and runs (at small n fixed costs make the slope wobble).
+Now time. `sc.attention_flops` counts the FLOPs, a multiply and an add counted one each: 2·n·n·d for Q·Kᵀ and another 2·n·n·d for weights·V, again n². Measured times differ between machines and runs (at small n fixed costs make the slope wobble).
 """)
 
 lesson.code(ko="""
@@ -113,7 +115,7 @@ lesson.md(slide="slide", ko="""
 - `l`: 지금까지의 exp(점수 − m)의 합
 - `o`: 지금까지의 exp(점수 − m) · 밸류의 합 (출력의 분자)
 
-새 블록에서 더 큰 점수가 나오면 m이 m_new로 커져요. 그러면 지금까지 모은 l과 o는 옛 m을 기준으로 잰 값이니, 둘 다 `exp(m − m_new)`를 곱해서 새 기준에 맞춰요. 마지막 블록까지 읽으면 o / l이 소프트맥스(점수)·V와 같아요. 점수 세 개 [0, 1, 3]을 블록 두 개로 나눠 따라가 봐요.
+새 블록에서 더 큰 점수가 나오면 m이 m_new로 커져요. 그러면 지금까지 모은 l과 o는 이전 최댓값 m_old를 기준으로 계산한 값이니, 둘 다 `exp(m_old − m_new)`를 곱해서 새 기준에 맞춰요. 마지막 블록까지 읽으면 o / l이 소프트맥스(점수)·V와 같아요. 점수 세 개 [0, 1, 3]을 블록 두 개로 나눠 따라가 봐요.
 """, en="""
 ## 2. Tiled attention with the online softmax
 
@@ -141,7 +143,7 @@ print(qk.softmax(scores) @ values)                  # softmax·V all at once
 """)
 
 lesson.md(slide="subslide", ko="""
-첫 블록 뒤에 m = 1이었다가, 점수 3이 오자 m = 3이 되고 앞의 합에 exp(1 − 3) ≈ 0.135를 곱했어요. 위젯에서 키 블록이 하나씩 지나가는 걸 보세요. 슬라이더를 움직이면 최댓값이 커질 때 l이 줄었다가 다시 쌓이고, 마지막 블록에서 출력이 softmax·V(회색)에 정확히 닿아요.
+첫 블록 뒤에 m = 1이었다가, 점수 3이 오자 m = 3이 되고 앞의 합에 exp(1 − 3) ≈ 0.135를 곱했어요. 첫 줄의 0.000은 첫 블록 전에는 모은 값이 없다는 뜻이에요(m_old = −∞라서 exp(−∞) = 0). 위젯에서 키 블록이 하나씩 지나가는 걸 보세요. 슬라이더를 움직이면 최댓값이 커질 때 l이 줄었다가 다시 쌓이고, 마지막 블록에서 출력이 softmax·V(회색)에 정확히 닿아요.
 """, en="""
 After the first block m = 1; when the score 3 arrives m becomes 3 and the earlier sum is multiplied by exp(1 − 3) ≈ 0.135. In the widget, key blocks stream past one by one. Move the slider: when the maximum grows, l drops and builds up again, and at the last block the output lands exactly on softmax·V (grey).
 """)
@@ -193,21 +195,25 @@ ax = qk.plots.plot_cost_loglog(lengths, {qk.t("p_s13_plain"): costs.plain_peak, 
 """)
 
 lesson.md(slide="subslide", ko="""
-### FLOPs는 같고, 아끼는 건 메모리 이동이에요
+### 순전파의 FLOPs는 같고, 아끼는 건 메모리 이동이에요
 
-타일 어텐션도 곱셈은 똑같이 해요. 같은 점수를 같은 개수만큼, 순서만 바꿔 계산하니까요. 세어 보면 정확히 같아요.
+순전파(입력에서 출력을 계산하는 방향)에서 타일 어텐션은 행렬 곱의 FLOPs가 보통 어텐션과 같아요. 같은 n × n개의 점수를 한 번씩, 순서만 바꿔 계산하니까요. 아래 셀의 카운터는 계산한 점수 수에 2·(d_k + d_v)를 곱해 세요. 최댓값이 바뀔 때 다시 맞추는 곱셈은 행렬 곱에 비하면 작아서 세지 않아요.
 
-그럼 FlashAttention은 왜 빠를까요? GPU에서 느린 건 계산보다 **큰 메모리(HBM)와 주고받는 일**이에요. 보통 어텐션은 (n, n) 점수를 메모리에 쓰고, 소프트맥스 때 다시 읽고 쓰고, 가중치·V 때 또 읽어요. 타일 어텐션은 타일을 칩 안의 빠른 메모리(SRAM)에 두고 끝내서, 이 n² 크기의 왕복이 통째로 없어져요. FLOPs가 아니라 **메모리 이동**을 아끼는 거예요.
+학습에서는 달라요. 역전파(기울기를 거꾸로 계산하는 방향)에는 어텐션 가중치가 필요한데, FlashAttention은 (n, n) 행렬을 저장하지 않으니 역전파 때 Q·Kᵀ를 **다시 계산**해요. 그래서 학습 전체의 FLOPs는 더 많아요.
 
-여기 numpy 버전은 오히려 느려요. 타일마다 파이썬 반복문을 한 번씩 도는 비용이 커서요. 아이디어를 보여 주는 코드이지, 빠른 커널이 아니에요.
+그래도 더 빨라요. 어텐션에서 느린 건 계산보다 n × n 점수를 GPU의 **큰 메모리(HBM)와 주고받는 일**이에요. HBM은 GPU 칩 밖에 있는 크지만 느린 메모리이고, **SRAM**은 칩 안의 작지만 빠른 메모리예요. 소프트맥스는 바이트 하나당 계산이 적어서 메모리 이동이 시간을 정해요(큰 행렬 곱은 6절의 프리필처럼 계산이 한계예요). 보통 어텐션은 (n, n) 점수를 HBM에 쓰고, 소프트맥스 때 다시 읽고 쓰고, 가중치·V 때 또 읽어요. 타일 어텐션은 타일을 SRAM에 두고 끝내서 이 n² 크기의 왕복이 없어져요(FlashAttention 논문 3.2절). 이동이 0이 되는 건 아니에요. 쿼리 블록마다 K와 V를 HBM에서 다시 읽어서, 이동량은 Θ(n²d²/M)이에요(M은 SRAM 크기, 논문의 정리 2). 보통 어텐션의 Θ(nd + n²)보다 훨씬 작을 뿐이에요.
+
+여기 numpy 버전은 오히려 느려요. 타일마다 파이썬 반복문을 한 번씩 도는 비용이 커서요. 아이디어를 보여 주는 코드이지, 빠른 **커널**(GPU에서 한 번에 실행되는 계산 프로그램)이 아니에요.
 """, en="""
-### Same FLOPs; what it saves is memory traffic
+### Same forward FLOPs; what it saves is memory traffic
 
-Tiled attention does the same multiplications: the same scores, just as many, in another order. Count them: exactly equal.
+In the forward pass (inputs to output), tiled attention does the same matrix-product FLOPs as plain attention: the same n × n scores, each computed once, in another order. The counter below counts the scores computed times 2·(d_k + d_v); the rescaling when the maximum changes is small elementwise work next to the matrix products and is not counted.
 
-Then why is FlashAttention fast? On a GPU the slow part is not arithmetic but **moving data to and from the large memory (HBM)**. Plain attention writes the (n, n) scores out, reads and writes them again for the softmax, and reads them once more for weights·V. Tiled attention keeps each tile in the chip's fast on-chip memory (SRAM) until it is done, so those n²-sized round trips disappear. It saves **memory traffic**, not FLOPs.
+Training is different. The backward pass (computing the gradients) needs the attention weights, and FlashAttention keeps no (n, n) matrix, so its backward pass **recomputes** Q·Kᵀ: over training it does more FLOPs.
 
-The numpy version here is actually slower: each tile costs one pass of a Python loop. It shows the idea; it is not a fast kernel.
+It is still faster. For attention, the slow part is not the arithmetic but moving the n × n scores to and from the GPU's **large memory (HBM)**, the big, slow memory beside the chip; **SRAM** is the small, fast memory on it. The softmax does few FLOPs per byte, so memory traffic sets its time (large matrix products, like section 6's prefill, are limited by arithmetic instead). Plain attention writes the (n, n) scores to HBM, reads and writes them again for the softmax, and reads them once more for weights·V. Tiled attention keeps each tile in SRAM until it is done, so those n²-sized round trips disappear (FlashAttention paper, §3.2). The traffic is not zero: K and V are read again from HBM for every block of queries, Θ(n²d²/M) bytes with M the SRAM size (the paper's Theorem 2), against plain attention's Θ(nd + n²).
+
+The numpy version here is actually slower: each tile costs one pass of a Python loop. It shows the idea; it is not a fast **kernel** (a program run on the GPU in one launch).
 """)
 
 lesson.code(ko="""
@@ -220,6 +226,20 @@ from qkv_helpers.tiled import tiled_attention_with_work
 work = tiled_attention_with_work(q[0], k[0], v[0], block_size=64)      # one head, no mask
 print(work.flops, sc.attention_flops(300, 300, 16))                     # the same FLOPs
 print(300 * 300 * 8, 64 * 64 * 8)     # bytes: the score matrix plain attention writes out, one tile
+""")
+
+lesson.code(ko="""
+plain_train = sc.attention_training_flops(4096, 4096, 64)                  # P를 저장해 역전파에 써요
+flash_train = sc.attention_training_flops(4096, 4096, 64, recompute=True)  # 역전파 때 S를 다시 계산해요
+print(plain_train.forward == flash_train.forward)           # 순전파: 같아요
+print(plain_train.backward, flash_train.backward)           # 역전파: 다시 계산하는 만큼 더 많아요
+print(round(flash_train.total / plain_train.total, 3))      # 학습 한 번 전체의 비
+""", en="""
+plain_train = sc.attention_training_flops(4096, 4096, 64)                  # keeps P for the backward pass
+flash_train = sc.attention_training_flops(4096, 4096, 64, recompute=True)  # recomputes S in the backward
+print(plain_train.forward == flash_train.forward)           # forward: equal
+print(plain_train.backward, flash_train.backward)           # backward: more, by the recomputation
+print(round(flash_train.total / plain_train.total, 3))      # the ratio over a whole training step
 """)
 
 lesson.code(ko="""
@@ -261,7 +281,7 @@ lesson.md(slide="slide", ko="""
 
 온라인 소프트맥스의 핵심은 "서로 다른 기준(m)으로 모은 합을 맞춰서 합치기"예요. 그래서 키를 두 절반으로 나눠 **따로** 계산한 다음 합칠 수도 있어요(GPU 여러 개가 긴 문장을 나눠 맡을 때 이렇게 해요).
 
-아래 `first`는 키 0–3만, `second`는 키 4–7만 보고 계산한 결과예요. 각각 `m`, `l`, `output`(= o / l)이 있어요. 이 여섯 값만 써서 8개 키 전체에 대한 출력 softmax(s)·v를 `my_output`에 만들어 보세요. 힌트: 먼저 둘 중 큰 최댓값 m을 정하고, 각 절반의 `l`에 exp(m_절반 − m)을 곱해 보세요.
+아래 `first`는 키 0–3만, `second`는 키 4–7만 보고 계산한 결과예요. 각각 `m`, `l`, `output`(= o / l)이 있어요. 이 여섯 값만 써서 키 8개 전체에 대한 출력 softmax(s)·v를 `my_output`에 만들어 보세요. 힌트: 먼저 둘 중 큰 최댓값 m을 정하고, 각 절반의 `l`에 exp(m_절반 − m)을 곱해 보세요.
 """, en="""
 ## Try it: merge two halves
 
@@ -305,13 +325,13 @@ qk.checks.check_merged_halves(my_output, s, v8).as_solution()
 lesson.md(slide="slide", ko="""
 ## 3. 멀티쿼리 어텐션과 그룹 쿼리 어텐션
 
-09강에서 KV 캐시는 `2 · 레이어 · KV 헤드 · head_dim · 토큰 · 배치 · 값당 바이트`라고 쟀어요. **그룹 쿼리 어텐션**(GQA)은 쿼리 헤드를 그룹으로 묶고, 그룹마다 KV 헤드 **하나**를 나눠 쓰게 해요. 쿼리 헤드 h는 KV 헤드 `h // (쿼리 헤드 수 // KV 헤드 수)`를 써요(PyTorch와 같은 규칙). KV 헤드가 하나뿐이면 **멀티쿼리 어텐션**(MQA)이에요.
+09강에서 KV 캐시는 `2 · 레이어 · KV 헤드 · head_dim · 토큰 · 배치 · 값당 바이트`라고 계산했어요. **그룹 쿼리 어텐션**(GQA)은 쿼리 헤드를 그룹으로 묶고, 그룹마다 KV 헤드 **하나**를 나눠 쓰게 해요. 쿼리 헤드 h는 KV 헤드 `h // (쿼리 헤드 수 // KV 헤드 수)`를 써요(PyTorch와 같은 규칙이고, `//`는 나눗셈의 몫이에요). KV 헤드가 하나뿐이면 **멀티쿼리 어텐션**(MQA)이에요.
 
 `qk.grouped_query_attention`은 KV 헤드를 그룹 크기만큼 반복해서 보통 멀티헤드 어텐션에 넣어요. 쿼리 헤드 8개, KV 헤드 2개로 해 봐요.
 """, en="""
 ## 3. Multi-query and grouped-query attention
 
-Lesson 09 measured the KV cache as `2 · layers · kv_heads · head_dim · tokens · batch · bytes_per_value`. **Grouped-query attention** (GQA) groups the query heads and lets each group share **one** K/V head: query head h uses K/V head `h // (n_q_heads // n_kv_heads)` (PyTorch's rule). With a single K/V head it is **multi-query attention** (MQA).
+Lesson 09 computed the KV cache as `2 · layers · kv_heads · head_dim · tokens · batch · bytes_per_value`. **Grouped-query attention** (GQA) groups the query heads and lets each group share **one** K/V head: query head h uses K/V head `h // (n_q_heads // n_kv_heads)` (PyTorch's rule). With a single K/V head it is **multi-query attention** (MQA).
 
 `qk.grouped_query_attention` repeats each K/V head once per group member and runs ordinary multi-head attention. Try 8 query heads and 2 K/V heads.
 """)
@@ -335,9 +355,9 @@ print(np.allclose(out[6], head6))                   # query head 6 uses K/V head
 """)
 
 lesson.md(slide="subslide", ko="""
-쿼리 헤드마다 자기 KV 헤드가 있으면(KV 헤드 8개) 그냥 멀티헤드 어텐션과 똑같아요. 그리고 캐시에는 **KV 헤드만** 들어가니, 캐시가 그룹 크기만큼 줄어요. 09강의 `qk.KVCache`로 토큰 1,024개를 저장해서 재고, 공식과 맞춰 봐요.
+쿼리 헤드마다 자기 KV 헤드가 있으면(KV 헤드 8개) 그냥 멀티헤드 어텐션과 똑같아요. 그리고 캐시에는 **KV 헤드만** 들어가니, 캐시가 1/그룹 크기로 줄어요. 09강의 `qk.KVCache`로 토큰 1,024개를 저장해서 크기를 재고, 공식과 같은지 확인해요.
 """, en="""
-With one K/V head per query head (8 K/V heads) it is exactly multi-head attention. And since only the **K/V heads** are cached, the cache shrinks by the group size. Keep 1,024 tokens in lesson 09's `qk.KVCache`, measure, and compare with the formula.
+With one K/V head per query head (8 K/V heads) it is exactly multi-head attention. And since only the **K/V heads** are cached, the cache shrinks to 1/(group size). Keep 1,024 tokens in lesson 09's `qk.KVCache`, measure, and compare with the formula.
 """)
 
 lesson.code(ko="""
@@ -361,9 +381,9 @@ for kv_heads in (8, 2, 1):                          # multi-head, GQA, MQA
 """)
 
 lesson.md(slide="subslide", ko="""
-**솔직한 주의점**: GQA는 계산 요령이 아니라 **다른 모델**이에요. 멀티헤드로 학습한 모델의 KV 헤드를 그냥 합치면 출력이 달라져요. 모델을 처음부터 이렇게 학습하거나(Llama 2 70B, Mistral 7B), 합친 뒤 추가로 학습해야 해요. 멀티헤드의 KV 헤드 8개를 4개씩 평균 내서 2개로 줄여 보면 출력이 달라져요.
+**주의할 점**이 있어요. GQA는 계산 요령이 아니라 **다른 모델**이에요. 멀티헤드로 학습한 모델의 KV 헤드를 그냥 합치면 출력이 달라져요. 모델을 처음부터 이렇게 학습하거나(Llama-2-70B, Mistral 7B), 합친 뒤 추가로 학습해야 해요. 이 추가 학습(업트레이닝)에는 원래 사전 학습 계산량의 5% 정도면 된다고 해요(Ainslie 외, 2023). 멀티헤드의 KV 헤드 8개를 4개씩 평균 내서 2개로 줄여 보면 출력이 달라져요.
 """, en="""
-**An honest caveat**: GQA is not a computational trick but **a different model**. Merging the K/V heads of a model trained with multi-head attention changes its outputs; the model must be trained this way (Llama 2 70B, Mistral 7B) or trained further after merging. Average a multi-head model's 8 K/V heads in fours down to 2, and the output changes.
+**A caveat**: GQA is not a computational trick but **a different model**. Merging the K/V heads of a model trained with multi-head attention changes its outputs; the model must be trained this way (Llama-2-70B, Mistral 7B) or trained further after merging ("uptraining", about 5% of the original pre-training compute in Ainslie et al., 2023). Average a multi-head model's 8 K/V heads in fours down to 2, and the output changes.
 """)
 
 lesson.code(ko="""
@@ -381,11 +401,11 @@ print(np.allclose(qk.grouped_query_attention(q8, merged_k, merged_v).output, mul
 lesson.md(slide="slide", ko="""
 ## 직접 해보기: 어느 쿼리 헤드들이 KV 헤드 하나를 나눠 쓸까요?
 
-쿼리 헤드 64개와 KV 헤드 8개인 모델(Llama 2 70B가 이래요)에서 **KV 헤드 5**를 나눠 쓰는 쿼리 헤드는 어느 것들일까요? 먼저 예측해서 번호(0부터)를 리스트로 `my_heads`에 적고 실행해 보세요. 확인은 `qk.grouped_query_attention`의 출력으로 해요.
+쿼리 헤드 64개와 KV 헤드 8개인 모델(Llama-2-70B가 이래요)에서 **5번 KV 헤드**를 나눠 쓰는 쿼리 헤드는 어느 것들일까요? 먼저 예측해서 번호(0부터)를 리스트로 `my_heads`에 적고 실행해 보세요. 확인은 `qk.grouped_query_attention`의 출력으로 해요.
 """, en="""
 ## Try it: which query heads share one K/V head?
 
-In a model with 64 query heads and 8 K/V heads (Llama 2 70B is built this way), which query heads share **K/V head 5**? Predict first, write their numbers (from 0) as a list in `my_heads` and run. The check compares with `qk.grouped_query_attention`'s output.
+In a model with 64 query heads and 8 K/V heads (Llama-2-70B is built this way), which query heads share **K/V head 5**? Predict first, write their numbers (from 0) as a list in `my_heads` and run. The check compares with `qk.grouped_query_attention`'s output.
 """)
 
 lesson.code(exercise=True, ko="""
@@ -411,7 +431,7 @@ qk.checks.check_gqa_group(my_heads, n_q_heads=64, n_kv_heads=8, kv_head=5).as_so
 lesson.md(slide="slide", ko="""
 ## 4. 슬라이딩 윈도 어텐션
 
-인과 마스크에서 쿼리는 앞의 **모든** 토큰을 봐요. **슬라이딩 윈도** 마스크는 자기 자신을 포함해 최근 `window`개만 보게 해요: 쿼리 위치 − 키 위치가 0 이상 `window` 미만일 때만 True예요.
+인과 마스크에서 쿼리는 앞의 **모든** 토큰을 봐요. **슬라이딩 윈도** 마스크는 자기 자신을 포함해 최근 토큰 `window`개만 보게 해요. 식으로는 (쿼리 위치 − 키 위치)가 0 이상 `window` 미만일 때만 True예요.
 """, en="""
 ## 4. Sliding-window attention
 
@@ -427,7 +447,7 @@ print(np.array_equal(qk.sliding_window_mask(6, window=6), qk.causal_mask(6)))   
 """)
 
 lesson.md(slide="subslide", ko="""
-그러면 디코딩할 때 캐시에 최근 `window`개만 두면 돼요. 오래된 토큰은 어차피 아무 쿼리도 보지 않으니까요. `sc.windowed_decoding`은 토큰을 하나씩 디코딩하면서 최근 `window`개만 두는 캐시와, 모두 두는 09강의 캐시를 나란히 채워요. 출력은 윈도 마스크를 쓴 어텐션과 같고, 캐시 크기는 윈도에서 멈춰요.
+그러면 디코딩할 때 캐시에 최근 `window`개만 두면 돼요. 오래된 토큰은 어차피 아무 쿼리도 보지 않으니까요. `sc.windowed_decoding`은 토큰을 하나씩 디코딩하면서 최근 `window`개만 두는 캐시와, 모두 두는 09강의 캐시를 나란히 채워요. 출력은 윈도 마스크를 쓴 어텐션과 같고, 캐시 크기는 윈도 크기만큼 커진 뒤 더 늘지 않아요.
 """, en="""
 So when decoding, the cache needs only the last `window` tokens: older ones are seen by no query anyway. `sc.windowed_decoding` decodes token by token, filling a cache that keeps only the last `window` tokens beside lesson 09's cache that keeps them all. The outputs equal attention with the window mask, and the cache stops growing at the window.
 """)
@@ -453,33 +473,41 @@ print(np.allclose(full, qk.scaled_dot_product_attention(q, k, v, mask=qk.causal_
 """)
 
 lesson.md(slide="subslide", ko="""
-그럼 window보다 먼 토큰의 정보는 사라질까요? 한 레이어에서는 그래요. 하지만 레이어를 쌓으면, 위 레이어의 토큰은 아래 레이어에서 **이미 앞쪽을 본** 토큰들을 봐요. 그래서 레이어마다 window − 1칸씩 더 멀리 닿아요: 레이어 L개면 L·(window − 1) + 1칸. 마스크를 레이어 수만큼 곱해서 직접 세어 봐요.
+그럼 `window`칸보다 먼 토큰의 정보는 사라질까요? 한 레이어에서는 그래요. 하지만 레이어를 쌓으면, 위 레이어의 토큰은 아래 레이어에서 **이미 앞쪽을 본** 토큰들을 봐요. 그래서 레이어마다 window − 1칸씩 더 멀리 닿을 수 있어요. 레이어 L개면 L·(window − 1) + 1칸이에요. 이건 정보가 닿을 수 **있는** 이론상의 거리예요. 먼 토큰의 정보가 그만큼 실제로 잘 전해진다는 보장은 없어요. 마스크를 레이어 수만큼 곱해서 직접 세어 봐요.
 """, en="""
-Is information further back than the window lost, then? In one layer, yes. But in a stack, a token in an upper layer attends to tokens that **already looked back** in the layer below. Each layer reaches window − 1 positions further: L·(window − 1) + 1 positions after L layers. Count it by multiplying the mask by itself once per layer.
+Is information further back than the window lost, then? In one layer, yes. But in a stack, a token in an upper layer attends to tokens that **already looked back** in the layer below. Each layer can reach window − 1 positions further: L·(window − 1) + 1 positions after L layers. That is a *theoretical* reach, how far information can travel, not a guarantee that it does. Count it by multiplying the mask by itself once per layer.
 """)
 
 lesson.code(ko="""
 for layers in (1, 2, 4):
     print(layers, sc.receptive_field_by_masks(n=40, window=4, layers=layers), sc.receptive_field(window=4, layers=layers))  # 센 값, 공식
-print(sc.receptive_field(window=4096, layers=32))            # Mistral 7B: 윈도 4096, 레이어 32
+print(sc.receptive_field(window=4096, layers=32))            # 윈도 4096(자기 자신 포함), 레이어 32
+print(sc.receptive_field(window=4097, layers=32))            # Mistral 7B v0.1: W = 4096은 자기 자신을 빼고 세요
 """, en="""
 for layers in (1, 2, 4):
     print(layers, sc.receptive_field_by_masks(n=40, window=4, layers=layers), sc.receptive_field(window=4, layers=layers))  # counted, formula
-print(sc.receptive_field(window=4096, layers=32))            # Mistral 7B: window 4096, 32 layers
+print(sc.receptive_field(window=4096, layers=32))            # window 4096 (itself included), 32 layers
+print(sc.receptive_field(window=4097, layers=32))            # Mistral 7B v0.1: its W = 4096 leaves itself out
+""")
+
+lesson.md(slide="subslide", ko="""
+윈도를 세는 방법은 문서마다 달라요. 이 코스의 `window`는 쿼리 자신을 포함해요. Mistral 7B v0.1 논문은 위치 i가 i − W부터 i까지를 본다고 쓰니, W = 4096은 이 코스의 window 4097이에요. 그러면 레이어 32개로 자기 자신 말고 W·L = 131,072칸 앞까지 닿아요. 논문이 말하는 "약 131K"가 이 값이에요. Mistral 7B v0.2부터는 슬라이딩 윈도를 쓰지 않아요.
+""", en="""
+Sources count the window differently. This course's `window` includes the query itself. The Mistral 7B v0.1 paper has position i attend to positions i − W to i, so its W = 4096 is this course's window 4097: with 32 layers the reach is W·L = 131,072 positions back, besides the token itself, the paper's "approximately 131K". From v0.2 on, Mistral 7B uses no sliding window.
 """)
 
 lesson.md(slide="slide", ko="""
 ## 5. 페이지 KV 캐시 (PagedAttention)
 
-서버는 길이를 미리 모르는 요청을 여러 개 동시에 처리해요. 09강의 `KVCache`처럼 요청마다 연속된 메모리를 잡는다면, 가장 긴 경우(`max_len`)만큼 미리 잡아 둬야 해요. 대부분의 요청은 훨씬 짧으니 그 자리는 비어 있어요.
+서버는 길이를 미리 모르는 요청을 여러 개 동시에 처리해요. vLLM 이전의 서버들은 09강의 `KVCache`처럼 요청마다 연속된 메모리를 잡았어요. 그러려면 가장 긴 경우(`max_len`)만큼 미리 잡아 둬야 해요. 대부분의 요청은 훨씬 짧으니 그 자리는 비어 있어요.
 
-vLLM의 **PagedAttention**은 운영체제의 가상 메모리처럼 해요. 메모리를 `block_size` 토큰짜리 **블록**으로 나눈 풀을 두고, 요청은 마지막 블록이 차면 새 블록을 하나 받아요. 요청마다 **블록 표**가 있어서 "내 i번째 블록은 풀의 몇 번 블록"인지 적어 둬요. 끝난 요청의 블록은 풀로 돌아가 다른 요청이 다시 써요. 낭비는 요청마다 마지막 블록의 빈자리뿐이에요.
+vLLM의 **PagedAttention**은 운영체제의 **가상 메모리**처럼 해요. 가상 메모리는 프로그램에게는 연속된 메모리처럼 보여 주면서, 실제로는 흩어진 작은 조각(페이지)에 담는 방식이에요. 메모리를 `block_size` 토큰짜리 **블록**으로 잘게 나눠 한곳에 모아 둔 **블록 풀**(pool)을 두고, 요청은 마지막 블록이 차면 새 블록을 하나 받아요. 요청마다 **블록 표**가 있어서 "내 i번째 블록은 풀의 몇 번 블록"인지 적어 둬요. 끝난 요청의 블록은 풀로 돌아가 다른 요청이 다시 써요. 낭비는 요청마다 마지막 블록의 빈자리뿐이에요. 블록 표는 블록 번호의 목록일 뿐이라서, 프롬프트가 같은 두 요청이 같은 블록을 가리킬 수도 있어요. 한쪽이 그 블록에 쓸 때만 복사해요. vLLM은 이걸 병렬 샘플링과 빔 서치에 써요.
 """, en="""
 ## 5. A paged KV cache (PagedAttention)
 
-A server handles many requests at once without knowing how long each will get. If each request gets contiguous memory like lesson 09's `KVCache`, room for the longest case (`max_len`) must be reserved up front, and since most requests are far shorter, most of it stays empty.
+A server handles many requests at once without knowing how long each will get. Servers before vLLM gave each request contiguous memory like lesson 09's `KVCache`, so room for the longest case (`max_len`) had to be reserved up front, and since most requests are far shorter, most of it stays empty.
 
-vLLM's **PagedAttention** does what an operating system's virtual memory does. It keeps a pool of memory cut into **blocks** of `block_size` tokens; a request gets a new block only when its last one is full. Each request has a **block table** recording which pool block holds its i-th block. A finished request's blocks go back to the pool for others to reuse. The only waste is the empty end of each request's last block.
+vLLM's **PagedAttention** does what an operating system's **virtual memory** does: a program sees contiguous memory that really lives in small scattered pieces (pages). It keeps a pool of memory cut into **blocks** of `block_size` tokens; a request gets a new block only when its last one is full. Each request has a **block table** recording which pool block holds its i-th block. A finished request's blocks go back to the pool for others to reuse. The only waste is the empty end of each request's last block. And since a block table is only a list of block numbers, two requests with the same prompt can point to the same blocks, copied only when one of them writes (copy-on-write); vLLM uses this for parallel sampling and beam search.
 """)
 
 lesson.code(ko="""
@@ -503,7 +531,7 @@ print(cache.block_table(c), cache.used_nbytes, cache.reserved_nbytes)    # c reu
 """)
 
 lesson.md(slide="subslide", ko="""
-풀이 다 차면 분명한 오류가 나고, 이미 저장한 건 하나도 잃지 않아요(append는 전부 되거나 전혀 안 돼요).
+블록 풀(pool)이 다 차면 분명한 오류가 나고, 이미 저장한 건 하나도 잃지 않아요(append는 전부 되거나 전혀 안 돼요).
 """, en="""
 When the pool is full, the error is clear and nothing already kept is lost (an append happens completely or not at all).
 """)
@@ -523,7 +551,7 @@ print(cache.length(b), cache.block_table(b))            # b is unchanged
 """)
 
 lesson.md(slide="subslide", ko="""
-위젯에서 시간을 움직여 보세요. 요청(R0, R1, …)이 들어와 스텝마다 토큰을 하나씩 늘리고, 끝나면 블록을 돌려줘요. 블록 안의 색은 채워진 자리예요.
+위젯에서 '시간 스텝' 슬라이더를 움직여 보세요. 요청(R0, R1, …)이 들어와 스텝마다 토큰을 하나씩 늘리고, 끝나면 블록을 돌려줘요. 블록 안의 색은 채워진 자리예요.
 """, en="""
 Move time in the widget: requests (R0, R1, …) arrive, grow by one token per step, and give their blocks back when done. The colour inside a block shows its filled slots.
 """)
@@ -533,7 +561,7 @@ qk.widgets.paged_cache_view()
 """)
 
 lesson.md(slide="subslide", ko="""
-이제 요청 64개(길이는 1–2048 사이 무작위)를 처리할 때의 메모리를 재요. 작은 레이어 하나(헤드 2개, head_dim 32, float32)로 재는데, 낭비의 비율은 이 크기와 상관없어요. 블록은 16토큰이고, 요청들은 16토큰씩 번갈아 덧붙여요. 세 값 모두 캐시 객체에서 읽어요: 토큰이 실제로 쓰는 바이트, 페이지 캐시가 잡은 블록의 바이트, 요청마다 `KVCache(capacity=2048)`을 잡았을 때의 바이트.
+이제 요청 64개(길이는 1–2048 사이 무작위)를 처리할 때의 메모리를 재요. 작은 레이어 하나(헤드 2개, head_dim 32, float32)로 재는데, 낭비의 비율은 이 크기와 상관없어요. 블록은 16토큰이고, 요청들은 16토큰씩 번갈아 덧붙여요. 세 값은 모두 캐시 객체에서 읽어요. 토큰이 실제로 쓰는 바이트, 페이지 캐시가 잡은 블록의 바이트, 그리고 요청마다 `KVCache(capacity=2048)`을 잡았을 때의 바이트예요.
 """, en="""
 Now measure serving 64 requests with random lengths from 1 to 2048, on one small layer (2 heads, head_dim 32, float32): the share wasted does not depend on these sizes. Blocks hold 16 tokens, and the requests take turns appending 16 tokens at a time.
  All three numbers are read from the cache objects: the bytes the tokens really use, the bytes of the blocks the paged cache holds, and the bytes of one `KVCache(capacity=2048)` per request.
@@ -555,18 +583,24 @@ print(f"{memory.max_len_reserved / mib:.1f} MiB, {memory.max_len_waste:.1%}")   
 ax = qk.plots.plot_serving_memory(memory)
 """)
 
+lesson.md(slide="subslide", ko="""
+max_len으로 잡을 때의 낭비가 절반쯤인 건 여기서 길이를 1–2048 사이에서 고르게 뽑았기 때문이에요. 낭비는 1 − 평균 길이 / max_len이라 길이의 분포에 따라 달라요. vLLM 논문은 기존 서버들이 KV 캐시 메모리의 20–38%만 실제 토큰에 썼다고 쟀어요. 실제 출력은 보통 max_len보다 훨씬 짧고, 메모리가 조각나기도 하니까요.
+""", en="""
+Reserving max_len wastes about half here because the lengths are drawn uniformly from 1 to 2048: the waste is 1 − mean length / max_len, so it depends on the distribution of lengths. The vLLM paper measured existing servers using only 20–38% of their KV-cache memory for tokens, since real outputs are usually far shorter than max_len and memory also fragments.
+""")
+
 lesson.md(slide="slide", ko="""
 ## 6. 프리필과 디코드
 
-추론은 두 단계예요. **프리필**은 프롬프트 전체를 한 번에 넣어 캐시를 채우고, **디코드**는 그 뒤 토큰을 하나씩 만들어요. 둘은 같은 가중치 행렬(매개변수)을 쓰지만 성격이 완전히 달라요. 기준은 **산술 강도**, 메모리에서 읽은 바이트당 FLOPs예요.
+추론은 두 단계예요. **프리필**은 프롬프트 전체를 한 번에 넣어 캐시를 채우고, **디코드**는 그 뒤 토큰을 하나씩 만들어요. 둘은 같은 가중치 행렬(매개변수)을 쓰지만 성격이 완전히 달라요. 둘을 가르는 기준은 **산술 강도**예요. 산술 강도는 메모리와 주고받은 바이트 하나당 FLOPs예요.
 
-GPU는 초당 FLOPs의 최댓값과 초당 읽을 수 있는 바이트(대역폭)가 정해져 있어요. 둘의 비가 **경계점**이에요. 산술 강도가 경계점보다 낮으면 계산기가 데이터를 기다리고(메모리 한계), 높으면 계산이 한계예요. 하드웨어 수치는 제조사 자료에서 가져왔어요.
+GPU는 초당 FLOPs의 최댓값과 초당 읽을 수 있는 바이트(대역폭)가 정해져 있어요. 최대 FLOPs를 대역폭으로 나눈 값이 **경계점**이에요. 산술 강도가 경계점보다 낮으면 연산 장치가 데이터를 기다리느라 놀고(메모리에 묶여요), 높으면 연산 속도가 한계가 돼요(계산에 묶여요). 하드웨어 수치는 제조사 자료에서 가져왔어요. 아래 출처 줄은 자료의 원문이에요. 'with sparsity'는 특별한 희소 연산을 쓸 때의 값이라 여기서는 쓰지 않고, 보통 연산(dense)의 값을 써요.
 """, en="""
 ## 6. Prefill and decode
 
-Inference has two phases. **Prefill** runs the whole prompt at once and fills the cache; **decode** then produces tokens one at a time. Both use the same weight matrices but behave very differently. The measure is **arithmetic intensity**: FLOPs per byte read from memory.
+Inference has two phases. **Prefill** runs the whole prompt at once and fills the cache; **decode** then produces tokens one at a time. Both use the same weight matrices but behave very differently. The measure is **arithmetic intensity**: FLOPs per byte moved to or from memory.
 
-A GPU has a peak FLOP rate and a memory bandwidth (bytes per second); their ratio is the **ridge point**. Below it in arithmetic intensity, the arithmetic units wait for data (memory-bound); above it, arithmetic is the limit (compute-bound). The hardware facts are from the makers' datasheets.
+A GPU has a peak FLOP rate and a memory bandwidth (bytes per second); their ratio is the **ridge point**. Below it in arithmetic intensity, the arithmetic units wait for data (memory-bound); above it, arithmetic is the limit (compute-bound). The hardware facts are from the makers' datasheets, quoted as printed below; the figures "with sparsity" need special sparse operations and are not used here: the dense ones are.
 """)
 
 lesson.code(ko="""
@@ -580,13 +614,13 @@ for gpu in (sc.A100_80GB, sc.H100_SXM):
 """)
 
 lesson.md(slide="subslide", ko="""
-`sc.step_cost`는 Llama-2-7B의 크기(레이어 32, d_model 4096, 헤드 32, FFN 11008, 어휘 32000, fp16)로 한 스텝의 FLOPs와 읽는 바이트를 세요. 가중치 행렬의 매개변수는 스텝마다 한 번 통째로 읽고, 토큰 하나에 매개변수 하나당 2 FLOPs를 써요.
+`sc.step_cost`는 Llama-2-7B의 크기(레이어 32, d_model 4096, 헤드 32, 피드포워드 11008, 어휘 32000, fp16)로 한 스텝의 FLOPs와 읽는 바이트 수를 세어 줘요. 행렬 곱에 쓰이는 가중치 행렬(매개변수)은 스텝마다 한 번 통째로 읽고, 토큰 하나에 매개변수 하나당 2 FLOPs를 써요. 임베딩 표는 필요한 행만 찾아 읽으니 빠져요. 그래서 13.2 GB로, 09강의 12.55 GiB(13.5 GB)보다 조금 작아요. 세는 건 가중치와 KV 캐시를 **읽는** 바이트뿐이에요. 활성값(레이어 사이를 오가는 중간 결과)과 KV 캐시에 **쓰는** 바이트는 빠져 있어요. 프리필에서는 이걸 넣으면 강도가 조금 낮아지지만, 경계점보다 훨씬 높다는 결론은 그대로예요. 어텐션은 가려진 절반까지 모든 키를 세요.
 
 - 프리필 2048토큰: 매개변수를 한 번 읽어 토큰 2048개에 써요. 강도가 아주 높아요.
-- 디코드 1토큰: 매개변수를 통째로 읽어 토큰 **하나**에 써요. 2바이트(fp16)마다 2 FLOPs, 강도가 약 1이에요. 경계점보다 100배 넘게 낮아서, GPU가 대부분 기다려요.
+- 디코드 1토큰: 매개변수를 통째로 읽어 토큰 **하나**에 써요. fp16 매개변수 하나(2바이트)를 읽을 때마다 2 FLOPs를 하니 강도가 약 1이에요. 경계점보다 100배 넘게 낮아서, GPU는 대부분의 시간을 데이터를 기다리며 보내요.
 - 디코드를 요청 64개씩 **배치**로 하면 매개변수를 한 번 읽어 64개에 나눠 써요. 강도가 배치만큼 올라가요. 서버가 요청을 모아 처리하는 이유예요.
 """, en="""
-`sc.step_cost` counts one step's FLOPs and bytes read at Llama-2-7B's sizes (32 layers, d_model 4096, 32 heads, FFN 11008, vocabulary 32000, fp16). Every weight is read once per step, and each token does 2 FLOPs per weight.
+`sc.step_cost` counts one step's FLOPs and bytes read at Llama-2-7B's sizes (32 layers, d_model 4096, 32 heads, feed-forward 11008, vocabulary 32000, fp16). Every weight matrix used in a matrix product is read once per step, and each token does 2 FLOPs per weight; the embedding table is only looked up, so 13.2 GB rather than lesson 09's 12.55 GiB (13.5 GB). Only the bytes *read* for weights and the KV cache are counted: activations (the intermediate results passed between layers) and the KV cache writes are left out. In prefill they would lower the intensity a little, far above the ridge all the same. Attention counts every key, the masked half included.
 
 - Prefill of 2048 tokens: the weights are read once and used for 2048 tokens. Very high intensity.
 - Decode of 1 token: all the weights are read for **one** token: 2 FLOPs per 2 bytes (fp16), an intensity of about 1, over 100× below the ridge. The GPU mostly waits.
@@ -612,7 +646,7 @@ ax = qk.plots.plot_roofline(sc.A100_80GB, steps)
 """)
 
 lesson.md(slide="subslide", ko="""
-배치 64의 디코드는 강도가 배치 64만큼 오르지 않았어요. 요청마다 자기 KV 캐시(2048토큰)를 읽어야 하는데, 이건 나눠 쓸 수 없으니까요. 여기서 3–5절이 다시 등장해요: GQA, 슬라이딩 윈도, 페이지 캐시는 모두 디코드 때 읽는 캐시 바이트를 줄이거나, 같은 메모리에 더 큰 배치를 담게 해 줘요.
+배치 64로 디코드해도 강도는 64배가 되지 않았어요. 요청마다 자기 KV 캐시(2048토큰)를 읽어야 하는데, 이건 나눠 쓸 수 없으니까요. 여기서 3–5절이 다시 등장해요: GQA, 슬라이딩 윈도, 페이지 캐시는 모두 디코드 때 읽는 캐시 바이트를 줄이거나, 같은 메모리에 더 큰 배치를 담게 해 줘요.
 """, en="""
 The batch-64 decode did not gain the full factor of 64: every request must also read its own KV cache (2048 tokens), which cannot be shared. This is where sections 3–5 come back: GQA, sliding windows and paged caches all cut the cache bytes a decode step reads, or fit a larger batch into the same memory.
 """)
@@ -620,26 +654,26 @@ The batch-64 decode did not gain the full factor of 64: every request must also 
 lesson.md(slide="slide", ko="""
 ## 정리
 
-- 보통 어텐션의 메모리와 시간은 n²으로 늘어요(잰 메모리 기울기 약 2). n = 4096이면 헤드 하나의 점수 행렬만 64 MiB예요.
-- 온라인 소프트맥스는 행마다 최댓값 m, 지수 합 l, 출력 분자 o만 들고 다니며, 최댓값이 커지면 exp(m_old − m_new)를 곱해 맞춰요. 타일 어텐션은 보통 어텐션과 같은 출력을 (n, n) 어텐션 가중치 없이 내요. n = 4096에서 최대 메모리가 30배 넘게 작아요.
-- FLOPs는 똑같아요. FlashAttention이 아끼는 건 계산이 아니라 n² 크기의 메모리 왕복이에요. 인과 마스크가 통째로 가린 타일은 건너뛰어서 절반 가까이 아껴요.
-- GQA/MQA는 쿼리 헤드 여러 개가 KV 헤드 하나를 나눠 써서 KV 캐시를 그룹 크기만큼 줄여요. 다만 그렇게 학습한 모델이어야 해요.
-- 슬라이딩 윈도는 캐시 크기에 상한을 두고, 레이어를 쌓으면 L·(window − 1) + 1칸까지 닿아요.
-- 페이지 KV 캐시는 고정 크기 블록과 블록 표로 메모리를 나눠 써서, 요청마다 max_len을 잡는 낭비(여기서 약 절반)를 블록 끝의 빈자리(1% 미만)로 줄여요.
+- 보통 어텐션의 메모리와 시간은 n²에 비례해서 늘어요(로그-로그 그래프에서 잰 메모리 기울기 약 2). n = 4096이면 헤드 하나의 점수 행렬만 64 MiB예요.
+- 온라인 소프트맥스는 행마다 최댓값 m, 지수 합 l, 출력 분자 o만 들고 다니며, 최댓값이 커지면 exp(m_old − m_new)를 곱해 맞춰요. 온라인 소프트맥스는 FlashAttention보다 먼저 나왔어요(Milakov & Gimelshein, 2018). 타일 어텐션은 보통 어텐션과 같은 출력을 (n, n) 어텐션 가중치 없이 내요. n = 4096, d = 64에서 최대 메모리가 약 31분의 1이에요. 이 배율은 약 n/(2d)라서 n과 d에 따라 달라져요.
+- 순전파의 FLOPs는 똑같아요. 학습에서는 역전파 때 Q·Kᵀ를 다시 계산해서 FLOPs가 오히려 늘어요. FlashAttention이 아끼는 건 계산이 아니라 n² 크기의 메모리 왕복이에요. 인과 마스크가 통째로 가린 타일은 건너뛰어서 절반 가까이 아껴요.
+- GQA/MQA는 쿼리 헤드 여러 개가 KV 헤드 하나를 나눠 써서 KV 캐시를 1/그룹 크기로 줄여요. 다만 그렇게 학습하거나 업트레이닝한 모델이어야 해요.
+- 슬라이딩 윈도는 캐시 크기에 상한을 두고, 레이어를 쌓으면 이론상 L·(window − 1) + 1칸까지 닿을 수 있어요.
+- 페이지 KV 캐시는 고정 크기 블록과 블록 표로 메모리를 나눠 써서, vLLM 이전처럼 요청마다 max_len을 잡는 낭비(여기서 약 절반)를 블록 끝의 빈자리(1% 미만)로 줄여요.
 - 디코드는 토큰 하나를 위해 매개변수 전체를 읽어서 산술 강도가 약 1이에요. 메모리 대역폭에 묶이고, 배치가 강도를 올려요.
 
-12강의 위치 인코딩과 함께 이번 시간의 방법들은 실제 모델이 긴 문맥을 다루는 방법이에요. 전체를 다시 훑어보고 싶다면 10강 복습으로, KV 캐시를 다시 재 보고 싶다면 09강으로 가세요.
+12강의 위치 인코딩과 이번 시간에 본 기법들이, 실제 모델이 긴 문맥을 다룰 때 쓰는 도구예요. 전체를 다시 훑어보고 싶다면 10강 복습으로, KV 캐시를 다시 재 보고 싶다면 09강으로 가세요.
 
-[10. 복습으로](10_review.ipynb) · [09. KV 캐시 다시 보기](09_kv_cache.ipynb) · [처음으로: 00. 시작하기](00_start_here.ipynb)
+[10. 복습으로](10_review.ipynb) · [09. KV 캐시 다시 보기](09_kv_cache.ipynb) · [처음으로: 00. 여기서 시작하세요](00_start_here.ipynb)
 """, en="""
 ## Key takeaways
 
 - Plain attention's memory and time grow with n² (measured memory slope about 2). At n = 4096 one head's score matrix alone takes 64 MiB.
-- The online softmax carries per row a maximum m, a sum of exponentials l and an output numerator o, rescaling by exp(m_old − m_new) when the maximum grows. Tiled attention gives plain attention's output without the weight matrix: at n = 4096 its peak memory is over 30× smaller.
-- The FLOPs are the same. FlashAttention saves the n²-sized memory round trips, not arithmetic. Skipping the tiles the causal mask hides entirely saves nearly half.
-- GQA/MQA let several query heads share one K/V head, shrinking the KV cache by the group size; the model must be trained that way.
-- A sliding window bounds the cache; stacked layers still reach L·(window − 1) + 1 positions.
-- A paged KV cache shares memory in fixed-size blocks through block tables, cutting the waste of reserving max_len per request (about half here) to the empty ends of blocks (under 1%).
+- The online softmax carries per row a maximum m, a sum of exponentials l and an output numerator o, rescaling by exp(m_old − m_new) when the maximum grows. The online softmax predates FlashAttention (Milakov & Gimelshein, 2018). Tiled attention gives plain attention's output without the weight matrix: at n = 4096, d = 64 its peak memory is about 31× smaller, a factor of about n/(2d) that depends on n and d.
+- The forward FLOPs are the same; in training the backward pass recomputes Q·Kᵀ, so there are more. FlashAttention saves the n²-sized memory round trips, not arithmetic. Skipping the tiles the causal mask hides entirely saves nearly half.
+- GQA/MQA let several query heads share one K/V head, shrinking the KV cache to 1/(group size); the model must be trained or uptrained that way.
+- A sliding window bounds the cache; stacked layers can in theory reach L·(window − 1) + 1 positions.
+- A paged KV cache shares memory in fixed-size blocks through block tables, cutting the waste of reserving max_len per request, as servers did before vLLM (about half here), to the empty ends of blocks (under 1%).
 - Decoding reads every weight for a single token, an arithmetic intensity of about 1: it is bound by memory bandwidth, and batching raises the intensity.
 
 With lesson 12's positions, these are the ways real models handle long contexts. For a look back over everything, go to the review in lesson 10; to measure the KV cache again, lesson 09.
