@@ -242,11 +242,9 @@ qk.checks.check_score_spread(my_std, d_k=96)
 """)
 
 lesson.code(solution=True, ko="""
-# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
 my_std = np.sqrt(96)   # 분산이 d_k = 96이니, 표준편차는 √96 ≈ 9.8
 qk.checks.check_score_spread(my_std, d_k=96).as_solution()
 """, en="""
-# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
 my_std = np.sqrt(96)   # the variance is d_k = 96, so the standard deviation is √96 ≈ 9.8
 qk.checks.check_score_spread(my_std, d_k=96).as_solution()
 """)

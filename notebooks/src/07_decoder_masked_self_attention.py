@@ -254,24 +254,22 @@ qk.checks.check_causal_mask(my_mask, n_q=2, n_k=5)
 """)
 
 lesson.code(solution=True, ko="""
-# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
 my_mask = np.array([[key <= 5 - 2 + i for key in range(5)] for i in range(2)])   # 쿼리 i는 위치 3 + i
 qk.checks.check_causal_mask(my_mask, n_q=2, n_k=5).as_solution()
 """, en="""
-# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
 my_mask = np.array([[key <= 5 - 2 + i for key in range(5)] for i in range(2)])   # query i is at position 3 + i
 qk.checks.check_causal_mask(my_mask, n_q=2, n_k=5).as_solution()
 """)
 
 lesson.md(slide="subslide", ko="""
-패키지의 `causal_mask(n_q, n_k)`도 같은 규칙을 써요. 정사각형 마스크의 **마지막 두 행**과 같다는 것도 확인해 보세요. 새 토큰들이 문장의 마지막 위치들이니까요.
+패키지의 `causal_mask(n_q, n_k)`도 같은 규칙을 써요. 새 토큰 3개, 키 6개로 보면 정사각형 마스크의 **마지막 세 행**과 같아요. 새 토큰들이 문장의 마지막 위치들이니까요.
 """, en="""
-The package's `causal_mask(n_q, n_k)` uses the same rule. Check also that it equals the **last two rows** of the square mask: the new tokens are the sentence's last positions.
+The package's `causal_mask(n_q, n_k)` uses the same rule. With 3 new tokens and 6 keys, it equals the **last three rows** of the square mask: the new tokens are the sentence's last positions.
 """)
 
 lesson.code("""
-print(qk.causal_mask(2, 5).astype(int))
-print((qk.causal_mask(2, 5) == qk.causal_mask(5)[-2:]).all())
+print(qk.causal_mask(3, 6).astype(int))
+print((qk.causal_mask(3, 6) == qk.causal_mask(6)[-3:]).all())
 """)
 
 lesson.md(slide="slide", ko="""
@@ -293,11 +291,9 @@ qk.checks.check_changed_rows(my_rows, ex, position=3)
 """)
 
 lesson.code(solution=True, ko="""
-# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
 my_rows = [3, 4, 5, 6]   # 위치 3을 볼 수 있는 쿼리: 자기 자신과 그 뒤의 모든 위치
 qk.checks.check_changed_rows(my_rows, ex, position=3).as_solution()
 """, en="""
-# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
 my_rows = [3, 4, 5, 6]   # the queries that may see position 3: itself and every later one
 qk.checks.check_changed_rows(my_rows, ex, position=3).as_solution()
 """)

@@ -106,11 +106,9 @@ qk.checks.check_cross_shape(my_shape, tr, n_target=9, n_source=12)
 """)
 
 lesson.code(solution=True, ko="""
-# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
 my_shape = (9, 12)   # (번역 토큰 = 쿼리, 원문 토큰 = 키): (9, 4)·(4, 12) → (9, 12)
 qk.checks.check_cross_shape(my_shape, tr, n_target=9, n_source=12).as_solution()
 """, en="""
-# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
 my_shape = (9, 12)   # (target tokens = queries, source tokens = keys): (9, 4)·(4, 12) → (9, 12)
 qk.checks.check_cross_shape(my_shape, tr, n_target=9, n_source=12).as_solution()
 """)

@@ -604,27 +604,27 @@ qk.checks.check_kv_cache_bytes(my_bytes, layers=32, kv_heads=8, query_heads=32, 
 """)
 
 lesson.code(solution=True, ko="""
-# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
 my_bytes = 2 * 32 * 8 * 128 * 8192 * 4 * 2   # K와 V · 레이어 · KV 헤드 · head_dim · 토큰 · 배치 · 바이트
 qk.checks.check_kv_cache_bytes(my_bytes, layers=32, kv_heads=8, query_heads=32, head_dim=128,
                                tokens=8192, batch=4, bytes_per_value=2).as_solution()
 """, en="""
-# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
 my_bytes = 2 * 32 * 8 * 128 * 8192 * 4 * 2   # K and V · layers · kv_heads · head_dim · tokens · batch · bytes
 qk.checks.check_kv_cache_bytes(my_bytes, layers=32, kv_heads=8, query_heads=32, head_dim=128,
                                tokens=8192, batch=4, bytes_per_value=2).as_solution()
 """)
 
 lesson.md(slide="subslide", ko="""
-쿼리 헤드 32개로 계산했다면 4배 큰 16 GiB가 나와요. 캐시에는 KV 헤드만 들어가요. 이게 GQA가 캐시를 줄이는 방법이에요.
+KV 헤드 8개 대신 쿼리 헤드 32개로 계산하면 4배가 나와요. 캐시에는 KV 헤드만 들어가요. 이게 GQA가 캐시를 줄이는 방법이에요.
 """, en="""
-Counting the 32 query heads instead gives 16 GiB, four times too much: only the K/V heads are cached. That is how GQA shrinks the cache.
+Counting the 32 query heads instead of the 8 K/V heads gives four times too much: only the K/V heads are cached. That is how GQA shrinks the cache.
 """)
 
 lesson.code(ko="""
-print(km.format_bytes(km.kv_cache_bytes(32, 8, 128, 8192, 4, 2)), km.format_bytes(km.kv_cache_bytes(32, 32, 128, 8192, 4, 2)))  # KV 헤드 8개, 32개
+# 쿼리 헤드 32개로 센 캐시 ÷ KV 헤드 8개로 센 캐시 (레이어 32, head_dim 128, 8192토큰, 배치 4, fp16)
+print(km.kv_cache_bytes(32, 32, 128, 8192, 4, 2) / km.kv_cache_bytes(32, 8, 128, 8192, 4, 2))
 """, en="""
-print(km.format_bytes(km.kv_cache_bytes(32, 8, 128, 8192, 4, 2)), km.format_bytes(km.kv_cache_bytes(32, 32, 128, 8192, 4, 2)))  # 8 and 32 K/V heads
+# the cache counted with 32 query heads ÷ with the 8 K/V heads (32 layers, head_dim 128, ...)
+print(km.kv_cache_bytes(32, 32, 128, 8192, 4, 2) / km.kv_cache_bytes(32, 8, 128, 8192, 4, 2))
 """)
 
 lesson.code(exercise=True, ko="""
@@ -638,13 +638,11 @@ qk.checks.check_max_batch(my_batch, memory_gib=40, layers=32, kv_heads=8, head_d
 """)
 
 lesson.code(solution=True, ko="""
-# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
 per_conversation = 2 * 32 * 8 * 128 * 12_000 * 2   # 대화 하나의 캐시 바이트 (약 1.46 GiB)
 my_batch = 40 * 1024**3 // per_conversation         # 내림: 27.3 → 27
 qk.checks.check_max_batch(my_batch, memory_gib=40, layers=32, kv_heads=8, head_dim=128,
                           tokens=12_000, bytes_per_value=2).as_solution()
 """, en="""
-# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
 per_conversation = 2 * 32 * 8 * 128 * 12_000 * 2   # one conversation's cache in bytes (about 1.46 GiB)
 my_batch = 40 * 1024**3 // per_conversation         # rounded down: 27.3 → 27
 qk.checks.check_max_batch(my_batch, memory_gib=40, layers=32, kv_heads=8, head_dim=128,

@@ -177,7 +177,6 @@ qk.checks.check_masked_output(my_output, tr.target_x, tr.w_q, tr.w_k, tr.w_v)
 """)
 
 lesson.code(solution=True, ko="""
-# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
 x = tr.target_x                                                # (5, 8)
 q, k, v = x @ tr.w_q, x @ tr.w_k, x @ tr.w_v                   # (5, 4) 세 개
 scaled = q @ k.T / np.sqrt(q.shape[1])                          # (5, 5)
@@ -185,7 +184,6 @@ masked = np.where(qk.causal_mask(5), scaled, -np.inf)           # 미래는 −�
 my_output = qk.softmax(masked) @ v                              # (5, 5)·(5, 4) → (5, 4)
 qk.checks.check_masked_output(my_output, tr.target_x, tr.w_q, tr.w_k, tr.w_v).as_solution()
 """, en="""
-# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
 x = tr.target_x                                                # (5, 8)
 q, k, v = x @ tr.w_q, x @ tr.w_k, x @ tr.w_v                   # three (5, 4)
 scaled = q @ k.T / np.sqrt(q.shape[1])                          # (5, 5)

@@ -410,7 +410,6 @@ qk.checks.check_head_weights(my_weights, model, "A dog slept on the rug.", layer
 """)
 
 lesson.code(solution=True, ko="""
-# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
 new = model("A dog slept on the rug.")
 x4 = new.hidden_states[4][0]                                   # (9, 384): 레이어 4의 입력
 layer4 = model.layers[4].attention
@@ -422,7 +421,6 @@ my_weights = qk.scaled_dot_product_attention(q, k, k, mask=mask).weights   # (9,
 print([new.tokens[0][j] for j in my_weights.argmax(-1)])       # 행마다 가장 큰 가중치의 키
 qk.checks.check_head_weights(my_weights, model, "A dog slept on the rug.", layer=4, head=5, hide_keys=[0]).as_solution()
 """, en="""
-# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
 new = model("A dog slept on the rug.")
 x4 = new.hidden_states[4][0]                                   # (9, 384): layer 4's input
 layer4 = model.layers[4].attention
@@ -436,9 +434,15 @@ qk.checks.check_head_weights(my_weights, model, "A dog slept on the rug.", layer
 """)
 
 lesson.md(slide="subslide", ko="""
-풀이를 열어 보면, [CLS]가 사라지자 단어 대부분이 **자기 자신**을 가장 크게 봐요. 싱크 헤드의 "진짜" 패턴은 [CLS]에 가려져 있었던 거예요. 그래도 이 헤드의 출력에서는 진짜 단어들의 몫이 이미 컸다는 걸(앞의 기여 실험) 기억하세요.
+<details><summary><b>답 보기</b> (먼저 예측하고 직접 계산해 본 뒤에 여세요)</summary>
+
+행마다 가장 큰 가중치의 키를 보면(`[new.tokens[0][j] for j in my_weights.argmax(-1)]`), [CLS]가 사라지자 단어 대부분이 **자기 자신**을 가장 크게 봐요. 싱크 헤드의 "진짜" 패턴은 [CLS]에 가려져 있었던 거예요. 그래도 이 헤드의 출력에서는 진짜 단어들의 몫이 이미 컸다는 걸(앞의 기여 실험) 기억하세요.
+</details>
 """, en="""
-The solution shows that once [CLS] is gone, most words look at **themselves** most. The sink head's "real" pattern was hidden behind [CLS]. Remember, though, that in its output the real words already had the larger share (the contribution experiment above).
+<details><summary><b>Show the answer</b> (predict and compute it first)</summary>
+
+Each row's strongest key (`[new.tokens[0][j] for j in my_weights.argmax(-1)]`) shows that once [CLS] is gone, most words look at **themselves** most. The sink head's "real" pattern was hidden behind [CLS]. Remember, though, that in its output the real words already had the larger share (the contribution experiment above).
+</details>
 """)
 
 lesson.md(slide="slide", ko="""

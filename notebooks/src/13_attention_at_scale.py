@@ -287,14 +287,12 @@ qk.checks.check_merged_halves(my_output, s, v8)
 """)
 
 lesson.code(solution=True, ko="""
-# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
 m = max(first.m, second.m)                      # 새 기준
 w1 = first.l * np.exp(first.m - m)              # 새 기준으로 맞춘 각 절반의 지수 합
 w2 = second.l * np.exp(second.m - m)
 my_output = (w1 * first.output + w2 * second.output) / (w1 + w2)
 qk.checks.check_merged_halves(my_output, s, v8).as_solution()
 """, en="""
-# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
 m = max(first.m, second.m)                      # the new footing
 w1 = first.l * np.exp(first.m - m)              # each half's sum of exps, rescaled to it
 w2 = second.l * np.exp(second.m - m)
@@ -397,12 +395,10 @@ qk.checks.check_gqa_group(my_heads, n_q_heads=64, n_kv_heads=8, kv_head=5)
 """)
 
 lesson.code(solution=True, ko="""
-# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
 group = 64 // 8                                   # 그룹 크기 8: 이웃한 쿼리 헤드 8개가 한 그룹
 my_heads = list(range(5 * group, 6 * group))      # 쿼리 헤드 h는 KV 헤드 h // 8을 써요
 qk.checks.check_gqa_group(my_heads, n_q_heads=64, n_kv_heads=8, kv_head=5).as_solution()
 """, en="""
-# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
 group = 64 // 8                                   # groups of 8 neighbouring query heads
 my_heads = list(range(5 * group, 6 * group))      # query head h uses K/V head h // 8
 qk.checks.check_gqa_group(my_heads, n_q_heads=64, n_kv_heads=8, kv_head=5).as_solution()
