@@ -110,6 +110,46 @@ def test_comment_stripping_sees_real_code_differences():
     assert code_without_comments('print("a", "b")') != code_without_comments('print("a")')
 
 
+def code_cells(stem: str):
+    """The code a learner reads: code cells and the solutions (raw cells until opened)."""
+    for lang in ("ko", "en"):
+        for cell in load(lang, stem)["cells"]:
+            if cell["cell_type"] == "code" or "solution" in cell["metadata"].get("tags", []):
+                yield lang, cell
+
+
+@pytest.mark.parametrize("stem", STEMS)
+def test_code_cells_print_their_own_words(stem):
+    """What a cell prints or labels is written in the cell, not fetched by a translation
+    key: no ``qk.t(...)`` in a lesson's code (the package's own texts stay in lang.py)."""
+    found = [(lang, cell["id"]) for lang, cell in code_cells(stem)
+             if re.search(r"\bqk\.t\(|\bqkv_helpers\.t\(|\bfrom qkv_helpers import .*\bt\b",
+                          source(cell))]
+    assert not found, f"{stem}: qk.t(...) in code cells {found}"
+
+
+MAX_LINE = 100
+
+
+@pytest.mark.parametrize("stem", STEMS)
+def test_code_lines_fit(stem):
+    """No line of a lesson's code is longer than 100 characters."""
+    long = [(lang, cell["id"], len(line)) for lang, cell in code_cells(stem)
+            for line in source(cell).splitlines() if len(line) > MAX_LINE]
+    assert not long, f"{stem}: code lines over {MAX_LINE} characters: {long}"
+
+
+ALIASES = re.compile(r"^\s*(?:from\s+\S+\s+)?import\s+.*\bas\s+(\w+)", re.M)
+ALLOWED_ALIASES = {"qk", "np", "plt"}  # the conventions every numpy course uses
+
+
+@pytest.mark.parametrize("stem", STEMS)
+def test_no_alias_a_learner_has_to_decode(stem):
+    found = {(lang, name) for lang, cell in code_cells(stem)
+             for name in ALIASES.findall(source(cell)) if name not in ALLOWED_ALIASES}
+    assert not found, f"{stem}: module aliases {sorted(found)}; import the module by its name"
+
+
 @pytest.mark.parametrize("lang", ["ko", "en"])
 @pytest.mark.parametrize("stem", STEMS)
 def test_notebook_is_built_from_its_source(stem, lang):

@@ -233,7 +233,8 @@ lesson.code(ko="""
 x_dog = np.array([0.3, -1.2, 0.8, 0.1, -0.5, 1.0, -0.7, 0.4])   # 새 단어 "dog"의 임베딩 (d_model,)
 x_dog.shape
 """, en="""
-x_dog = np.array([0.3, -1.2, 0.8, 0.1, -0.5, 1.0, -0.7, 0.4])   # the new word "dog"'s embedding (d_model,)
+# the new word "dog"'s embedding (d_model,)
+x_dog = np.array([0.3, -1.2, 0.8, 0.1, -0.5, 1.0, -0.7, 0.4])
 x_dog.shape
 """)
 

@@ -72,7 +72,8 @@ Softmax only sees **differences** between scores: add the same number to every s
 """)
 
 lesson.code("""
-print(np.allclose(qk.softmax(s), qk.softmax(s + 100.0)), np.allclose(qk.softmax(s), qk.softmax(s - 7.0)))
+print(np.allclose(qk.softmax(s), qk.softmax(s + 100.0)),
+      np.allclose(qk.softmax(s), qk.softmax(s - 7.0)))
 """)
 
 lesson.md(slide="slide", ko="""

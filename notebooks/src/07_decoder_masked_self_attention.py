@@ -72,9 +72,12 @@ lesson.md(slide="slide", ko="""
 First the scaled scores Q·Kᵀ/√d_k without a mask, the same as in lesson 06's encoder: every cell has a value, some negative.
 """)
 
-lesson.code("""
+lesson.code(ko="""
 scores = ex.q @ ex.k.T / np.sqrt(ex.d_k)
-ax = qk.plots.plot_attention_heatmap(scores, ex.tokens, signed=True, title=qk.t("score"))
+ax = qk.plots.plot_attention_heatmap(scores, ex.tokens, signed=True, title="유사도 점수")
+""", en="""
+scores = ex.q @ ex.k.T / np.sqrt(ex.d_k)
+ax = qk.plots.plot_attention_heatmap(scores, ex.tokens, signed=True, title="similarity score")
 """)
 
 lesson.md(slide="subslide", ko="""
@@ -122,7 +125,8 @@ w = qk.softmax(np.array([0.0, -50.0, -104.0], dtype=np.float32))
 print(w[1] > 0, w[2] == 0)          # −50: tiny but not 0; −104: exactly 0
 row, hidden = np.array([[0.3, -1.2, 2.0]], dtype=np.float32), np.zeros((1, 3), dtype=bool)
 print(qk.numerics.fill_and_softmax(row, hidden))                       # all hidden, −∞: NaN
-print(qk.numerics.fill_and_softmax(row, hidden, fill=np.finfo(np.float32).min))  # large negative: uniform
+# large negative: uniform
+print(qk.numerics.fill_and_softmax(row, hidden, fill=np.finfo(np.float32).min))
 """)
 
 lesson.md(slide="slide", ko="""
@@ -221,7 +225,8 @@ one_by_one = qk.encoder_decoder.attend_one_at_a_time(ex.q, ex.k, ex.v)          
 print(np.allclose(at_once, one_by_one))
 """, en="""
 at_once = qk.scaled_dot_product_attention(ex.q, ex.k, ex.v, mask=mask).output   # training: at once
-one_by_one = qk.encoder_decoder.attend_one_at_a_time(ex.q, ex.k, ex.v)           # generation: one by one
+# generation: one by one
+one_by_one = qk.encoder_decoder.attend_one_at_a_time(ex.q, ex.k, ex.v)
 print(np.allclose(at_once, one_by_one))
 """)
 
@@ -257,7 +262,8 @@ lesson.code(solution=True, ko="""
 my_mask = np.array([[key <= 5 - 2 + i for key in range(5)] for i in range(2)])   # 쿼리 i는 위치 3 + i
 qk.checks.check_causal_mask(my_mask, n_q=2, n_k=5).as_solution()
 """, en="""
-my_mask = np.array([[key <= 5 - 2 + i for key in range(5)] for i in range(2)])   # query i is at position 3 + i
+# query i is at position 3 + i
+my_mask = np.array([[key <= 5 - 2 + i for key in range(5)] for i in range(2)])
 qk.checks.check_causal_mask(my_mask, n_q=2, n_k=5).as_solution()
 """)
 

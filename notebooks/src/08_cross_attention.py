@@ -83,7 +83,8 @@ lesson.code(ko="""
 print(tr.target_x.shape, tr.source_x.shape)   # 디코더 (번역 토큰, d_model), 인코더 (원문 토큰, d_model)
 print(tr.q.shape, tr.k.shape, tr.v.shape)     # Q는 5개, K와 V는 7개; 폭은 모두 d_k = 4
 """, en="""
-print(tr.target_x.shape, tr.source_x.shape)   # decoder (target tokens, d_model), encoder (source tokens, d_model)
+# decoder (target tokens, d_model), encoder (source tokens, d_model)
+print(tr.target_x.shape, tr.source_x.shape)
 print(tr.q.shape, tr.k.shape, tr.v.shape)     # 5 queries, 7 keys and values; all of width d_k = 4
 """)
 

@@ -144,13 +144,15 @@ lesson.code(ko="""
 tr = qk.translation_example()
 encoder = qk.scaled_dot_product_attention(ex.q, ex.k, ex.v)                          # 마스크 없음
 decoder = qk.scaled_dot_product_attention(ex.q, ex.k, ex.v, mask=qk.causal_mask(7))  # 인과 마스크
-cross = qk.scaled_dot_product_attention(tr.q, tr.k, tr.v)                            # Q는 번역, K·V는 원문
+# Q는 번역, K·V는 원문
+cross = qk.scaled_dot_product_attention(tr.q, tr.k, tr.v)
 print(encoder.weights.shape, decoder.weights.shape, cross.weights.shape)
 """, en="""
 tr = qk.translation_example()
 encoder = qk.scaled_dot_product_attention(ex.q, ex.k, ex.v)                          # no mask
 decoder = qk.scaled_dot_product_attention(ex.q, ex.k, ex.v, mask=qk.causal_mask(7))  # causal mask
-cross = qk.scaled_dot_product_attention(tr.q, tr.k, tr.v)                            # Q target, K·V source
+# Q target, K·V source
+cross = qk.scaled_dot_product_attention(tr.q, tr.k, tr.v)
 print(encoder.weights.shape, decoder.weights.shape, cross.weights.shape)
 """)
 

@@ -43,7 +43,8 @@ import qkv_helpers as qk
 
 qk.setup(lang=LANG)                       # language of plots and messages
 np.set_printoptions(precision=2, suppress=True)
-model = qk.pretrained.load_minilm()       # reads the weights from an installed package (no download)
+# reads the weights from an installed package (no download)
+model = qk.pretrained.load_minilm()
 """)
 
 lesson.md(slide="slide", ko="""
@@ -117,7 +118,8 @@ layer = model.layers[0]
 x = out.hidden_states[0][0]                                    # (9, 384): 레이어 0의 입력
 a, w = layer.attention(x)                                      # (9, 384), 가중치 (12, 9, 9)
 h = layer.norm_attention(x + a)                                # 잔차, 레이어 정규화
-ffn = qk.pretrained.gelu(h @ layer.w_in + layer.b_in) @ layer.w_out + layer.b_out   # (9, 1536) → (9, 384)
+# (9, 1536) → (9, 384)
+ffn = qk.pretrained.gelu(h @ layer.w_in + layer.b_in) @ layer.w_out + layer.b_out
 y = layer.norm_ffn(h + ffn)                                    # 잔차, 레이어 정규화
 print(y.shape, np.allclose(y, out.hidden_states[1][0], atol=1e-5))
 """, en="""
@@ -125,7 +127,8 @@ layer = model.layers[0]
 x = out.hidden_states[0][0]                                    # (9, 384): layer 0's input
 a, w = layer.attention(x)                                      # (9, 384), weights (12, 9, 9)
 h = layer.norm_attention(x + a)                                # residual, layer norm
-ffn = qk.pretrained.gelu(h @ layer.w_in + layer.b_in) @ layer.w_out + layer.b_out   # (9, 1536) → (9, 384)
+# (9, 1536) → (9, 384)
+ffn = qk.pretrained.gelu(h @ layer.w_in + layer.b_in) @ layer.w_out + layer.b_out
 y = layer.norm_ffn(h + ffn)                                    # residual, layer norm
 print(y.shape, np.allclose(y, out.hidden_states[1][0], atol=1e-5))
 """)
@@ -264,12 +267,14 @@ To compute two sentences of different lengths at once (as a batch), the shorter 
 """)
 
 lesson.code(ko="""
-batch = model(["The cat sat on the mat.", "Queries, keys and values are projections of the tokens."])
+batch = model(["The cat sat on the mat.",
+               "Queries, keys and values are projections of the tokens."])
 print(batch.mask.astype(int))                                  # 1 = 진짜 토큰, 0 = [PAD]
 pad = ~batch.mask[0]                                           # 첫 문장의 패딩 자리
 print(max(float(a[0][..., pad].max()) for a in batch.attentions))   # 패딩 키에 간 가중치의 최댓값
 """, en="""
-batch = model(["The cat sat on the mat.", "Queries, keys and values are projections of the tokens."])
+batch = model(["The cat sat on the mat.",
+               "Queries, keys and values are projections of the tokens."])
 print(batch.mask.astype(int))                                  # 1 = real token, 0 = [PAD]
 pad = ~batch.mask[0]                                           # the first sentence's padding
 print(max(float(a[0][..., pad].max()) for a in batch.attentions))   # largest weight on a padded key
@@ -284,7 +289,8 @@ So batching changes nothing for the real tokens: the results equal separate runs
 lesson.code("""
 n = len(out.tokens[0])
 print(np.allclose(batch.hidden_states[-1][0, :n], out.hidden_states[-1][0], atol=1e-5))
-print(all(np.allclose(b[0, :, :n, :n], o[0], atol=1e-5) for b, o in zip(batch.attentions, out.attentions)))
+print(all(np.allclose(b[0, :, :n, :n], o[0], atol=1e-5)
+          for b, o in zip(batch.attentions, out.attentions)))
 print(np.allclose(batch.embeddings[0], out.embeddings[0], atol=1e-6))
 """)
 
@@ -361,8 +367,10 @@ print(vn.weights[:, 0].mean().round(2), share[:, 0].mean().round(2))   # [CLS]: 
 """, en="""
 vn = qk.pretrained.weighted_value_norms(model, out, layer=4, head=5)
 print(vn.value_norms.round(2))                                 # ‖v·W_O‖ per key, [CLS] first
-share = vn.contributions / vn.contributions.sum(-1, keepdims=True)   # each row's shares of contribution
-print(vn.weights[:, 0].mean().round(2), share[:, 0].mean().round(2))   # [CLS]: weight vs contribution
+# each row's shares of contribution
+share = vn.contributions / vn.contributions.sum(-1, keepdims=True)
+# [CLS]: weight vs contribution
+print(vn.weights[:, 0].mean().round(2), share[:, 0].mean().round(2))
 """)
 
 lesson.md(slide="subslide", ko="""
@@ -403,10 +411,12 @@ Reading `new.attentions` is not the answer: it holds the weights with [CLS] visi
 
 lesson.code(exercise=True, ko="""
 my_weights = ...   # [CLS]를 가린 레이어 4, 헤드 5의 가중치 (9, 9)
-qk.checks.check_head_weights(my_weights, model, "A dog slept on the rug.", layer=4, head=5, hide_keys=[0])
+qk.checks.check_head_weights(my_weights, model, "A dog slept on the rug.", layer=4, head=5,
+                             hide_keys=[0])
 """, en="""
 my_weights = ...   # layer 4, head 5's weights with [CLS] hidden, (9, 9)
-qk.checks.check_head_weights(my_weights, model, "A dog slept on the rug.", layer=4, head=5, hide_keys=[0])
+qk.checks.check_head_weights(my_weights, model, "A dog slept on the rug.", layer=4, head=5,
+                             hide_keys=[0])
 """)
 
 lesson.code(solution=True, ko="""
@@ -419,7 +429,8 @@ k = x4 @ layer4.w_k[:, cols] + layer4.b_k[cols]                # (9, 32)
 mask = np.array([False] + [True] * 8)                          # [CLS]만 가려요
 my_weights = qk.scaled_dot_product_attention(q, k, k, mask=mask).weights   # (9, 9)
 print([new.tokens[0][j] for j in my_weights.argmax(-1)])       # 행마다 가장 큰 가중치의 키
-qk.checks.check_head_weights(my_weights, model, "A dog slept on the rug.", layer=4, head=5, hide_keys=[0]).as_solution()
+qk.checks.check_head_weights(my_weights, model, "A dog slept on the rug.", layer=4, head=5,
+                             hide_keys=[0]).as_solution()
 """, en="""
 new = model("A dog slept on the rug.")
 x4 = new.hidden_states[4][0]                                   # (9, 384): layer 4's input
@@ -430,7 +441,8 @@ k = x4 @ layer4.w_k[:, cols] + layer4.b_k[cols]                # (9, 32)
 mask = np.array([False] + [True] * 8)                          # hide [CLS] only
 my_weights = qk.scaled_dot_product_attention(q, k, k, mask=mask).weights   # (9, 9)
 print([new.tokens[0][j] for j in my_weights.argmax(-1)])       # each row's strongest key
-qk.checks.check_head_weights(my_weights, model, "A dog slept on the rug.", layer=4, head=5, hide_keys=[0]).as_solution()
+qk.checks.check_head_weights(my_weights, model, "A dog slept on the rug.", layer=4, head=5,
+                             hide_keys=[0]).as_solution()
 """)
 
 lesson.md(slide="subslide", ko="""

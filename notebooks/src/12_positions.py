@@ -175,7 +175,8 @@ print(q_rot.shape, np.allclose(np.linalg.norm(q_rot, axis=1), np.linalg.norm(q, 
 q = ex.q                                        # (7, 4): the sentence's queries
 k = ex.k                                        # (7, 4): the sentence's keys
 q_rot, k_rot = qk.apply_rope(q), qk.apply_rope(k)   # turned by positions 0-6; same shape (7, 4)
-print(q_rot.shape, np.allclose(np.linalg.norm(q_rot, axis=1), np.linalg.norm(q, axis=1)))  # lengths kept
+# lengths kept
+print(q_rot.shape, np.allclose(np.linalg.norm(q_rot, axis=1), np.linalg.norm(q, axis=1)))
 """)
 
 lesson.md(slide="subslide", ko="""
@@ -316,10 +317,12 @@ qk.checks.check_same_distance(my_n, query_position=7, key_position=3, new_query_
 
 lesson.code(solution=True, ko="""
 my_n = 1007 - (7 - 3)   # 점수는 거리 m − n에만 달려 있어요: 7 − 3 = 1007 − n
-qk.checks.check_same_distance(my_n, query_position=7, key_position=3, new_query_position=1007).as_solution()
+qk.checks.check_same_distance(my_n, query_position=7, key_position=3,
+                              new_query_position=1007).as_solution()
 """, en="""
 my_n = 1007 - (7 - 3)   # the score depends only on the distance m − n: 7 − 3 = 1007 − n
-qk.checks.check_same_distance(my_n, query_position=7, key_position=3, new_query_position=1007).as_solution()
+qk.checks.check_same_distance(my_n, query_position=7, key_position=3,
+                              new_query_position=1007).as_solution()
 """)
 
 lesson.md(slide="slide", ko="""
