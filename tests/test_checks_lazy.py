@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 import sys
 import types
 import warnings
@@ -94,11 +95,29 @@ def student_cells(stem: str) -> list[tuple[str, list[str]]]:
             for cell in nb.cells if cell.cell_type == "code"]
 
 
+def shipped_notebook(stem: str, lang: str = "en"):
+    """The notebook as shipped (``make lab`` opens it), built from the source, unexecuted."""
+    import build_notebooks
+
+    return build_notebooks.to_notebook(build_notebooks.load(stem), lang)
+
+
+def shipped_cells(stem: str, lang: str = "en") -> list:
+    return shipped_notebook(stem, lang).cells
+
+
 _RUNS: dict = {}
+_SOLVED: dict = {}
 
 
 def lesson_run(stem: str):
-    """Run the student copy of ``stem``: a list of (Exercise, namespace before it)."""
+    """Run the notebook of ``stem`` as Run All does: a list of (Exercise, namespace before it).
+
+    Run All runs the code cells and skips the solutions (raw cells). Each solution is also
+    run here, as a learner who opens it would, right after its exercise, in a copy of the
+    namespace (so nothing it binds reaches later cells); what it gives is kept for
+    :func:`solutions_run`.
+    """
     if stem in _RUNS:
         return _RUNS[stem]
     import matplotlib
@@ -106,16 +125,35 @@ def lesson_run(stem: str):
 
     matplotlib.use("Agg")
     namespace: dict = {"__name__": "__lesson__"}
-    found = []
+    found, solved = [], []
+    code = [(cell.source, list(cell.metadata.get("tags", []))) for cell in shipped_cells(stem)
+            if cell.cell_type == "code"]
+    assert code == student_cells(stem), "the student copy is the notebook without solutions"
     cwd = os.getcwd()
     os.chdir(ROOT / "notebooks" / "en")
     try:
-        for index, (source, tags) in enumerate(student_cells(stem)):
+        for index, cell in enumerate(shipped_cells(stem)):
+            tags = list(cell.metadata.get("tags", []))
+            if cell.cell_type == "raw" and "solution" in tags:
+                assert found, f"{stem} cell {index}: a solution with no exercise before it"
+                exercise = found[-1][0]
+                scope = dict(namespace)
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    exec(compile(cell.source, f"<{stem} solution {index}>", "exec"), scope)
+                    tree = ast.parse(cell.source)
+                    last = ast.Expression(tree.body[-1].value)
+                    feedback = eval(compile(last, f"<{stem} solution check>", "eval"), scope)
+                solved.append((exercise, scope.get(exercise.name), feedback))
+                plt.close("all")
+                continue
+            if cell.cell_type != "code":
+                continue
             if "exercise" in tags:
-                found.append((Exercise(stem, index, source), dict(namespace)))
+                found.append((Exercise(stem, index, cell.source), dict(namespace)))
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                exec(compile(source, f"<{stem} cell {index}>", "exec"), namespace)
+                exec(compile(cell.source, f"<{stem} cell {index}>", "exec"), namespace)
             plt.close("all")
     finally:
         os.chdir(cwd)
@@ -123,7 +161,14 @@ def lesson_run(stem: str):
 
     qkv_helpers.setup(lang="en")
     _RUNS[stem] = found
+    _SOLVED[stem] = solved
     return found
+
+
+def solutions_run(stem: str):
+    """Each solution of ``stem`` as run by a learner who opens it: (Exercise, answer, check)."""
+    lesson_run(stem)
+    return _SOLVED[stem]
 
 
 def all_exercises():
@@ -259,24 +304,257 @@ def test_lazy_student_catches_a_copyable_exercise():
     assert checks.check_stable_softmax(qkv_helpers.softmax).ok is False  # the package's own
 
 
-SOLUTION_FIRST_LINE = ("# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · "
-                       "try it before you open this)")
-
-
 @pytest.mark.parametrize("stem", STEMS)
-def test_solution_cells_hide_their_answer_and_label_their_check(stem):
-    """A collapsed solution shows only its first line: the comment, not the answer. Its
-    check is shown as the solution's (``.as_solution()``)."""
+def test_solutions_are_shown_on_request_and_say_what_they_are(stem):
+    """A solution is a collapsed raw cell (Run All skips it, nothing of it is saved) whose
+    first line, all a collapsed cell shows, says in the lesson's language that it is the
+    solution; it ends with its check, shown as the solution's (``.as_solution()``)."""
+    from nbsource import SOLUTION_HEADER
+
+    for lang in ("ko", "en"):
+        solutions = [c for c in shipped_cells(stem, lang) if "solution" in
+                     c.metadata.get("tags", [])]
+        assert solutions, f"{stem} has no solution cell"
+        for cell in solutions:
+            assert cell.cell_type == "raw", (stem, lang, "a solution Run All would run")
+            assert cell.metadata["jupyter"]["source_hidden"] is True
+            first = cell.source.splitlines()[0]
+            assert first == SOLUTION_HEADER[lang], (stem, lang, first)
+            assert ("풀이" in first) == (lang == "ko") and ("Solution" in first) == (lang == "en")
+            last = ast.parse(cell.source).body[-1]
+            assert isinstance(last, ast.Expr) and isinstance(last.value, ast.Call) and \
+                getattr(last.value.func, "attr", "") == "as_solution", (stem, lang)
+
+
+def all_solutions():
+    return [pytest.param(stem, i, id=f"{stem}-{i}")
+            for stem in STEMS for i in range(_count_exercises(stem))]
+
+
+@pytest.mark.parametrize("stem,number", all_solutions())
+def test_every_solution_passes_its_check(stem, number):
+    """CI runs every solution (which Run All skips), right after its exercise."""
+    solved = solutions_run(stem)
+    assert len(solved) == _count_exercises(stem), f"{stem}: one solution per exercise"
+    exercise, answer, feedback = solved[number]
+    assert type(feedback).__name__ == "Feedback", (exercise, feedback)
+    assert feedback.ok is True, f"{exercise}: the solution fails its check: {feedback.message}"
+    assert answer is not None and answer is not Ellipsis, f"{exercise}: the solution sets it"
+    assert exercise.run(lesson_run(stem)[number][1], answer).ok is True, exercise
+
+
+# --- the notebook as shipped: after Run All, no answer on screen, no answer bound ------------
+
+_NUMBER = re.compile(r"(?<![\w.])-?\d+(?:,\d{3})*(?:\.\d+)?(?:[eE][-+]?\d+)?(?![\w])"
+                     r"|\bTrue\b|\bFalse\b")
+_UNITS = {"KiB": 1024, "MiB": 1024 ** 2, "GiB": 1024 ** 3, "TiB": 1024 ** 4}
+_WITH_UNIT = re.compile(r"(\d+(?:\.\d+)?)\s*(KiB|MiB|GiB|TiB)\b")
+
+
+def _numbers(text: str) -> list[tuple[float, float]]:
+    """The numbers printed in ``text``, each with the half-unit of its last printed digit."""
+    found = []
+    for token in _NUMBER.findall(text.replace("−", "-")):
+        if token in ("True", "False"):
+            found.append((float(token == "True"), 0.0))
+            continue
+        mantissa, _, exponent = token.lower().partition("e")
+        decimals = len(mantissa.partition(".")[2]) - int(exponent or 0)
+        found.append((float(token.replace(",", "")), 0.5 * 10.0 ** -decimals))
+    return found
+
+
+def _flat_numbers(answer) -> list[float] | None:
+    try:
+        values = np.asarray(answer, dtype=float).ravel()
+    except (TypeError, ValueError):
+        return None
+    return [float(v) for v in values] if values.size and np.isfinite(values).all() else None
+
+
+def shows_answer(text: str, answer) -> bool:
+    """True when ``text`` prints ``answer``: the same numbers in a row, each to the digits
+    printed (a mask as True/False or 1/0; a byte count also in KiB..TiB; a range of
+    integers also as "40 to 47")."""
+    values = _flat_numbers(answer)
+    if values is None:
+        return False
+    printed = _numbers(text)
+    n = len(values)
+
+    def same(number, value):  # a whole number printed for a fraction is not the fraction
+        p, tol = number
+        return (abs(p - value) <= tol + 1e-12 * max(1.0, abs(value))
+                and (value.is_integer() or tol < 0.5))
+
+    def row_at(row, numbers):
+        return len(numbers) == len(row) and all(same(p, a) for p, a in zip(numbers, row))
+
+    shape = np.shape(answer)
+    if len(shape) >= 2:  # a table: its rows on consecutive lines, each line one row
+        rows = np.reshape(values, (-1, shape[-1])).tolist()
+        lines = [_numbers(line) for line in text.splitlines()]
+        for first in range(len(lines) - len(rows) + 1):
+            if all(row_at(row, lines[first + i]) for i, row in enumerate(rows)):
+                return True
+        return False
+    for start in range(len(printed) - n + 1):
+        if all(same(number, a) for number, a in zip(printed[start:start + n], values)):
+            return True
+    if n == 1 and values[0] >= 1024:
+        for number, unit in _WITH_UNIT.findall(text):
+            decimals = len(number.partition(".")[2])
+            if abs(float(number) - values[0] / _UNITS[unit]) <= 0.5 * 10.0 ** -decimals:
+                return True
+    if n > 2 and all(b - a == 1 for a, b in zip(values, values[1:])) and values[0].is_integer():
+        first, last = int(values[0]), int(values[-1])
+        if re.search(rf"(?<!\d){first}\s*(?:to|–|-|~|\.\.|부터)\s*(?:KV 헤드 )?{last}(?!\d)",
+                     text):
+            return True
+    return False
+
+
+def _html_text(value: str) -> str:
+    return re.sub(r"<[^>]+>", " ", value)
+
+
+def screen_texts(nb) -> list[tuple[str, str]]:
+    """What a learner reads after Run All, as (where, text): every cell's printed and shown
+    text (stream, text/plain, HTML, markdown outputs, errors) and the widgets' saved
+    texts. (Pictures are not read.)"""
+    found = []
+    for index, cell in enumerate(nb.cells):
+        for output in cell.get("outputs", []):
+            parts = [output.get("text", "")] + output.get("traceback", [])
+            for mime, value in output.get("data", {}).items():
+                if mime in ("text/plain", "text/markdown", "text/latex"):
+                    parts.append(value if isinstance(value, str) else "".join(value))
+                elif mime == "text/html":
+                    parts.append(_html_text(value if isinstance(value, str) else "".join(value)))
+            text = "\n".join(p if isinstance(p, str) else "".join(p) for p in parts)
+            if text.strip():
+                found.append((f"cell {index} ({cell.get('id')})", text))
+    state = nb.metadata.get("widgets", {}).get(
+        "application/vnd.jupyter.widget-state+json", {}).get("state", {})
+    for model_id, model in state.items():
+        values = model.get("state", {})
+        for key in ("value", "description", "placeholder"):
+            if isinstance(values.get(key), str) and values[key].strip():
+                found.append((f"widget {model_id[:8]} {key}", _html_text(values[key])))
+    return found
+
+
+def answer_leaks(executed_nb, answers: dict) -> list[str]:
+    """Where an executed notebook shows an exercise's answer: ``answers`` maps each answer's
+    name to its value (functions are not looked for)."""
+    leaks = []
+    for where, text in screen_texts(executed_nb):
+        for name, answer in answers.items():
+            if not callable(answer) and shows_answer(text, answer):
+                leaks.append(f"{where} shows {name} = {answer!r}: {text[:160]!r}")
+    return leaks
+
+
+def _bound_names(source: str) -> set[str]:
+    names = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            names.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.alias):
+            names.add((node.asname or node.name).split(".")[0])
+        elif isinstance(node, ast.Call) and getattr(node.func, "id", "") in ("globals", "exec"):
+            names.add("<dynamic>")
+    return names
+
+
+def answer_bindings(nb) -> list[str]:
+    """Code cells that Run All runs and that bind an exercise's answer name other than its
+    own exercise cell (which binds it to ``...``); and any solution Run All would run."""
+    exercises = {}
+    for index, cell in enumerate(nb.cells):
+        if cell.cell_type == "code" and "exercise" in cell.metadata.get("tags", []):
+            exercises[index] = Exercise("shipped", index, cell.source).name
+    found = []
+    for index, cell in enumerate(nb.cells):
+        if cell.cell_type != "code":
+            continue
+        if "solution" in cell.metadata.get("tags", []):
+            found.append(f"cell {index}: a solution as a code cell: Run All runs it")
+        bound = _bound_names(cell.source)
+        if "<dynamic>" in bound:
+            found.append(f"cell {index}: binds names through globals()/exec")
+        for where, name in exercises.items():
+            if name in bound and where != index:
+                found.append(f"cell {index} binds {name}, the answer of cell {where}")
+    return found
+
+
+def answers_of(stem: str) -> dict:
+    """Each exercise's answer, by name, as its solution computes it."""
+    return {exercise.name: answer for exercise, answer, _ in solutions_run(stem)}
+
+
+_EXECUTED: dict = {}
+
+
+def executed_notebook(stem: str, lang: str):
+    """The notebook as shipped after Run All: its cells in order in a fresh kernel (nbclient,
+    as tools/build_notebooks.py runs it). One run per notebook and test session."""
     import build_notebooks
 
-    lesson = build_notebooks.load(stem)
-    solutions = [cell for cell in lesson.cells if "solution" in cell.tags]
-    assert solutions, f"{stem} has no solution cell"
-    for cell in solutions:
-        for language, text in cell.source.items():
-            first, *rest = text.splitlines()
-            assert first == SOLUTION_FIRST_LINE, (stem, language, first)
-            tree = ast.parse(text)
-            last = tree.body[-1]
-            assert isinstance(last, ast.Expr) and isinstance(last.value, ast.Call) and \
-                getattr(last.value.func, "attr", "") == "as_solution", (stem, language)
+    if (stem, lang) not in _EXECUTED:
+        nb = shipped_notebook(stem, lang)
+        build_notebooks.execute(nb, ROOT / "notebooks" / lang)
+        _EXECUTED[stem, lang] = nb
+    return _EXECUTED[stem, lang]
+
+
+@pytest.mark.parametrize("lang", ["ko", "en"])
+@pytest.mark.parametrize("stem", STEMS)
+def test_shipped_notebook_binds_no_answer(stem, lang):
+    """Run All binds no answer: only the exercise cell names it (to ``...``)."""
+    assert not answer_bindings(shipped_notebook(stem, lang))
+
+
+@pytest.mark.parametrize("lang", ["ko", "en"])
+@pytest.mark.parametrize("stem", STEMS)
+def test_shipped_notebook_after_run_all_shows_no_answer(stem, lang):
+    """The lazy student who presses Run All sees no exercise's answer anywhere, and every
+    exercise still says 'not answered yet'."""
+    nb = executed_notebook(stem, lang)
+    leaks = answer_leaks(nb, answers_of(stem))
+    assert not leaks, f"{stem} ({lang}) shows an answer after Run All:\n" + "\n".join(leaks)
+    for cell in nb.cells:
+        if "exercise" in cell.metadata.get("tags", []):
+            shown = "".join(o.get("data", {}).get("text/plain", "") for o in cell.outputs)
+            assert shown.startswith("✏️"), (stem, lang, cell.id, shown[:80])
+
+
+def test_leak_finder_can_fail():
+    """The finders above catch a notebook that shows or binds an answer."""
+    import nbformat
+
+    assert shows_answer("my_bytes = 4,294,967,296 bytes", 2 ** 32)
+    assert shows_answer("4.00 GiB 16.00 GiB", 2 ** 32)
+    assert shows_answer("[[1 1 1 1 0]\n [1 1 1 1 1]]",
+                        np.array([[1, 1, 1, 1, 0], [1, 1, 1, 1, 1]], bool))
+    assert not shows_answer("[[1 1 0 0 0 1 1]\n [1 1 1 1 1 1 1]]",
+                            np.array([[1, 1, 1, 1, 0], [1, 1, 1, 1, 1]], bool))
+    assert shows_answer("my_std = √d_k = 9.80", np.sqrt(96))
+    assert shows_answer("query heads 40 to 47 share K/V head 5", list(range(40, 48)))
+    assert shows_answer("[-0.308  0.755 -0.124]", [-0.30812, 0.75538, -0.12391])
+    assert not shows_answer("[-0.308  0.756 -0.124]", [-0.30812, 0.75538, -0.12391])
+    assert not shows_answer("9.9", np.sqrt(96))
+    assert not shows_answer("<Figure size 700x400 with 2 Axes>", 2.2000885)
+    assert not shows_answer("8 GiB", 2 ** 32)
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("my_n = ...\nqk.checks.check_value(my_n, 3, 'n')"),
+                nbformat.v4.new_code_cell("my_n = 1003\nprint(my_n)")]
+    nb.cells[0].metadata.tags = ["exercise"]
+    nb.cells[1].metadata.tags = ["solution"]
+    nb.cells[1].outputs = [nbformat.v4.new_output("stream", text="1003\n")]
+    assert len(answer_bindings(nb)) == 2  # a solution Run All runs, binding my_n
+    assert answer_leaks(nb, {"my_n": 1003})
+    assert not answer_leaks(nb, {"my_n": 1004})

@@ -159,6 +159,8 @@ def test_solutions_get_a_slide_of_their_own():
     for before, after in zip(nb.cells, shown):
         if "solution" in before.metadata.get("tags", []):
             assert classroom.slide_type(after) == "subslide"
+            assert after.cell_type == "code" and after.source == before.source
+            assert not after.outputs, "a deck shows the solution's code, not its result"
     assert classroom.count_slides(deck) > classroom.count_slides(nb)
 
 
@@ -237,6 +239,7 @@ def test_site_page_has_the_lesson_its_widgets_and_folded_solutions(site, stem, l
     assert "application/vnd.jupyter.widget-state+json" in page
     assert page.count('<details class="course-solution">') == sum(
         "solution" in c.metadata.get("tags", []) for c in nb.cells)
+    assert "Solution check" not in page and "풀이 확인" not in page, "no solution's result"
     assert re.search(r'\]\(\d\d_\w+\.ipynb\)|href="\d\d_\w+\.ipynb"', page) is None, (
         "links between lessons point at the .html pages")
     other = "en" if lang == "ko" else "ko"

@@ -54,3 +54,13 @@ def test_the_settings_set_the_language_and_hide_nbgrader(lang, locale):
     assert overrides["@jupyterlab/apputils-extension:notification"]["fetchNews"] == "false"
     page = json.loads((LAB_UI / lang / "page_config.json").read_text(encoding="utf-8"))
     assert page["disabledExtensions"] == {"@jupyter/nbgrader": True}
+
+
+@pytest.mark.parametrize("lang", ["ko", "en"])
+def test_run_all_before_the_kernel_is_ready_gets_a_notice_not_dialogs(lang):
+    """Run All pressed while the kernel starts: JupyterLab 4.6 asks "Select Kernel" once per
+    code cell and wipes their outputs; with this setting it says the kernel is starting and
+    leaves the cells alone (tools/ui_test.py presses Run All at once on every lesson)."""
+    overrides = json.loads((LAB_UI / lang / "overrides.json").read_text(encoding="utf-8"))
+    tracker = overrides["@jupyterlab/notebook-extension:tracker"]
+    assert tracker["enableKernelInitNotification"] is True

@@ -202,6 +202,8 @@ def test_causal_mask_explorer_follows_the_position(language):
     assert after["hidden"] == ["."]
     assert after["weights_row"][6] == 0.0 and np.isneginf(after["masked_row"][6])
     np.testing.assert_allclose(after["weights_row"].sum(), 1.0)
+    # the slider's label is shown whole ("query position", not "query pos…")
+    assert panel.controls["position"].style.description_width == "initial"
 
 
 @pytest.mark.parametrize("language", ["ko", "en"])

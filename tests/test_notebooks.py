@@ -42,11 +42,33 @@ def plain_outputs(cell: dict) -> str:
 
 
 def code_without_comments(text: str) -> list[tuple[int, str]]:
-    """The code's tokens, without comments and without the language setting."""
-    text = re.sub(r'lang="(ko|en)"', 'lang="?"', text)
+    """The code's tokens without comments, with every string literal (what a cell prints or
+    labels, in the lesson's language) as ``"?"``: only they and comments may differ. The
+    expressions inside an f-string's braces are code, and are kept."""
     tokens = tokenize.generate_tokens(io.StringIO(text).readline)
     skip = {tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT}
-    return [(tok.type, tok.string) for tok in tokens if tok.type not in skip]
+    found = []
+    for tok in tokens:
+        if tok.type in skip:
+            continue
+        if tok.type == tokenize.STRING:
+            found.extend(_f_string_code(tok.string))
+            continue
+        found.append((tok.type, tok.string))
+    return found
+
+
+def _f_string_code(literal: str) -> list[tuple[int, str]]:
+    """A string literal as ``"?"``, followed by the code in an f-string's {braces}."""
+    prefix = re.match(r"[A-Za-z]*", literal).group(0).lower()
+    found = [(tokenize.STRING, "?")]
+    if "f" in prefix:
+        body = literal[len(prefix):].strip("\"'")
+        body = body.replace("{{", "").replace("}}", "")
+        for field in re.findall(r"\{([^{}]*)\}", body):
+            expression = re.split(r"(?<![=!<>])[:!](?![=])", field)[0]
+            found += code_without_comments(expression.strip())
+    return found
 
 
 def test_there_are_lessons():
@@ -70,7 +92,7 @@ def test_ko_and_en_are_aligned_cell_for_cell(stem):
         if a["cell_type"] == "code":
             assert code_without_comments(source(a)) == code_without_comments(source(b)), (
                 f"{stem} cell {a['id']}: the code differs between ko and en beyond comments "
-                "and the language setting"
+                "and string literals"
             )
         else:
             assert source(a) != source(b), f"{stem} cell {a['id']}: prose not written in ko/en"
@@ -81,6 +103,51 @@ def test_comment_stripping_sees_real_code_differences():
     assert code_without_comments('qk.setup(lang="ko")') == code_without_comments(
         'qk.setup(lang="en")')
     assert code_without_comments("x = 1") != code_without_comments("x = 2")
+    assert code_without_comments('print(f"점수 {s:.2f}")') == code_without_comments(
+        'print(f"score {s:.2f}")')
+    assert code_without_comments('print(f"점수 {s:.2f}")') != code_without_comments(
+        'print(f"score {t:.2f}")')
+    assert code_without_comments('print("a", "b")') != code_without_comments('print("a")')
+
+
+def code_cells(stem: str):
+    """The code a learner reads: code cells and the solutions (raw cells until opened)."""
+    for lang in ("ko", "en"):
+        for cell in load(lang, stem)["cells"]:
+            if cell["cell_type"] == "code" or "solution" in cell["metadata"].get("tags", []):
+                yield lang, cell
+
+
+@pytest.mark.parametrize("stem", STEMS)
+def test_code_cells_print_their_own_words(stem):
+    """What a cell prints or labels is written in the cell, not fetched by a translation
+    key: no ``qk.t(...)`` in a lesson's code (the package's own texts stay in lang.py)."""
+    found = [(lang, cell["id"]) for lang, cell in code_cells(stem)
+             if re.search(r"\bqk\.t\(|\bqkv_helpers\.t\(|\bfrom qkv_helpers import .*\bt\b",
+                          source(cell))]
+    assert not found, f"{stem}: qk.t(...) in code cells {found}"
+
+
+MAX_LINE = 100
+
+
+@pytest.mark.parametrize("stem", STEMS)
+def test_code_lines_fit(stem):
+    """No line of a lesson's code is longer than 100 characters."""
+    long = [(lang, cell["id"], len(line)) for lang, cell in code_cells(stem)
+            for line in source(cell).splitlines() if len(line) > MAX_LINE]
+    assert not long, f"{stem}: code lines over {MAX_LINE} characters: {long}"
+
+
+ALIASES = re.compile(r"^\s*(?:from\s+\S+\s+)?import\s+.*\bas\s+(\w+)", re.M)
+ALLOWED_ALIASES = {"qk", "np", "plt"}  # the conventions every numpy course uses
+
+
+@pytest.mark.parametrize("stem", STEMS)
+def test_no_alias_a_learner_has_to_decode(stem):
+    found = {(lang, name) for lang, cell in code_cells(stem)
+             for name in ALIASES.findall(source(cell)) if name not in ALLOWED_ALIASES}
+    assert not found, f"{stem}: module aliases {sorted(found)}; import the module by its name"
 
 
 @pytest.mark.parametrize("lang", ["ko", "en"])
@@ -124,10 +191,10 @@ def test_lesson_has_goals_widget_exercise_solution_and_next_step(stem):
             assert "..." in source(cell), "an exercise ships unanswered"
             shown = plain_outputs(cell)
             assert shown.startswith("✏️"), "the check says 'not answered yet', without raising"
-        for cell in solutions:
+        for cell in solutions:  # shown on request: run by tests/test_checks_lazy.py
+            assert cell["cell_type"] == "raw", f"{stem} {lang}: Run All must skip a solution"
             assert cell["metadata"]["jupyter"]["source_hidden"] is True
-            shown = plain_outputs(cell)
-            assert shown.startswith("✅"), f"{stem} {lang}: the solution passes its check"
+            assert "outputs" not in cell, f"{stem} {lang}: a solution's result is not saved"
     last = source(load("en", stem)["cells"][-1])
     assert "takeaways" in last.lower() and ".ipynb" in last, "takeaways and a link at the end"
 

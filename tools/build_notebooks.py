@@ -45,6 +45,10 @@ def to_notebook(lesson: Lesson, lang: str) -> nbformat.NotebookNode:
         text = cell.source[lang]
         if cell.kind == "markdown":
             new = nbformat.v4.new_markdown_cell(text)
+        elif "solution" in cell.tags:  # shown on request only: Run All skips a raw cell
+            new = nbformat.v4.new_raw_cell(text)
+            new.metadata.tags = list(cell.tags)
+            new.metadata.jupyter = {"source_hidden": True}
         else:
             new = nbformat.v4.new_code_cell(text)
             if cell.tags:

@@ -27,8 +27,10 @@ Slides and site
     pages that load scripts from a third-party server run whatever it serves (nothing ties
     those files to the versions tested here), and they do not work offline.
 
-    In the decks, a solution cell becomes a slide of its own below the exercise, so the
-    answer is not on the screen while the class works on it. Navigation is linear: →
+    Solutions are shipped as raw cells (Run All skips them; nothing of them is saved). On
+    the site a solution is its code, folded under "Show the solution", without its result;
+    in the decks it becomes a slide of its own below the exercise, so the answer is not on
+    the screen while the class works on it. Navigation is linear: →
     walks every slide in order, sub-slides included. A cell that only prints texts of the
     language table shows its output without its code. On the decks and the site, a note
     in the page's language follows each widget: with no kernel, its control moves but the
@@ -463,14 +465,27 @@ def _widget_note(lang: str):
     return note
 
 
+def solution_as_code(cell):
+    """A solution (shipped as a raw cell, which Run All skips) as a code cell with no
+    output, so that a page shows it highlighted, folded, without its result."""
+    code = nbformat.v4.new_code_cell(cell.source)
+    code.metadata = copy.deepcopy(cell.metadata)
+    if "id" in cell:
+        code.id = cell.id
+    return code
+
+
 def _for_pages(nb, lang: str, suffix: str):
-    """A copy of ``nb`` with links to other lessons ending in ``suffix`` and, after each
-    widget, a note that it does not move without a kernel."""
+    """A copy of ``nb`` with links to other lessons ending in ``suffix``, solutions as code
+    cells without output, and, after each widget, a note that it does not move without a
+    kernel."""
     out = copy.deepcopy(nb)
     cells = []
     for cell in out.cells:
         if cell.cell_type == "markdown":
             cell.source = relink(cell.source, suffix)
+        if is_solution(cell) and cell.cell_type == "raw":
+            cell = solution_as_code(cell)
         cells.append(cell)
         if shows_a_widget(cell):
             cells.append(_widget_note(lang))

@@ -11,10 +11,16 @@ them. Writing both languages from one list keeps them aligned cell for cell::
     lesson.code("import qkv_helpers as qk\\nqk.setup(lang=LANG)")   # LANG → "ko" / "en"
     lesson.code(ko="x = 1  # 한국어 주석", en="x = 1  # English comment")
     lesson.code("my_answer = ...", exercise=True)
-    lesson.code("my_answer = 42", solution=True)                     # tagged, collapsed
+    lesson.code("my_answer = 42\ncheck(...).as_solution()", solution=True)
 
-Code may differ between the languages only in comments and in ``lang=LANG``; the test
-``tests/test_notebooks.py`` checks the built notebooks.
+A solution is shipped as a collapsed *raw* cell whose first line says what it is
+(:data:`SOLUTION_HEADER`, written here): Run All does not run it, so no answer is printed
+or bound until the learner asks for it (expand the cell, press Y to make it code, run it).
+CI runs every solution and checks that it passes (``tests/test_checks_lazy.py``).
+
+Code may differ between the languages in comments and string literals (what a cell prints
+or labels, in the lesson's language); the test ``tests/test_notebooks.py`` checks the
+built notebooks.
 """
 
 from __future__ import annotations
@@ -22,6 +28,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 LANGS = ("ko", "en")
+
+# The first line of every solution cell: a collapsed cell shows only this line.
+SOLUTION_HEADER = {
+    "ko": "# 풀이: 먼저 직접 풀어 보세요. 실행하려면 이 셀을 고르고 Y, 그다음 Shift+Enter",
+    "en": "# Solution: try the exercise first. To run it, select this cell, press Y, "
+          "then Shift+Enter",
+}
 
 
 @dataclass
@@ -48,7 +61,8 @@ class Lesson:
              slide: str | None = None) -> None:
         """A code cell: one ``source`` for both languages, or ``ko``/``en`` for comments.
 
-        solution : tagged ``solution`` and collapsed; the student copies drop it.
+        solution : tagged ``solution``, shipped as a collapsed raw cell that starts with
+            :data:`SOLUTION_HEADER` (added here); the student copies drop it.
         exercise : tagged ``exercise`` (the learner's empty answer cell).
         ignore_output : tagged ``nbval-ignore-output``, for output that legitimately
             varies from run to run (timings); nothing else may use it.
@@ -63,6 +77,8 @@ class Lesson:
             raise ValueError("a code cell needs source, or both ko and en")
         texts = {lang: _clean(text).replace("lang=LANG", f'lang="{lang}"')
                  for lang, text in texts.items()}
+        if solution:
+            texts = {lang: f"{SOLUTION_HEADER[lang]}\n{text}" for lang, text in texts.items()}
         tags = (["solution"] if solution else []) + (["exercise"] if exercise else [])
         tags += ["nbval-ignore-output"] if ignore_output else []
         self.cells.append(Cell("code", texts, tags, source_hidden=solution, slide=slide))

@@ -10,7 +10,10 @@ For each notebook under ``notebooks/`` (``ko/`` and ``en/``) this script
 4. moves one slider with the keyboard and checks that an output changed (an ``<img>``
    redrawn or a text updated by the kernel); a notebook without a slider (a quiz) gets
    the same test with a dropdown, radio buttons or a button (pressed with Enter),
-5. saves a screenshot of the whole notebook to ``build/ui/<lang>_<stem>.png``.
+5. saves a screenshot of the whole notebook to ``build/ui/<lang>_<stem>.png``,
+6. opens it again in a fresh kernel and presses Run All the moment JupyterLab shows it,
+   without waiting for the kernel: every code cell must run once, in one kernel, with no
+   "Select Kernel" dialog, no error and no output wiped (:func:`run_all_at_once`).
 
 JupyterLab runs on a free port of 127.0.0.1 with a random token, a fresh server per run (so
 execution counts start at 1), temporary settings, workspaces and runtime folders, and serves
@@ -127,6 +130,48 @@ async (path) => {
   app.shell.activateById(panel.id);
   await app.commands.execute('runmenu:run-all');
   return true;
+}
+""")
+
+# Run All at once, as a learner who presses it the moment the lesson shows: the command is
+# started and not awaited (its promise settles when every cell has run).
+JS_RUN_ALL_NOW = _js("""
+(path) => {
+  const app = window.jupyterapp;
+  const panel = (FIND_PANEL)(path);
+  app.shell.activateById(panel.id);
+  void app.commands.execute('runmenu:run-all');
+  return true;
+}
+""")
+
+# The lesson is on screen: its panel shows its cells (the kernel may still be starting).
+JS_CELLS_SHOWN = _js("""
+(path) => {
+  const panel = (FIND_PANEL)(path);
+  return !!panel && panel.content.widgets.length > 0;
+}
+""")
+
+# The non-empty code cells, and how many outputs they show now.
+JS_CODE_OUTPUTS = _js("""
+(path) => {
+  const panel = (FIND_PANEL)(path);
+  return panel.content.widgets
+      .filter(c => c.model.type === 'code' && c.model.sharedModel.getSource().trim() !== '')
+      .map(c => c.model.outputs.length);
+}
+""")
+
+# The kernel is idle and connected and no prompt shows [*].
+JS_IDLE = _js("""
+(path) => {
+  const panel = (FIND_PANEL)(path);
+  if (!panel || !panel.sessionContext.isReady) return false;
+  const kernel = panel.sessionContext.session && panel.sessionContext.session.kernel;
+  if (!kernel || kernel.status !== 'idle') return false;
+  const prompts = Array.from(panel.node.querySelectorAll('.jp-InputArea-prompt'));
+  return !prompts.some(p => p.textContent.includes('*'));
 }
 """)
 
@@ -435,6 +480,102 @@ def exercise_a_control(page, problems: list[str], tries: int = 3) -> str:
     return ""
 
 
+KERNEL_STARTING = "still initializing"  # JupyterLab's notice (enableKernelInitNotification)
+
+
+def _dialogs(page) -> list[str]:
+    """The titles of the dialogs open now, each closed with Escape (as a learner might)."""
+    titles = []
+    for header in page.locator(".jp-Dialog .jp-Dialog-header").all():
+        try:
+            titles.append(header.inner_text().strip() or "(untitled)")
+        except Exception:
+            titles.append("(untitled)")
+    if titles:
+        page.keyboard.press("Escape")
+    return titles
+
+
+def run_all_at_once(page, path: str, problems: list[str], timeout_s: float, sent: list,
+                    replies: list, result: Result) -> None:
+    """Press Run All the moment the lesson shows, without waiting for its kernel.
+
+    Passes when every code cell then runs, in one kernel, with no dialog ("Select Kernel")
+    and no output wiped. JupyterLab 4.6 cannot queue cells for a kernel that is still
+    starting: with the course's setting (tools/lab_ui, enableKernelInitNotification) it
+    says so in a notice and leaves every cell as it was, instead of asking for a kernel once
+    per cell and wiping their outputs. Then, as the notice says, Run All once more when the
+    kernel is ready: every cell must run. Any dialog, wiped output or error fails.
+    """
+    code_outputs = page.evaluate(JS_CODE_OUTPUTS, path)
+    n_code = len(code_outputs)
+    page.evaluate(JS_RUN_ALL_NOW, path)
+    pressed = 1
+    deadline = time.monotonic() + timeout_s
+    dialogs: list[str] = []
+    while time.monotonic() < deadline:
+        dialogs += _dialogs(page)
+        if len(replies) >= n_code and page.evaluate(JS_IDLE, path):
+            break
+        if not sent and pressed == 1 and page.evaluate(JS_IDLE, path):
+            toasts = " ".join(page.locator(".Toastify__toast").all_inner_texts())
+            now = page.evaluate(JS_CODE_OUTPUTS, path)
+            if KERNEL_STARTING not in toasts:
+                problems.append("Run All pressed at once ran nothing and said nothing")
+                return
+            if now != code_outputs:
+                problems.append("Run All pressed at once changed outputs without running")
+            result.note = "1st Run All: kernel still starting (JupyterLab said so); 2nd ran all"
+            dismiss_toasts(page)
+            page.evaluate(JS_RUN_ALL_NOW, path)
+            pressed = 2
+        page.wait_for_timeout(250)
+    else:
+        problems.append(f"cells still running after {timeout_s:.0f} s "
+                        f"({len(sent)} of {n_code} sent to the kernel)")
+    for title in dialogs:
+        problems.append(f"a dialog appeared during Run All: {title!r}")
+    if len(sent) != n_code:
+        problems.append(f"{len(sent)} execute requests for {n_code} code cells")
+
+
+def check_run_all_at_once(page, server: LabServer, path: str, timeout_s: float) -> Result:
+    """Open ``path`` and press Run All as soon as JupyterLab shows it (see
+    :func:`run_all_at_once`); every code cell must run once, in one kernel, with no dialog."""
+    result = Result(f"{path}: Run All at once")
+    start = time.monotonic()
+    sent: list[int] = []  # execute requests the page sent to the kernel, and its replies
+    replies: list[int] = []
+
+    def counter(kind: bytes, found: list):
+        def count(payload) -> None:
+            data = payload if isinstance(payload, bytes) else str(payload).encode()
+            if kind in data:
+                found.append(1)
+        return count
+
+    def watch(ws) -> None:
+        ws.on("framesent", counter(b"execute_request", sent))
+        ws.on("framereceived", counter(b"execute_reply", replies))
+
+    page.on("websocket", watch)
+    url = (
+        f"{server.base}/lab/workspaces/now-{secrets.token_hex(4)}/tree/"
+        f"{urllib.parse.quote(path)}?token={server.token}"
+    )
+    page.goto(url)
+    page.wait_for_function(JS_CELLS_SHOWN, arg=path, timeout=90_000, polling=50)
+    # JupyterLab is up (its plugins active: the menus a learner clicks); the notebook's
+    # kernel may still be starting.
+    page.evaluate("async () => { await window.jupyterapp.restored; return true; }")
+    run_all_at_once(page, path, result.problems, timeout_s, sent, replies, result)
+    report = page.evaluate(JS_REPORT, path)
+    for text in report["errors"]:
+        result.problems.append("error output: " + text.replace("\n", " | "))
+    result.seconds = time.monotonic() - start
+    return result
+
+
 def check_notebook(page, server: LabServer, path: str, shot: Path, timeout_s: float) -> Result:
     result = Result(path)
     start = time.monotonic()
@@ -590,13 +731,26 @@ def main(argv: list[str] | None = None) -> int:
             old.unlink()
 
     results: list[Result] = []
+
+    def report(result: Result, shot: Path | None) -> None:
+        status = "PASS" if result.passed else "FAIL"
+        where = f" -> {shot}" if shot else ""
+        print(f"{status} {result.name} ({result.seconds:.1f} s){where}", flush=True)
+        for detail in (result.timing, result.note):
+            if detail:
+                print(f"     {detail}", flush=True)
+        for problem in result.problems:
+            print(f"     {problem}", flush=True)
+
     with tempfile.TemporaryDirectory(prefix="qkv-ui-") as tmp:
         work = Path(tmp)
         served = work / "notebooks"  # a copy: nothing can write into the files under test
         shutil.copytree(
             args.notebooks, served, ignore=shutil.ignore_patterns(".ipynb_checkpoints")
         )
-        server = LabServer(served, work, args.out / "jupyterlab.log")
+        # The lessons' server has make lab's settings (tools/lab_ui), English interface.
+        server = LabServer(served, work, args.out / "jupyterlab.log",
+                           extra_args=[f"--LabApp.app_settings_dir={LAB_UI / 'en'}"])
         try:
             server.start()
             print(f"JupyterLab (pid {server.process.pid}) on {server.base}; "
@@ -634,13 +788,19 @@ def main(argv: list[str] | None = None) -> int:
                         page.close()
                         server.shutdown_kernels()
                         results.append(result)
-                        status = "PASS" if result.passed else "FAIL"
-                        print(f"{status} {path} ({result.seconds:.1f} s) -> {shot}", flush=True)
-                        for detail in (result.timing, result.note):
-                            if detail:
-                                print(f"     {detail}", flush=True)
-                        for problem in result.problems:
-                            print(f"     {problem}", flush=True)
+                        report(result, shot)
+                        page = browser.new_page(viewport=VIEWPORT)
+                        try:
+                            result = check_run_all_at_once(page, server, path, args.timeout)
+                        except Exception as error:
+                            result = Result(f"{path}: Run All at once",
+                                            problems=[f"{type(error).__name__}: {error}"])
+                        page.close()
+                        server.shutdown_kernels()
+                        results.append(result)
+                        report(result, None)
+                        continue
+
                 finally:
                     browser.close()
         finally:

@@ -149,12 +149,14 @@ lesson.md(slide="subslide", ko="""
 위의 `(7, 4)`는 7토큰짜리 예문의 `Q`예요. 이번에는 **토큰이 12개인 다른 문장**을 같은 `W_Q`에 넣는다고 해 봐요.
 그 문장의 `X`는 `(12, d_model)`이고, `W_Q`는 `ex.w_q`(모양은 `ex.w_q.shape`로 확인해요) 그대로예요.
 그 문장의 `Q = X·W_Q`의 모양을 `(행, 열)` 튜플로 예측해서 `my_shape`에 적고 실행해 보세요.
+풀이는 그 아래 접힌 셀에 있어요. Run All은 풀이를 실행하지 않아요. 보고 싶을 때 셀을 펼치고, 실행하려면 셀을 고른 뒤 Y(코드 셀로 바꾸기), Shift+Enter를 누르세요.
 """, en="""
 ### Try it
 
 The `(7, 4)` above is the `Q` of the 7-token sentence. Now take **another sentence, of 12 tokens**, through the same `W_Q`.
 Its `X` is `(12, d_model)`, and `W_Q` is still `ex.w_q` (see `ex.w_q.shape`).
 Predict the shape of that sentence's `Q = X·W_Q`: write it in `my_shape` as a `(rows, columns)` tuple and run the cell.
+The solution is in the folded cell below it. Run All does not run solutions: expand the cell to read it; to run it, select it, press Y (make it a code cell), then Shift+Enter.
 """)
 
 lesson.code(exercise=True, ko="""
@@ -164,10 +166,8 @@ my_shape = ...  # (rows, columns), e.g. (3, 5)
 qk.checks.check_q_shape(my_shape, ex, n_tokens=12)""")
 
 lesson.code(solution=True, ko="""
-# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
 my_shape = (12, ex.w_q.shape[1])  # (토큰, d_k): 행은 X에서(12), 열은 W_Q에서 와요
 qk.checks.check_q_shape(my_shape, ex, n_tokens=12).as_solution()""", en="""
-# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
 my_shape = (12, ex.w_q.shape[1])  # (tokens, d_k): rows from X (12), columns from W_Q
 qk.checks.check_q_shape(my_shape, ex, n_tokens=12).as_solution()""")
 

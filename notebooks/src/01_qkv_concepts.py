@@ -233,7 +233,8 @@ lesson.code(ko="""
 x_dog = np.array([0.3, -1.2, 0.8, 0.1, -0.5, 1.0, -0.7, 0.4])   # 새 단어 "dog"의 임베딩 (d_model,)
 x_dog.shape
 """, en="""
-x_dog = np.array([0.3, -1.2, 0.8, 0.1, -0.5, 1.0, -0.7, 0.4])   # the new word "dog"'s embedding (d_model,)
+# the new word "dog"'s embedding (d_model,)
+x_dog = np.array([0.3, -1.2, 0.8, 0.1, -0.5, 1.0, -0.7, 0.4])
 x_dog.shape
 """)
 
@@ -246,11 +247,9 @@ qk.checks.check_new_key(my_key, ex, x_dog)
 """)
 
 lesson.code(solution=True, ko="""
-# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
 my_key = x_dog @ ex.w_k   # (8,)·(8, 4) → (4,)
 qk.checks.check_new_key(my_key, ex, x_dog).as_solution()
 """, en="""
-# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
 my_key = x_dog @ ex.w_k   # (8,)·(8, 4) → (4,)
 qk.checks.check_new_key(my_key, ex, x_dog).as_solution()
 """)
@@ -264,11 +263,9 @@ qk.checks.check_new_scores(my_scores, ex, x_dog)
 """)
 
 lesson.code(solution=True, ko="""
-# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
 my_scores = ex.k @ (x_dog @ ex.w_q)   # (7, 4)·(4,) → (7,): 키마다 q_dog·k_j
 qk.checks.check_new_scores(my_scores, ex, x_dog).as_solution()
 """, en="""
-# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
 my_scores = ex.k @ (x_dog @ ex.w_q)   # (7, 4)·(4,) → (7,): q_dog·k_j for every key
 qk.checks.check_new_scores(my_scores, ex, x_dog).as_solution()
 """)

@@ -184,9 +184,12 @@ print(scores.shape)
 print(round(float(scores[cat, sat]), 3), round(float(ex.q[cat] @ ex.k[sat]), 3))
 """)
 
-lesson.code(slide="subslide", source="""
+lesson.code(slide="subslide", ko="""
 ax = qk.plots.plot_attention_heatmap(scores, ex.tokens, signed=True, highlight_row=cat,
-                                     title=qk.t("score"))
+                                     title="유사도 점수")
+""", en="""
+ax = qk.plots.plot_attention_heatmap(scores, ex.tokens, signed=True, highlight_row=cat,
+                                     title="similarity score")
 """)
 
 lesson.md(slide="subslide", ko="""
@@ -225,12 +228,10 @@ qk.checks.check_reordered_scores(my_scores, ex, order)
 """)
 
 lesson.code(solution=True, ko="""
-# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
 x2 = ex.x[order]                            # (7, 8): 새 순서의 임베딩
 my_scores = (x2 @ ex.w_q) @ (x2 @ ex.w_k).T   # (7, 4)·(4, 7) → (7, 7)
 qk.checks.check_reordered_scores(my_scores, ex, order).as_solution()
 """, en="""
-# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
 x2 = ex.x[order]                            # (7, 8): the embeddings in the new order
 my_scores = (x2 @ ex.w_q) @ (x2 @ ex.w_k).T   # (7, 4)·(4, 7) → (7, 7)
 qk.checks.check_reordered_scores(my_scores, ex, order).as_solution()
@@ -245,13 +246,11 @@ qk.checks.check_angle(my_angle, ex, query="mat", key="cat")
 """)
 
 lesson.code(solution=True, ko="""
-# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
 q_mat, k_cat = ex.q[ex.index("mat")], ex.k[ex.index("cat")]
 cos = q_mat @ k_cat / (np.linalg.norm(q_mat) * np.linalg.norm(k_cat))   # cos θ = q·k / (|q||k|)
 my_angle = np.degrees(np.arccos(cos))
 qk.checks.check_angle(my_angle, ex, query="mat", key="cat").as_solution()
 """, en="""
-# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
 q_mat, k_cat = ex.q[ex.index("mat")], ex.k[ex.index("cat")]
 cos = q_mat @ k_cat / (np.linalg.norm(q_mat) * np.linalg.norm(k_cat))   # cos θ = q·k / (|q||k|)
 my_angle = np.degrees(np.arccos(cos))

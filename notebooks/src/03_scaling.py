@@ -112,10 +112,16 @@ lesson.md(slide="slide", ko="""
 When the scores are far apart, softmax gives almost all the weight to the largest one: it **saturates**. Take 200 random queries, each looking at 8 random keys, and measure the average largest weight. Without scaling it approaches 1 as d_k grows (one token takes everything); with scaling it stays at about the same level for every d_k.
 """)
 
-lesson.code("""
+lesson.code(ko="""
 for d_k in (4, 16, 64, 256, 1024):
     s = qk.score_scale.dk_stats(d_k)
-    print(qk.t("l03_saturation_row", d_k=d_k, raw=s.max_raw, scaled=s.max_scaled))
+    print(f"d_k = {d_k:5d}   가장 큰 가중치: 스케일링 없이 {s.max_raw:.2f},",
+          f"스케일링 후 {s.max_scaled:.2f}")
+""", en="""
+for d_k in (4, 16, 64, 256, 1024):
+    s = qk.score_scale.dk_stats(d_k)
+    print(f"d_k = {d_k:5d}   largest weight: {s.max_raw:.2f} without scaling,",
+          f"{s.max_scaled:.2f} with")
 """)
 
 lesson.md(slide="slide", ko="""
@@ -152,10 +158,16 @@ lesson.md(slide="subslide", ko="""
 Now the size of the gradient (the Jacobian's norm) for the same random queries and keys. Without scaling it shrinks towards 0 as d_k grows; with scaling it stays almost constant whatever d_k is.
 """)
 
-lesson.code("""
+lesson.code(ko="""
 for d_k in (4, 16, 64, 256, 1024):
     s = qk.score_scale.dk_stats(d_k)
-    print(qk.t("l03_gradient_row", d_k=d_k, raw=s.grad_raw, scaled=s.grad_scaled))
+    print(f"d_k = {d_k:5d}   기울기 크기: 스케일링 없이 {s.grad_raw:.3f},",
+          f"스케일링 후 {s.grad_scaled:.3f}")
+""", en="""
+for d_k in (4, 16, 64, 256, 1024):
+    s = qk.score_scale.dk_stats(d_k)
+    print(f"d_k = {d_k:5d}   gradient size: {s.grad_raw:.3f} without scaling,",
+          f"{s.grad_scaled:.3f} with")
 """)
 
 lesson.md(slide="subslide", ko="""
@@ -164,11 +176,16 @@ lesson.md(slide="subslide", ko="""
 But the learning signal has to reach the queries and keys (and the W_Q, W_K that make them), not the scores. By the chain rule the gradient with respect to a query is ∂p/∂q = J·K·c (c = 1 unscaled, 1/√d_k scaled), and a key vector's length is about √d_k. So the unscaled gradient is **not uniformly small**. Measure ‖∂p/∂q‖ for 2000 queries at d_k = 1024: for most of them softmax has saturated and it is almost 0, but for the few whose two best scores are close it is very large. The median is near 0 while the mean is larger than the scaled one. Scaled, every query gets a gradient of about the same size.
 """)
 
-lesson.code("""
+lesson.code(ko="""
 g = qk.score_scale.query_gradient_spread(1024)
-for name, sizes in (("raw", g.raw), ("scaled", g.scaled)):
-    print(qk.t("l03_spread_row", name=qk.t(f"l03_spread_{name}"), median=np.median(sizes),
-               mean=np.mean(sizes), top=np.max(sizes), vanishing=np.mean(sizes < 0.01)))
+for name, sizes in (("스케일링 없이", g.raw), ("스케일링 후", g.scaled)):
+    print(f"{name:>8}: 중앙값 {np.median(sizes):.2g}, 평균 {np.mean(sizes):.2f},",
+          f"최댓값 {np.max(sizes):.2f}, 0.01보다 작은 비율 {np.mean(sizes < 0.01):.0%}")
+""", en="""
+g = qk.score_scale.query_gradient_spread(1024)
+for name, sizes in (("without scaling", g.raw), ("scaled", g.scaled)):
+    print(f"{name:>16}: median {np.median(sizes):.2g}, mean {np.mean(sizes):.2f},",
+          f"largest {np.max(sizes):.2f}, share below 0.01: {np.mean(sizes < 0.01):.0%}")
 """)
 
 lesson.md(slide="slide", ko="""
@@ -242,11 +259,9 @@ qk.checks.check_score_spread(my_std, d_k=96)
 """)
 
 lesson.code(solution=True, ko="""
-# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
 my_std = np.sqrt(96)   # 분산이 d_k = 96이니, 표준편차는 √96 ≈ 9.8
 qk.checks.check_score_spread(my_std, d_k=96).as_solution()
 """, en="""
-# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
 my_std = np.sqrt(96)   # the variance is d_k = 96, so the standard deviation is √96 ≈ 9.8
 qk.checks.check_score_spread(my_std, d_k=96).as_solution()
 """)

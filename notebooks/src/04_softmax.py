@@ -72,7 +72,8 @@ Softmax only sees **differences** between scores: add the same number to every s
 """)
 
 lesson.code("""
-print(np.allclose(qk.softmax(s), qk.softmax(s + 100.0)), np.allclose(qk.softmax(s), qk.softmax(s - 7.0)))
+print(np.allclose(qk.softmax(s), qk.softmax(s + 100.0)),
+      np.allclose(qk.softmax(s), qk.softmax(s - 7.0)))
 """)
 
 lesson.md(slide="slide", ko="""
@@ -238,13 +239,11 @@ qk.checks.check_stable_softmax(my_softmax)
 """)
 
 lesson.code(solution=True, ko="""
-# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
 def my_softmax(x):
     e = np.exp(x - x.max(axis=-1, keepdims=True))   # 행마다 가장 큰 값이 exp(0) = 1
     return e / e.sum(axis=-1, keepdims=True)
 qk.checks.check_stable_softmax(my_softmax).as_solution()
 """, en="""
-# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
 def my_softmax(x):
     e = np.exp(x - x.max(axis=-1, keepdims=True))   # each row's largest becomes exp(0) = 1
     return e / e.sum(axis=-1, keepdims=True)
@@ -262,13 +261,11 @@ qk.checks.check_stable_log_softmax(my_log_softmax)
 """)
 
 lesson.code(solution=True, ko="""
-# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
 def my_log_softmax(x):
     s = x - x.max(axis=-1, keepdims=True)                 # 행마다 가장 큰 값이 0
     return s - np.log(np.exp(s).sum(axis=-1, keepdims=True))   # 합은 1 이상이라 log가 안전해요
 qk.checks.check_stable_log_softmax(my_log_softmax).as_solution()
 """, en="""
-# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
 def my_log_softmax(x):
     s = x - x.max(axis=-1, keepdims=True)                 # each row's largest is 0
     return s - np.log(np.exp(s).sum(axis=-1, keepdims=True))   # the sum is ≥ 1, so log is safe

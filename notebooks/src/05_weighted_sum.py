@@ -202,12 +202,10 @@ qk.checks.check_prefix_context(my_context, ex, token="cat", n_tokens=3)
 """)
 
 lesson.code(solution=True, ko="""
-# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
 w3 = qk.softmax(ex.k[:3] @ ex.q[cat] / np.sqrt(ex.d_k))   # (3,): 키 3개에 대한 가중치, 합 1
 my_context = w3 @ ex.v[:3]                                # (3,)·(3, 4) → (4,)
 qk.checks.check_prefix_context(my_context, ex, token="cat", n_tokens=3).as_solution()
 """, en="""
-# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
 w3 = qk.softmax(ex.k[:3] @ ex.q[cat] / np.sqrt(ex.d_k))   # (3,): weights over the 3 keys, sum 1
 my_context = w3 @ ex.v[:3]                                # (3,)·(3, 4) → (4,)
 qk.checks.check_prefix_context(my_context, ex, token="cat", n_tokens=3).as_solution()

@@ -251,12 +251,10 @@ qk.checks.check_prefix_head(my_head, enc.mha, enc.x, head=1, n_tokens=4)
 """)
 
 lesson.code(solution=True, ko="""
-# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
 q4, k4, v4 = q[:4], k[:4], v[:4]                                  # 앞의 네 토큰만
 my_head = qk.softmax(q4 @ k4.T / np.sqrt(q4.shape[-1])) @ v4      # (4, 4)·(4, 4) → (4, 4)
 qk.checks.check_prefix_head(my_head, enc.mha, enc.x, head=1, n_tokens=4).as_solution()
 """, en="""
-# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
 q4, k4, v4 = q[:4], k[:4], v[:4]                                  # the first four tokens only
 my_head = qk.softmax(q4 @ k4.T / np.sqrt(q4.shape[-1])) @ v4      # (4, 4)·(4, 4) → (4, 4)
 qk.checks.check_prefix_head(my_head, enc.mha, enc.x, head=1, n_tokens=4).as_solution()

@@ -72,9 +72,12 @@ lesson.md(slide="slide", ko="""
 First the scaled scores Q·Kᵀ/√d_k without a mask, the same as in lesson 06's encoder: every cell has a value, some negative.
 """)
 
-lesson.code("""
+lesson.code(ko="""
 scores = ex.q @ ex.k.T / np.sqrt(ex.d_k)
-ax = qk.plots.plot_attention_heatmap(scores, ex.tokens, signed=True, title=qk.t("score"))
+ax = qk.plots.plot_attention_heatmap(scores, ex.tokens, signed=True, title="유사도 점수")
+""", en="""
+scores = ex.q @ ex.k.T / np.sqrt(ex.d_k)
+ax = qk.plots.plot_attention_heatmap(scores, ex.tokens, signed=True, title="similarity score")
 """)
 
 lesson.md(slide="subslide", ko="""
@@ -122,7 +125,8 @@ w = qk.softmax(np.array([0.0, -50.0, -104.0], dtype=np.float32))
 print(w[1] > 0, w[2] == 0)          # −50: tiny but not 0; −104: exactly 0
 row, hidden = np.array([[0.3, -1.2, 2.0]], dtype=np.float32), np.zeros((1, 3), dtype=bool)
 print(qk.numerics.fill_and_softmax(row, hidden))                       # all hidden, −∞: NaN
-print(qk.numerics.fill_and_softmax(row, hidden, fill=np.finfo(np.float32).min))  # large negative: uniform
+# large negative: uniform
+print(qk.numerics.fill_and_softmax(row, hidden, fill=np.finfo(np.float32).min))
 """)
 
 lesson.md(slide="slide", ko="""
@@ -221,7 +225,8 @@ one_by_one = qk.encoder_decoder.attend_one_at_a_time(ex.q, ex.k, ex.v)          
 print(np.allclose(at_once, one_by_one))
 """, en="""
 at_once = qk.scaled_dot_product_attention(ex.q, ex.k, ex.v, mask=mask).output   # training: at once
-one_by_one = qk.encoder_decoder.attend_one_at_a_time(ex.q, ex.k, ex.v)           # generation: one by one
+# generation: one by one
+one_by_one = qk.encoder_decoder.attend_one_at_a_time(ex.q, ex.k, ex.v)
 print(np.allclose(at_once, one_by_one))
 """)
 
@@ -254,24 +259,23 @@ qk.checks.check_causal_mask(my_mask, n_q=2, n_k=5)
 """)
 
 lesson.code(solution=True, ko="""
-# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
 my_mask = np.array([[key <= 5 - 2 + i for key in range(5)] for i in range(2)])   # 쿼리 i는 위치 3 + i
 qk.checks.check_causal_mask(my_mask, n_q=2, n_k=5).as_solution()
 """, en="""
-# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
-my_mask = np.array([[key <= 5 - 2 + i for key in range(5)] for i in range(2)])   # query i is at position 3 + i
+# query i is at position 3 + i
+my_mask = np.array([[key <= 5 - 2 + i for key in range(5)] for i in range(2)])
 qk.checks.check_causal_mask(my_mask, n_q=2, n_k=5).as_solution()
 """)
 
 lesson.md(slide="subslide", ko="""
-패키지의 `causal_mask(n_q, n_k)`도 같은 규칙을 써요. 정사각형 마스크의 **마지막 두 행**과 같다는 것도 확인해 보세요. 새 토큰들이 문장의 마지막 위치들이니까요.
+패키지의 `causal_mask(n_q, n_k)`도 같은 규칙을 써요. 새 토큰 3개, 키 6개로 보면 정사각형 마스크의 **마지막 세 행**과 같아요. 새 토큰들이 문장의 마지막 위치들이니까요.
 """, en="""
-The package's `causal_mask(n_q, n_k)` uses the same rule. Check also that it equals the **last two rows** of the square mask: the new tokens are the sentence's last positions.
+The package's `causal_mask(n_q, n_k)` uses the same rule. With 3 new tokens and 6 keys, it equals the **last three rows** of the square mask: the new tokens are the sentence's last positions.
 """)
 
 lesson.code("""
-print(qk.causal_mask(2, 5).astype(int))
-print((qk.causal_mask(2, 5) == qk.causal_mask(5)[-2:]).all())
+print(qk.causal_mask(3, 6).astype(int))
+print((qk.causal_mask(3, 6) == qk.causal_mask(6)[-3:]).all())
 """)
 
 lesson.md(slide="slide", ko="""
@@ -293,11 +297,9 @@ qk.checks.check_changed_rows(my_rows, ex, position=3)
 """)
 
 lesson.code(solution=True, ko="""
-# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
 my_rows = [3, 4, 5, 6]   # 위치 3을 볼 수 있는 쿼리: 자기 자신과 그 뒤의 모든 위치
 qk.checks.check_changed_rows(my_rows, ex, position=3).as_solution()
 """, en="""
-# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
 my_rows = [3, 4, 5, 6]   # the queries that may see position 3: itself and every later one
 qk.checks.check_changed_rows(my_rows, ex, position=3).as_solution()
 """)

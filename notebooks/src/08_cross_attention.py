@@ -87,7 +87,8 @@ lesson.code(ko="""
 print(tr.target_x.shape, tr.source_x.shape)   # 디코더 (번역 토큰, d_model), 인코더 (원문 토큰, d_model)
 print(tr.q.shape, tr.k.shape, tr.v.shape)     # Q는 5개, K와 V는 7개; 폭은 모두 d_k = 4
 """, en="""
-print(tr.target_x.shape, tr.source_x.shape)   # decoder (target tokens, d_model), encoder (source tokens, d_model)
+# decoder (target tokens, d_model), encoder (source tokens, d_model)
+print(tr.target_x.shape, tr.source_x.shape)
 print(tr.q.shape, tr.k.shape, tr.v.shape)     # 5 queries, 7 keys and values; all of width d_k = 4
 """)
 
@@ -110,11 +111,9 @@ qk.checks.check_cross_shape(my_shape, trained, n_target=6, n_source=9)
 """)
 
 lesson.code(solution=True, ko="""
-# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
 my_shape = (6, 9)   # (디코더 토큰 = 쿼리, 원문 토큰 = 키): (6, 32)·(32, 9) → (6, 9)
 qk.checks.check_cross_shape(my_shape, trained, n_target=6, n_source=9).as_solution()
 """, en="""
-# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
 my_shape = (6, 9)   # (decoder tokens = queries, source tokens = keys): (6, 32)·(32, 9) → (6, 9)
 qk.checks.check_cross_shape(my_shape, trained, n_target=6, n_source=9).as_solution()
 """)

@@ -30,26 +30,29 @@ lesson.md(slide="slide", ko="""
 
 lesson.code(slide="skip", ko="""
 import os
-os.environ.update(OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")  # numpy보다 먼저: BLAS 스레드 하나, 시간을 고르게 재려고
+# numpy보다 먼저: BLAS 스레드 하나, 시간을 고르게 재려고
+os.environ.update(OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
 import numpy as np
 import qkv_helpers as qk
-from qkv_helpers.kv_cache import experiments as kx, arithmetic as km
+from qkv_helpers.kv_cache import arithmetic, experiments
 
 qk.setup(lang=LANG)                       # 그림과 메시지의 언어
 np.set_printoptions(precision=2, suppress=True)
-model = kx.lesson_model()                 # 단어 7개, d_model 16, 너비 4인 헤드 4개, 레이어 2개
-prompt = kx.to_ids("The cat sat")         # 단어 → 토큰 id
+model = experiments.lesson_model()                 # 단어 7개, d_model 16, 너비 4인 헤드 4개, 레이어 2개
+prompt = experiments.to_ids("The cat sat")         # 단어 → 토큰 id
 """, en="""
 import os
-os.environ.update(OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")  # before numpy: one BLAS thread, for steadier timings
+# before numpy: one BLAS thread, for steadier timings
+os.environ.update(OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
 import numpy as np
 import qkv_helpers as qk
-from qkv_helpers.kv_cache import experiments as kx, arithmetic as km
+from qkv_helpers.kv_cache import arithmetic, experiments
 
 qk.setup(lang=LANG)                       # language of plots and messages
 np.set_printoptions(precision=2, suppress=True)
-model = kx.lesson_model()                 # 7 words, d_model 16, 4 heads of width 4, 2 layers
-prompt = kx.to_ids("The cat sat")         # words → token ids
+# 7 words, d_model 16, 4 heads of width 4, 2 layers
+model = experiments.lesson_model()
+prompt = experiments.to_ids("The cat sat")         # words → token ids
 """)
 
 lesson.md(slide="slide", ko="""
@@ -68,10 +71,10 @@ The `model` here is a small Transformer decoder. Its vocabulary is the 7 words o
 
 lesson.code(ko="""
 cached = model.generate(prompt, 8)                     # KV 캐시 사용 (기본값)
-print(kx.to_words(prompt), "→", kx.to_words(cached.ids))
+print(experiments.to_words(prompt), "→", experiments.to_words(cached.ids))
 """, en="""
 cached = model.generate(prompt, 8)                     # with the KV cache (the default)
-print(kx.to_words(prompt), "→", kx.to_words(cached.ids))
+print(experiments.to_words(prompt), "→", experiments.to_words(cached.ids))
 """)
 
 lesson.md(slide="slide", ko="""
@@ -98,7 +101,8 @@ print([s.new_tokens for s in cached.steps])             # 스텝마다 디코더
 print([s.new_tokens for s in uncached.steps])           # 캐시 없음
 """, en="""
 uncached = model.generate(prompt, 8, use_cache=False)   # recompute everything at each step
-print([s.new_tokens for s in cached.steps])             # tokens run through the decoder per step: cached
+# tokens run through the decoder per step: cached
+print([s.new_tokens for s in cached.steps])
 print([s.new_tokens for s in uncached.steps])           # uncached
 """)
 
@@ -127,7 +131,8 @@ print(np.allclose(full[-1:], short))                                      # K, V
 ex = qk.running_example()
 full = qk.scaled_dot_product_attention(ex.q, ex.k, ex.v, mask=qk.causal_mask(7)).output
 last = qk.scaled_dot_product_attention(ex.q[-1:], ex.k, ex.v).output      # the last query alone
-print(np.allclose(full[-1:], last))                                       # earlier queries are not needed
+# earlier queries are not needed
+print(np.allclose(full[-1:], last))
 short = qk.scaled_dot_product_attention(ex.q[-1:], ex.k[-3:], ex.v[-3:]).output
 print(np.allclose(full[-1:], short))                                      # every K and V is
 """)
@@ -143,12 +148,14 @@ A cache does not **skip** computation; it **reuses** values already computed. So
 """)
 
 lesson.code(ko="""
-print(np.array_equal(cached.ids, uncached.ids), np.allclose(cached.logits, uncached.logits, atol=1e-4))
+print(np.array_equal(cached.ids, uncached.ids), np.allclose(cached.logits, uncached.logits,
+                                                            atol=1e-4))
 prompts = [[0], [1, 2], [3, 4, 5, 6]]
 print(all(np.array_equal(model.generate(p, 20).ids, model.generate(p, 20, use_cache=False).ids)
           for p in prompts))                            # 프롬프트가 달라도 같아요
 """, en="""
-print(np.array_equal(cached.ids, uncached.ids), np.allclose(cached.logits, uncached.logits, atol=1e-4))
+print(np.array_equal(cached.ids, uncached.ids), np.allclose(cached.logits, uncached.logits,
+                                                            atol=1e-4))
 prompts = [[0], [1, 2], [3, 4, 5, 6]]
 print(all(np.array_equal(model.generate(p, 20).ids, model.generate(p, 20, use_cache=False).ids)
           for p in prompts))                            # the same for other prompts too
@@ -165,7 +172,7 @@ lesson.md(slide="slide", ko="""
 
 스텝 t(지금까지 토큰 t개)에서 캐시가 없으면 n = c = t, 캐시가 있으면 n = 1, c = t예요. 식에 넣으면 캐시 없는 스텝은 레이어마다 **정확히 t배**의 일을 해요(행렬 곱의 FLOPs만 세고, 이 모델처럼 t × t개의 점수를 모두 계산할 때예요). 마지막의 로짓 계산(2·d·어휘 크기)만 양쪽이 같아요.
 
-`km.decoding_flops`가 이 공식이에요. 모델이 실제로 센 FLOPs와 같은지, 그리고 비율이 t에 가까운지 봐요.
+`arithmetic.decoding_flops`가 이 공식이에요. 모델이 실제로 센 FLOPs와 같은지, 그리고 비율이 t에 가까운지 봐요.
 """, en="""
 ## Counting FLOPs, step by step
 
@@ -177,23 +184,24 @@ A matrix product (m, k)·(k, n) does m·k·n multiplications and as many additio
 
 At step t (t tokens so far), without a cache n = c = t; with one, n = 1 and c = t. Put them in the formula: without the cache a step does **exactly t times** the work in every layer (counting matrix-product FLOPs only, and all t × t scores, as this model does). Only the final logits (2·d·vocabulary) cost the same both ways.
 
-`km.decoding_flops` is this formula. Check it against the FLOPs the model counted, and that the ratio is close to t.
+`arithmetic.decoding_flops` is this formula. Check it against the FLOPs the model counted, and that the ratio is close to t.
 """)
 
 lesson.code(slide="subslide", ko="""
 sizes = dict(d_model=model.d_model, n_layers=model.n_layers, vocab_size=model.vocab_size)
-flops_cached = km.decoding_flops(3, 8, **sizes)                      # 프롬프트 3토큰, 새 토큰 8개
-flops_uncached = km.decoding_flops(3, 8, use_cache=False, **sizes)
+flops_cached = arithmetic.decoding_flops(3, 8, **sizes)                      # 프롬프트 3토큰, 새 토큰 8개
+flops_uncached = arithmetic.decoding_flops(3, 8, use_cache=False, **sizes)
 print(flops_cached.tolist() == [s.flops for s in cached.steps],
       flops_uncached.tolist() == [s.flops for s in uncached.steps])  # 공식 = 모델이 센 값
 print([s.context for s in cached.steps])                             # t: 지금까지의 토큰 수
 print(flops_uncached / flops_cached)                                 # 비율: 거의 t
 """, en="""
 sizes = dict(d_model=model.d_model, n_layers=model.n_layers, vocab_size=model.vocab_size)
-flops_cached = km.decoding_flops(3, 8, **sizes)                      # 3 prompt tokens, 8 new ones
-flops_uncached = km.decoding_flops(3, 8, use_cache=False, **sizes)
+# 3 prompt tokens, 8 new ones
+flops_cached = arithmetic.decoding_flops(3, 8, **sizes)
+flops_uncached = arithmetic.decoding_flops(3, 8, use_cache=False, **sizes)
 print(flops_cached.tolist() == [s.flops for s in cached.steps],
-      flops_uncached.tolist() == [s.flops for s in uncached.steps])  # formula = counted by the model
+      flops_uncached.tolist() == [s.flops for s in uncached.steps])  # formula = the model's count
 print([s.context for s in cached.steps])                             # t: tokens so far
 print(flops_uncached / flops_cached)                                 # ratio: close to t
 """)
@@ -235,20 +243,24 @@ Ignoring attention is right only for short contexts. With this model's d_ff = 4�
 """)
 
 lesson.code(slide="subslide", ko="""
-big = kx.timing_model()                   # 어휘 256, d_model 128, 헤드 4개, 레이어 2개
+big = experiments.timing_model()                   # 어휘 256, d_model 128, 헤드 4개, 레이어 2개
 big_sizes, prompt8 = dict(d_model=128, n_layers=2, vocab_size=256), list(range(8))
 lengths = np.array([16, 32, 64, 128, 256])
-total_cached = np.array([km.decoding_flops(8, T, **big_sizes).sum() for T in lengths])
-total_uncached = np.array([km.decoding_flops(8, T, use_cache=False, **big_sizes).sum() for T in lengths])
+total_cached = np.array([arithmetic.decoding_flops(8, T, **big_sizes).sum() for T in lengths])
+total_uncached = np.array([arithmetic.decoding_flops(8, T, use_cache=False,
+                                                  **big_sizes).sum() for T in lengths])
 print(big.generate(prompt8, 16).flops == total_cached[0])            # 공식 = 모델이 센 값
 ax = qk.plots.plot_total_flops(lengths, total_cached, total_uncached)
 """, en="""
-big = kx.timing_model()                   # vocabulary 256, d_model 128, 4 heads, 2 layers
+# vocabulary 256, d_model 128, 4 heads, 2 layers
+big = experiments.timing_model()
 big_sizes, prompt8 = dict(d_model=128, n_layers=2, vocab_size=256), list(range(8))
 lengths = np.array([16, 32, 64, 128, 256])
-total_cached = np.array([km.decoding_flops(8, T, **big_sizes).sum() for T in lengths])
-total_uncached = np.array([km.decoding_flops(8, T, use_cache=False, **big_sizes).sum() for T in lengths])
-print(big.generate(prompt8, 16).flops == total_cached[0])            # formula = counted by the model
+total_cached = np.array([arithmetic.decoding_flops(8, T, **big_sizes).sum() for T in lengths])
+total_uncached = np.array([arithmetic.decoding_flops(8, T, use_cache=False,
+                                                  **big_sizes).sum() for T in lengths])
+# formula = counted by the model
+print(big.generate(prompt8, 16).flops == total_cached[0])
 ax = qk.plots.plot_total_flops(lengths, total_cached, total_uncached)
 """)
 
@@ -260,10 +272,10 @@ In the picture the cached line nearly hugs the bottom. Here is by how much: the 
 
 lesson.code(ko="""
 print(total_uncached / total_cached)          # 정확한 FLOPs 비율
-print(km.approx_flop_ratio(8, lengths))       # T·(2P + T − 1) / (2·(P + T − 1)), P = 8
+print(arithmetic.approx_flop_ratio(8, lengths))       # T·(2P + T − 1) / (2·(P + T − 1)), P = 8
 """, en="""
 print(total_uncached / total_cached)          # exact FLOP ratio
-print(km.approx_flop_ratio(8, lengths))       # T·(2P + T − 1) / (2·(P + T − 1)), P = 8
+print(arithmetic.approx_flop_ratio(8, lengths))       # T·(2P + T − 1) / (2·(P + T − 1)), P = 8
 """)
 
 lesson.md(slide="slide", ko="""
@@ -291,12 +303,12 @@ Timings vary from machine to machine and from run to run, so the numbers and pic
 """)
 
 lesson.code(ko="""
-m = kx.measure_step_times(big, kx.TIMING_CONTEXTS, repeats=5)
+m = experiments.measure_step_times(big, experiments.TIMING_CONTEXTS, repeats=5)
 print(m.contexts)                           # t: 지금까지의 토큰 수
 print((m.seconds_uncached * 1e6).round())   # 캐시 없는 스텝 하나 (µs)
 print((m.seconds_cached * 1e6).round())     # 캐시 쓴 스텝 하나 (µs)
 """, en="""
-m = kx.measure_step_times(big, kx.TIMING_CONTEXTS, repeats=5)
+m = experiments.measure_step_times(big, experiments.TIMING_CONTEXTS, repeats=5)
 print(m.contexts)                           # t: tokens so far
 print((m.seconds_uncached * 1e6).round())   # one uncached step (µs)
 print((m.seconds_cached * 1e6).round())     # one cached step (µs)
@@ -348,7 +360,8 @@ print(round(m.fit.overhead * 1e6))                                  # 스텝 하
 print(round(m.flops_cached[0] * m.fit.seconds_per_flop * 1e6, 1))   # 캐시 쓴 스텝의 FLOPs에 드는 시간 (µs)
 """, en="""
 print(round(m.fit.overhead * 1e6))                                  # overhead per step (µs)
-print(round(m.flops_cached[0] * m.fit.seconds_per_flop * 1e6, 1))   # time of a cached step's FLOPs (µs)
+# time of a cached step's FLOPs (µs)
+print(round(m.flops_cached[0] * m.fit.seconds_per_flop * 1e6, 1))
 """, ignore_output=True)
 
 lesson.md(slide="slide", ko="""
@@ -378,18 +391,25 @@ Without a cache nothing is kept between steps (0 bytes).
 """)
 
 lesson.code(slide="subslide", ko="""
-mem = kx.cache_memory(model, prompt, 20)    # 스텝마다: 캐시의 토큰 수, 사용 중인 바이트, 잡아 둔 바이트
-formula = [km.kv_cache_bytes(layers=2, kv_heads=4, head_dim=4, tokens=n, batch=1, bytes_per_value=4) for n in mem.tokens]
-print(mem.used_nbytes.tolist() == formula, np.unique(np.diff(mem.used_nbytes)))   # 공식과 같고, 토큰마다 같은 양씩 늘어요
-print(np.unique(mem.allocated_nbytes), km.kv_cache_bytes(2, 4, 4, 3 + 20, 1, 4))  # 잡아 둔 바이트: 처음부터 23토큰분
+mem = experiments.cache_memory(model, prompt, 20)    # 스텝마다: 캐시의 토큰 수, 사용 중인 바이트, 잡아 둔 바이트
+formula = [arithmetic.kv_cache_bytes(layers=2, kv_heads=4, head_dim=4, tokens=n, batch=1,
+                                  bytes_per_value=4) for n in mem.tokens]
+# 공식과 같고, 토큰마다 같은 양씩 늘어요
+print(mem.used_nbytes.tolist() == formula, np.unique(np.diff(mem.used_nbytes)))
+# 잡아 둔 바이트: 처음부터 23토큰분
+print(np.unique(mem.allocated_nbytes), arithmetic.kv_cache_bytes(2, 4, 4, 3 + 20, 1, 4))
 nothing_kept = [s.cache_bytes for s in model.generate(prompt, 20, use_cache=False).steps]
 ax = qk.plots.plot_cache_growth(mem.tokens, mem.used_nbytes, formula, uncached_bytes=nothing_kept,
                                 allocated_bytes=mem.allocated_nbytes)
 """, en="""
-mem = kx.cache_memory(model, prompt, 20)    # after each step: tokens cached, bytes in use, bytes reserved
-formula = [km.kv_cache_bytes(layers=2, kv_heads=4, head_dim=4, tokens=n, batch=1, bytes_per_value=4) for n in mem.tokens]
-print(mem.used_nbytes.tolist() == formula, np.unique(np.diff(mem.used_nbytes)))   # equal to the formula; the same amount per token
-print(np.unique(mem.allocated_nbytes), km.kv_cache_bytes(2, 4, 4, 3 + 20, 1, 4))  # bytes reserved: 23 tokens' worth from the start
+# after each step: tokens cached, bytes in use, bytes reserved
+mem = experiments.cache_memory(model, prompt, 20)
+formula = [arithmetic.kv_cache_bytes(layers=2, kv_heads=4, head_dim=4, tokens=n, batch=1,
+                                  bytes_per_value=4) for n in mem.tokens]
+# equal to the formula; the same amount per token
+print(mem.used_nbytes.tolist() == formula, np.unique(np.diff(mem.used_nbytes)))
+# bytes reserved: 23 tokens' worth from the start
+print(np.unique(mem.allocated_nbytes), arithmetic.kv_cache_bytes(2, 4, 4, 3 + 20, 1, 4))
 nothing_kept = [s.cache_bytes for s in model.generate(prompt, 20, use_cache=False).steps]
 ax = qk.plots.plot_cache_growth(mem.tokens, mem.used_nbytes, formula, uncached_bytes=nothing_kept,
                                 allocated_bytes=mem.allocated_nbytes)
@@ -406,13 +426,18 @@ The bytes in use grow on a straight line, 256 per token (2 · 2 · 4 · 4 · 4 b
 """)
 
 lesson.code(ko="""
-llama = km.kv_cache_bytes(layers=32, kv_heads=32, head_dim=128, tokens=4096, batch=1, bytes_per_value=2)
-print(llama, km.format_bytes(llama), km.format_bytes(llama // 4096))   # 시퀀스 하나, 토큰 하나
-print(km.format_bytes(8 * llama), km.format_bytes(6_738_415_616 * 2))  # 배치 8의 캐시, fp16 매개변수
+llama = arithmetic.kv_cache_bytes(layers=32, kv_heads=32, head_dim=128, tokens=4096, batch=1,
+                               bytes_per_value=2)
+print(llama, arithmetic.format_bytes(llama), arithmetic.format_bytes(llama // 4096))   # 시퀀스 하나, 토큰 하나
+# 배치 8의 캐시, fp16 매개변수
+print(arithmetic.format_bytes(8 * llama), arithmetic.format_bytes(6_738_415_616 * 2))
 """, en="""
-llama = km.kv_cache_bytes(layers=32, kv_heads=32, head_dim=128, tokens=4096, batch=1, bytes_per_value=2)
-print(llama, km.format_bytes(llama), km.format_bytes(llama // 4096))   # one sequence, one token
-print(km.format_bytes(8 * llama), km.format_bytes(6_738_415_616 * 2))  # cache of a batch of 8, fp16 weight matrices
+llama = arithmetic.kv_cache_bytes(layers=32, kv_heads=32, head_dim=128, tokens=4096, batch=1,
+                               bytes_per_value=2)
+# one sequence, one token
+print(llama, arithmetic.format_bytes(llama), arithmetic.format_bytes(llama // 4096))
+# cache of a batch of 8, fp16 weight matrices
+print(arithmetic.format_bytes(8 * llama), arithmetic.format_bytes(6_738_415_616 * 2))
 """)
 
 lesson.md(slide="subslide", ko="""
@@ -430,14 +455,14 @@ Measure the peak memory one step allocates with Python's `tracemalloc` (it sees 
 """)
 
 lesson.code(slide="subslide", ko="""
-steps_mem = kx.step_memory(model, [8, 15, 30, 60, 120])
+steps_mem = experiments.step_memory(model, [8, 15, 30, 60, 120])
 print(steps_mem.peak_uncached // 1000)    # 캐시 없는 스텝이 계산하는 동안의 최대 (KB)
 print(steps_mem.peak_cached // 1000)      # 캐시 쓴 스텝이 계산하는 동안의 최대 (KB)
 print(steps_mem.cache_nbytes // 1000)     # 캐시 쓴 스텝이 스텝 사이에 들고 있는 캐시 (KB)
 ax = qk.plots.plot_step_memory(steps_mem.contexts, steps_mem.peak_uncached, steps_mem.peak_cached,
                                steps_mem.cache_nbytes)
 """, en="""
-steps_mem = kx.step_memory(model, [8, 15, 30, 60, 120])
+steps_mem = experiments.step_memory(model, [8, 15, 30, 60, 120])
 print(steps_mem.peak_uncached // 1000)    # peak while an uncached step runs (KB)
 print(steps_mem.peak_cached // 1000)      # peak while a cached step runs (KB)
 print(steps_mem.cache_nbytes // 1000)     # the cache a cached step keeps between steps (KB)
@@ -494,15 +519,15 @@ Llama-2-7B was trained with 32 KV heads, so GQA or a window cannot simply be swi
 """)
 
 lesson.code(slide="subslide", ko="""
-print(km.format_bytes(km.kv_cache_bytes(32, 8, 128, 4096, 1, 2)))    # KV 헤드 8개로 학습한 모델 (GQA)
-print(km.format_bytes(km.kv_cache_bytes(32, 1, 128, 4096, 1, 2)))    # KV 헤드 1개로 학습한 모델 (MQA)
-print(km.format_bytes(km.kv_cache_bytes(32, 32, 128, 1024, 1, 2)))   # 윈도 1024토큰으로 학습한 모델
-print(km.format_bytes(km.kv_cache_bytes(32, 32, 128, 4096, 1, 1)))   # 학습 뒤에도 가능: int8 양자화, 값당 1바이트
+print(arithmetic.format_bytes(arithmetic.kv_cache_bytes(32, 8, 128, 4096, 1, 2)))    # KV 헤드 8개로 학습한 모델 (GQA)
+print(arithmetic.format_bytes(arithmetic.kv_cache_bytes(32, 1, 128, 4096, 1, 2)))    # KV 헤드 1개로 학습한 모델 (MQA)
+print(arithmetic.format_bytes(arithmetic.kv_cache_bytes(32, 32, 128, 1024, 1, 2)))   # 윈도 1024토큰으로 학습한 모델
+print(arithmetic.format_bytes(arithmetic.kv_cache_bytes(32, 32, 128, 4096, 1, 1)))   # 학습 뒤에도 가능: int8 양자화, 값당 1바이트
 """, en="""
-print(km.format_bytes(km.kv_cache_bytes(32, 8, 128, 4096, 1, 2)))    # a model trained with 8 KV heads (GQA)
-print(km.format_bytes(km.kv_cache_bytes(32, 1, 128, 4096, 1, 2)))    # a model trained with 1 KV head (MQA)
-print(km.format_bytes(km.kv_cache_bytes(32, 32, 128, 1024, 1, 2)))   # a model trained with a 1024-token window
-print(km.format_bytes(km.kv_cache_bytes(32, 32, 128, 4096, 1, 1)))   # possible after training: int8, 1 byte per value
+print(arithmetic.format_bytes(arithmetic.kv_cache_bytes(32, 8, 128, 4096, 1, 2)))    # a model trained with 8 KV heads (GQA)
+print(arithmetic.format_bytes(arithmetic.kv_cache_bytes(32, 1, 128, 4096, 1, 2)))    # a model trained with 1 KV head (MQA)
+print(arithmetic.format_bytes(arithmetic.kv_cache_bytes(32, 32, 128, 1024, 1, 2)))   # a model trained with a 1024-token window
+print(arithmetic.format_bytes(arithmetic.kv_cache_bytes(32, 32, 128, 4096, 1, 1)))   # possible after training: int8, 1 byte per value
 """)
 
 lesson.md(slide="slide", ko="""
@@ -510,37 +535,39 @@ lesson.md(slide="slide", ko="""
 
 08강에서 인코더의 K와 V는 디코더 스텝과 상관없이 같다는 걸 봤어요. 번역처럼 원문(source)이 있을 때, 캐시를 쓰면 크로스 어텐션의 K, V를 **첫 스텝에 한 번만** 계산해서 저장해요. 캐시가 없으면 스텝마다 다시 계산하고요.
 
-이번에는 무작위 모델이 아니라 14강에서 학습한 **진짜 번역기**로 해 봐요. 구조가 `TinyTransformer`와 같아서(레이어 1개, 헤드 1개, d_model 32), 학습한 매개변수를 그대로 넣을 수 있어요(`trn.to_tiny_transformer`). 원문 "the cat sat on the mat"(끝 토큰 &lt;eos&gt;까지 7토큰)을 주고 &lt;bos&gt;에서 시작해 5토큰을 생성하면서, 번역 결과와 스텝마다 크로스 어텐션 K, V에 쓴 FLOPs를 봐요. 캐시 바이트에는 이 원문 7토큰의 K, V도 들어가요.
+이번에는 무작위 모델이 아니라 14강에서 학습한 **진짜 번역기**로 해 봐요. 구조가 `TinyTransformer`와 같아서(레이어 1개, 헤드 1개, d_model 32), 학습한 매개변수를 그대로 넣을 수 있어요(`translator.to_tiny_transformer`). 원문 "the cat sat on the mat"(끝 토큰 &lt;eos&gt;까지 7토큰)을 주고 &lt;bos&gt;에서 시작해 5토큰을 생성하면서, 번역 결과와 스텝마다 크로스 어텐션 K, V에 쓴 FLOPs를 봐요. 캐시 바이트에는 이 원문 7토큰의 K, V도 들어가요.
 """, en="""
 ## Cross-attention: the encoder's K and V once per source sentence
 
 Lesson 08 showed that the encoder's K and V are the same at every decoder step. With a source sentence, as in translation, a cache computes cross-attention's K and V **once, in the first step**, and keeps them; without one, every step computes them again.
 
-This time not with a random model but with the **real translator** trained in lesson 14. It has `TinyTransformer`'s architecture (1 layer, 1 head, d_model 32), so its trained parameters go straight in (`trn.to_tiny_transformer`). Give the source "the cat sat on the mat" (7 tokens with the end token &lt;eos&gt;), start from &lt;bos&gt; and generate 5 tokens: look at the translation, and at the FLOPs spent on cross-attention's K and V at each step. The cache's bytes include the K and V of these 7 source tokens too.
+This time not with a random model but with the **real translator** trained in lesson 14. It has `TinyTransformer`'s architecture (1 layer, 1 head, d_model 32), so its trained parameters go straight in (`translator.to_tiny_transformer`). Give the source "the cat sat on the mat" (7 tokens with the end token &lt;eos&gt;), start from &lt;bos&gt; and generate 5 tokens: look at the translation, and at the FLOPs spent on cross-attention's K and V at each step. The cache's bytes include the K and V of these 7 source tokens too.
 """)
 
 lesson.code(ko="""
-from qkv_helpers import toy_corpus as tc, translator as trn
-vocab = tc.Vocabulary()                   # 14강의 어휘: 영어와 한국어 토큰 92개
-translator = trn.to_tiny_transformer(trn.load_trained()[0])   # make train으로 만든 매개변수
+from qkv_helpers import toy_corpus, translator
+vocab = toy_corpus.Vocabulary()                   # 14강의 어휘: 영어와 한국어 토큰 92개
+tiny = translator.to_tiny_transformer(translator.load_trained()[0])   # make train으로 만든 매개변수
 source = vocab.encode(["the", "cat", "sat", "on", "the", "mat", "<eos>"])
-with_cache = translator.generate([vocab.bos], 5, source_ids=source)
-without = translator.generate([vocab.bos], 5, source_ids=source, use_cache=False)
+with_cache = tiny.generate([vocab.bos], 5, source_ids=source)
+without = tiny.generate([vocab.bos], 5, source_ids=source, use_cache=False)
 print(vocab.decode(with_cache.ids), vocab.decode(without.ids))   # 캐시를 쓰든 안 쓰든 같은 번역
 print([s.flops_by_part["cross_kv"] for s in with_cache.steps])   # 캐시 사용: 첫 스텝에만
 print([s.flops_by_part["cross_kv"] for s in without.steps])      # 캐시 없음: 스텝마다
-print(np.array_equal(with_cache.ids, without.ids), with_cache.steps[0].cache_bytes == km.kv_cache_bytes(1, 1, 32, 1 + 7, 1, 4))
+print(np.array_equal(with_cache.ids, without.ids),
+      with_cache.steps[0].cache_bytes == arithmetic.kv_cache_bytes(1, 1, 32, 1 + 7, 1, 4))
 """, en="""
-from qkv_helpers import toy_corpus as tc, translator as trn
-vocab = tc.Vocabulary()                   # lesson 14's vocabulary: 92 English and Korean tokens
-translator = trn.to_tiny_transformer(trn.load_trained()[0])   # the parameters make train wrote
+from qkv_helpers import toy_corpus, translator
+vocab = toy_corpus.Vocabulary()                   # lesson 14's vocabulary: 92 English and Korean tokens
+tiny = translator.to_tiny_transformer(translator.load_trained()[0])   # the parameters make train wrote
 source = vocab.encode(["the", "cat", "sat", "on", "the", "mat", "<eos>"])
-with_cache = translator.generate([vocab.bos], 5, source_ids=source)
-without = translator.generate([vocab.bos], 5, source_ids=source, use_cache=False)
+with_cache = tiny.generate([vocab.bos], 5, source_ids=source)
+without = tiny.generate([vocab.bos], 5, source_ids=source, use_cache=False)
 print(vocab.decode(with_cache.ids), vocab.decode(without.ids))   # the same translation either way
 print([s.flops_by_part["cross_kv"] for s in with_cache.steps])   # cached: in the first step only
 print([s.flops_by_part["cross_kv"] for s in without.steps])      # uncached: at every step
-print(np.array_equal(with_cache.ids, without.ids), with_cache.steps[0].cache_bytes == km.kv_cache_bytes(1, 1, 32, 1 + 7, 1, 4))
+print(np.array_equal(with_cache.ids, without.ids),
+      with_cache.steps[0].cache_bytes == arithmetic.kv_cache_bytes(1, 1, 32, 1 + 7, 1, 4))
 """)
 
 lesson.md(slide="subslide", ko="""
@@ -624,27 +651,30 @@ qk.checks.check_kv_cache_bytes(my_bytes, layers=32, kv_heads=8, query_heads=32, 
 """)
 
 lesson.code(solution=True, ko="""
-# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
 my_bytes = 2 * 32 * 8 * 128 * 8192 * 4 * 2   # K와 V · 레이어 · KV 헤드 · head_dim · 토큰 · 배치 · 바이트
 qk.checks.check_kv_cache_bytes(my_bytes, layers=32, kv_heads=8, query_heads=32, head_dim=128,
                                tokens=8192, batch=4, bytes_per_value=2).as_solution()
 """, en="""
-# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
-my_bytes = 2 * 32 * 8 * 128 * 8192 * 4 * 2   # K and V · layers · kv_heads · head_dim · tokens · batch · bytes
+# K and V · layers · kv_heads · head_dim · tokens · batch · bytes
+my_bytes = 2 * 32 * 8 * 128 * 8192 * 4 * 2
 qk.checks.check_kv_cache_bytes(my_bytes, layers=32, kv_heads=8, query_heads=32, head_dim=128,
                                tokens=8192, batch=4, bytes_per_value=2).as_solution()
 """)
 
 lesson.md(slide="subslide", ko="""
-쿼리 헤드 32개로 계산했다면 4배 큰 16 GiB가 나와요. 캐시에는 KV 헤드만 들어가요. 이게 GQA가 캐시를 줄이는 방법이에요.
+KV 헤드 8개 대신 쿼리 헤드 32개로 계산하면 4배가 나와요. 캐시에는 KV 헤드만 들어가요. 이게 GQA가 캐시를 줄이는 방법이에요.
 """, en="""
-Counting the 32 query heads instead gives 16 GiB, four times too much: only the K/V heads are cached. That is how GQA shrinks the cache.
+Counting the 32 query heads instead of the 8 K/V heads gives four times too much: only the K/V heads are cached. That is how GQA shrinks the cache.
 """)
 
 lesson.code(ko="""
-print(km.format_bytes(km.kv_cache_bytes(32, 8, 128, 8192, 4, 2)), km.format_bytes(km.kv_cache_bytes(32, 32, 128, 8192, 4, 2)))  # KV 헤드 8개, 32개
+# 쿼리 헤드 32개로 센 캐시 ÷ KV 헤드 8개로 센 캐시 (레이어 32, head_dim 128, 8192토큰, 배치 4, fp16)
+print(arithmetic.kv_cache_bytes(32, 32, 128, 8192, 4, 2) / arithmetic.kv_cache_bytes(32, 8, 128, 8192, 4,
+                                                                               2))
 """, en="""
-print(km.format_bytes(km.kv_cache_bytes(32, 8, 128, 8192, 4, 2)), km.format_bytes(km.kv_cache_bytes(32, 32, 128, 8192, 4, 2)))  # 8 and 32 K/V heads
+# the cache counted with 32 query heads ÷ with the 8 K/V heads (32 layers, head_dim 128, ...)
+print(arithmetic.kv_cache_bytes(32, 32, 128, 8192, 4, 2) / arithmetic.kv_cache_bytes(32, 8, 128, 8192, 4,
+                                                                               2))
 """)
 
 lesson.code(exercise=True, ko="""
@@ -658,14 +688,13 @@ qk.checks.check_max_batch(my_batch, memory_gib=40, layers=32, kv_heads=8, head_d
 """)
 
 lesson.code(solution=True, ko="""
-# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
 per_conversation = 2 * 32 * 8 * 128 * 12_000 * 2   # 대화 하나의 캐시 바이트 (약 1.46 GiB)
 my_batch = 40 * 1024**3 // per_conversation         # 내림: 27.3 → 27
 qk.checks.check_max_batch(my_batch, memory_gib=40, layers=32, kv_heads=8, head_dim=128,
                           tokens=12_000, bytes_per_value=2).as_solution()
 """, en="""
-# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
-per_conversation = 2 * 32 * 8 * 128 * 12_000 * 2   # one conversation's cache in bytes (about 1.46 GiB)
+# one conversation's cache in bytes (about 1.46 GiB)
+per_conversation = 2 * 32 * 8 * 128 * 12_000 * 2
 my_batch = 40 * 1024**3 // per_conversation         # rounded down: 27.3 → 27
 qk.checks.check_max_batch(my_batch, memory_gib=40, layers=32, kv_heads=8, head_dim=128,
                           tokens=12_000, bytes_per_value=2).as_solution()

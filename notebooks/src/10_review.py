@@ -144,13 +144,15 @@ lesson.code(ko="""
 tr = qk.translation_example()
 encoder = qk.scaled_dot_product_attention(ex.q, ex.k, ex.v)                          # 마스크 없음
 decoder = qk.scaled_dot_product_attention(ex.q, ex.k, ex.v, mask=qk.causal_mask(7))  # 인과 마스크
-cross = qk.scaled_dot_product_attention(tr.q, tr.k, tr.v)                            # Q는 번역, K·V는 원문
+# Q는 번역, K·V는 원문
+cross = qk.scaled_dot_product_attention(tr.q, tr.k, tr.v)
 print(encoder.weights.shape, decoder.weights.shape, cross.weights.shape)
 """, en="""
 tr = qk.translation_example()
 encoder = qk.scaled_dot_product_attention(ex.q, ex.k, ex.v)                          # no mask
 decoder = qk.scaled_dot_product_attention(ex.q, ex.k, ex.v, mask=qk.causal_mask(7))  # causal mask
-cross = qk.scaled_dot_product_attention(tr.q, tr.k, tr.v)                            # Q target, K·V source
+# Q target, K·V source
+cross = qk.scaled_dot_product_attention(tr.q, tr.k, tr.v)
 print(encoder.weights.shape, decoder.weights.shape, cross.weights.shape)
 """)
 
@@ -177,7 +179,6 @@ qk.checks.check_masked_output(my_output, tr.target_x, tr.w_q, tr.w_k, tr.w_v)
 """)
 
 lesson.code(solution=True, ko="""
-# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
 x = tr.target_x                                                # (5, 8)
 q, k, v = x @ tr.w_q, x @ tr.w_k, x @ tr.w_v                   # (5, 4) 세 개
 scaled = q @ k.T / np.sqrt(q.shape[1])                          # (5, 5)
@@ -185,7 +186,6 @@ masked = np.where(qk.causal_mask(5), scaled, -np.inf)           # 미래는 −�
 my_output = qk.softmax(masked) @ v                              # (5, 5)·(5, 4) → (5, 4)
 qk.checks.check_masked_output(my_output, tr.target_x, tr.w_q, tr.w_k, tr.w_v).as_solution()
 """, en="""
-# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
 x = tr.target_x                                                # (5, 8)
 q, k, v = x @ tr.w_q, x @ tr.w_k, x @ tr.w_v                   # three (5, 4)
 scaled = q @ k.T / np.sqrt(q.shape[1])                          # (5, 5)

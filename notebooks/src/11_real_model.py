@@ -43,7 +43,8 @@ import qkv_helpers as qk
 
 qk.setup(lang=LANG)                       # language of plots and messages
 np.set_printoptions(precision=2, suppress=True)
-model = qk.pretrained.load_minilm()       # reads the parameters from an installed package (no download)
+# reads the parameters from an installed package (no download)
+model = qk.pretrained.load_minilm()
 """)
 
 lesson.md(slide="slide", ko="""
@@ -117,7 +118,8 @@ layer = model.layers[0]
 x = out.hidden_states[0][0]                                    # (9, 384): 레이어 0의 입력
 a, w = layer.attention(x)                                      # (9, 384), 가중치 (12, 9, 9)
 h = layer.norm_attention(x + a)                                # 잔차, 레이어 정규화
-ffn = qk.pretrained.gelu(h @ layer.w_in + layer.b_in) @ layer.w_out + layer.b_out   # (9, 1536) → (9, 384)
+# (9, 1536) → (9, 384)
+ffn = qk.pretrained.gelu(h @ layer.w_in + layer.b_in) @ layer.w_out + layer.b_out
 y = layer.norm_ffn(h + ffn)                                    # 잔차, 레이어 정규화
 print(y.shape, np.allclose(y, out.hidden_states[1][0], atol=1e-5))
 """, en="""
@@ -125,7 +127,8 @@ layer = model.layers[0]
 x = out.hidden_states[0][0]                                    # (9, 384): layer 0's input
 a, w = layer.attention(x)                                      # (9, 384), weights (12, 9, 9)
 h = layer.norm_attention(x + a)                                # residual, layer norm
-ffn = qk.pretrained.gelu(h @ layer.w_in + layer.b_in) @ layer.w_out + layer.b_out   # (9, 1536) → (9, 384)
+# (9, 1536) → (9, 384)
+ffn = qk.pretrained.gelu(h @ layer.w_in + layer.b_in) @ layer.w_out + layer.b_out
 y = layer.norm_ffn(h + ffn)                                    # residual, layer norm
 print(y.shape, np.allclose(y, out.hidden_states[1][0], atol=1e-5))
 """)
@@ -264,12 +267,14 @@ To compute two sentences of different lengths at once (as a batch), the shorter 
 """)
 
 lesson.code(ko="""
-batch = model(["The cat sat on the mat.", "Queries, keys and values are projections of the tokens."])
+batch = model(["The cat sat on the mat.",
+               "Queries, keys and values are projections of the tokens."])
 print(batch.mask.astype(int))                                  # 1 = 진짜 토큰, 0 = [PAD]
 pad = ~batch.mask[0]                                           # 첫 문장의 패딩 자리
 print(max(float(a[0][..., pad].max()) for a in batch.attentions))   # 패딩 키에 간 가중치의 최댓값
 """, en="""
-batch = model(["The cat sat on the mat.", "Queries, keys and values are projections of the tokens."])
+batch = model(["The cat sat on the mat.",
+               "Queries, keys and values are projections of the tokens."])
 print(batch.mask.astype(int))                                  # 1 = real token, 0 = [PAD]
 pad = ~batch.mask[0]                                           # the first sentence's padding
 print(max(float(a[0][..., pad].max()) for a in batch.attentions))   # largest weight on a padded key
@@ -284,7 +289,8 @@ So batching changes nothing for the real tokens: the results equal separate runs
 lesson.code("""
 n = len(out.tokens[0])
 print(np.allclose(batch.hidden_states[-1][0, :n], out.hidden_states[-1][0], atol=1e-5))
-print(all(np.allclose(b[0, :, :n, :n], o[0], atol=1e-5) for b, o in zip(batch.attentions, out.attentions)))
+print(all(np.allclose(b[0, :, :n, :n], o[0], atol=1e-5)
+          for b, o in zip(batch.attentions, out.attentions)))
 print(np.allclose(batch.embeddings[0], out.embeddings[0], atol=1e-6))
 """)
 
@@ -385,8 +391,10 @@ print(vn.weights[:, 0].mean().round(2), share[:, 0].mean().round(2))   # [CLS]: 
 """, en="""
 vn = qk.pretrained.weighted_value_norms(model, out, layer=4, head=5)
 print(vn.value_norms.round(2))                                 # ‖v·W_O‖ per key, [CLS] first
-share = vn.contributions / vn.contributions.sum(-1, keepdims=True)   # each row's shares of contribution
-print(vn.weights[:, 0].mean().round(2), share[:, 0].mean().round(2))   # [CLS]: weight vs contribution
+# each row's shares of contribution
+share = vn.contributions / vn.contributions.sum(-1, keepdims=True)
+# [CLS]: weight vs contribution
+print(vn.weights[:, 0].mean().round(2), share[:, 0].mean().round(2))
 """)
 
 lesson.md(slide="subslide", ko="""
@@ -451,14 +459,15 @@ Reading `new.attentions` is not the answer: it holds the weights with [CLS] visi
 
 lesson.code(exercise=True, ko="""
 my_weights = ...   # [CLS]를 가린 레이어 4, 헤드 5의 가중치 (9, 9)
-qk.checks.check_head_weights(my_weights, model, "A dog slept on the rug.", layer=4, head=5, hide_keys=[0])
+qk.checks.check_head_weights(my_weights, model, "A dog slept on the rug.", layer=4, head=5,
+                             hide_keys=[0])
 """, en="""
 my_weights = ...   # layer 4, head 5's weights with [CLS] hidden, (9, 9)
-qk.checks.check_head_weights(my_weights, model, "A dog slept on the rug.", layer=4, head=5, hide_keys=[0])
+qk.checks.check_head_weights(my_weights, model, "A dog slept on the rug.", layer=4, head=5,
+                             hide_keys=[0])
 """)
 
 lesson.code(solution=True, ko="""
-# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
 new = model("A dog slept on the rug.")
 x4 = new.hidden_states[4][0]                                   # (9, 384): 레이어 4의 입력
 layer4 = model.layers[4].attention
@@ -468,9 +477,9 @@ k = x4 @ layer4.w_k[:, cols] + layer4.b_k[cols]                # (9, 32)
 mask = np.array([False] + [True] * 8)                          # [CLS]만 가려요
 my_weights = qk.scaled_dot_product_attention(q, k, k, mask=mask).weights   # (9, 9)
 print([new.tokens[0][j] for j in my_weights.argmax(-1)])       # 행마다 가장 큰 가중치의 키
-qk.checks.check_head_weights(my_weights, model, "A dog slept on the rug.", layer=4, head=5, hide_keys=[0]).as_solution()
+qk.checks.check_head_weights(my_weights, model, "A dog slept on the rug.", layer=4, head=5,
+                             hide_keys=[0]).as_solution()
 """, en="""
-# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
 new = model("A dog slept on the rug.")
 x4 = new.hidden_states[4][0]                                   # (9, 384): layer 4's input
 layer4 = model.layers[4].attention
@@ -480,13 +489,20 @@ k = x4 @ layer4.w_k[:, cols] + layer4.b_k[cols]                # (9, 32)
 mask = np.array([False] + [True] * 8)                          # hide [CLS] only
 my_weights = qk.scaled_dot_product_attention(q, k, k, mask=mask).weights   # (9, 9)
 print([new.tokens[0][j] for j in my_weights.argmax(-1)])       # each row's strongest key
-qk.checks.check_head_weights(my_weights, model, "A dog slept on the rug.", layer=4, head=5, hide_keys=[0]).as_solution()
+qk.checks.check_head_weights(my_weights, model, "A dog slept on the rug.", layer=4, head=5,
+                             hide_keys=[0]).as_solution()
 """)
 
 lesson.md(slide="subslide", ko="""
-풀이를 열어 보면, [CLS]가 사라지자 단어 대부분이 **자기 자신**을 가장 크게 봐요. 하지만 새로 드러난 건 없어요. 키 하나를 가리면 남은 가중치가 모두 같은 비율로 커질 뿐이에요(04강의 소프트맥스 성질). 그래서 행마다 가장 큰 키는 가리지 않은 가중치에서도 똑같고, 그때는 값이 작았을 뿐이에요. 아래 셀에서 확인해요. 그리고 여기서는 이 헤드 하나만 다시 계산했어요. 뒤 레이어는 다시 돌리지 않았어요.
+<details><summary><b>답 보기</b> (먼저 예측하고 직접 계산해 본 뒤에 여세요)</summary>
+
+행마다 가장 큰 가중치의 키를 보면(`[new.tokens[0][j] for j in my_weights.argmax(-1)]`), [CLS]가 사라지자 단어 대부분이 **자기 자신**을 가장 크게 봐요. 하지만 새로 드러난 건 없어요. 키 하나를 가리면 남은 가중치가 모두 같은 비율로 커질 뿐이에요(04강의 소프트맥스 성질). 그래서 행마다 가장 큰 키는 가리지 않은 가중치에서도 똑같고, 그때는 값이 작았을 뿐이에요. 아래 셀에서 확인해요. 그리고 여기서는 이 헤드 하나만 다시 계산했어요. 뒤 레이어는 다시 돌리지 않았어요.
+</details>
 """, en="""
-The solution shows that once [CLS] is gone, most words look at **themselves** most. Nothing new is revealed, though: hiding one key only scales all the remaining weights up by the same factor (lesson 04's property of the softmax), so each row's strongest key is the same in the unmasked weights, only small there. The cell below checks it. And only this one head was recomputed; the later layers were not run again.
+<details><summary><b>Show the answer</b> (predict and compute it first)</summary>
+
+Each row's strongest key (`[new.tokens[0][j] for j in my_weights.argmax(-1)]`) shows that once [CLS] is gone, most words look at **themselves** most. Nothing new is revealed, though: hiding one key only scales all the remaining weights up by the same factor (lesson 04's property of the softmax), so each row's strongest key is the same in the unmasked weights, only small there. The cell below checks it. And only this one head was recomputed; the later layers were not run again.
+</details>
 """)
 
 lesson.code(ko="""

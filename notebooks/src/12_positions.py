@@ -197,7 +197,8 @@ print(q_rot.shape, np.allclose(np.linalg.norm(q_rot, axis=1), np.linalg.norm(q, 
 q = ex.q                                        # (7, 4): the sentence's queries
 k = ex.k                                        # (7, 4): the sentence's keys
 q_rot, k_rot = qk.apply_rope(q), qk.apply_rope(k)   # turned by positions 0-6; same shape (7, 4)
-print(q_rot.shape, np.allclose(np.linalg.norm(q_rot, axis=1), np.linalg.norm(q, axis=1)))  # lengths kept
+# lengths kept
+print(q_rot.shape, np.allclose(np.linalg.norm(q_rot, axis=1), np.linalg.norm(q, axis=1)))
 """)
 
 lesson.md(slide="subslide", ko="""
@@ -327,14 +328,12 @@ qk.checks.check_rope_score(my_score, ex, query_token="cat", query_position=7,
 """)
 
 lesson.code(solution=True, ko="""
-# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
 q_cat = qk.apply_rope(ex.q[ex.index("cat")][None, :], [7])   # (1, 4): 위치 7만큼 회전
 k_sat = qk.apply_rope(ex.k[ex.index("sat")][None, :], [3])   # (1, 4): 위치 3만큼 회전
 my_score = (q_cat @ k_sat.T).item()
 qk.checks.check_rope_score(my_score, ex, query_token="cat", query_position=7,
                            key_token="sat", key_position=3).as_solution()
 """, en="""
-# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
 q_cat = qk.apply_rope(ex.q[ex.index("cat")][None, :], [7])   # (1, 4): turned for position 7
 k_sat = qk.apply_rope(ex.k[ex.index("sat")][None, :], [3])   # (1, 4): turned for position 3
 my_score = (q_cat @ k_sat.T).item()
@@ -361,13 +360,13 @@ qk.checks.check_same_distance(my_n, query_position=7, key_position=3, new_query_
 """)
 
 lesson.code(solution=True, ko="""
-# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
 my_n = 1007 - (7 - 3)   # 위치는 거리 m − n으로만 들어가요: 7 − 3 = 1007 − n
-qk.checks.check_same_distance(my_n, query_position=7, key_position=3, new_query_position=1007).as_solution()
+qk.checks.check_same_distance(my_n, query_position=7, key_position=3,
+                              new_query_position=1007).as_solution()
 """, en="""
-# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
 my_n = 1007 - (7 - 3)   # position enters only through m − n: 7 − 3 = 1007 − n
-qk.checks.check_same_distance(my_n, query_position=7, key_position=3, new_query_position=1007).as_solution()
+qk.checks.check_same_distance(my_n, query_position=7, key_position=3,
+                              new_query_position=1007).as_solution()
 """)
 
 lesson.md(slide="slide", ko="""

@@ -35,14 +35,14 @@ Up to lesson 12 we looked at **what** attention computes, on sentences of a few 
 lesson.code(slide="skip", ko="""
 import numpy as np
 import qkv_helpers as qk
-from qkv_helpers import long_context as sc
+from qkv_helpers import long_context
 
 qk.setup(lang=LANG)                       # 그림과 메시지의 언어
 np.set_printoptions(precision=3, suppress=True)
 """, en="""
 import numpy as np
 import qkv_helpers as qk
-from qkv_helpers import long_context as sc
+from qkv_helpers import long_context
 
 qk.setup(lang=LANG)                       # language of plots and messages
 np.set_printoptions(precision=3, suppress=True)
@@ -60,16 +60,18 @@ With n tokens the scores Q·Kᵀ form an (n, n) matrix: twice the tokens, four t
 
 lesson.code(ko="""
 lengths = [256, 512, 1024, 2048, 4096]
-costs = sc.measure_costs(lengths)         # 보통 어텐션과 타일 어텐션: 최대 메모리와 시간
+costs = long_context.measure_costs(lengths)         # 보통 어텐션과 타일 어텐션: 최대 메모리와 시간
 mib = 2**20
 for n, scores, plain in zip(lengths, costs.score_bytes, costs.plain_peak):
-    print(f"n = {n:4d}   {scores / mib:5.1f} MiB   {plain / mib:5.1f} MiB")   # n, (n, n) 점수 행렬, 보통 어텐션의 최대 메모리
+    # n, (n, n) 점수 행렬, 보통 어텐션의 최대 메모리
+    print(f"n = {n:4d}   {scores / mib:5.1f} MiB   {plain / mib:5.1f} MiB")
 """, en="""
 lengths = [256, 512, 1024, 2048, 4096]
-costs = sc.measure_costs(lengths)         # plain and tiled attention: peak memory and time
+costs = long_context.measure_costs(lengths)         # plain and tiled attention: peak memory and time
 mib = 2**20
 for n, scores, plain in zip(lengths, costs.score_bytes, costs.plain_peak):
-    print(f"n = {n:4d}   {scores / mib:5.1f} MiB   {plain / mib:5.1f} MiB")   # n, the (n, n) score matrix, plain attention's peak
+    # n, the (n, n) score matrix, plain attention's peak
+    print(f"n = {n:4d}   {scores / mib:5.1f} MiB   {plain / mib:5.1f} MiB")
 """)
 
 lesson.md(ko="""
@@ -81,27 +83,30 @@ The peak is almost exactly the score matrix. A float32 value takes 4 bytes, so a
 """)
 
 lesson.code(ko="""
-print(round(sc.loglog_slope(lengths[1:], costs.plain_peak[1:]), 1))      # 메모리의 기울기
-ax = qk.plots.plot_cost_loglog(lengths, {qk.t("p_s13_plain"): costs.plain_peak}, ylabel=qk.t("p_s13_bytes"))
+print(round(long_context.loglog_slope(lengths[1:], costs.plain_peak[1:]), 1))      # 메모리의 기울기
+ax = qk.plots.plot_cost_loglog(lengths, {"보통 어텐션": costs.plain_peak}, ylabel="최대 메모리 (바이트)")
 """, en="""
-print(round(sc.loglog_slope(lengths[1:], costs.plain_peak[1:]), 1))      # the memory's slope
-ax = qk.plots.plot_cost_loglog(lengths, {qk.t("p_s13_plain"): costs.plain_peak}, ylabel=qk.t("p_s13_bytes"))
+print(round(long_context.loglog_slope(lengths[1:], costs.plain_peak[1:]), 1))      # the memory's slope
+ax = qk.plots.plot_cost_loglog(lengths, {"plain attention": costs.plain_peak},
+                               ylabel="peak memory (bytes)")
 """)
 
 lesson.md(slide="subslide", ko="""
-시간도 봐요. FLOPs는 `sc.attention_flops`로 셀 수 있어요. 곱셈 하나와 덧셈 하나를 각각 1로 세서, Q·Kᵀ에 2·n·n·d, 가중치·V에 또 2·n·n·d예요. 역시 n²이에요. 잰 시간은 컴퓨터마다, 실행할 때마다 달라요(작은 n에서는 고정 비용 때문에 기울기가 흔들려요).
+시간도 봐요. FLOPs는 `long_context.attention_flops`로 셀 수 있어요. 곱셈 하나와 덧셈 하나를 각각 1로 세서, Q·Kᵀ에 2·n·n·d, 가중치·V에 또 2·n·n·d예요. 역시 n²이에요. 잰 시간은 컴퓨터마다, 실행할 때마다 달라요(작은 n에서는 고정 비용 때문에 기울기가 흔들려요).
 """, en="""
-Now time. `sc.attention_flops` counts the FLOPs, a multiply and an add counted one each: 2·n·n·d for Q·Kᵀ and another 2·n·n·d for weights·V, again n². Measured times differ between machines and runs (at small n fixed costs make the slope wobble).
+Now time. `long_context.attention_flops` counts the FLOPs, a multiply and an add counted one each: 2·n·n·d for Q·Kᵀ and another 2·n·n·d for weights·V, again n². Measured times differ between machines and runs (at small n fixed costs make the slope wobble).
 """)
 
 lesson.code(ko="""
-print([sc.attention_flops(n, n, 64) for n in (1024, 2048, 4096)])   # n이 두 배면 FLOPs는 네 배
-print(round(sc.loglog_slope(lengths[1:], costs.plain_seconds[1:]), 1))   # 시간의 기울기
-ax = qk.plots.plot_cost_loglog(lengths, {qk.t("p_s13_plain"): costs.plain_seconds}, ylabel=qk.t("p_s13_seconds"))
+print([long_context.attention_flops(n, n, 64) for n in (1024, 2048, 4096)])   # n이 두 배면 FLOPs는 네 배
+print(round(long_context.loglog_slope(lengths[1:], costs.plain_seconds[1:]), 1))   # 시간의 기울기
+ax = qk.plots.plot_cost_loglog(lengths, {"보통 어텐션": costs.plain_seconds}, ylabel="시간 (초)")
 """, en="""
-print([sc.attention_flops(n, n, 64) for n in (1024, 2048, 4096)])   # twice n, four times the FLOPs
-print(round(sc.loglog_slope(lengths[1:], costs.plain_seconds[1:]), 1))   # the time's slope
-ax = qk.plots.plot_cost_loglog(lengths, {qk.t("p_s13_plain"): costs.plain_seconds}, ylabel=qk.t("p_s13_seconds"))
+# twice n, four times the FLOPs
+print([long_context.attention_flops(n, n, 64) for n in (1024, 2048, 4096)])
+print(round(long_context.loglog_slope(lengths[1:], costs.plain_seconds[1:]), 1))   # the time's slope
+ax = qk.plots.plot_cost_loglog(lengths, {"plain attention": costs.plain_seconds},
+                               ylabel="time (s)")
 """, ignore_output=True)
 
 lesson.md(slide="slide", ko="""
@@ -132,13 +137,15 @@ When a new block brings a larger score, m grows to m_new. The l and o collected 
 
 lesson.code(ko="""
 scores, values = np.array([0.0, 1.0, 3.0]), np.array([[10.0], [20.0], [30.0]])
-for step in sc.online_softmax_trace(scores, values, block_size=2):
-    print(f"{step.keys_seen}: m = {step.m}, l = {step.l:.3f}, exp(m_old − m_new) = {step.rescale:.3f}, o/l = {step.output}")  # 읽은 키 수
+for step in long_context.online_softmax_trace(scores, values, block_size=2):
+    print(f"{step.keys_seen}: m = {step.m}, l = {step.l:.3f},",  # 읽은 키 수: m, l, ...
+          f"exp(m_old − m_new) = {step.rescale:.3f}, o/l = {step.output}")
 print(qk.softmax(scores) @ values)                  # 한꺼번에 계산한 softmax·V
 """, en="""
 scores, values = np.array([0.0, 1.0, 3.0]), np.array([[10.0], [20.0], [30.0]])
-for step in sc.online_softmax_trace(scores, values, block_size=2):
-    print(f"{step.keys_seen}: m = {step.m}, l = {step.l:.3f}, exp(m_old − m_new) = {step.rescale:.3f}, o/l = {step.output}")  # keys read
+for step in long_context.online_softmax_trace(scores, values, block_size=2):
+    print(f"{step.keys_seen}: m = {step.m}, l = {step.l:.3f},",  # keys read: m, l, ...
+          f"exp(m_old − m_new) = {step.rescale:.3f}, o/l = {step.output}")
 print(qk.softmax(scores) @ values)                  # softmax·V all at once
 """)
 
@@ -163,13 +170,14 @@ lesson.md(slide="slide", ko="""
 """)
 
 lesson.code(ko="""
-q, k, v = sc.attention_inputs(300, d=16, n_heads=4, dtype=np.float64)    # (헤드 4, 토큰 300, 16)
+q, k, v = long_context.attention_inputs(300, d=16, n_heads=4, dtype=np.float64)    # (헤드 4, 토큰 300, 16)
 mask = qk.causal_mask(300)
 plain = qk.scaled_dot_product_attention(q, k, v, mask=mask).output
 tiled = qk.tiled_attention(q, k, v, mask=mask, block_size=64)
 print(tiled.shape, np.allclose(tiled, plain, rtol=1e-12, atol=1e-12))
 """, en="""
-q, k, v = sc.attention_inputs(300, d=16, n_heads=4, dtype=np.float64)    # (4 heads, 300 tokens, 16)
+# (4 heads, 300 tokens, 16)
+q, k, v = long_context.attention_inputs(300, d=16, n_heads=4, dtype=np.float64)
 mask = qk.causal_mask(300)
 plain = qk.scaled_dot_product_attention(q, k, v, mask=mask).output
 tiled = qk.tiled_attention(q, k, v, mask=mask, block_size=64)
@@ -184,14 +192,19 @@ Now compare the peak memory measured in section 1. Tiled attention holds the sco
 
 lesson.code(ko="""
 for n, plain, tiled in zip(lengths, costs.plain_peak, costs.tiled_peak):
-    print(f"n = {n:4d}   {plain / mib:5.1f} MiB   {tiled / mib:4.1f} MiB   ×{plain / tiled:.0f}")   # 보통, 타일, 몇 배 작은지
-ax = qk.plots.plot_cost_loglog(lengths, {qk.t("p_s13_plain"): costs.plain_peak, qk.t("p_s13_tiled"): costs.tiled_peak},
-                               ylabel=qk.t("p_s13_bytes"))
+    # 보통, 타일, 몇 배 작은지
+    print(f"n = {n:4d}   {plain / mib:5.1f} MiB   {tiled / mib:4.1f} MiB   ×{plain / tiled:.0f}")
+ax = qk.plots.plot_cost_loglog(lengths,
+                               {"보통 어텐션": costs.plain_peak, "타일 어텐션": costs.tiled_peak},
+                               ylabel="최대 메모리 (바이트)")
 """, en="""
 for n, plain, tiled in zip(lengths, costs.plain_peak, costs.tiled_peak):
-    print(f"n = {n:4d}   {plain / mib:5.1f} MiB   {tiled / mib:4.1f} MiB   ×{plain / tiled:.0f}")   # plain, tiled, how many times smaller
-ax = qk.plots.plot_cost_loglog(lengths, {qk.t("p_s13_plain"): costs.plain_peak, qk.t("p_s13_tiled"): costs.tiled_peak},
-                               ylabel=qk.t("p_s13_bytes"))
+    # plain, tiled, how many times smaller
+    print(f"n = {n:4d}   {plain / mib:5.1f} MiB   {tiled / mib:4.1f} MiB   ×{plain / tiled:.0f}")
+ax = qk.plots.plot_cost_loglog(lengths,
+                               {"plain attention": costs.plain_peak,
+                                "tiled attention": costs.tiled_peak},
+                               ylabel="peak memory (bytes)")
 """)
 
 lesson.md(slide="subslide", ko="""
@@ -219,24 +232,24 @@ The numpy version here is actually slower: each tile costs one pass of a Python 
 lesson.code(ko="""
 from qkv_helpers.tiled import tiled_attention_with_work
 work = tiled_attention_with_work(q[0], k[0], v[0], block_size=64)      # 헤드 하나, 마스크 없음
-print(work.flops, sc.attention_flops(300, 300, 16))                     # 같은 FLOPs
+print(work.flops, long_context.attention_flops(300, 300, 16))                     # 같은 FLOPs
 print(300 * 300 * 8, 64 * 64 * 8)     # 바이트: 보통 어텐션이 메모리에 쓰는 점수 행렬, 타일 하나
 """, en="""
 from qkv_helpers.tiled import tiled_attention_with_work
 work = tiled_attention_with_work(q[0], k[0], v[0], block_size=64)      # one head, no mask
-print(work.flops, sc.attention_flops(300, 300, 16))                     # the same FLOPs
+print(work.flops, long_context.attention_flops(300, 300, 16))                     # the same FLOPs
 print(300 * 300 * 8, 64 * 64 * 8)     # bytes: the score matrix plain attention writes out, one tile
 """)
 
 lesson.code(ko="""
-plain_train = sc.attention_training_flops(4096, 4096, 64)                  # P를 저장해 역전파에 써요
-flash_train = sc.attention_training_flops(4096, 4096, 64, recompute=True)  # 역전파 때 S를 다시 계산해요
+plain_train = long_context.attention_training_flops(4096, 4096, 64)                  # P를 저장해 역전파에 써요
+flash_train = long_context.attention_training_flops(4096, 4096, 64, recompute=True)  # 역전파 때 S를 다시 계산해요
 print(plain_train.forward == flash_train.forward)           # 순전파: 같아요
 print(plain_train.backward, flash_train.backward)           # 역전파: 다시 계산하는 만큼 더 많아요
 print(round(flash_train.total / plain_train.total, 3))      # 학습 한 번 전체의 비
 """, en="""
-plain_train = sc.attention_training_flops(4096, 4096, 64)                  # keeps P for the backward pass
-flash_train = sc.attention_training_flops(4096, 4096, 64, recompute=True)  # recomputes S in the backward
+plain_train = long_context.attention_training_flops(4096, 4096, 64)                  # keeps P for the backward pass
+flash_train = long_context.attention_training_flops(4096, 4096, 64, recompute=True)  # recomputes S in the backward
 print(plain_train.forward == flash_train.forward)           # forward: equal
 print(plain_train.backward, flash_train.backward)           # backward: more, by the recomputation
 print(round(flash_train.total / plain_train.total, 3))      # the ratio over a whole training step
@@ -245,7 +258,8 @@ print(round(flash_train.total / plain_train.total, 3))      # the ratio over a w
 lesson.code(ko="""
 print(f"n = 4096: {costs.plain_seconds[-1] * 1000:.0f} ms, {costs.tiled_seconds[-1] * 1000:.0f} ms")   # 보통, 타일(numpy)
 """, en="""
-print(f"n = 4096: {costs.plain_seconds[-1] * 1000:.0f} ms, {costs.tiled_seconds[-1] * 1000:.0f} ms")   # plain, tiled (numpy)
+# plain, tiled (numpy)
+print(f"n = 4096: {costs.plain_seconds[-1] * 1000:.0f} ms, {costs.tiled_seconds[-1] * 1000:.0f} ms")
 """, ignore_output=True)
 
 lesson.md(slide="subslide", ko="""
@@ -259,20 +273,22 @@ With a decoder's causal mask, the tiles above the diagonal are hidden **entirely
 """)
 
 lesson.code(ko="""
-full_tiles, kept_tiles, full_flops, kept_flops = sc.causal_tile_work(4096, block_size=64)
+full_tiles, kept_tiles, full_flops, kept_flops = long_context.causal_tile_work(4096, block_size=64)
 print(full_tiles, kept_tiles, round(kept_flops / full_flops, 3))        # 64 × 64 타일 중 2080개
-x = sc.attention_inputs(4096, d=64)
+x = long_context.attention_inputs(4096, d=64)
 causal = qk.causal_mask(4096)
-skip = sc.measure_time(qk.tiled_attention, *x, mask=causal, repeats=1)
-no_skip = sc.measure_time(qk.tiled_attention, *x, mask=causal, skip_hidden_blocks=False, repeats=1)
+skip = long_context.measure_time(qk.tiled_attention, *x, mask=causal, repeats=1)
+no_skip = long_context.measure_time(qk.tiled_attention, *x, mask=causal, skip_hidden_blocks=False,
+                                repeats=1)
 print(f"{skip:.2f} s, {no_skip:.2f} s")                # 건너뛰기, 모두 계산
 """, en="""
-full_tiles, kept_tiles, full_flops, kept_flops = sc.causal_tile_work(4096, block_size=64)
+full_tiles, kept_tiles, full_flops, kept_flops = long_context.causal_tile_work(4096, block_size=64)
 print(full_tiles, kept_tiles, round(kept_flops / full_flops, 3))        # 2080 of 64 × 64 tiles
-x = sc.attention_inputs(4096, d=64)
+x = long_context.attention_inputs(4096, d=64)
 causal = qk.causal_mask(4096)
-skip = sc.measure_time(qk.tiled_attention, *x, mask=causal, repeats=1)
-no_skip = sc.measure_time(qk.tiled_attention, *x, mask=causal, skip_hidden_blocks=False, repeats=1)
+skip = long_context.measure_time(qk.tiled_attention, *x, mask=causal, repeats=1)
+no_skip = long_context.measure_time(qk.tiled_attention, *x, mask=causal, skip_hidden_blocks=False,
+                                repeats=1)
 print(f"{skip:.2f} s, {no_skip:.2f} s")                # skipping, computing every tile
 """, ignore_output=True)
 
@@ -293,28 +309,26 @@ Below, `first` saw only keys 0–3 and `second` only keys 4–7; each has `m`, `
 lesson.code(exercise=True, ko="""
 rng = np.random.default_rng(13)
 s, v8 = rng.normal(size=8) * 2, rng.normal(size=(8, 3))        # 쿼리 하나의 점수 8개와 밸류
-first = sc.online_softmax_trace(s[:4], v8[:4], block_size=4)[-1]
-second = sc.online_softmax_trace(s[4:], v8[4:], block_size=4)[-1]
+first = long_context.online_softmax_trace(s[:4], v8[:4], block_size=4)[-1]
+second = long_context.online_softmax_trace(s[4:], v8[4:], block_size=4)[-1]
 my_output = ...   # first.m, first.l, first.output, second.m, second.l, second.output만 써서
 qk.checks.check_merged_halves(my_output, s, v8)
 """, en="""
 rng = np.random.default_rng(13)
 s, v8 = rng.normal(size=8) * 2, rng.normal(size=(8, 3))        # one query's 8 scores and values
-first = sc.online_softmax_trace(s[:4], v8[:4], block_size=4)[-1]
-second = sc.online_softmax_trace(s[4:], v8[4:], block_size=4)[-1]
+first = long_context.online_softmax_trace(s[:4], v8[:4], block_size=4)[-1]
+second = long_context.online_softmax_trace(s[4:], v8[4:], block_size=4)[-1]
 my_output = ...   # using only first.m, first.l, first.output, second.m, second.l, second.output
 qk.checks.check_merged_halves(my_output, s, v8)
 """)
 
 lesson.code(solution=True, ko="""
-# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
 m = max(first.m, second.m)                      # 새 기준
 w1 = first.l * np.exp(first.m - m)              # 새 기준으로 맞춘 각 절반의 지수 합
 w2 = second.l * np.exp(second.m - m)
 my_output = (w1 * first.output + w2 * second.output) / (w1 + w2)
 qk.checks.check_merged_halves(my_output, s, v8).as_solution()
 """, en="""
-# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
 m = max(first.m, second.m)                      # the new footing
 w1 = first.l * np.exp(first.m - m)              # each half's sum of exps, rescaled to it
 w2 = second.l * np.exp(second.m - m)
@@ -363,21 +377,22 @@ With one K/V head per query head (8 K/V heads) it is exactly multi-head attentio
 lesson.code(ko="""
 k8, v8h = rng.normal(size=(2, 8, 5, 16))
 print(np.allclose(qk.grouped_query_attention(q8, k8, v8h).output, qk.scaled_dot_product_attention(q8, k8, v8h).output))
-from qkv_helpers.kv_cache import arithmetic as km
+from qkv_helpers.kv_cache import arithmetic
 for kv_heads in (8, 2, 1):                          # 멀티헤드, GQA, MQA
     cache = qk.KVCache(n_heads=kv_heads, head_dim=16, capacity=1024)
     kv = np.zeros((kv_heads, 1024, 16), np.float32)
     cache.append(kv, kv)
-    print(kv_heads, cache.nbytes, km.kv_cache_bytes(1, kv_heads, 16, 1024, 1, 4))   # 잰 값, 공식
+    print(kv_heads, cache.nbytes, arithmetic.kv_cache_bytes(1, kv_heads, 16, 1024, 1, 4))   # 잰 값, 공식
 """, en="""
 k8, v8h = rng.normal(size=(2, 8, 5, 16))
 print(np.allclose(qk.grouped_query_attention(q8, k8, v8h).output, qk.scaled_dot_product_attention(q8, k8, v8h).output))
-from qkv_helpers.kv_cache import arithmetic as km
+from qkv_helpers.kv_cache import arithmetic
 for kv_heads in (8, 2, 1):                          # multi-head, GQA, MQA
     cache = qk.KVCache(n_heads=kv_heads, head_dim=16, capacity=1024)
     kv = np.zeros((kv_heads, 1024, 16), np.float32)
     cache.append(kv, kv)
-    print(kv_heads, cache.nbytes, km.kv_cache_bytes(1, kv_heads, 16, 1024, 1, 4))   # measured, formula
+    # measured, formula
+    print(kv_heads, cache.nbytes, arithmetic.kv_cache_bytes(1, kv_heads, 16, 1024, 1, 4))
 """)
 
 lesson.md(slide="subslide", ko="""
@@ -395,7 +410,8 @@ print(np.allclose(qk.grouped_query_attention(q8, merged_k, merged_v).output, mul
 merged_k = k8.reshape(2, 4, 5, 16).mean(axis=1)    # average the 8 K/V heads in fours: 2 heads
 merged_v = v8h.reshape(2, 4, 5, 16).mean(axis=1)
 multi = qk.scaled_dot_product_attention(q8, k8, v8h).output
-print(np.allclose(qk.grouped_query_attention(q8, merged_k, merged_v).output, multi))   # the output changes
+# the output changes
+print(np.allclose(qk.grouped_query_attention(q8, merged_k, merged_v).output, multi))
 """)
 
 lesson.md(slide="slide", ko="""
@@ -417,12 +433,10 @@ qk.checks.check_gqa_group(my_heads, n_q_heads=64, n_kv_heads=8, kv_head=5)
 """)
 
 lesson.code(solution=True, ko="""
-# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
 group = 64 // 8                                   # 그룹 크기 8: 이웃한 쿼리 헤드 8개가 한 그룹
 my_heads = list(range(5 * group, 6 * group))      # 쿼리 헤드 h는 KV 헤드 h // 8을 써요
 qk.checks.check_gqa_group(my_heads, n_q_heads=64, n_kv_heads=8, kv_head=5).as_solution()
 """, en="""
-# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
 group = 64 // 8                                   # groups of 8 neighbouring query heads
 my_heads = list(range(5 * group, 6 * group))      # query head h uses K/V head h // 8
 qk.checks.check_gqa_group(my_heads, n_q_heads=64, n_kv_heads=8, kv_head=5).as_solution()
@@ -440,35 +454,38 @@ Under the causal mask a query sees **every** earlier token. A **sliding-window**
 
 lesson.code(ko="""
 print(qk.sliding_window_mask(6, window=3).astype(int))
-print(np.array_equal(qk.sliding_window_mask(6, window=6), qk.causal_mask(6)))   # 윈도가 문장 전체를 덮으면 인과 마스크
+# 윈도가 문장 전체를 덮으면 인과 마스크
+print(np.array_equal(qk.sliding_window_mask(6, window=6), qk.causal_mask(6)))
 """, en="""
 print(qk.sliding_window_mask(6, window=3).astype(int))
-print(np.array_equal(qk.sliding_window_mask(6, window=6), qk.causal_mask(6)))   # a window covering everything: the causal mask
+# a window covering everything: the causal mask
+print(np.array_equal(qk.sliding_window_mask(6, window=6), qk.causal_mask(6)))
 """)
 
 lesson.md(slide="subslide", ko="""
-그러면 디코딩할 때 캐시에 최근 `window`개만 두면 돼요. 오래된 토큰은 어차피 아무 쿼리도 보지 않으니까요. `sc.windowed_decoding`은 토큰을 하나씩 디코딩하면서 최근 `window`개만 두는 캐시와, 모두 두는 09강의 캐시를 나란히 채워요. 출력은 윈도 마스크를 쓴 어텐션과 같고, 캐시 크기는 윈도 크기만큼 커진 뒤 더 늘지 않아요.
+그러면 디코딩할 때 캐시에 최근 `window`개만 두면 돼요. 오래된 토큰은 어차피 아무 쿼리도 보지 않으니까요. `long_context.windowed_decoding`은 토큰을 하나씩 디코딩하면서 최근 `window`개만 두는 캐시와, 모두 두는 09강의 캐시를 나란히 채워요. 출력은 윈도 마스크를 쓴 어텐션과 같고, 캐시 크기는 윈도 크기만큼 커진 뒤 더 늘지 않아요.
 """, en="""
-So when decoding, the cache needs only the last `window` tokens: older ones are seen by no query anyway. `sc.windowed_decoding` decodes token by token, filling a cache that keeps only the last `window` tokens beside lesson 09's cache that keeps them all. The outputs equal attention with the window mask, and the cache stops growing at the window.
+So when decoding, the cache needs only the last `window` tokens: older ones are seen by no query anyway. `long_context.windowed_decoding` decodes token by token, filling a cache that keeps only the last `window` tokens beside lesson 09's cache that keeps them all. The outputs equal attention with the window mask, and the cache stops growing at the window.
 """)
 
 lesson.code(ko="""
-q, k, v = sc.attention_inputs(64, d=16, n_heads=2, dtype=np.float64)
-run = sc.windowed_decoding(q, k, v, window=8)
+q, k, v = long_context.attention_inputs(64, d=16, n_heads=2, dtype=np.float64)
+run = long_context.windowed_decoding(q, k, v, window=8)
 masked = qk.scaled_dot_product_attention(q, k, v, mask=qk.sliding_window_mask(64, window=8)).output
 print(np.allclose(run.output, masked))
 print([run.cache_nbytes[t - 1] for t in (8, 16, 64)])        # 토큰 8, 16, 64개 뒤의 캐시 바이트: 윈도
 print([run.full_cache_nbytes[t - 1] for t in (8, 16, 64)])   # 모두 두는 캐시
-full = sc.windowed_decoding(q, k, v, window=64).output       # 윈도가 문장 전체를 덮으면
+full = long_context.windowed_decoding(q, k, v, window=64).output       # 윈도가 문장 전체를 덮으면
 print(np.allclose(full, qk.scaled_dot_product_attention(q, k, v, mask=qk.causal_mask(64)).output))
 """, en="""
-q, k, v = sc.attention_inputs(64, d=16, n_heads=2, dtype=np.float64)
-run = sc.windowed_decoding(q, k, v, window=8)
+q, k, v = long_context.attention_inputs(64, d=16, n_heads=2, dtype=np.float64)
+run = long_context.windowed_decoding(q, k, v, window=8)
 masked = qk.scaled_dot_product_attention(q, k, v, mask=qk.sliding_window_mask(64, window=8)).output
 print(np.allclose(run.output, masked))
-print([run.cache_nbytes[t - 1] for t in (8, 16, 64)])        # cache bytes after 8, 16, 64 tokens: window
+# cache bytes after 8, 16, 64 tokens: window
+print([run.cache_nbytes[t - 1] for t in (8, 16, 64)])
 print([run.full_cache_nbytes[t - 1] for t in (8, 16, 64)])   # the cache that keeps everything
-full = sc.windowed_decoding(q, k, v, window=64).output       # a window covering everything
+full = long_context.windowed_decoding(q, k, v, window=64).output       # a window covering everything
 print(np.allclose(full, qk.scaled_dot_product_attention(q, k, v, mask=qk.causal_mask(64)).output))
 """)
 
@@ -480,14 +497,14 @@ Is information further back than the window lost, then? In one layer, yes. But i
 
 lesson.code(ko="""
 for layers in (1, 2, 4):
-    print(layers, sc.receptive_field_by_masks(n=40, window=4, layers=layers), sc.receptive_field(window=4, layers=layers))  # 센 값, 공식
-print(sc.receptive_field(window=4096, layers=32))            # 윈도 4096(자기 자신 포함), 레이어 32
-print(sc.receptive_field(window=4097, layers=32))            # Mistral 7B v0.1: W = 4096은 자기 자신을 빼고 세요
+    print(layers, long_context.receptive_field_by_masks(n=40, window=4, layers=layers), long_context.receptive_field(window=4, layers=layers))  # 센 값, 공식
+print(long_context.receptive_field(window=4096, layers=32))            # 윈도 4096(자기 자신 포함), 레이어 32
+print(long_context.receptive_field(window=4097, layers=32))            # Mistral 7B v0.1: W = 4096은 자기 자신을 빼고 세요
 """, en="""
 for layers in (1, 2, 4):
-    print(layers, sc.receptive_field_by_masks(n=40, window=4, layers=layers), sc.receptive_field(window=4, layers=layers))  # counted, formula
-print(sc.receptive_field(window=4096, layers=32))            # window 4096 (itself included), 32 layers
-print(sc.receptive_field(window=4097, layers=32))            # Mistral 7B v0.1: its W = 4096 leaves itself out
+    print(layers, long_context.receptive_field_by_masks(n=40, window=4, layers=layers), long_context.receptive_field(window=4, layers=layers))  # counted, formula
+print(long_context.receptive_field(window=4096, layers=32))            # window 4096 (itself included), 32 layers
+print(long_context.receptive_field(window=4097, layers=32))            # Mistral 7B v0.1: its W = 4096 leaves itself out
 """)
 
 lesson.md(slide="subslide", ko="""
@@ -524,7 +541,8 @@ cache = qk.PagedKVCache(n_heads=2, head_dim=4, block_size=4, n_blocks=6)
 a, b = cache.new_sequence(), cache.new_sequence()
 kv = lambda n: np.ones((2, n, 4), np.float32)          # (heads, new tokens, head_dim)
 cache.append(a, kv(5), kv(5)); cache.append(b, kv(2), kv(2)); cache.append(a, kv(4), kv(4))
-print(cache.block_table(a), cache.block_table(b), cache.keys(a).shape)   # a's blocks are scattered in the pool
+# a's blocks are scattered in the pool
+print(cache.block_table(a), cache.block_table(b), cache.keys(a).shape)
 cache.free(a)                                           # a is done: its 3 blocks go back
 c = cache.new_sequence(); cache.append(c, kv(6), kv(6))
 print(cache.block_table(c), cache.used_nbytes, cache.reserved_nbytes)    # c reuses a's blocks
@@ -568,18 +586,24 @@ Now measure serving 64 requests with random lengths from 1 to 2048, on one small
 """)
 
 lesson.code(ko="""
-lengths_64 = sc.request_lengths(64, max_len=2048, seed=0)
-memory = sc.serve_requests(lengths_64, max_len=2048, block_size=16, n_heads=2, head_dim=32, tokens_per_step=16)
+lengths_64 = long_context.request_lengths(64, max_len=2048, seed=0)
+memory = long_context.serve_requests(lengths_64, max_len=2048, block_size=16, n_heads=2, head_dim=32,
+                                 tokens_per_step=16)
 print(f"{memory.used / mib:.1f} MiB")                                                   # 토큰이 쓰는 양
 print(f"{memory.paged_reserved / mib:.1f} MiB, {memory.paged_waste:.1%}")               # 페이지 캐시, 낭비
-print(f"{memory.max_len_reserved / mib:.1f} MiB, {memory.max_len_waste:.1%}")           # 요청마다 max_len, 낭비
+# 요청마다 max_len, 낭비
+print(f"{memory.max_len_reserved / mib:.1f} MiB, {memory.max_len_waste:.1%}")
 ax = qk.plots.plot_serving_memory(memory)
 """, en="""
-lengths_64 = sc.request_lengths(64, max_len=2048, seed=0)
-memory = sc.serve_requests(lengths_64, max_len=2048, block_size=16, n_heads=2, head_dim=32, tokens_per_step=16)
-print(f"{memory.used / mib:.1f} MiB")                                                   # used by the tokens
-print(f"{memory.paged_reserved / mib:.1f} MiB, {memory.paged_waste:.1%}")               # paged cache, waste
-print(f"{memory.max_len_reserved / mib:.1f} MiB, {memory.max_len_waste:.1%}")           # max_len per request, waste
+lengths_64 = long_context.request_lengths(64, max_len=2048, seed=0)
+memory = long_context.serve_requests(lengths_64, max_len=2048, block_size=16, n_heads=2, head_dim=32,
+                                 tokens_per_step=16)
+# used by the tokens
+print(f"{memory.used / mib:.1f} MiB")
+# paged cache, waste
+print(f"{memory.paged_reserved / mib:.1f} MiB, {memory.paged_waste:.1%}")
+# max_len per request, waste
+print(f"{memory.max_len_reserved / mib:.1f} MiB, {memory.max_len_waste:.1%}")
 ax = qk.plots.plot_serving_memory(memory)
 """)
 
@@ -604,23 +628,25 @@ A GPU has a peak FLOP rate and a memory bandwidth (bytes per second); their rati
 """)
 
 lesson.code(ko="""
-for gpu in (sc.A100_80GB, sc.H100_SXM):
-    print(f"{gpu.name}: {gpu.peak_flops / 1e12:.0f} TFLOP/s, {gpu.bandwidth / 1e9:,.0f} GB/s → {gpu.ridge:.0f} FLOP/B")  # 경계점
+for gpu in (long_context.A100_80GB, long_context.H100_SXM):
+    print(f"{gpu.name}: {gpu.peak_flops / 1e12:.0f} TFLOP/s, {gpu.bandwidth / 1e9:,.0f} GB/s",
+          f"→ {gpu.ridge:.0f} FLOP/B")  # 경계점
     print("   ", gpu.source)                            # 출처
 """, en="""
-for gpu in (sc.A100_80GB, sc.H100_SXM):
-    print(f"{gpu.name}: {gpu.peak_flops / 1e12:.0f} TFLOP/s, {gpu.bandwidth / 1e9:,.0f} GB/s → {gpu.ridge:.0f} FLOP/B")  # the ridge
+for gpu in (long_context.A100_80GB, long_context.H100_SXM):
+    print(f"{gpu.name}: {gpu.peak_flops / 1e12:.0f} TFLOP/s, {gpu.bandwidth / 1e9:,.0f} GB/s",
+          f"→ {gpu.ridge:.0f} FLOP/B")  # the ridge
     print("   ", gpu.source)                            # the source
 """)
 
 lesson.md(slide="subslide", ko="""
-`sc.step_cost`는 Llama-2-7B의 크기(레이어 32, d_model 4096, 헤드 32, 피드포워드 11008, 어휘 32000, fp16)로 한 스텝의 FLOPs와 읽는 바이트 수를 세어 줘요. 행렬 곱에 쓰이는 가중치 행렬(매개변수)은 스텝마다 한 번 통째로 읽고, 토큰 하나에 매개변수 하나당 2 FLOPs를 써요. 임베딩 표는 필요한 행만 찾아 읽으니 빠져요. 그래서 13.2 GB로, 09강의 12.55 GiB(13.5 GB)보다 조금 작아요. 세는 건 가중치와 KV 캐시를 **읽는** 바이트뿐이에요. 활성값(레이어 사이를 오가는 중간 결과)과 KV 캐시에 **쓰는** 바이트는 빠져 있어요. 프리필에서는 이걸 넣으면 강도가 조금 낮아지지만, 경계점보다 훨씬 높다는 결론은 그대로예요. 어텐션은 가려진 절반까지 모든 키를 세요.
+`long_context.step_cost`는 Llama-2-7B의 크기(레이어 32, d_model 4096, 헤드 32, 피드포워드 11008, 어휘 32000, fp16)로 한 스텝의 FLOPs와 읽는 바이트 수를 세어 줘요. 행렬 곱에 쓰이는 가중치 행렬(매개변수)은 스텝마다 한 번 통째로 읽고, 토큰 하나에 매개변수 하나당 2 FLOPs를 써요. 임베딩 표는 필요한 행만 찾아 읽으니 빠져요. 그래서 13.2 GB로, 09강의 12.55 GiB(13.5 GB)보다 조금 작아요. 세는 건 가중치와 KV 캐시를 **읽는** 바이트뿐이에요. 활성값(레이어 사이를 오가는 중간 결과)과 KV 캐시에 **쓰는** 바이트는 빠져 있어요. 프리필에서는 이걸 넣으면 강도가 조금 낮아지지만, 경계점보다 훨씬 높다는 결론은 그대로예요. 어텐션은 가려진 절반까지 모든 키를 세요.
 
 - 프리필 2048토큰: 매개변수를 한 번 읽어 토큰 2048개에 써요. 강도가 아주 높아요.
 - 디코드 1토큰: 매개변수를 통째로 읽어 토큰 **하나**에 써요. fp16 매개변수 하나(2바이트)를 읽을 때마다 2 FLOPs를 하니 강도가 약 1이에요. 경계점보다 100배 넘게 낮아서, GPU는 대부분의 시간을 데이터를 기다리며 보내요.
 - 디코드를 요청 64개씩 **배치**로 하면 매개변수를 한 번 읽어 64개에 나눠 써요. 강도가 배치만큼 올라가요. 서버가 요청을 모아 처리하는 이유예요.
 """, en="""
-`sc.step_cost` counts one step's FLOPs and bytes read at Llama-2-7B's sizes (32 layers, d_model 4096, 32 heads, feed-forward 11008, vocabulary 32000, fp16). Every weight matrix used in a matrix product is read once per step, and each token does 2 FLOPs per weight; the embedding table is only looked up, so 13.2 GB rather than lesson 09's 12.55 GiB (13.5 GB). Only the bytes *read* for weights and the KV cache are counted: activations (the intermediate results passed between layers) and the KV cache writes are left out. In prefill they would lower the intensity a little, far above the ridge all the same. Attention counts every key, the masked half included.
+`long_context.step_cost` counts one step's FLOPs and bytes read at Llama-2-7B's sizes (32 layers, d_model 4096, 32 heads, feed-forward 11008, vocabulary 32000, fp16). Every weight matrix used in a matrix product is read once per step, and each token does 2 FLOPs per weight; the embedding table is only looked up, so 13.2 GB rather than lesson 09's 12.55 GiB (13.5 GB). Only the bytes *read* for weights and the KV cache are counted: activations (the intermediate results passed between layers) and the KV cache writes are left out. In prefill they would lower the intensity a little, far above the ridge all the same. Attention counts every key, the masked half included.
 
 - Prefill of 2048 tokens: the weights are read once and used for 2048 tokens. Very high intensity.
 - Decode of 1 token: all the weights are read for **one** token: 2 FLOPs per 2 bytes (fp16), an intensity of about 1, over 100× below the ridge. The GPU mostly waits.
@@ -628,21 +654,27 @@ lesson.md(slide="subslide", ko="""
 """)
 
 lesson.code(ko="""
-steps = {qk.t("p_s13_prefill", n=2048): sc.step_cost(sc.LLAMA_2_7B, new_tokens=2048),
-         qk.t("p_s13_decode", batch=1): sc.step_cost(sc.LLAMA_2_7B, new_tokens=1, context=2048),
-         qk.t("p_s13_decode", batch=64): sc.step_cost(sc.LLAMA_2_7B, new_tokens=1, context=2048, batch=64)}
+llama, a100 = long_context.LLAMA_2_7B, long_context.A100_80GB
+steps = {"프리필, 토큰 2048개": long_context.step_cost(llama, new_tokens=2048),
+         "디코드, 배치 1": long_context.step_cost(llama, new_tokens=1, context=2048),
+         "디코드, 배치 64": long_context.step_cost(llama, new_tokens=1, context=2048, batch=64)}
+limits = {"compute": "계산", "memory": "메모리"}   # A100에서 이 스텝을 묶는 한계
 for name, cost in steps.items():    # FLOPs, 읽는 바이트, 산술 강도, A100에서의 최소 시간과 한계
-    print(f"{name:18s} {cost.flops / 1e12:7.2f} TFLOP  {cost.bytes_read / 1e9:6.1f} GB  {cost.intensity:7.1f} FLOP/B  "
-          f"{cost.seconds(sc.A100_80GB) * 1000:6.1f} ms  {cost.bound(sc.A100_80GB)}")
-ax = qk.plots.plot_roofline(sc.A100_80GB, steps)
+    print(f"{name:14s} {cost.flops / 1e12:7.2f} TFLOP  {cost.bytes_read / 1e9:6.1f} GB  "
+          f"{cost.intensity:7.1f} FLOP/B  {cost.seconds(a100) * 1000:6.1f} ms  "
+          f"{limits[cost.bound(a100)]}")
+ax = qk.plots.plot_roofline(a100, steps)
 """, en="""
-steps = {qk.t("p_s13_prefill", n=2048): sc.step_cost(sc.LLAMA_2_7B, new_tokens=2048),
-         qk.t("p_s13_decode", batch=1): sc.step_cost(sc.LLAMA_2_7B, new_tokens=1, context=2048),
-         qk.t("p_s13_decode", batch=64): sc.step_cost(sc.LLAMA_2_7B, new_tokens=1, context=2048, batch=64)}
-for name, cost in steps.items():    # FLOPs, bytes read, arithmetic intensity, least time on an A100 and its limit
-    print(f"{name:18s} {cost.flops / 1e12:7.2f} TFLOP  {cost.bytes_read / 1e9:6.1f} GB  {cost.intensity:7.1f} FLOP/B  "
-          f"{cost.seconds(sc.A100_80GB) * 1000:6.1f} ms  {cost.bound(sc.A100_80GB)}")
-ax = qk.plots.plot_roofline(sc.A100_80GB, steps)
+llama, a100 = long_context.LLAMA_2_7B, long_context.A100_80GB
+steps = {"prefill, 2048 tokens": long_context.step_cost(llama, new_tokens=2048),
+         "decode, batch 1": long_context.step_cost(llama, new_tokens=1, context=2048),
+         "decode, batch 64": long_context.step_cost(llama, new_tokens=1, context=2048, batch=64)}
+limits = {"compute": "compute", "memory": "memory"}   # what bounds the step on an A100
+for name, cost in steps.items():    # FLOPs, bytes read, arithmetic intensity, least time, limit
+    print(f"{name:20s} {cost.flops / 1e12:7.2f} TFLOP  {cost.bytes_read / 1e9:6.1f} GB  "
+          f"{cost.intensity:7.1f} FLOP/B  {cost.seconds(a100) * 1000:6.1f} ms  "
+          f"{limits[cost.bound(a100)]}")
+ax = qk.plots.plot_roofline(a100, steps)
 """)
 
 lesson.md(slide="subslide", ko="""

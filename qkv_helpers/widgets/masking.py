@@ -52,7 +52,8 @@ def causal_mask_explorer(example: RunningExample | None = None, position: int = 
     scores = ex.q @ ex.k.T / math.sqrt(ex.d_k)  # (tokens, tokens)
     mask = causal_mask(n)  # (tokens, tokens)
     weights = scaled_dot_product_attention(ex.q, ex.k, ex.v, mask=mask).weights
-    slider = widgets.IntSlider(value=position, min=0, max=n - 1, description=t("w_mask_query"))
+    slider = widgets.IntSlider(value=position, min=0, max=n - 1, description=t("w_mask_query"),
+                               style={"description_width": "initial"})  # the whole label
 
     def update(panel: Panel) -> None:
         i = slider.value
