@@ -428,7 +428,8 @@ The bytes in use grow on a straight line, 256 per token (2 · 2 · 4 · 4 · 4 b
 lesson.code(ko="""
 llama = arithmetic.kv_cache_bytes(layers=32, kv_heads=32, head_dim=128, tokens=4096, batch=1,
                                bytes_per_value=2)
-print(llama, arithmetic.format_bytes(llama), arithmetic.format_bytes(llama // 4096))   # 시퀀스 하나, 토큰 하나
+# 시퀀스 하나, 토큰 하나
+print(llama, arithmetic.format_bytes(llama), arithmetic.format_bytes(llama // 4096))
 # 배치 8의 캐시, fp16 매개변수
 print(arithmetic.format_bytes(8 * llama), arithmetic.format_bytes(6_738_415_616 * 2))
 """, en="""
@@ -519,15 +520,23 @@ Llama-2-7B was trained with 32 KV heads, so GQA or a window cannot simply be swi
 """)
 
 lesson.code(slide="subslide", ko="""
-print(arithmetic.format_bytes(arithmetic.kv_cache_bytes(32, 8, 128, 4096, 1, 2)))    # KV 헤드 8개로 학습한 모델 (GQA)
-print(arithmetic.format_bytes(arithmetic.kv_cache_bytes(32, 1, 128, 4096, 1, 2)))    # KV 헤드 1개로 학습한 모델 (MQA)
-print(arithmetic.format_bytes(arithmetic.kv_cache_bytes(32, 32, 128, 1024, 1, 2)))   # 윈도 1024토큰으로 학습한 모델
-print(arithmetic.format_bytes(arithmetic.kv_cache_bytes(32, 32, 128, 4096, 1, 1)))   # 학습 뒤에도 가능: int8 양자화, 값당 1바이트
+# KV 헤드 8개로 학습한 모델 (GQA)
+print(arithmetic.format_bytes(arithmetic.kv_cache_bytes(32, 8, 128, 4096, 1, 2)))
+# KV 헤드 1개로 학습한 모델 (MQA)
+print(arithmetic.format_bytes(arithmetic.kv_cache_bytes(32, 1, 128, 4096, 1, 2)))
+# 윈도 1024토큰으로 학습한 모델
+print(arithmetic.format_bytes(arithmetic.kv_cache_bytes(32, 32, 128, 1024, 1, 2)))
+# 학습 뒤에도 가능: int8 양자화, 값당 1바이트
+print(arithmetic.format_bytes(arithmetic.kv_cache_bytes(32, 32, 128, 4096, 1, 1)))
 """, en="""
-print(arithmetic.format_bytes(arithmetic.kv_cache_bytes(32, 8, 128, 4096, 1, 2)))    # a model trained with 8 KV heads (GQA)
-print(arithmetic.format_bytes(arithmetic.kv_cache_bytes(32, 1, 128, 4096, 1, 2)))    # a model trained with 1 KV head (MQA)
-print(arithmetic.format_bytes(arithmetic.kv_cache_bytes(32, 32, 128, 1024, 1, 2)))   # a model trained with a 1024-token window
-print(arithmetic.format_bytes(arithmetic.kv_cache_bytes(32, 32, 128, 4096, 1, 1)))   # possible after training: int8, 1 byte per value
+# a model trained with 8 KV heads (GQA)
+print(arithmetic.format_bytes(arithmetic.kv_cache_bytes(32, 8, 128, 4096, 1, 2)))
+# a model trained with 1 KV head (MQA)
+print(arithmetic.format_bytes(arithmetic.kv_cache_bytes(32, 1, 128, 4096, 1, 2)))
+# a model trained with a 1024-token window
+print(arithmetic.format_bytes(arithmetic.kv_cache_bytes(32, 32, 128, 1024, 1, 2)))
+# possible after training: int8, 1 byte per value
+print(arithmetic.format_bytes(arithmetic.kv_cache_bytes(32, 32, 128, 4096, 1, 1)))
 """)
 
 lesson.md(slide="slide", ko="""
@@ -558,8 +567,10 @@ print(np.array_equal(with_cache.ids, without.ids),
       with_cache.steps[0].cache_bytes == arithmetic.kv_cache_bytes(1, 1, 32, 1 + 7, 1, 4))
 """, en="""
 from qkv_helpers import toy_corpus, translator
-vocab = toy_corpus.Vocabulary()                   # lesson 14's vocabulary: 92 English and Korean tokens
-tiny = translator.to_tiny_transformer(translator.load_trained()[0])   # the parameters make train wrote
+# lesson 14's vocabulary: 92 English and Korean tokens
+vocab = toy_corpus.Vocabulary()
+# the parameters make train wrote
+tiny = translator.to_tiny_transformer(translator.load_trained()[0])
 source = vocab.encode(["the", "cat", "sat", "on", "the", "mat", "<eos>"])
 with_cache = tiny.generate([vocab.bos], 5, source_ids=source)
 without = tiny.generate([vocab.bos], 5, source_ids=source, use_cache=False)
@@ -669,12 +680,12 @@ Counting the 32 query heads instead of the 8 K/V heads gives four times too much
 
 lesson.code(ko="""
 # 쿼리 헤드 32개로 센 캐시 ÷ KV 헤드 8개로 센 캐시 (레이어 32, head_dim 128, 8192토큰, 배치 4, fp16)
-print(arithmetic.kv_cache_bytes(32, 32, 128, 8192, 4, 2) / arithmetic.kv_cache_bytes(32, 8, 128, 8192, 4,
-                                                                               2))
+print(arithmetic.kv_cache_bytes(32, 32, 128, 8192, 4, 2)
+      / arithmetic.kv_cache_bytes(32, 8, 128, 8192, 4, 2))
 """, en="""
 # the cache counted with 32 query heads ÷ with the 8 K/V heads (32 layers, head_dim 128, ...)
-print(arithmetic.kv_cache_bytes(32, 32, 128, 8192, 4, 2) / arithmetic.kv_cache_bytes(32, 8, 128, 8192, 4,
-                                                                               2))
+print(arithmetic.kv_cache_bytes(32, 32, 128, 8192, 4, 2)
+      / arithmetic.kv_cache_bytes(32, 8, 128, 8192, 4, 2))
 """)
 
 lesson.code(exercise=True, ko="""

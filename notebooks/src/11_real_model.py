@@ -332,7 +332,8 @@ text = "고양이가 매트 위에 앉았다."
 normalized = qk.pretrained.normalize_text(model, text)       # what WordPiece receives
 print(qk.pretrained.hangul_count(text))                        # 11 syllables, 0 jamo
 print(qk.pretrained.hangul_count(normalized))                  # after normalising: only jamo
-print(qk.pretrained.vocabulary_hangul(model))                  # vocabulary pieces with a syllable, with a jamo
+# vocabulary pieces with a syllable, with a jamo
+print(qk.pretrained.vocabulary_hangul(model))
 """)
 
 lesson.md(slide="subslide", ko="""
@@ -512,8 +513,10 @@ print([new.tokens[0][j] for j in w[:, 1:].argmax(-1) + 1])     # [CLS]를 빼고
 print(w[:, 1:].sum(-1).round(2))                               # [CLS] 말고 다른 키에 간 가중치의 합
 """, en="""
 new = model("A dog slept on the rug.")
-w = new.attentions[4][0, 5]                                    # (9, 9): the weights with [CLS] visible
-print([new.tokens[0][j] for j in w[:, 1:].argmax(-1) + 1])     # each row's strongest key besides [CLS]
+# (9, 9): the weights with [CLS] visible
+w = new.attentions[4][0, 5]
+# each row's strongest key besides [CLS]
+print([new.tokens[0][j] for j in w[:, 1:].argmax(-1) + 1])
 print(w[:, 1:].sum(-1).round(2))                               # weight on all keys but [CLS]
 """)
 

@@ -67,7 +67,8 @@ for n, scores, plain in zip(lengths, costs.score_bytes, costs.plain_peak):
     print(f"n = {n:4d}   {scores / mib:5.1f} MiB   {plain / mib:5.1f} MiB")
 """, en="""
 lengths = [256, 512, 1024, 2048, 4096]
-costs = long_context.measure_costs(lengths)         # plain and tiled attention: peak memory and time
+# plain and tiled attention: peak memory and time
+costs = long_context.measure_costs(lengths)
 mib = 2**20
 for n, scores, plain in zip(lengths, costs.score_bytes, costs.plain_peak):
     # n, the (n, n) score matrix, plain attention's peak
@@ -86,7 +87,8 @@ lesson.code(ko="""
 print(round(long_context.loglog_slope(lengths[1:], costs.plain_peak[1:]), 1))      # 메모리의 기울기
 ax = qk.plots.plot_cost_loglog(lengths, {"보통 어텐션": costs.plain_peak}, ylabel="최대 메모리 (바이트)")
 """, en="""
-print(round(long_context.loglog_slope(lengths[1:], costs.plain_peak[1:]), 1))      # the memory's slope
+# the memory's slope
+print(round(long_context.loglog_slope(lengths[1:], costs.plain_peak[1:]), 1))
 ax = qk.plots.plot_cost_loglog(lengths, {"plain attention": costs.plain_peak},
                                ylabel="peak memory (bytes)")
 """)
@@ -104,7 +106,8 @@ ax = qk.plots.plot_cost_loglog(lengths, {"보통 어텐션": costs.plain_seconds
 """, en="""
 # twice n, four times the FLOPs
 print([long_context.attention_flops(n, n, 64) for n in (1024, 2048, 4096)])
-print(round(long_context.loglog_slope(lengths[1:], costs.plain_seconds[1:]), 1))   # the time's slope
+# the time's slope
+print(round(long_context.loglog_slope(lengths[1:], costs.plain_seconds[1:]), 1))
 ax = qk.plots.plot_cost_loglog(lengths, {"plain attention": costs.plain_seconds},
                                ylabel="time (s)")
 """, ignore_output=True)
@@ -170,7 +173,8 @@ lesson.md(slide="slide", ko="""
 """)
 
 lesson.code(ko="""
-q, k, v = long_context.attention_inputs(300, d=16, n_heads=4, dtype=np.float64)    # (헤드 4, 토큰 300, 16)
+# (헤드 4, 토큰 300, 16)
+q, k, v = long_context.attention_inputs(300, d=16, n_heads=4, dtype=np.float64)
 mask = qk.causal_mask(300)
 plain = qk.scaled_dot_product_attention(q, k, v, mask=mask).output
 tiled = qk.tiled_attention(q, k, v, mask=mask, block_size=64)
@@ -242,21 +246,26 @@ print(300 * 300 * 8, 64 * 64 * 8)     # bytes: the score matrix plain attention 
 """)
 
 lesson.code(ko="""
-plain_train = long_context.attention_training_flops(4096, 4096, 64)                  # P를 저장해 역전파에 써요
-flash_train = long_context.attention_training_flops(4096, 4096, 64, recompute=True)  # 역전파 때 S를 다시 계산해요
+# P를 저장해 역전파에 써요
+plain_train = long_context.attention_training_flops(4096, 4096, 64)
+# 역전파 때 S를 다시 계산해요
+flash_train = long_context.attention_training_flops(4096, 4096, 64, recompute=True)
 print(plain_train.forward == flash_train.forward)           # 순전파: 같아요
 print(plain_train.backward, flash_train.backward)           # 역전파: 다시 계산하는 만큼 더 많아요
 print(round(flash_train.total / plain_train.total, 3))      # 학습 한 번 전체의 비
 """, en="""
-plain_train = long_context.attention_training_flops(4096, 4096, 64)                  # keeps P for the backward pass
-flash_train = long_context.attention_training_flops(4096, 4096, 64, recompute=True)  # recomputes S in the backward
+# keeps P for the backward pass
+plain_train = long_context.attention_training_flops(4096, 4096, 64)
+# recomputes S in the backward
+flash_train = long_context.attention_training_flops(4096, 4096, 64, recompute=True)
 print(plain_train.forward == flash_train.forward)           # forward: equal
 print(plain_train.backward, flash_train.backward)           # backward: more, by the recomputation
 print(round(flash_train.total / plain_train.total, 3))      # the ratio over a whole training step
 """)
 
 lesson.code(ko="""
-print(f"n = 4096: {costs.plain_seconds[-1] * 1000:.0f} ms, {costs.tiled_seconds[-1] * 1000:.0f} ms")   # 보통, 타일(numpy)
+# 보통, 타일(numpy)
+print(f"n = 4096: {costs.plain_seconds[-1] * 1000:.0f} ms, {costs.tiled_seconds[-1] * 1000:.0f} ms")
 """, en="""
 # plain, tiled (numpy)
 print(f"n = 4096: {costs.plain_seconds[-1] * 1000:.0f} ms, {costs.tiled_seconds[-1] * 1000:.0f} ms")
@@ -376,16 +385,19 @@ With one K/V head per query head (8 K/V heads) it is exactly multi-head attentio
 
 lesson.code(ko="""
 k8, v8h = rng.normal(size=(2, 8, 5, 16))
-print(np.allclose(qk.grouped_query_attention(q8, k8, v8h).output, qk.scaled_dot_product_attention(q8, k8, v8h).output))
+print(np.allclose(qk.grouped_query_attention(q8, k8, v8h).output,
+                  qk.scaled_dot_product_attention(q8, k8, v8h).output))
 from qkv_helpers.kv_cache import arithmetic
 for kv_heads in (8, 2, 1):                          # 멀티헤드, GQA, MQA
     cache = qk.KVCache(n_heads=kv_heads, head_dim=16, capacity=1024)
     kv = np.zeros((kv_heads, 1024, 16), np.float32)
     cache.append(kv, kv)
-    print(kv_heads, cache.nbytes, arithmetic.kv_cache_bytes(1, kv_heads, 16, 1024, 1, 4))   # 잰 값, 공식
+    # 잰 값, 공식
+    print(kv_heads, cache.nbytes, arithmetic.kv_cache_bytes(1, kv_heads, 16, 1024, 1, 4))
 """, en="""
 k8, v8h = rng.normal(size=(2, 8, 5, 16))
-print(np.allclose(qk.grouped_query_attention(q8, k8, v8h).output, qk.scaled_dot_product_attention(q8, k8, v8h).output))
+print(np.allclose(qk.grouped_query_attention(q8, k8, v8h).output,
+                  qk.scaled_dot_product_attention(q8, k8, v8h).output))
 from qkv_helpers.kv_cache import arithmetic
 for kv_heads in (8, 2, 1):                          # multi-head, GQA, MQA
     cache = qk.KVCache(n_heads=kv_heads, head_dim=16, capacity=1024)
@@ -485,7 +497,8 @@ print(np.allclose(run.output, masked))
 # cache bytes after 8, 16, 64 tokens: window
 print([run.cache_nbytes[t - 1] for t in (8, 16, 64)])
 print([run.full_cache_nbytes[t - 1] for t in (8, 16, 64)])   # the cache that keeps everything
-full = long_context.windowed_decoding(q, k, v, window=64).output       # a window covering everything
+# a window covering everything
+full = long_context.windowed_decoding(q, k, v, window=64).output
 print(np.allclose(full, qk.scaled_dot_product_attention(q, k, v, mask=qk.causal_mask(64)).output))
 """)
 
@@ -497,14 +510,21 @@ Is information further back than the window lost, then? In one layer, yes. But i
 
 lesson.code(ko="""
 for layers in (1, 2, 4):
-    print(layers, long_context.receptive_field_by_masks(n=40, window=4, layers=layers), long_context.receptive_field(window=4, layers=layers))  # 센 값, 공식
+    # 센 값, 공식
+    print(layers, long_context.receptive_field_by_masks(n=40, window=4, layers=layers),
+          long_context.receptive_field(window=4, layers=layers))
 print(long_context.receptive_field(window=4096, layers=32))            # 윈도 4096(자기 자신 포함), 레이어 32
-print(long_context.receptive_field(window=4097, layers=32))            # Mistral 7B v0.1: W = 4096은 자기 자신을 빼고 세요
+# Mistral 7B v0.1: W = 4096은 자기 자신을 빼고 세요
+print(long_context.receptive_field(window=4097, layers=32))
 """, en="""
 for layers in (1, 2, 4):
-    print(layers, long_context.receptive_field_by_masks(n=40, window=4, layers=layers), long_context.receptive_field(window=4, layers=layers))  # counted, formula
-print(long_context.receptive_field(window=4096, layers=32))            # window 4096 (itself included), 32 layers
-print(long_context.receptive_field(window=4097, layers=32))            # Mistral 7B v0.1: its W = 4096 leaves itself out
+    # counted, formula
+    print(layers, long_context.receptive_field_by_masks(n=40, window=4, layers=layers),
+          long_context.receptive_field(window=4, layers=layers))
+# window 4096 (itself included), 32 layers
+print(long_context.receptive_field(window=4096, layers=32))
+# Mistral 7B v0.1: its W = 4096 leaves itself out
+print(long_context.receptive_field(window=4097, layers=32))
 """)
 
 lesson.md(slide="subslide", ko="""
@@ -587,8 +607,8 @@ Now measure serving 64 requests with random lengths from 1 to 2048, on one small
 
 lesson.code(ko="""
 lengths_64 = long_context.request_lengths(64, max_len=2048, seed=0)
-memory = long_context.serve_requests(lengths_64, max_len=2048, block_size=16, n_heads=2, head_dim=32,
-                                 tokens_per_step=16)
+memory = long_context.serve_requests(lengths_64, max_len=2048, block_size=16, n_heads=2,
+                                     head_dim=32, tokens_per_step=16)
 print(f"{memory.used / mib:.1f} MiB")                                                   # 토큰이 쓰는 양
 print(f"{memory.paged_reserved / mib:.1f} MiB, {memory.paged_waste:.1%}")               # 페이지 캐시, 낭비
 # 요청마다 max_len, 낭비
@@ -596,8 +616,8 @@ print(f"{memory.max_len_reserved / mib:.1f} MiB, {memory.max_len_waste:.1%}")
 ax = qk.plots.plot_serving_memory(memory)
 """, en="""
 lengths_64 = long_context.request_lengths(64, max_len=2048, seed=0)
-memory = long_context.serve_requests(lengths_64, max_len=2048, block_size=16, n_heads=2, head_dim=32,
-                                 tokens_per_step=16)
+memory = long_context.serve_requests(lengths_64, max_len=2048, block_size=16, n_heads=2,
+                                     head_dim=32, tokens_per_step=16)
 # used by the tokens
 print(f"{memory.used / mib:.1f} MiB")
 # paged cache, waste
