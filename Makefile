@@ -145,6 +145,8 @@ class-report: $(STAMP)
 
 # A class on a local JupyterHub, measured (tools/hub_test.py): jupyterhub and nbgitpuller from
 # PyPI into .venv, configurable-http-proxy from npm into build/hub/, everything on 127.0.0.1.
+# The students' servers run in build/hub/users-env/, installed from this repository's last
+# commit as the teacher guide's TLJH steps install it (not from .venv).
 # HUB_STUDENTS=3 for a shorter run; HUB_LESSONS=all visits every lesson (each kernel's peak
 # memory is in the table). Needs chromium (as make test-ui).
 HUB_STUDENTS ?= 10
@@ -160,4 +162,5 @@ $(CHP):
 	npm install --prefix build/hub --no-save --no-audit --no-fund configurable-http-proxy@5
 
 hub-test: $(VENV)/.hub $(CHP)
-	$(THREADS) $(PY) tools/hub_test.py --students $(HUB_STUDENTS) --lessons $(HUB_LESSONS)
+	$(THREADS) $(PY) tools/hub_test.py --students $(HUB_STUDENTS) --lessons $(HUB_LESSONS) \
+		--users-env build/hub/users-env

