@@ -153,13 +153,14 @@ JS_CELLS_SHOWN = _js("""
 }
 """)
 
-# The non-empty code cells, and how many outputs they show now.
+# The non-empty code cells, and how many outputs they hold now (from the notebook's model:
+# a long notebook's cell widgets are still being created when it first shows).
 JS_CODE_OUTPUTS = _js("""
 (path) => {
   const panel = (FIND_PANEL)(path);
-  return panel.content.widgets
-      .filter(c => c.model.type === 'code' && c.model.sharedModel.getSource().trim() !== '')
-      .map(c => c.model.outputs.length);
+  return Array.from(panel.content.model.cells)
+      .filter(c => c.type === 'code' && c.sharedModel.getSource().trim() !== '')
+      .map(c => c.outputs.length);
 }
 """)
 
