@@ -78,6 +78,11 @@ class Batch(NamedTuple):
 
 def make_batch(pairs, vocab: Vocabulary) -> Batch:
     """Token ids of ``pairs``, padded to the longest sentence of the batch."""
+    validate.instance_of(vocab, "vocab", Vocabulary, "e.g. qk.toy_corpus.Vocabulary()")
+    if not isinstance(pairs, (list, tuple)) or not pairs or not all(
+            isinstance(p, Pair) for p in pairs):
+        raise TypeError("pairs must be a non-empty list of Pair (from toy_corpus.build_sentence "
+                        f"or make_corpus), got {type(pairs).__name__} {pairs!r}"[:200])
     src = [vocab.encode(p.english) + [vocab.eos] for p in pairs]
     ko = [vocab.encode(p.korean) for p in pairs]
     n_src, n_tgt = max(map(len, src)), max(map(len, ko)) + 1
@@ -137,7 +142,8 @@ class Translator:
             raise ValueError(f"n_heads must divide d_model: d_model = {d_model}, "
                              f"n_heads = {n_heads}")
         self.d_ff = 4 * self.d_model if d_ff is None else validate.integer(d_ff, "d_ff", 1)
-        self.encoder_self_attention = bool(encoder_self_attention)
+        self.encoder_self_attention = validate.flag(encoder_self_attention,
+                                                    "encoder_self_attention")
         self.dtype = validate.float_dtype(dtype, allowed=(np.float32, np.float64))
         rng = np.random.default_rng(validate.seed(seed))
         d, f, v = self.d_model, self.d_ff, self.vocab_size
@@ -365,6 +371,7 @@ def gradient_check(model: Translator, batch: Batch, entries: int = 10, eps: floa
 
 def exact_match(model: Translator, pairs, vocab: Vocabulary) -> float:
     """The fraction of ``pairs`` whose greedy translation is exactly the gold Korean."""
+    validate.instance_of(model, "model", Translator, "e.g. train(...).model")
     translations = model.translate(pairs, vocab)
     return float(np.mean([tuple(t) == p.korean for t, p in zip(translations, pairs)]))
 
@@ -450,6 +457,19 @@ def train(steps: int = 300, batch_size: int = 32, lr: float = 2e-2, warmup: int 
     Everything follows from ``seed``: the corpus, the initial weights, the batches.
     """
     steps = validate.integer(steps, "steps", 1)
+    batch_size = validate.integer(batch_size, "batch_size", 1)
+    lr = validate.positive_number(lr, "lr")
+    warmup = validate.integer(warmup, "warmup", 0)
+    n_heads = validate.integer(n_heads, "n_heads", 1)
+    validate.flag(encoder_self_attention, "encoder_self_attention")
+    seed = validate.seed(seed)
+    eval_every = validate.integer(eval_every, "eval_every", 1)
+    n_eval = validate.integer(n_eval, "n_eval", 1)
+    if stop_at is not None:
+        validate.real_number(stop_at, "stop_at", 0.0, 1.0)
+    if callback is not None:
+        validate.a_function(callback, "callback")
+    validate.float_dtype(dtype, allowed=(np.float32, np.float64))
     corpus = make_corpus(n_train=n_train, seed=seed)
     vocab = Vocabulary()
     model = Translator(len(vocab), 32, n_heads, encoder_self_attention=encoder_self_attention,
