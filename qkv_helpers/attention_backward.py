@@ -121,6 +121,10 @@ def measure_backward(lengths, d: int = 64, block_size: int = 64, seed: int = 0) 
     Memory with :func:`~qkv_helpers.long_context.measure_peak_memory` (tracemalloc); FLOPs
     counted by :func:`backward_flops`.
     """
+    lengths = [int(n) for n in validate.int_sequence(lengths, "lengths", low=1)]
+    d = validate.integer(d, "d", 1)
+    block_size = validate.integer(block_size, "block_size", 1)
+    seed = validate.seed(seed)
     rng = np.random.default_rng(seed)
     rows = {f: [] for f in BackwardCosts._fields}
     for n in lengths:

@@ -114,8 +114,10 @@ def subject_particle(noun: str) -> str:
     >>> subject_particle("학생"), subject_particle("고양이"), subject_particle("선생님")
     ('이', '가', '이')
     """
-    if not isinstance(noun, str) or not noun:
-        raise ValueError(f"noun must be a non-empty Korean word, got {noun!r}")
+    if not isinstance(noun, str) or not noun or not (
+            _FIRST_SYLLABLE <= ord(noun[-1]) <= _LAST_SYLLABLE):
+        raise ValueError(f"noun must be a non-empty Korean word (ending in a Hangul "
+                         f"syllable), got {noun!r}")
     return "이" if has_final_consonant(noun[-1]) else "가"
 
 
@@ -220,6 +222,9 @@ class Vocabulary:
 
     def encode(self, tokens) -> list:
         """Token strings → ids."""
+        if isinstance(tokens, str) or not isinstance(tokens, (list, tuple)):
+            raise TypeError(f"tokens must be a list of words of the toy grammar, got "
+                            f"{type(tokens).__name__} {tokens!r}"[:200])
         ids = []
         for tok in tokens:
             if tok not in self.index:
@@ -229,6 +234,10 @@ class Vocabulary:
 
     def decode(self, ids) -> list:
         """Ids → token strings."""
+        ids = validate.int_sequence(ids, "ids", low=0, min_len=0)
+        if len(ids) and ids.max() >= len(self.tokens):
+            raise ValueError(f"ids must be below the vocabulary size {len(self.tokens)}, "
+                             f"got {ids.max()}")
         return [self.tokens[int(i)] for i in ids]
 
 
@@ -269,9 +278,19 @@ def make_corpus(n_train: int = 3000, n_valid: int = 200, n_heldout: int = 200,
     n_train = validate.integer(n_train, "n_train", 1, 100_000, why=why)
     n_valid = validate.integer(n_valid, "n_valid", 1, 100_000, why=why)
     n_heldout = validate.integer(n_heldout, "n_heldout", 1, 100_000, why=why)
-    if not isinstance(heldout_fraction, float) or not 0.0 < heldout_fraction < 0.5:
-        raise ValueError(f"heldout_fraction must be a float in (0, 0.5), got "
-                         f"{heldout_fraction!r}")
+    heldout_fraction = validate.real_number(heldout_fraction, "heldout_fraction", 0.0, 0.5,
+                                            low_open=True)
+    n_combos = len(SUBJECTS) * len(PLACES)
+    n_held = round(heldout_fraction * n_combos)
+    if heldout_fraction == 0.5 or n_held == 0:
+        raise ValueError(f"heldout_fraction must be in (0, 0.5) and set aside at least one of "
+                         f"the {n_combos} (subject, place) combinations, got {heldout_fraction}")
+    per_combo = len(VERBS) * len(PREPOSITIONS) * (len(ADJECTIVES) + 1) ** 2
+    for name, n, room in (("n_train + n_valid", n_train + n_valid, n_combos - n_held),
+                          ("n_heldout", n_heldout, n_held)):
+        if n > room * per_combo:
+            raise ValueError(f"{name} must be at most {room * per_combo}: the grammar has "
+                             f"that many different sentences for this split, got {n}")
     rng = np.random.default_rng(validate.seed(seed))
     combos = list(itertools.product(SUBJECTS, PLACES))  # every (subject, place)
     order = rng.permutation(len(combos))

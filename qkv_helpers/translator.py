@@ -76,8 +76,51 @@ class Batch(NamedTuple):
     """``(B, n_tgt)``: the Korean ids, then ``<eos>`` (what it must predict)."""
 
 
+def _check_ids(ids, name: str, vocab_size: int) -> None:
+    if not (isinstance(ids, np.ndarray) and ids.ndim == 2 and ids.size
+            and np.issubdtype(ids.dtype, np.integer)):
+        raise TypeError(f"{name} must be a (B, n) array of token ids, e.g. "
+                        f"make_batch(pairs, vocab).source, got {type(ids).__name__} "
+                        f"{getattr(ids, 'shape', '')}")
+    if ids.min() < 0 or ids.max() >= vocab_size:
+        raise ValueError(f"{name} must hold token ids in 0..{vocab_size - 1}, got "
+                         f"{ids.min()}..{ids.max()}")
+
+
+def _check_batch(batch, vocab_size: int) -> None:
+    validate.instance_of(batch, "batch", Batch, "make_batch(pairs, vocab)")
+    for field in Batch._fields:
+        _check_ids(getattr(batch, field), f"batch.{field}", vocab_size)
+
+
+def _check_weights(weights, pairs, heads) -> np.ndarray:
+    """Cross-attention ``(B, H, n_tgt, n_src)`` in 0..1 for ``pairs``; ``heads`` checked."""
+    weights = validate.array(weights, "weights", ndim=4, empty=False,
+                             shape="(B, H, n_tgt, n_src)")
+    if weights.min() < 0 or weights.max() > 1 + 1e-6:
+        raise ValueError("weights must be attention weights in 0..1, got values in "
+                         f"{weights.min():g}..{weights.max():g}")
+    if not isinstance(pairs, (list, tuple)) or not pairs or not all(
+            isinstance(p, Pair) for p in pairs):
+        raise TypeError("pairs must be a non-empty list of Pair, got "
+                        f"{type(pairs).__name__} {pairs!r}"[:200])
+    b, _, n_tgt, n_src = weights.shape
+    if len(pairs) != b or any(len(p.korean) > n_tgt or len(p.english) + 1 > n_src
+                              for p in pairs):
+        raise ValueError(f"pairs ({len(pairs)}) must be the sentences of weights "
+                         f"{weights.shape} (one per row of the batch, each fitting it)")
+    if not (isinstance(heads, str) and heads == "mean"):
+        validate.integer(heads, "heads", 0, weights.shape[1] - 1)
+    return weights
+
+
 def make_batch(pairs, vocab: Vocabulary) -> Batch:
     """Token ids of ``pairs``, padded to the longest sentence of the batch."""
+    validate.instance_of(vocab, "vocab", Vocabulary, "e.g. qk.toy_corpus.Vocabulary()")
+    if not isinstance(pairs, (list, tuple)) or not pairs or not all(
+            isinstance(p, Pair) for p in pairs):
+        raise TypeError("pairs must be a non-empty list of Pair (from toy_corpus.build_sentence "
+                        f"or make_corpus), got {type(pairs).__name__} {pairs!r}"[:200])
     src = [vocab.encode(p.english) + [vocab.eos] for p in pairs]
     ko = [vocab.encode(p.korean) for p in pairs]
     n_src, n_tgt = max(map(len, src)), max(map(len, ko)) + 1
@@ -137,7 +180,8 @@ class Translator:
             raise ValueError(f"n_heads must divide d_model: d_model = {d_model}, "
                              f"n_heads = {n_heads}")
         self.d_ff = 4 * self.d_model if d_ff is None else validate.integer(d_ff, "d_ff", 1)
-        self.encoder_self_attention = bool(encoder_self_attention)
+        self.encoder_self_attention = validate.flag(encoder_self_attention,
+                                                    "encoder_self_attention")
         self.dtype = validate.float_dtype(dtype, allowed=(np.float32, np.float64))
         rng = np.random.default_rng(validate.seed(seed))
         d, f, v = self.d_model, self.d_ff, self.vocab_size
@@ -300,12 +344,15 @@ class Translator:
         Row ``i`` is the query that predicts Korean token ``i`` (reading ``<bos>`` and
         the tokens before it).
         """
+        _check_batch(batch, self.vocab_size)
         _, cache = self.forward(batch)
         return cache["dec.cross"][5]
 
     def greedy(self, source, max_len: int = 8) -> np.ndarray:
         """Greedy translation of a padded source batch: ``(B, ≤ max_len)`` ids, each
         sentence's tokens then ``<eos>`` (and padding after it)."""
+        _check_ids(source, "source", self.vocab_size)
+        max_len = validate.integer(max_len, "max_len", 1)
         memory = self.encode(source)
         out = np.full((len(source), 1), 1, np.int64)  # (B, 1): <bos>
         done = np.zeros(len(source), bool)
@@ -337,6 +384,12 @@ def gradient_check(model: Translator, batch: Batch, entries: int = 10, eps: floa
     ``‖g − g_num‖ / (‖g‖ + ‖g_num‖)`` stays fair for a gradient that is exactly 0. Use a
     float64 model: float32 rounding alone would give errors near 1e-3.
     """
+    validate.instance_of(model, "model", Translator,
+                         "e.g. Translator(len(vocab), dtype=np.float64)")
+    _check_batch(batch, model.vocab_size)
+    entries = validate.integer(entries, "entries", 1)
+    eps = validate.positive_number(eps, "eps")
+    seed = validate.seed(seed)
     _, grads = model.loss_and_grads(batch)
     rng = np.random.default_rng(seed)
     used = np.unique(np.concatenate([batch.source.ravel(), batch.target_in.ravel()]))
@@ -365,6 +418,7 @@ def gradient_check(model: Translator, batch: Batch, entries: int = 10, eps: floa
 
 def exact_match(model: Translator, pairs, vocab: Vocabulary) -> float:
     """The fraction of ``pairs`` whose greedy translation is exactly the gold Korean."""
+    validate.instance_of(model, "model", Translator, "e.g. train(...).model")
     translations = model.translate(pairs, vocab)
     return float(np.mean([tuple(t) == p.korean for t, p in zip(translations, pairs)]))
 
@@ -380,7 +434,7 @@ def alignment_agreement(weights, pairs, heads="mean") -> float:
     >>> alignment_agreement(np.array([[[[0.2, 0.7, 0.1], [1, 0, 0]]]]), [pair])
     1.0
     """
-    weights = np.asarray(weights)
+    weights = _check_weights(weights, pairs, heads)
     maps = weights.mean(axis=1) if heads == "mean" else weights[:, heads]  # (B, n_tgt, n_src)
     hits = total = 0
     for m, p in zip(maps, pairs):
@@ -401,7 +455,7 @@ def where_attention_lands(weights, pairs, heads="mean") -> dict:
     >>> where_attention_lands(w, [pair])
     {'gold': 0.5, 'the': 0.0, '<eos>': 0.5, 'other word': 0.0}
     """
-    weights = np.asarray(weights)
+    weights = _check_weights(weights, pairs, heads)
     maps = weights.mean(axis=1) if heads == "mean" else weights[:, heads]  # (B, n_tgt, n_src)
     counts = dict.fromkeys(("gold", "the", "<eos>", "other word"), 0)
     for m, p in zip(maps, pairs):
@@ -450,6 +504,19 @@ def train(steps: int = 300, batch_size: int = 32, lr: float = 2e-2, warmup: int 
     Everything follows from ``seed``: the corpus, the initial weights, the batches.
     """
     steps = validate.integer(steps, "steps", 1)
+    batch_size = validate.integer(batch_size, "batch_size", 1)
+    lr = validate.positive_number(lr, "lr")
+    warmup = validate.integer(warmup, "warmup", 0)
+    n_heads = validate.integer(n_heads, "n_heads", 1)
+    validate.flag(encoder_self_attention, "encoder_self_attention")
+    seed = validate.seed(seed)
+    eval_every = validate.integer(eval_every, "eval_every", 1)
+    n_eval = validate.integer(n_eval, "n_eval", 1)
+    if stop_at is not None:
+        validate.real_number(stop_at, "stop_at", 0.0, 1.0)
+    if callback is not None:
+        validate.a_function(callback, "callback")
+    validate.float_dtype(dtype, allowed=(np.float32, np.float64))
     corpus = make_corpus(n_train=n_train, seed=seed)
     vocab = Vocabulary()
     model = Translator(len(vocab), 32, n_heads, encoder_self_attention=encoder_self_attention,
@@ -507,6 +574,7 @@ def to_tiny_transformer(model: Translator):
     encoder without self-attention gets zero attention weights there: its output
     ``concat(heads)·0`` adds nothing, as if the sub-layer were absent.
     """
+    validate.instance_of(model, "model", Translator, "e.g. load_trained()[0]")
     from .decoding import TinyTransformer
 
     tiny = TinyTransformer(model.vocab_size, model.d_model, model.n_heads, 1, seed=0,

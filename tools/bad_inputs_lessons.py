@@ -505,6 +505,7 @@ def cases() -> list[Case]:
                         ("a list of ids", [0, 1])],
              "max_tokens": BAD_INTS + [("2 (< prompt)", 2)]})
     out += cases_lessons_11_13()
+    out += cases_lesson_14()
     return out + _cases_for_every_ax() + cases_issue_26()
 
 
@@ -873,6 +874,232 @@ def cases_lessons_11_13() -> list[Case]:
              "time": [("-1", -1), ("1.5", 1.5), ("True", True), ("'3'", "3"),
                       ("999", 999)]})
     return out
+
+
+LESSON_14_PENDING = {
+    "backprop.softmax_backward", "backprop.attention_backward",
+    "attention_backward.forward_with_logsumexp", "attention_backward.plain_backward",
+    "attention_backward.recompute_backward"}
+"""Lesson 14's entry points whose cases do not all get "ours" yet (not in :func:`cases`):
+see them with ``cases_lesson_14(pending=True)``."""
+
+
+def cases_lesson_14(pending: bool = False) -> list[Case]:
+    """Lesson 14's entry points: the toy corpus, the translator, backprop ops, its plots,
+    widgets and checkers (a checker must answer ``ok=False``, never raise or accept).
+    ``pending=True``: only the cases of :data:`LESSON_14_PENDING`."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from qkv_helpers import attention_backward as ab
+    from qkv_helpers import backprop as bp
+    from qkv_helpers import lesson14_checks as checks14
+    from qkv_helpers import plots, widgets
+    from qkv_helpers import toy_corpus as tc
+    from qkv_helpers import translator as trn
+    from qkv_helpers.checks._feedback import Feedback
+
+    out: list[Case] = []
+
+    def add(entry: str, fn: Callable, good: dict, arg: str, bads, correct=None):
+        GOOD_CALLS.setdefault(entry, (fn, good))
+        for what, value in bads:
+            kwargs = dict(good, **{arg: value})
+            out.append(Case(entry, arg, what, lambda fn=fn, kw=kwargs: fn(**kw), correct))
+
+    def add_all(entry: str, fn: Callable, good: dict, pools: dict, correct=None):
+        for arg, bads in pools.items():
+            add(entry, fn, good, arg, bads, correct)
+
+    def refused(feedback) -> bool:  # a checker's answer to a wrong or unreadable input
+        return isinstance(feedback, Feedback) and feedback.ok is not True
+
+    bad_words = [("None", None), ("an int", 3), ("'Cat'", "Cat"), ("''", ""),
+                 ("['cat']", ["cat"]), ("'unicorn'", "unicorn"), ("True", True)]
+    bad_sentences = [("None", None), ("a string", "the cat sat"), ("[]", []),
+                     ("a list of words", ["the", "cat"]), ("an int", 3),
+                     ("a tuple of tuples", (("the", "cat"), ("고양이가",), (1,)))]
+    vocab = tc.Vocabulary()
+    pair = tc.build_sentence("cat", "sat", "on", "mat")
+    pairs = [pair, tc.build_sentence("duck", "lay", "in", "bag", "red")]
+    model, *_ = trn.load_trained()
+    batch = trn.make_batch(pairs, vocab)
+
+    # --- toy_corpus ---------------------------------------------------------------------------
+    add_all("toy_corpus.build_sentence", tc.build_sentence,
+            dict(subject="cat", verb="sat", preposition="on", place="mat"),
+            {"subject": bad_words, "verb": bad_words, "preposition": bad_words,
+             "place": bad_words,
+             "subject_adjective": [b for b in bad_words if b[0] != "None"],
+             "place_adjective": [("3", 3), ("'Red'", "Red"), ("['red']", ["red"])]})
+    for what, noun in (("None", None), ("''", ""), ("an int", 3), ("English", "cat"),
+                       ("a list", ["고양이"])):
+        out.append(Case("toy_corpus.subject_particle", "noun", what,
+                        lambda noun=noun: tc.subject_particle(noun)))
+    add_all("toy_corpus.make_corpus", tc.make_corpus,
+            dict(n_train=20, n_valid=5, n_heldout=5),
+            {"n_train": BAD_INTS, "n_valid": BAD_INTS,
+             "n_heldout": BAD_INTS + [("50000 (more than the grammar holds)", 50000)],
+             "seed": BAD_SEEDS,
+             "heldout_fraction": BAD_REALS + [("0", 0.0), ("0.5", 0.5), ("-0.1", -0.1)]})
+    for what, tokens in (("None", None), ("a string", "the cat"), ("an int", 3),
+                         ("[None]", [None]), ("'Cat'", ["the", "Cat"])):
+        out.append(Case("toy_corpus.Vocabulary.encode", "tokens", what,
+                        lambda tokens=tokens: vocab.encode(tokens)))
+    for what, ids in (("None", None), ("99", [99]), ("-1", [-1]), ("1.5", [1.5]),
+                      ("a string", "12"), ("True", [True])):
+        out.append(Case("toy_corpus.Vocabulary.decode", "ids", what,
+                        lambda ids=ids: vocab.decode(ids)))
+
+    # --- translator ---------------------------------------------------------------------------
+    add_all("translator.make_batch", trn.make_batch, dict(pairs=pairs, vocab=vocab),
+            {"pairs": bad_sentences, "vocab": [("None", None), ("a dict", {"the": 4})]})
+    add_all("translator.Translator", trn.Translator, dict(vocab_size=len(vocab), d_model=8),
+            {"vocab_size": BAD_INTS, "d_model": BAD_INTS, "n_heads": BAD_INTS + [("3", 3)],
+             "d_ff": [b for b in BAD_INTS if b[0] != "None"],
+             "encoder_self_attention": BAD_FLAGS, "seed": BAD_SEEDS,
+             "dtype": [("'banana'", "banana"), ("np.int64", np.int64), ("None", None)]})
+    add_all("translator.Translator.translate", model.translate, dict(pairs=pairs, vocab=vocab),
+            {"pairs": bad_sentences, "vocab": [("None", None), ("a string", "vocab")]})
+    add("translator.Translator.cross_attention", model.cross_attention, {}, "batch",
+        [("None", None), ("a list of pairs", pairs), ("a tuple of lists", ([1], [1], [1])),
+         ("ids out of range", batch._replace(source=batch.source + 1000))])
+    add("translator.Translator.greedy", model.greedy, dict(source=batch.source), "max_len",
+        BAD_INTS)
+    add("translator.Translator.greedy", model.greedy, {}, "source",
+        [("None", None), ("a string", "the cat"), ("1.5", [[1.5, 2.0]]), ("99", [[999, 2]]),
+         ("1-D", [4, 14, 2]), ("[]", [])])
+    add_all("translator.exact_match", trn.exact_match,
+            dict(model=model, pairs=pairs, vocab=vocab),
+            {"model": [("None", None), ("a TrainingRun tuple", (model, [], []))],
+             "pairs": bad_sentences, "vocab": [("None", None)]})
+    weights = model.cross_attention(batch)
+    for entry, fn in (("translator.alignment_agreement", trn.alignment_agreement),
+                      ("translator.where_attention_lands", trn.where_attention_lands)):
+        add_all(entry, fn, dict(weights=weights, pairs=pairs),
+                {"weights": bad_arrays(weights, empty_ok=True)
+                 + [("3-D", weights[0]), ("above 1", weights * 3),
+                    ("masked", np.ma.masked_array(weights, mask=weights > 0.5))],
+                 "pairs": bad_sentences + [("one pair too few", pairs[:1])],
+                 "heads": [("1 (one head)", 1), ("-1", -1), ("1.5", 1.5), ("True", True),
+                           ("'max'", "max"), ("None", None)]})
+    add_all("translator.train", trn.train, dict(steps=1, n_train=40, eval_every=1, n_eval=2),
+            {"steps": BAD_INTS, "batch_size": BAD_INTS, "lr": BAD_POSITIVE_REALS,
+             "warmup": [b for b in BAD_INTS if b[0] != "0"],
+             "n_heads": BAD_INTS + [("3 (does not divide 32)", 3)],
+             "encoder_self_attention": BAD_FLAGS, "seed": BAD_SEEDS,
+             "n_train": BAD_INTS, "eval_every": BAD_INTS, "n_eval": BAD_INTS,
+             "stop_at": [("NaN", NAN), ("'1'", "1"), ("True", True), ("2", 2.0), ("-1", -1.0)],
+             "callback": [("a string", "print"), ("an int", 1)],
+             "dtype": [("'banana'", "banana"), ("np.int64", np.int64), ("None", None)]})
+    add_all("translator.gradient_check", trn.gradient_check,
+            dict(model=trn.Translator(len(vocab), seed=0, dtype=np.float64), batch=batch,
+                 entries=1),
+            {"model": [("None", None), ("a string", "model")],
+             "batch": [("None", None), ("a list of pairs", pairs)],
+             "entries": BAD_INTS, "eps": BAD_POSITIVE_REALS, "seed": BAD_SEEDS})
+    add("translator.to_tiny_transformer", trn.to_tiny_transformer, {}, "model",
+        [("None", None), ("a string", "model")])
+
+    # --- backprop and attention_backward (the ops the lesson calls) ---------------------------
+    rng = np.random.default_rng(14)
+    p = np.full((2, 3), 1 / 3)
+    add_all("backprop.softmax_backward", bp.softmax_backward,
+            dict(d_p=rng.normal(size=(2, 3)), p=p),
+            {"d_p": bad_arrays(np.ones((2, 3)), batch_ok=True)[:8]
+             + [("3 columns → 2", np.ones((2, 2)))],
+             "p": bad_arrays(p, batch_ok=True)[:8] + [("above 1", p * 3)]})
+    q, k, v = (rng.normal(size=(1, 1, 3, 4)) for _ in range(3))
+    _, w = bp.attention(q, k, v)
+    add_all("backprop.attention_backward", bp.attention_backward,
+            dict(d_out=np.ones((1, 1, 3, 4)), q=q, k=k, v=v, p=w),
+            {"d_out": bad_arrays(np.ones((1, 1, 3, 4)), batch_ok=True)[:8]
+             + [("wrong shape", np.ones((1, 1, 3, 5)))],
+             "q": bad_arrays(q, batch_ok=True)[:8], "v": [("wrong shape", v[..., :2, :])],
+             "p": [("wrong shape", w[..., :2]), ("NaN", _with_nan(w))]})
+    q2, k2, v2 = (rng.normal(size=(4, 3)) for _ in range(3))
+    add("attention_backward.forward_with_logsumexp", ab.forward_with_logsumexp,
+        dict(q=q2, k=k2, v=v2), "q", bad_arrays(q2)[:8] + [("d 2 ≠ 3", q2[:, :2])])
+    o, p2, lse = ab.forward_with_logsumexp(q2, k2, v2)
+    add_all("attention_backward.plain_backward", ab.plain_backward,
+            dict(d_out=np.ones((4, 3)), q=q2, k=k2, v=v2, p=p2),
+            {"d_out": bad_arrays(np.ones((4, 3)))[:8], "p": [("wrong shape", p2[:2])]})
+    add_all("attention_backward.recompute_backward", ab.recompute_backward,
+            dict(d_out=np.ones((4, 3)), q=q2, k=k2, v=v2, out=o, lse=lse, block_size=2),
+            {"d_out": bad_arrays(np.ones((4, 3)))[:8], "lse": [("NaN", _with_nan(lse)),
+                                                               ("wrong shape", lse[:2])],
+             "block_size": BAD_INTS})
+    add_all("attention_backward.measure_backward", ab.measure_backward,
+            dict(lengths=[16, 32], d=4),
+            {"lengths": [("None", None), ("an int", 16), ("[]", []), ("1.5", [1.5]),
+                         ("0", [0]), ("True", [True]), ("a string", "16")],
+             "d": BAD_INTS, "block_size": BAD_INTS, "seed": BAD_SEEDS})
+
+    # --- plots --------------------------------------------------------------------------------
+    history = [{"step": 0, "loss": 4.0, "exact_match": 0.0, "alignment": 0.1},
+               {"step": 10, "loss": 1.0, "exact_match": 0.5, "alignment": 0.9}]
+    add_all("plots.plot_training_curves", plots.plot_training_curves, dict(history=history),
+            {"history": [("None", None), ("[]", []), ("a dict", history[0]),
+                         ("a list of numbers", [4.0, 1.0]),
+                         ("a key missing", [{"step": 0, "loss": 4.0}]),
+                         ("NaN loss", [dict(history[0], loss=NAN), history[1]]),
+                         ("a string loss", [dict(history[0], loss="4"), history[1]]),
+                         ("exact_match 3", [dict(history[0], exact_match=3.0), history[1]]),
+                         ("zero loss", [dict(history[0], loss=0.0), history[1]])],
+             "threshold": BAD_REALS + [("1.5", 1.5), ("-1", -1.0)]})
+    maps = np.full((2, 2, 3), 1 / 3)
+    add_all("plots.plot_alignment_maps", plots.plot_alignment_maps,
+            dict(weights=maps, target=["a", "b"], source=["x", "y", "z"], alignment=[0, 2]),
+            {"weights": bad_arrays(maps) + [("above 1", maps * 4),
+                                            ("masked", np.ma.masked_array(maps, mask=maps > 0))],
+             "target": bad_labels(2), "source": bad_labels(3),
+             "alignment": [("99", [0, 99]), ("-1", [-1, 0]), ("1.5", [1.5, 0]),
+                           ("True", [True, 0]), ("a string", "02"), ("an int", 2),
+                           ("None inside", [None, 0]), ("three rows for two", [0, 1, 2])]})
+    costs = ab.measure_backward([16, 32], d=4)
+    add("plots.plot_backward_memory", plots.plot_backward_memory, {}, "costs",
+        [("None", None), ("a tuple", (1, 2, 3)), ("a dict", costs._asdict()),
+         ("NaN", costs._replace(peak_plain=[NAN, 1])),
+         ("zero bytes", costs._replace(kept_plain=[0, 0])),
+         ("lengths not matching", costs._replace(kept_recompute=[1]))])
+    GOOD_CALLS["plots.plot_backward_memory"] = (plots.plot_backward_memory, {"costs": costs})
+
+    # --- widgets ------------------------------------------------------------------------------
+    add("widgets.training_progress", widgets.training_progress, {}, "steps", BAD_INTS)
+    run = trn.train(steps=2, n_train=40, eval_every=1, n_eval=2)
+    add("widgets.attention_learning_explorer", widgets.attention_learning_explorer, {}, "run",
+        [("None", None), ("a Translator", model), ("a history list", run.history),
+         ("a tuple", tuple(run))])
+    add_all("widgets.sentence_translator", widgets.sentence_translator, dict(model=model),
+            {"model": [("None", None), ("a TrainingRun", run), ("a string", "model")],
+             "vocab": [("a string", "vocab"), ("a dict", {"the": 4}), ("an int", 3)]})
+
+    # --- checkers: ok=False for every wrong or unreadable answer, never an exception ------------
+    add("checks14.check_attention_backward", checks14.check_attention_backward, {}, "fn",
+        [("None", None), ("a string", "my_backward"),
+         ("returns inputs", lambda q, k, v, d: (q, k, v)),
+         ("returns zeros", lambda q, k, v, d: (0 * q, 0 * k, 0 * v)),
+         ("returns NaN", lambda q, k, v, d: (q * NAN, k * NAN, v * NAN)),
+         ("returns two", lambda q, k, v, d: (q, k)), ("returns None", lambda q, k, v, d: None),
+         ("returns strings", lambda q, k, v, d: ("a", "b", "c")),
+         ("raises", lambda q, k, v, d: 1 / 0), ("takes no args", lambda: None),
+         ("returns a generator", lambda q, k, v, d: (x for x in (q, k, v)))], refused)
+    add_all("checks14.check_verb_attention", checks14.check_verb_attention,
+            dict(answer="sat", model=model, pair=pair),
+            {"answer": [("an int", 3), ("a list", ["sat"]), ("''", ""), ("'dog'", "dog"),
+                        ("True", True), ("a wrong word", "mat"), ("'<eos>'", "<eos>")],
+             "model": [("None", None), ("a string", "model"), ("a TrainingRun", run)],
+             "pair": [("None", None), ("a string", "the cat sat on the mat"),
+                      ("a tuple", (("the", "cat"), ("고양이가",), (1,)))]}, refused)
+    add_all("checks14.check_break_it", checks14.check_break_it,
+            dict(run=run, diagnosis="a"),
+            {"run": [("None", None), ("a Translator", model), ("a string", "run"),
+                     ("empty history", run._replace(history=[])),
+                     ("a history of strings", run._replace(history=["a"]))],
+             "diagnosis": [("an int", 1), ("'d'", "d"), ("'b' (wrong)", "b"),
+                           ("'c' (wrong)", "c"), ("''", ""),
+                           ("['a']", ["a"])]}, refused)
+    return [case for case in out if (case.entry in LESSON_14_PENDING) == pending]
 
 
 def classify(case: Case) -> tuple[str, str]:

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
-import numpy as np
+import numpy as np  # noqa: F401 (the doctests)
 from matplotlib.patches import Rectangle
 from matplotlib.ticker import FuncFormatter, NullFormatter
 
+from .. import _validate as validate
 from .. import style
 from ..lang import t
-from ._common import check_labels
+from ._common import check_labels, new_axes
 
 __all__ = ["alignment_formed_step", "draw_alignment_maps", "draw_training_curves",
            "plot_alignment_maps", "plot_training_curves", "plot_backward_memory"]
@@ -23,6 +24,7 @@ def alignment_formed_step(history, threshold: float = 0.8):
     >>> alignment_formed_step([{"step": 0, "alignment": 0.1}, {"step": 10, "alignment": 0.85}])
     10
     """
+    threshold = validate.real_number(threshold, "threshold", 0.0, 1.0)
     return next((r["step"] for r in history if r["alignment"] >= threshold), None)
 
 
@@ -32,6 +34,11 @@ def _history(history) -> list:
             for r in history):
         raise ValueError("history must be train(...).history: a non-empty list of dicts "
                          "with step, loss, exact_match and alignment")
+    for i, r in enumerate(history):
+        validate.integer(r["step"], f"history[{i}]['step']", 0)
+        validate.positive_number(r["loss"], f"history[{i}]['loss']")
+        validate.real_number(r["exact_match"], f"history[{i}]['exact_match']", 0.0, 1.0)
+        validate.real_number(r["alignment"], f"history[{i}]['alignment']", 0.0, 1.0)
     return list(history)
 
 
@@ -83,13 +90,15 @@ def plot_training_curves(history, threshold: float = 0.8):
 
 
 def _maps(weights, target, source, alignment):
-    w = np.asarray(weights, dtype=float)
-    if w.ndim != 3 or not np.isfinite(w).all() or w.min() < 0 or w.max() > 1 + 1e-6:
+    w = validate.array(weights, "weights", ndim=3, empty=False,
+                       shape="(heads, target tokens, source tokens)")
+    if w.min() < 0 or w.max() > 1 + 1e-6:
         raise ValueError(f"weights must be cross-attention weights (heads, target tokens, "
                          f"source tokens) in 0..1, got shape {w.shape}")
     target = check_labels(target, w.shape[1], "target", "target rows")
     source = check_labels(source, w.shape[2], "source", "source columns")
-    alignment = [] if alignment is None else [int(j) for j in alignment]
+    alignment = [] if alignment is None else [
+        int(j) for j in validate.int_sequence(alignment, "alignment", min_len=0)]
     if len(alignment) > w.shape[1] or any(not 0 <= j < w.shape[2] for j in alignment):
         raise ValueError(f"alignment must give a source column (0..{w.shape[2] - 1}) for "
                          f"each of at most {w.shape[1]} target rows, got {alignment}")
@@ -123,7 +132,8 @@ def plot_alignment_maps(weights, target, source, alignment=None):
     >>> len(fig.axes), len(fig.axes[0].patches)
     (3, 2)
     """
-    w = np.asarray(weights)
+    w = validate.array(weights, "weights", ndim=3, empty=False,
+                       shape="(heads, target tokens, source tokens)")
     n = 1 if w.ndim == 3 and len(w) == 1 else (len(w) + 1 if w.ndim == 3 else 1)
     fig, axes = plt.subplots(1, n, figsize=(0.6 + 3.2 * n, 3.6), layout="constrained",
                              squeeze=False)
@@ -136,8 +146,15 @@ def plot_backward_memory(costs, ax=None):
 
     ``costs`` is :func:`qkv_helpers.attention_backward.measure_backward`'s table.
     """
-    if ax is None:
-        _, ax = plt.subplots(figsize=(6.4, 4.0), layout="constrained")
+    from ..attention_backward import BackwardCosts
+
+    validate.instance_of(costs, "costs", BackwardCosts, "ab.measure_backward(lengths)")
+    for field in ("kept_plain", "peak_plain", "kept_recompute", "peak_recompute"):
+        values = validate.array(getattr(costs, field), f"costs.{field}", ndim=1, empty=False)
+        if len(values) != len(costs.lengths) or not (values > 0).all():
+            raise ValueError(f"costs.{field} must hold one byte count > 0 per length "
+                             f"({len(costs.lengths)}), got {list(values)}")
+    ax = new_axes(ax)
     n = costs.lengths
     ax.loglog(n, costs.kept_plain, "o-", color=style.COLORS[0], label=t("p_l14_kept_plain"))
     ax.loglog(n, costs.peak_plain, "o--", color=style.COLORS[0], label=t("p_l14_peak_plain"))

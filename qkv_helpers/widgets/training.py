@@ -6,7 +6,7 @@ from __future__ import annotations
 import ipywidgets as widgets
 import numpy as np
 
-from .._validate import instance_of
+from .._validate import instance_of, integer
 from ..lang import t
 from ..plots.training import alignment_formed_step, draw_alignment_maps, draw_training_curves
 from ..toy_corpus import ADJECTIVES, PLACES, PREPOSITIONS, SUBJECTS, VERBS, build_sentence
@@ -45,6 +45,7 @@ def training_progress(steps: int) -> TrainingProgress:
     >>> bar.bar.value
     150
     """
+    steps = integer(steps, "steps", 1)
     return TrainingProgress(steps)
 
 
@@ -131,7 +132,8 @@ def sentence_translator(model: Translator, vocab=None) -> Panel:
     from ..toy_corpus import Vocabulary
 
     instance_of(model, "model", Translator, "e.g. qk.translator.load_trained()[0]")
-    vocab = Vocabulary() if vocab is None else vocab
+    vocab = Vocabulary() if vocab is None else instance_of(
+        vocab, "vocab", Vocabulary, "qk.toy_corpus.Vocabulary(), or leave it out")
     # "" for no adjective: a Dropdown shows a value of None as no selection at all
     adjectives = [(t("w_l14_none"), ""), *((a, a) for a in ADJECTIVES)]
     controls = {
