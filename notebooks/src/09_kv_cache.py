@@ -10,7 +10,7 @@ lesson.md(slide="slide", ko="""
 - 캐시를 쓰든 안 쓰든 출력이 같다는 걸 봐요.
 - 스텝마다, 그리고 전체로 FLOPs(부동소수점 연산 수)를 세어 보고, 두 FLOPs의 비율이 어떤 식이 되는지 구해 봐요.
 - 스텝 하나의 시간을 문맥 길이에 따라 재서 이론과 비교하고, 왜 차이가 나는지(스텝마다 드는 고정 비용, 즉 오버헤드) 알아봐요.
-- 캐시의 메모리를 재서 공식 `2 · 레이어 · KV 헤드 · head_dim · 토큰 · 배치 · 값당 바이트`와 맞춰 봐요. 캐시는 스텝 사이에 메모리를 **더 써서** 계산을 아껴요. 스텝 하나가 계산하는 동안 잡는 메모리도 재 봐요.
+- 캐시의 메모리를 재서 공식 `2 · 레이어 · KV 헤드 · head_dim · 토큰 · 배치 · 값당 바이트`와 같은지 확인해요. 캐시는 스텝 사이에 메모리를 **더 써서** 계산을 아껴요. 스텝 하나가 계산하는 동안 잡는 메모리도 재 봐요.
 - 크로스 어텐션의 K, V는 원문 문장마다 한 번만 계산된다는 걸 확인해요.
 
 **수업 시간**: 약 75분
@@ -30,7 +30,7 @@ lesson.md(slide="slide", ko="""
 
 lesson.code(slide="skip", ko="""
 import os
-# numpy보다 먼저: BLAS 스레드 하나, 시간을 고르게 재려고
+# numpy를 불러오기 전에 BLAS가 스레드 하나만 쓰게 해요(시간을 더 일정하게 재려고)
 os.environ.update(OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
 import numpy as np
 import qkv_helpers as qk
@@ -60,7 +60,7 @@ lesson.md(slide="slide", ko="""
 
 07강에서 본 것처럼 디코더는 **자기회귀 디코딩**으로 문장을 만들어요. 지금까지의 토큰을 넣고, 다음 토큰 하나를 고르고, 그걸 붙여서 다시 넣어요.
 
-여기서 쓰는 `model`은 작은 트랜스포머 디코더예요. 어휘는 예제 문장의 단어 7개뿐이고, 매개변수는 학습하지 않은 무작위 값이에요. 그래서 이어지는 단어에는 뜻이 없어요. 오늘 보고 싶은 건 **무엇을, 얼마나 계산하는지**니까 괜찮아요. "The cat sat"에서 시작해서 8토큰을 생성해 봐요.
+여기서 쓰는 `model`은 작은 트랜스포머 디코더예요. 어휘는 예제 문장의 단어 7개뿐이고, 매개변수는 학습하지 않은 무작위 값이에요. 그래서 이어지는 단어에는 뜻이 없어요. 오늘 보고 싶은 건 **무엇을, 얼마나 계산하는지**니까 괜찮아요. "The cat sat"에서 시작해서 토큰 8개를 생성해 봐요.
 """, en="""
 ## Generating one token at a time
 
@@ -140,7 +140,7 @@ print(np.allclose(full[-1:], short))                                      # ever
 lesson.md(slide="slide", ko="""
 ## 캐시를 써도 답은 같아요
 
-캐시는 계산을 **건너뛰는** 게 아니라, 이미 계산한 값을 **다시 쓰는** 거예요. 그러니 정확한 산수라면 출력이 완전히 같아요. 부동소수점에서는 더하는 순서가 달라서 로짓(다음 토큰의 점수)이 반올림만큼 달라지고, 두 후보가 거의 같은 점수일 때는 고르는 토큰이 바뀔 수도 있어요. 여기서는 이 프롬프트들에서 모든 토큰이 같아요. 프롬프트 몇 개로 20토큰씩 생성해서 비교해 봐요.
+캐시는 계산을 **건너뛰는** 게 아니라, 이미 계산한 값을 **다시 쓰는** 거예요. 그러니 정확한 산수라면 출력이 완전히 같아요. 부동소수점에서는 더하는 순서가 달라서 로짓(다음 토큰의 점수)이 반올림만큼 달라지고, 두 후보가 거의 같은 점수일 때는 고르는 토큰이 바뀔 수도 있어요. 여기서는 이 프롬프트들에서 모든 토큰이 같아요. 프롬프트 몇 개로 토큰을 20개씩 생성해서 비교해 봐요.
 """, en="""
 ## Same answers with the cache
 
@@ -350,7 +350,7 @@ ax = qk.plots.plot_speedup(m.contexts, m.speedup, m.flop_ratio, m.predicted,
 """, ignore_output=True)
 
 lesson.md(slide="subslide", ko="""
-맞춘 두 값을 비교해 봐요. 위는 스텝 하나에 드는 오버헤드, 아래는 t = 16에서 캐시를 쓴 스텝 하나가 FLOPs에 쓰는 시간이에요(둘 다 µs). 오버헤드가 훨씬 커요.
+앞에서 정한 두 값을 비교해 봐요. 위는 스텝 하나에 드는 오버헤드, 아래는 t = 16에서 캐시를 쓴 스텝 하나가 FLOPs에 쓰는 시간이에요(둘 다 µs). 오버헤드가 훨씬 커요.
 """, en="""
 Compare the fitted numbers: above, the overhead per step; below, the time a cached step at t = 16 spends on its FLOPs (both in µs). The overhead is much larger.
 """)
@@ -371,7 +371,7 @@ lesson.md(slide="slide", ko="""
 
 **캐시 바이트 = 2 · 레이어 · KV 헤드 · head_dim · 토큰 · 배치 · 값당 바이트**
 
-맨 앞의 2는 K와 V예요. 토큰 수가 곱해져 있으니 캐시는 토큰 수에 **비례해서** 커져요. 캐시를 쓰며 20토큰을 생성하면서, 스텝마다 두 가지를 재요.
+맨 앞의 2는 K와 V예요. 토큰 수가 곱해져 있으니 캐시는 토큰 수에 **비례해서** 커져요. 캐시를 써서 토큰 20개를 생성하면서 스텝마다 두 가지를 재요.
 - **사용 중인 바이트**(`nbytes`): 지금 저장된 토큰들의 K, V. 공식과 같아야 해요.
 - **미리 잡아 둔 바이트**(`allocated_nbytes`): `generate`는 첫 스텝 전에 프롬프트 + 생성할 토큰 수만큼의 자리를 한꺼번에 잡아요. 프로그램이 실제로 차지하는 건 이쪽이에요.
 
@@ -476,7 +476,7 @@ lesson.md(slide="subslide", ko="""
 
 - 캐시는 **스텝 사이에 남겨 두는** 메모리를 `2 · 레이어 · KV 헤드 · head_dim · 토큰 · 배치 · 값당 바이트`만큼 더해요.
 - 캐시 없는 스텝의 점수 행렬 같은 레이어별 중간 결과는 레이어 하나를 계산하는 동안만 있다가 사라져요. 토큰 t개의 은닉 상태는 스텝이 끝날 때까지 있어요. 실제 추론 코드는 (헤드, t, t) 행렬을 통째로 만들지도 않아요(13강의 타일 어텐션).
-- 실제 대형 언어 모델(LLM)에서 캐시와 매개변수 중 어느 쪽이 더 큰지는 배치 × 문맥 길이에 달려 있어요. 위의 Llama-2-7B는 4096토큰, 배치 1에서 캐시가 2 GiB로 매개변수 12.55 GiB보다 훨씬 작아요. 12.55 / 2 ≈ 6.3이니 배치 7부터 캐시가 더 커져요. vLLM 논문의 13B 모델 예에서는 매개변수가 메모리의 65%, KV 캐시가 30% 넘게 차지해요. 요청을 많이 모아 처리하는 서버에서 캐시가 커지는 이유예요. 캐시는 메모리를 내주고 계산을 얻는 거래예요.
+- 실제 대형 언어 모델(LLM)에서 캐시와 매개변수 중 어느 쪽이 더 큰지는 배치 × 문맥 길이에 달려 있어요. 위의 Llama-2-7B는 4096토큰, 배치 1에서 캐시가 2 GiB로 매개변수 12.55 GiB보다 훨씬 작아요. 12.55 / 2 ≈ 6.3이니 배치 7부터 캐시가 더 커져요. vLLM 논문의 13B 모델 예에서는 매개변수가 메모리의 65%, KV 캐시가 30% 넘게 차지해요. 캐시가 이만큼 커지는 건 요청을 많이 모아 한꺼번에 처리하는 서버에서예요. 캐시는 메모리를 내주고 계산을 얻는 거래예요.
 """, en="""
 For this small model, from a context of about 15 tokens on, the peak of an uncached step is larger even than a cached step's peak plus its cache. So "the cache only adds memory" is not accurate either. Precisely:
 
@@ -497,10 +497,10 @@ lesson.md(slide="subslide", ko="""
 앞의 둘은 보통 학습할 때 정해요. 학습이 끝난 모델에 쓸 수 있는 방법도 있어요. 다만 모두 출력을 조금씩 바꿔요.
 
 - **KV 양자화**: 학습된 모델에 바로 쓸 수 있고, 정확도를 조금 잃어요.
-- **캐시에서 토큰 빼기**: StreamingLLM(Xiao 외, 2023)은 추가 학습 없이 맨 앞 토큰 몇 개(어텐션 싱크)와 최근 윈도만 캐시에 남겨요.
-- **업트레이닝**: 멀티헤드로 학습한 모델의 KV 헤드를 합친 뒤 조금 더 학습해 GQA로 바꿔요. 원래 사전 학습 계산량의 5% 정도가 들어요(Ainslie 외, 2023, 13강).
+- **캐시에서 토큰 빼기**: StreamingLLM(Xiao 외, 2023)은 추가 학습 없이 맨 앞 토큰 몇 개와 최근 윈도만 캐시에 남겨요. 맨 앞 토큰은 어텐션 가중치가 많이 몰리는 자리(어텐션 싱크, 11강)라서 빼면 출력이 크게 망가지거든요.
+- **업트레이닝**: 멀티헤드로 학습한 모델의 KV 헤드를 합친 뒤 조금 더 학습해 GQA로 바꿔요. 처음에 모델을 학습할 때(사전 학습) 든 계산량의 5% 정도가 들어요(Ainslie 외, 2023, 13강).
 
-Llama-2-7B는 KV 헤드 32개로 학습해서, GQA나 윈도를 나중에 그냥 적용할 수는 없어요. 공식으로 각각 얼마가 되는지 봐요. 아래 앞의 세 줄은 그렇게 학습한 모델일 때의 크기예요.
+Llama-2-7B는 KV 헤드 32개로 학습해서, GQA나 윈도를 나중에 그냥 적용할 수는 없어요. 공식으로 각각 얼마가 되는지 봐요. 아래 출력의 처음 세 줄은 처음부터 그렇게 학습한 모델일 때의 크기예요. 마지막 줄(int8)은 학습이 끝난 뒤에도 쓸 수 있어요.
 """, en="""
 ## What makes the cache smaller
 
@@ -544,7 +544,7 @@ lesson.md(slide="slide", ko="""
 
 08강에서 인코더의 K와 V는 디코더 스텝과 상관없이 같다는 걸 봤어요. 번역처럼 원문(source)이 있을 때, 캐시를 쓰면 크로스 어텐션의 K, V를 **첫 스텝에 한 번만** 계산해서 저장해요. 캐시가 없으면 스텝마다 다시 계산하고요.
 
-이번에는 무작위 모델이 아니라 14강에서 학습한 **진짜 번역기**로 해 봐요. 구조가 `TinyTransformer`와 같아서(레이어 1개, 헤드 1개, d_model 32), 학습한 매개변수를 그대로 넣을 수 있어요(`translator.to_tiny_transformer`). 원문 "the cat sat on the mat"(끝 토큰 &lt;eos&gt;까지 7토큰)을 주고 &lt;bos&gt;에서 시작해 5토큰을 생성하면서, 번역 결과와 스텝마다 크로스 어텐션 K, V에 쓴 FLOPs를 봐요. 캐시 바이트에는 이 원문 7토큰의 K, V도 들어가요.
+이번에는 무작위 모델이 아니라 14강에서 학습한 **진짜 번역기**로 해 봐요. 구조가 `TinyTransformer`와 같아서(레이어 1개, 헤드 1개, d_model 32), 학습한 매개변수를 그대로 넣을 수 있어요(`translator.to_tiny_transformer`). 원문 "the cat sat on the mat"(끝 토큰 &lt;eos&gt;까지 7토큰)을 주고 &lt;bos&gt;에서 시작해 토큰 5개를 생성하면서, 번역 결과와 스텝마다 크로스 어텐션 K, V에 쓴 FLOPs를 봐요. 캐시 바이트에는 이 원문 7토큰의 K, V도 들어가요.
 """, en="""
 ## Cross-attention: the encoder's K and V once per source sentence
 
@@ -556,7 +556,7 @@ This time not with a random model but with the **real translator** trained in le
 lesson.code(ko="""
 from qkv_helpers import toy_corpus, translator
 vocab = toy_corpus.Vocabulary()                   # 14강의 어휘: 영어와 한국어 토큰 92개
-tiny = translator.to_tiny_transformer(translator.load_trained()[0])   # make train으로 만든 매개변수
+tiny = translator.to_tiny_transformer(translator.load_trained()[0])   # 14강의 학습으로 미리 만들어 둔 매개변수
 source = vocab.encode(["the", "cat", "sat", "on", "the", "mat", "<eos>"])
 with_cache = tiny.generate([vocab.bos], 5, source_ids=source)
 without = tiny.generate([vocab.bos], 5, source_ids=source, use_cache=False)
@@ -636,7 +636,7 @@ lesson.md(slide="slide", ko="""
 - 값은 fp16(값당 2바이트)이에요.
 
 1. KV 캐시는 모두 몇 **바이트**일까요? 계산식이나 숫자로 `my_bytes`에 적어 보세요.
-2. (한 걸음 더) 같은 모델에서 대화마다 **12,000토큰**을 저장하고, 캐시에 쓸 수 있는 메모리가 **40 GiB**(1 GiB = 1024³ 바이트)라면, 대화를 **최대 몇 개**까지 동시에 처리할 수 있을까요? 정수로 `my_batch`에 적어 보세요.
+2. (한 걸음 더) 같은 모델에서 대화마다 **12,000토큰**을 저장하고, 캐시에 쓸 수 있는 메모리가 **40 GiB**(1 GiB = 1024³바이트)라면, 대화를 **최대 몇 개**까지 동시에 처리할 수 있을까요? 정수로 `my_batch`에 적어 보세요.
 """, en="""
 ## Try it: predict the size of a cache
 
@@ -718,7 +718,7 @@ lesson.md(slide="slide", ko="""
 - 쿼리는 캐시하지 않아요. 다음 토큰은 새 토큰의 쿼리 하나와 모든 K, V로 정해지니까요.
 - 캐시를 써도 여기서 생성한 토큰은 같아요. 로짓은 반올림 오차만큼만 달라요.
 - 캐시 없는 스텝 t는 레이어마다 정확히 t배의 FLOPs를 써요. t ≪ 6·d_model이고 P = 1이면 전체 비율은 약 (T + 1)/2예요. 캐시를 써도 어텐션은 t에 따라 커져요.
-- 잰 스텝 하나의 속도 향상은 t와 함께 커지지만, 캐시를 쓴 스텝이 거의 오버헤드라서 FLOPs 비율보다 한참 작아요.
+- 실제로 잰 스텝 하나의 속도 향상은 t와 함께 커지지만, 캐시를 쓴 스텝이 거의 오버헤드라서 FLOPs 비율보다 한참 작아요.
 - 캐시는 **스텝 사이에** 2 · 레이어 · KV 헤드 · head_dim · 토큰 · 배치 · 값당 바이트를 써요(Llama-2-7B, 4096토큰: 2 GiB). 자리는 보통 미리 잡아 둬요(`allocated_nbytes`). 캐시 없는 스텝은 계산하는 동안 잠깐 더 써요. 실제 LLM에서 캐시가 매개변수보다 커지는지는 배치 × 문맥에 달려 있어요(Llama-2-7B, 4096토큰: 배치 7부터).
 - MQA/GQA와 슬라이딩 윈도는 보통 학습할 때 정해요. 학습된 모델의 캐시도 KV 양자화, 토큰 빼기(StreamingLLM), GQA 업트레이닝(사전 학습의 5% 정도)으로 줄일 수 있지만, 모두 출력이 조금 달라져요.
 - 크로스 어텐션의 K, V는 원문마다 한 번만 계산해서 캐시에 둬요.

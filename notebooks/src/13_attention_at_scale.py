@@ -135,7 +135,7 @@ The **online softmax** reads the keys block by block and carries only three thin
 - `l`: the sum of exp(score − m) so far
 - `o`: the sum of exp(score − m) · value so far (the output's numerator)
 
-When a new block brings a larger score, m grows to m_new. The l and o collected so far were measured against the old m, so both are multiplied by **exp(m − m_new)** to put them on the new footing. After the last block, o / l equals softmax(scores)·V. Follow three scores [0, 1, 3] in two blocks.
+When a new block brings a larger score, m grows to m_new. The l and o collected so far were measured against the old maximum m_old, so both are multiplied by **exp(m_old − m_new)** to put them on the new footing. After the last block, o / l equals softmax(scores)·V. Follow three scores [0, 1, 3] in two blocks.
 """)
 
 lesson.code(ko="""
@@ -306,13 +306,13 @@ lesson.md(slide="slide", ko="""
 
 온라인 소프트맥스의 핵심은 "서로 다른 기준(m)으로 모은 합을 맞춰서 합치기"예요. 그래서 키를 두 절반으로 나눠 **따로** 계산한 다음 합칠 수도 있어요(GPU 여러 개가 긴 문장을 나눠 맡을 때 이렇게 해요).
 
-아래 `first`는 키 0–3만, `second`는 키 4–7만 보고 계산한 결과예요. 각각 `m`, `l`, `output`(= o / l)이 있어요. 이 여섯 값만 써서 키 8개 전체에 대한 출력 softmax(s)·v를 `my_output`에 만들어 보세요. 힌트: 먼저 둘 중 큰 최댓값 m을 정하고, 각 절반의 `l`에 exp(m_절반 − m)을 곱해 보세요.
+아래 `first`는 키 0–3만, `second`는 키 4–7만 보고 계산한 결과예요. 각각 `m`, `l`, `output`(= o / l)이 있어요. 이 여섯 값만 써서 키 8개 전체에 대한 출력 softmax(s)·v를 `my_output`에 만들어 보세요. 힌트: 먼저 둘 중 큰 최댓값을 m_new로 정하고, 각 절반의 `l`에 exp(m_old − m_new)를 곱해 보세요(m_old는 그 절반의 `m`).
 """, en="""
 ## Try it: merge two halves
 
 The heart of the online softmax is "rescale sums collected against different maxima (m) and add them". So the keys can be split in two halves, computed **separately**, and merged (several GPUs sharing a long sequence do exactly this).
 
-Below, `first` saw only keys 0–3 and `second` only keys 4–7; each has `m`, `l` and `output` (= o / l). Using just these six values, build the output over all 8 keys, softmax(s)·v, in `my_output`. Hint: first take the larger maximum m, then multiply each half's `l` by exp(m_half − m).
+Below, `first` saw only keys 0–3 and `second` only keys 4–7; each has `m`, `l` and `output` (= o / l). Using just these six values, build the output over all 8 keys, softmax(s)·v, in `my_output`. Hint: first take the larger maximum as m_new, then multiply each half's `l` by exp(m_old − m_new) (m_old is that half's `m`).
 """)
 
 lesson.code(exercise=True, ko="""
