@@ -134,7 +134,7 @@ last = qk.scaled_dot_product_attention(ex.q[-1:], ex.k, ex.v).output      # the 
 # earlier queries are not needed
 print(np.allclose(full[-1:], last))
 short = qk.scaled_dot_product_attention(ex.q[-1:], ex.k[-3:], ex.v[-3:]).output
-print(np.allclose(full[-1:], short))                                      # every K and V is
+print(np.allclose(full[-1:], short))                          # every K and V is needed
 """)
 
 lesson.md(slide="slide", ko="""
@@ -336,11 +336,11 @@ ax = qk.plots.plot_step_times(m.contexts, m.seconds_cached, m.seconds_uncached,
 lesson.md(slide="subslide", ko="""
 이제 스텝 하나의 속도 향상(캐시 없는 시간 ÷ 캐시 쓴 시간)을 FLOPs 비율, 그리고 오버헤드 모델이 예측한 값과 함께 봐요. t가 커질수록 캐시 없는 스텝에서는 FLOPs의 몫이 커져서 속도 향상도 커져요. 그래도 FLOPs 비율보다는 한참 아래에 머물러요. 캐시를 쓴 스텝은 시간이 거의 다 오버헤드라서요. 캐시를 쓴 스텝의 FLOPs가 오버헤드보다 커질 만큼 문맥이 길어져야 FLOPs 비율에 다가가요.
 
-오버헤드 모델은 대강의 모델이에요. 모든 FLOP의 값을 똑같이 매기지만, 문맥이 길면 소프트맥스와 캐시의 K, V를 읽는 일이 큰 행렬 곱보다 FLOP당 더 오래 걸려요. 그래서 가장 긴 문맥에서는 잰 값이 점선보다 아래에 있을 수 있어요.
+오버헤드 모델은 대강의 모델이에요. 모든 FLOP의 값을 똑같이 매겨요. 문맥이 길면 캐시를 쓴 스텝은 FLOPs로 셈한 것보다 느려져요(캐시에 든 K, V t개를 작은 연산들로 읽으니까요). 그래서 잰 속도 향상이 점선보다 아래에 있을 수 있어요. 반대로 캐시 없는 스텝의 큰 소프트맥스는 FLOPs에 아예 세지 않아서, 속도 향상을 거꾸로 끌어올려요.
 """, en="""
 Now the speed-up of one step (time without ÷ time with the cache) beside the FLOP ratio and the overhead model's prediction. As t grows, more of the uncached step is FLOPs and the speed-up grows, but it stays far below the FLOP ratio, because a cached step is almost all overhead. It would approach the FLOP ratio only once a cached step's own FLOPs outweigh the overhead.
 
-The overhead model is rough: it prices every FLOP the same, while for long contexts the softmax and reading the cached K and V cost more per FLOP than large matrix products. So at the longest contexts the measurement may fall below the dotted curve.
+The overhead model is rough: it prices every FLOP the same. At long contexts a cached step gets slower than its FLOPs say (it reads t cached keys and values, in small operations), so the measured speed-up can fall below the dotted curve; the uncached step's big softmax, not counted as FLOPs at all, pulls the other way.
 """)
 
 lesson.code(slide="subslide", source="""
@@ -500,7 +500,7 @@ lesson.md(slide="subslide", ko="""
 - **캐시에서 토큰 빼기**: StreamingLLM(Xiao 외, 2023)은 추가 학습 없이 맨 앞 토큰 몇 개와 최근 윈도만 캐시에 남겨요. 맨 앞 토큰은 어텐션 가중치가 많이 몰리는 자리(어텐션 싱크, 11강)라서 빼면 출력이 크게 망가지거든요.
 - **업트레이닝**: 멀티헤드로 학습한 모델의 KV 헤드를 합친 뒤 조금 더 학습해 GQA로 바꿔요. 처음에 모델을 학습할 때(사전 학습) 든 계산량의 5% 정도가 들어요(Ainslie 외, 2023, 13강).
 
-Llama-2-7B는 KV 헤드 32개로 학습해서, GQA나 윈도를 나중에 그냥 적용할 수는 없어요. 공식으로 각각 얼마가 되는지 봐요. 아래 출력의 처음 세 줄은 처음부터 그렇게 학습한 모델일 때의 크기예요. 마지막 줄(int8)은 학습이 끝난 뒤에도 쓸 수 있어요.
+Llama-2-7B는 KV 헤드 32개로 학습해서, GQA를 나중에 그냥 적용할 수는 없어요(업트레이닝이 필요해요). 보통 윈도도 그냥 적용할 수 없어요. 맨 앞 토큰이 캐시에서 빠지는 순간 출력이 무너지거든요(StreamingLLM). 그 맨 앞 토큰을 싱크로 남겨 두어야 다시 학습하지 않고도 윈도를 쓸 수 있고, 그래도 모델은 윈도 안만 봐요. 공식으로 각각 얼마가 되는지 봐요. 아래 출력의 처음 세 줄은 처음부터 그렇게 학습한 모델일 때의 크기예요. 마지막 줄(int8)은 학습이 끝난 뒤에도 쓸 수 있어요.
 """, en="""
 ## What makes the cache smaller
 
@@ -516,7 +516,7 @@ The first two are usually chosen in training. Some ways do apply after training,
 - **evicting tokens from the cache**: StreamingLLM (Xiao et al., 2023) keeps only the first few tokens (the attention sinks) and a recent window, with no fine-tuning;
 - **uptraining**: merge a multi-head model's K/V heads and train it a little more into GQA, for about 5% of the original pre-training compute (Ainslie et al., 2023; lesson 13).
 
-Llama-2-7B was trained with 32 KV heads, so GQA or a window cannot simply be switched on. The formula's sizes for each; the first three lines below are the sizes of a model trained that way.
+Llama-2-7B was trained with 32 KV heads, so GQA cannot simply be switched on (it needs uptraining), nor can a plain window: once the first tokens leave the cache its outputs collapse (StreamingLLM). Keeping those first tokens as sinks is what makes a window usable without retraining, and even then the model sees only the window. The formula's sizes for each; the first three lines below are the sizes of a model trained that way.
 """)
 
 lesson.code(slide="subslide", ko="""
@@ -716,7 +716,7 @@ lesson.md(slide="slide", ko="""
 
 - 자기회귀 디코딩에서 캐시가 없으면 스텝마다 앞 토큰들의 K, V를 모든 레이어에서 다시 계산해요. 캐시가 있으면 새 토큰 하나만 계산하고, 그 K, V를 캐시에 덧붙여요.
 - 쿼리는 캐시하지 않아요. 다음 토큰은 새 토큰의 쿼리 하나와 모든 K, V로 정해지니까요.
-- 캐시를 써도 여기서 생성한 토큰은 같아요. 로짓은 반올림 오차만큼만 달라요.
+- 여기서는 캐시를 써도 생성한 토큰이 같았어요. 로짓은 반올림 오차만큼 달라서, 두 후보의 점수가 거의 같으면 고르는 토큰이 바뀔 수도 있어요.
 - 캐시 없는 스텝 t는 레이어마다 정확히 t배의 FLOPs를 써요. t ≪ 6·d_model이고 P = 1이면 전체 비율은 약 (T + 1)/2예요. 캐시를 써도 어텐션은 t에 따라 커져요.
 - 실제로 잰 스텝 하나의 속도 향상은 t와 함께 커지지만, 캐시를 쓴 스텝이 거의 오버헤드라서 FLOPs 비율보다 한참 작아요.
 - 캐시는 **스텝 사이에** 2 · 레이어 · KV 헤드 · head_dim · 토큰 · 배치 · 값당 바이트를 써요(Llama-2-7B, 4096토큰: 2 GiB). 자리는 보통 미리 잡아 둬요(`allocated_nbytes`). 캐시 없는 스텝은 계산하는 동안 잠깐 더 써요. 실제 LLM에서 캐시가 매개변수보다 커지는지는 배치 × 문맥에 달려 있어요(Llama-2-7B, 4096토큰: 배치 7부터).
@@ -731,7 +731,7 @@ lesson.md(slide="slide", ko="""
 
 - Without a cache every step recomputes the earlier tokens' K and V in every layer; with one, a step runs the new token only and appends its K and V.
 - Queries are not cached: the next token needs the newest query alone, and every K and V.
-- The cache changes no generated token (the logits differ by rounding).
+- Here the cache changed no generated token; the logits differ by rounding, which can flip a near-tie.
 - Without a cache step t does t times the FLOPs per layer; total ratio ≈ (T + 1)/2 for P = 1, while t ≪ 6·d_model. Cached attention still grows with t.
 - One step's measured speed-up grows with t but stays far below the FLOP ratio: a cached step is almost all per-step overhead.
 - The cache keeps 2 · layers · kv_heads · head_dim · tokens · batch · bytes_per_value **between steps** (Llama-2-7B, 4096 tokens: 2 GiB), often reserved up front (`allocated_nbytes`). An uncached step briefly allocates more. Whether the cache outgrows the parameters in a real LLM depends on batch × context (Llama-2-7B, 4096 tokens: from batch 7 on).
