@@ -5,7 +5,7 @@ lesson = Lesson()
 lesson.md(slide="slide", ko="""
 # 11. 진짜 모델 들여다보기: all-MiniLM-L6-v2
 
-지금까지 본 어텐션 패턴은 대부분 무작위로 뽑은 가중치 행렬 W_Q, W_K, W_V에서 나왔어요(08, 09강의 작은 번역기만 학습된 모델이었어요). 이번에는 실제로 학습된 모델을 이 패키지의 코드로 직접 돌려 봐요. 인터넷 연결은 필요 없어요.
+지금까지 본 어텐션 패턴은 대부분 무작위로 뽑은 가중치 행렬 W_Q, W_K, W_V에서 나왔어요(08, 09강의 작은 번역기만 학습된 모델이었어요). 이번에는 다른 사람들이 큰 말뭉치로 학습한 진짜 모델을 이 패키지의 코드로 직접 돌려 봐요. 인터넷 연결은 필요 없어요.
 
 **이번 시간의 목표**
 - 진짜 인코더(all-MiniLM-L6-v2)가 01~10강에서 만든 부품으로 돌아간다는 걸 확인해요.
@@ -18,7 +18,7 @@ lesson.md(slide="slide", ko="""
 """, en="""
 # 11. Inside a real model: all-MiniLM-L6-v2
 
-Most attention patterns so far came from randomly drawn weight matrices (only lessons 08 and 09's small translator was a trained model). Now we run a model that was really trained, with this package's own code. No internet connection is needed.
+Most attention patterns so far came from randomly drawn weight matrices (only lessons 08 and 09's small translator was a trained model). Now we run a real pretrained model, trained by others on a large corpus, with this package's own code. No internet connection is needed.
 
 **Goals for this lesson**
 - See a real encoder (all-MiniLM-L6-v2) run on the parts built in lessons 01-10.
@@ -339,11 +339,11 @@ print(qk.pretrained.vocabulary_hangul(model))
 lesson.md(slide="subslide", ko="""
 글자 정규화를 거치면 완성된 음절은 하나도 남지 않고, 어휘에도 음절이 든 조각은 하나도 없어요. 어휘에 있는 건 자모 조각뿐이에요. 워드피스는 단어마다 어휘의 조각으로 끝까지 맞춰 보고, 맞출 수 없는 단어는 통째로 `[UNK]`로 바꿔요. "매트"는 자모 조각이 모두 어휘에 있어서 남았고, 나머지 세 단어는 `[UNK]`가 됐어요.
 
-`[UNK]`에는 어떤 단어였는지에 대한 정보가 전혀 없으니, 이 모델은 한국어 문장을 이해할 수 없어요. 한국어를 다루는 모델은 한국어가 충분히 들어간 말뭉치로 만든 어휘를 써요. 다국어 모델은 어휘도 훨씬 커요. XLM-R은 250,002개, multilingual BERT는 대소문자를 구별하는 cased 판이 119,547개, uncased 판이 105,879개예요. 어텐션 계산은 그대로고, 바뀌는 건 토크나이저와 임베딩 표예요.
+`[UNK]`에는 어떤 단어였는지에 대한 정보가 전혀 없으니, 이 모델은 한국어 문장을 이해할 수 없어요. 한국어를 다루려면 음절을 그대로 두는 글자 정규화와, 한국어가 충분히 들어간 말뭉치로 만든 어휘가 둘 다 필요해요. XLM-R(조각 250,002개)과 대소문자를 구별하는 multilingual BERT cased 판(119,547개)은 음절을 그대로 둬요. uncased 판(105,879개)은 이 모델처럼 음절을 자모로 나눠요. 어텐션 계산은 그대로고, 바뀌는 건 토크나이저와 임베딩 표예요.
 """, en="""
 After normalising, not one precomposed syllable is left, and no vocabulary piece holds one: the vocabulary has only jamo pieces. WordPiece matches each word against the vocabulary's pieces to the end, and a word it cannot match becomes `[UNK]` as a whole. "매트" survived because all its jamo pieces are in the vocabulary; the other three words became `[UNK]`.
 
-`[UNK]` carries nothing about which word it was, so this model cannot understand Korean. Models for Korean use a vocabulary built from text with plenty of Korean in it. Multilingual vocabularies are also much larger: XLM-R has 250,002 pieces, multilingual BERT 119,547 (cased) or 105,879 (uncased). The attention is the same; what changes is the tokenizer and the embedding table.
+`[UNK]` carries nothing about which word it was, so this model cannot understand Korean. Models for Korean need both a normaliser that keeps syllables whole and a vocabulary built from text with plenty of Korean in it: XLM-R (250,002 pieces) and cased multilingual BERT (119,547) keep syllables; uncased multilingual BERT (105,879) decomposes them into jamo just like this model. The attention is the same; what changes is the tokenizer and the embedding table.
 """)
 
 lesson.md(slide="slide", ko="""
@@ -526,7 +526,7 @@ lesson.md(slide="slide", ko="""
 - 진짜 인코더도 01~10강의 부품으로 돌아가요. 임베딩(단어 + 위치 + 문장 구분 임베딩의 합에 레이어 정규화) → 레이어 6개 × (멀티헤드 어텐션 → 잔차 + 레이어 정규화 → 피드포워드 → 잔차 + 레이어 정규화). 문장 구분 임베딩은 토큰이 첫째 문장에 있는지 둘째 문장에 있는지 알려 줘요. 결과는 `transformers`의 `BertModel`과 1e-5 이내로 같아요.
 - 레이어 정규화는 토큰마다 평균 0, 분산 1로 맞춘 뒤 학습된 γ와 β를 적용해요. 피드포워드 네트워크는 토큰을 섞지 않아요. 토큰을 섞는 건 어텐션뿐이에요.
 - 학습된 헤드는 점수로 확인할 수 있는 일을 해요. 앞 토큰 헤드(레이어 0, 헤드 2: 1.00), 다음 토큰 헤드, 그리고 많은 [CLS] 싱크가 있었어요.
-- 패딩 마스크는 패딩 키의 가중치를 정확히 0으로 만들어, 배치로 계산해도 결과가 같아요.
+- 패딩 마스크는 패딩 키의 가중치를 정확히 0으로 만들어, 배치로 계산해도 결과가 float32 반올림 오차 안에서 같아요.
 - 토크나이저가 모델이 읽을 수 있는 언어를 정해요. 이 모델의 글자 정규화는 한글 음절을 자모로 나누고, 어휘에는 음절이 하나도 없어서 한국어 단어 대부분이 `[UNK]`가 돼요.
 - 가중치, 기여, 설명은 서로 달라요. [CLS]의 가중치 92%가 길이로 본 기여로는 25%, 투영으로 본 기여로는 6.6%예요. 가중치를 설명으로 볼 수 있느냐는 아직 논쟁 중이에요.
 
@@ -539,7 +539,7 @@ lesson.md(slide="slide", ko="""
 - A real encoder runs on the parts of lessons 01-10: embeddings (layer norm of word + position + sentence type) → 6 layers × (multi-head attention → residual + layer norm → feed-forward → residual + layer norm). The results equal `transformers`' `BertModel` to within 1e-5.
 - Layer norm brings each token to mean 0 and variance 1, then applies the learned γ and β. The feed-forward network never mixes tokens: only attention does.
 - Trained heads do measurable things: a previous-token head (layer 0, head 2: 1.00), a next-token head, and many [CLS] sinks.
-- The padding mask gives padded keys exactly zero weight, so batching changes no result.
+- The padding mask gives padded keys exactly zero weight, so batching changes no result beyond float32 rounding.
 - The tokenizer decides which languages a model can read: this one's normaliser splits Hangul syllables into jamo, its vocabulary holds no syllable, and most Korean words become `[UNK]`.
 - Weights, contributions and explanations differ: [CLS]'s 92% of the weight is 25% of the contribution by length and 6.6% by projection. Whether weights can explain is still debated.
 
