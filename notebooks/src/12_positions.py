@@ -161,9 +161,9 @@ ax = qk.plots.plot_position_similarity(similarity[:128, :128])
 """)
 
 lesson.md(slide="subslide", ko="""
-학습된 위치 벡터의 한계는 표의 크기예요. 행이 512개뿐이라서 이 모델은 토큰 512개보다 긴 글을 읽을 수 없어요(위치는 0번부터 511번까지예요). 11강의 `model(texts)`가 그보다 긴 글에 오류를 내는 이유예요. 행이 있다고 그 위치를 잘 배웠다는 뜻도 아니에요. all-MiniLM-L6-v2는 토큰 128개짜리 글로 미세 조정(이미 학습된 모델을 한 가지 일에 맞게 조금 더 학습하는 것)됐고, 쓸 때도 기본으로 256개에서 잘라요. 사인파 공식은 어느 위치든 계산할 수 있지만, 학습 때 본 적 없는 먼 위치에서 모델이 잘 동작한다는 보장은 없어요.
+학습된 위치 벡터의 한계는 표의 크기예요. 행이 512개뿐이라서 이 모델은 토큰 512개보다 긴 글을 읽을 수 없어요(위치는 0번부터 511번까지예요). 11강의 `model(texts)`가 그보다 긴 글에 오류를 내는 이유예요. 학습된 행이 있다고 해서, 모델이 이 일에서 그 위치를 쓰는 법까지 배웠다는 뜻은 아니에요. all-MiniLM-L6-v2의 행 512개는 모두 사전 학습(처음에 모델을 학습하는 단계)에서 학습됐지만, 그 뒤 토큰 128개로 자른 글로 미세 조정(이미 학습된 모델을 한 가지 일에 맞게 조금 더 학습하는 것)됐고, sentence-transformers는 쓸 때도 기본으로 256개에서 잘라요. 사인파 공식은 어느 위치든 계산할 수 있지만, 학습 때 본 적 없는 먼 위치에서 모델이 잘 동작한다는 보장은 없어요.
 """, en="""
-The limit of learned positions is the table's size: with 512 rows, this model cannot read past position 511 (counting from 0). That is why lesson 11's `model(texts)` refuses longer texts. And having a row is not having trained it: all-MiniLM-L6-v2 was fine-tuned on 128-token texts and is cut at 256 tokens by default in use. The sinusoidal formula gives a vector for any position, but nothing guarantees that a model works at distant positions it never saw in training.
+The limit of learned positions is the table's size: with 512 rows, this model cannot read past position 511 (counting from 0). That is why lesson 11's `model(texts)` refuses longer texts. And having a trained row is not the same as the model having learned to use it for this task: all-MiniLM-L6-v2's rows were pre-trained up to 512, but it was fine-tuned on texts cut to 128 tokens, and sentence-transformers cuts its input at 256 by default. The sinusoidal formula gives a vector for any position, but nothing guarantees that a model works at distant positions it never saw in training.
 """)
 
 lesson.md(slide="slide", ko="""
@@ -171,7 +171,7 @@ lesson.md(slide="slide", ko="""
 
 요즘 나오는 대형 언어 모델(LLM: Llama, Mistral, Qwen 등) 대부분은 RoPE를 써요. RoPE는 임베딩 x에 아무것도 더하지 않아요. 대신 **모든 레이어에서**, 점수를 계산하기 직전에 쿼리와 키를 위치만큼 **회전**시켜요. 밸류는 건드리지 않아요.
 
-차원 i와 i + d/2를 한 쌍으로 묶어 평면 위의 화살표 하나처럼 보고, 위치 m에서 각도 m·θ_i만큼 돌려요. θ_i = 10000^(−2i/d)이라서, 첫 쌍은 위치가 한 칸 갈 때마다 1라디안씩 빠르게 돌고 마지막 쌍은 아주 느리게 돌아요. θ_i는 사인파 위치 인코딩의 ω_i와 같은 주파수예요. 밑 10000은 RoPE를 처음 제안한 RoFormer 논문(Su 외, 2021)과 Llama 2의 값이고, Llama 3처럼 500,000을 써서 느린 쌍을 더 느리게 돌리는 모델도 있어요. 이렇게 i와 i + d/2를 짝짓는 건 Hugging Face와 GPT-NeoX 코드의 **짝짓는 방식**("rotate half")이고, 이 코스도 그걸 따라요. RoFormer 논문과 Meta의 Llama 원래 코드는 이웃한 차원 2i와 2i + 1을 짝지어요. 차원 순서를 정해진 방식으로 한 번 바꾸면 두 방식은 같은 회전이에요.
+차원 i와 i + d/2를 한 쌍으로 묶어 평면 위의 화살표 하나처럼 보고, 위치 m에서 각도 m·θ_i만큼 돌려요. θ_i = 10000^(−2i/d)이라서, 첫 쌍은 위치가 한 칸 갈 때마다 1라디안씩 빠르게 돌고 마지막 쌍은 아주 느리게 돌아요. θ_i는 사인파 위치 인코딩의 ω_i와 같은 공식이에요. 다만 d가 d_model이 아니라 돌리는 벡터의 폭(헤드 하나의 head_dim)이에요. 밑 10000은 RoPE를 처음 제안한 RoFormer 논문(Su 외, 2021)과 Llama 2의 값이고, Llama 3처럼 500,000을 써서 느린 쌍을 더 느리게 돌리는 모델도 있어요. 이렇게 i와 i + d/2를 짝짓는 건 Hugging Face와 GPT-NeoX 코드의 **짝짓는 방식**("rotate half")이고, 이 코스도 그걸 따라요. RoFormer 논문과 Meta의 Llama 원래 코드는 이웃한 차원 2i와 2i + 1을 짝지어요. 차원 순서를 정해진 방식으로 한 번 바꾸면 두 방식은 같은 회전이에요.
 
 $$\\begin{pmatrix} x_i' \\\\ x_{i+d/2}' \\end{pmatrix} = \\begin{pmatrix} \\cos m\\theta_i & -\\sin m\\theta_i \\\\ \\sin m\\theta_i & \\cos m\\theta_i \\end{pmatrix} \\begin{pmatrix} x_i \\\\ x_{i+d/2} \\end{pmatrix}$$
 
@@ -181,7 +181,7 @@ $$\\begin{pmatrix} x_i' \\\\ x_{i+d/2}' \\end{pmatrix} = \\begin{pmatrix} \\cos 
 
 Most recent LLMs (Llama, Mistral, Qwen, …) use RoPE. RoPE adds nothing to the embedding x. Instead, **in every layer**, right before the scores, it **rotates** the queries and keys by their position. The values are left alone.
 
-Dimensions i and i + d/2 form a pair (one arrow in a plane), turned at position m by the angle m·θ_i. With θ_i = 10000^(−2i/d), the first pair turns fast, 1 radian per position, and the last very slowly; θ_i is the same frequency as the sinusoidal ω_i. The base 10000 is RoFormer's and Llama 2's; some models raise it (Llama 3 uses 500,000) so that the slow pairs turn more slowly still. Pairing i with i + d/2 is the layout of Hugging Face's and GPT-NeoX's code ("rotate half"), which this course follows; the RoFormer paper and Meta's original Llama code pair neighbouring dimensions 2i and 2i + 1. After a fixed reordering of the dimensions the two are the same rotation.
+Dimensions i and i + d/2 form a pair (one arrow in a plane), turned at position m by the angle m·θ_i. With θ_i = 10000^(−2i/d), the first pair turns fast, 1 radian per position, and the last very slowly; θ_i has the sinusoidal ω_i's formula, with d the head's width instead of d_model. The base 10000 is RoFormer's and Llama 2's; some models raise it (Llama 3 uses 500,000) so that the slow pairs turn more slowly still. Pairing i with i + d/2 is the layout of Hugging Face's and GPT-NeoX's code ("rotate half"), which this course follows; the RoFormer paper and Meta's original Llama code pair neighbouring dimensions 2i and 2i + 1. After a fixed reordering of the dimensions the two are the same rotation.
 
 $$\\begin{pmatrix} x_i' \\\\ x_{i+d/2}' \\end{pmatrix} = \\begin{pmatrix} \\cos m\\theta_i & -\\sin m\\theta_i \\\\ \\sin m\\theta_i & \\cos m\\theta_i \\end{pmatrix} \\begin{pmatrix} x_i \\\\ x_{i+d/2} \\end{pmatrix}$$
 
@@ -238,9 +238,9 @@ print(decay[[0, 10, 50, 200]])
 ax = qk.plots.plot_rope_score_by_distance(distances, decay)""")
 
 lesson.md(slide="subslide", ko="""
-거리에 따라 점수가 줄어드는 이 현상(감쇠)은 비슷한 벡터에만 해당하는 이야기예요. 서로 상관없이 뽑은 q와 k라면 점수의 평균은 어느 거리에서나 0이에요. 무작위 쌍 2000개로 두 경우를 비교해 봐요. 그리고 학습된 모델은 RoPE의 주파수를 감쇠 말고도 여러 방식으로 써요. 예를 들어 거의 돌지 않는 느린 쌍은 위치와 상관없이 내용을 비교하는 데 쓰이기도 해요(Barbero 외, 2024).
+거리에 따라 점수가 줄어드는 이 현상(감쇠)은 비슷한 벡터에만 해당하는 이야기예요. 서로 상관없이 뽑은 q와 k라면 점수의 평균은 어느 거리에서나 0이에요. 무작위 쌍 2000개로 두 경우를 비교해 봐요. 그리고 학습된 모델은 RoPE의 주파수를 감쇠 말고도 여러 방식으로 써요. 예를 들어 거의 돌지 않는 느린 쌍은 보통 쓰는 길이 안에서는 위치와 거의 상관없이 내용을 비교하는 데 쓰이기도 해요. 다만 거리가 아주 멀면 느린 쌍도 많이 돌아요(Barbero 외, 2024).
 """, en="""
-This decay is about similar vectors. For a q and a k drawn independently, the average score is 0 at every distance. Compare the two cases on 2000 random pairs. Trained models also use RoPE's frequencies in ways other than this decay; the slow pairs, which hardly turn, can for instance compare content whatever the positions (Barbero et al., 2024).
+This decay is about similar vectors. For a q and a k drawn independently, the average score is 0 at every distance. Compare the two cases on 2000 random pairs. Trained models also use RoPE's frequencies in ways other than this decay; the slow pairs, which hardly turn, can for instance compare content almost regardless of position over the lengths used (over long enough distances even they turn; Barbero et al., 2024).
 """)
 
 lesson.code(ko="""
