@@ -218,7 +218,7 @@ lesson.md(slide="subslide", ko="""
 
 학습에서는 달라요. 역전파(기울기를 거꾸로 계산하는 방향)에는 어텐션 가중치가 필요한데, FlashAttention은 (n, n) 행렬을 저장하지 않으니 역전파 때 Q·Kᵀ를 **다시 계산**해요. 그래서 학습 전체의 FLOPs는 더 많아요.
 
-그래도 더 빨라요. 어텐션에서 느린 건 계산보다 n × n 점수를 GPU의 **큰 메모리(HBM)와 주고받는 일**이에요. HBM은 GPU 칩 밖에 있는 크지만 느린 메모리이고, **SRAM**은 칩 안의 작지만 빠른 메모리예요. 소프트맥스는 바이트 하나당 계산이 적어서 메모리 이동이 시간을 정해요(큰 행렬 곱은 6절의 프리필처럼 계산에 묶여요). 보통 어텐션은 (n, n) 점수를 HBM에 쓰고, 소프트맥스 때 다시 읽고 쓰고, 가중치·V 때 또 읽어요. 타일 어텐션은 타일을 SRAM에 두고 끝내서 이 n² 크기의 왕복이 없어져요(FlashAttention 논문 3.2절). 이동이 0이 되는 건 아니에요. 쿼리 블록마다 K와 V를 HBM에서 다시 읽어서, 이동량은 Θ(n²d²/M)이에요(M은 SRAM 크기, 논문의 정리 2. Θ(…)는 '크게 보면 …에 비례한다'는 뜻이에요). 보통 어텐션의 Θ(nd + n²)보다 훨씬 작을 뿐이에요.
+그래도 더 빨라요. 어텐션에서 느린 건 계산보다 n × n 점수를 GPU의 **큰 메모리(HBM)와 주고받는 일**이에요. HBM은 GPU 칩 밖에 있는 크지만 느린 메모리이고, **SRAM**은 칩 안의 작지만 빠른 메모리예요. 소프트맥스는 바이트 하나당 계산이 적어서 메모리 이동이 시간을 정해요(큰 행렬 곱은 6절의 프리필처럼 계산에 묶여요). 보통 어텐션은 (n, n) 점수를 HBM에 쓰고, 소프트맥스 때 다시 읽고 쓰고, 가중치·V 때 또 읽어요. 타일 어텐션은 타일을 SRAM에 두고 끝내서 이 n² 크기의 왕복이 없어져요(FlashAttention 논문 3.2절). 이동이 0이 되는 건 아니에요. 한쪽을 다른 쪽의 블록마다 다시 읽어야 해요. FlashAttention-1은 키 블록마다 쿼리와 중간 출력을, FlashAttention-2(와 이 코스)는 쿼리 블록마다 K와 V를 HBM에서 다시 읽어요. 그래서 HBM 접근 횟수(원소 수)는 Θ(n²d²/M)이에요(M은 SRAM 크기, FlashAttention 논문의 정리 2. Θ(…)는 '크게 보면 …에 비례한다'는 뜻이에요). 보통 어텐션의 Θ(nd + n²)보다 훨씬 작을 뿐이에요.
 
 여기 numpy 버전은 오히려 느려요. 타일마다 파이썬 반복문을 한 번씩 도는 비용이 커서요. 아이디어를 보여 주는 코드이지, 빠른 **커널**(GPU에서 한 번에 실행되는 계산 프로그램)이 아니에요.
 """, en="""
@@ -228,7 +228,7 @@ In the forward pass (inputs to output), tiled attention does the same matrix-pro
 
 Training is different. The backward pass (computing the gradients) needs the attention weights, and FlashAttention keeps no (n, n) matrix, so its backward pass **recomputes** Q·Kᵀ: over training it does more FLOPs.
 
-It is still faster. For attention, the slow part is not the arithmetic but moving the n × n scores to and from the GPU's **large memory (HBM)**, the big, slow memory beside the chip; **SRAM** is the small, fast memory on it. The softmax does few FLOPs per byte, so memory traffic sets its time (large matrix products, like section 6's prefill, are limited by arithmetic instead). Plain attention writes the (n, n) scores to HBM, reads and writes them again for the softmax, and reads them once more for weights·V. Tiled attention keeps each tile in SRAM until it is done, so those n²-sized round trips disappear (FlashAttention paper, §3.2). The traffic is not zero: K and V are read again from HBM for every block of queries, Θ(n²d²/M) bytes with M the SRAM size (the paper's Theorem 2), against plain attention's Θ(nd + n²).
+It is still faster. For attention, the slow part is not the arithmetic but moving the n × n scores to and from the GPU's **large memory (HBM)**, the big, slow memory beside the chip; **SRAM** is the small, fast memory on it. The softmax does few FLOPs per byte, so memory traffic sets its time (large matrix products, like section 6's prefill, are limited by arithmetic instead). Plain attention writes the (n, n) scores to HBM, reads and writes them again for the softmax, and reads them once more for weights·V. Tiled attention keeps each tile in SRAM until it is done, so those n²-sized round trips disappear (FlashAttention paper, §3.2). The traffic is not zero: one operand is re-read for every block of the other (in FlashAttention-1 the queries and partial outputs for every key block, in FlashAttention-2 and here the keys and values for every query block), Θ(n²d²/M) element accesses with M the SRAM size (FlashAttention, Theorem 2), against plain attention's Θ(nd + n²).
 
 The numpy version here is actually slower: each tile costs one pass of a Python loop. It shows the idea; it is not a fast **kernel** (a program run on the GPU in one launch).
 """)
@@ -528,9 +528,9 @@ print(long_context.receptive_field(window=4097, layers=32))
 """)
 
 lesson.md(slide="subslide", ko="""
-윈도를 세는 방법은 문서마다 달라요. 이 코스의 `window`는 쿼리 자신을 포함해요. Mistral 7B v0.1 논문은 위치 i가 i − W부터 i까지를 본다고 쓰니, W = 4096은 이 코스의 `window` = 4097이에요. 그러면 레이어 32개로 자기 자신 말고 W·L = 131,072칸 앞까지 닿아요. 논문이 말하는 "약 131K"(약 13만 1천)가 이 값이에요. Mistral 7B v0.2부터는 슬라이딩 윈도를 쓰지 않아요.
+윈도를 세는 방법은 문서마다 달라요. 이 코스의 `window`는 쿼리 자신을 포함해요. Mistral 7B v0.1 논문은 위치 i가 i − W부터 i까지를 본다고 쓰니, 논문에 쓰인 대로라면 W = 4096은 이 코스의 `window` = 4097이에요(다만 논문의 롤링 버퍼 캐시는 현재 토큰까지 포함해 4096칸을 담아서, 구현마다 한 칸씩 달라요). 그러면 레이어 32개로 자기 자신 말고 W·L = 131,072칸 앞까지 닿아요. 논문이 말하는 "약 131K"(약 13만 1천)가 이 값이에요. Mistral 7B v0.2부터는 슬라이딩 윈도를 쓰지 않아요.
 """, en="""
-Sources count the window differently. This course's `window` includes the query itself. The Mistral 7B v0.1 paper has position i attend to positions i − W to i, so its W = 4096 is this course's window 4097: with 32 layers the reach is W·L = 131,072 positions back, besides the token itself, the paper's "approximately 131K". From v0.2 on, Mistral 7B uses no sliding window.
+Sources count the window differently. This course's `window` includes the query itself. The Mistral 7B v0.1 paper has position i attend to positions i − W to i, so by the paper's text its W = 4096 is this course's window 4097 (its rolling-buffer cache, though, keeps 4096 entries, the current token's included: implementations differ by one); with 32 layers the reach is W·L = 131,072 positions back, besides the token itself, the paper's "approximately 131K". From v0.2 on, Mistral 7B uses no sliding window.
 """)
 
 lesson.md(slide="slide", ko="""
@@ -660,13 +660,13 @@ for gpu in (long_context.A100_80GB, long_context.H100_SXM):
 """)
 
 lesson.md(slide="subslide", ko="""
-`long_context.step_cost`는 Llama-2-7B의 크기(레이어 32, d_model 4096, 헤드 32, 피드포워드 11008, 어휘 32000, fp16)로 한 스텝의 FLOPs와 읽는 바이트 수를 세어 줘요. 행렬 곱에 쓰이는 가중치 행렬(매개변수)은 스텝마다 한 번 통째로 읽고, 토큰 하나에 매개변수 하나당 2 FLOPs를 써요. 임베딩 표는 필요한 행만 찾아 읽으니 빠져요. 그래서 읽는 매개변수는 13.2 GB로, 09강의 12.55 GiB(= 13.5 GB)보다 조금 작아요. GB는 10⁹바이트, GiB는 1024³바이트예요. 세는 건 매개변수(가중치 행렬)와 KV 캐시를 **읽는** 바이트뿐이에요. 활성값(레이어 사이를 오가는 중간 결과)과 KV 캐시에 **쓰는** 바이트는 빠져 있어요. 프리필에서는 이걸 넣으면 강도가 조금 낮아지지만, 경계점보다 훨씬 높다는 결론은 그대로예요. 어텐션의 FLOPs에는 인과 마스크로 가려진 절반의 키까지 모두 넣었어요.
+`long_context.step_cost`는 Llama-2-7B의 크기(레이어 32, d_model 4096, 헤드 32, 피드포워드 11008, 어휘 32000, fp16)로 한 스텝의 FLOPs와 읽는 바이트 수를 세어 줘요. 행렬 곱에 쓰이는 가중치 행렬(매개변수)은 스텝마다 한 번 통째로 읽고, 토큰 하나에 매개변수 하나당 2 FLOPs를 써요. 임베딩 표는 필요한 행만 찾아 읽으니 빠져요. 그래서 읽는 매개변수는 13.2 GB로, 09강의 12.55 GiB(= 13.5 GB)보다 조금 작아요. GB는 10⁹바이트, GiB는 1024³바이트예요. 세는 건 매개변수(가중치 행렬)와 KV 캐시를 **읽는** 바이트뿐이에요. 활성값(레이어 사이를 오가는 중간 결과)과 KV 캐시에 **쓰는** 바이트는 빠져 있어요. 프리필에서는 이걸 넣으면 강도가 최대 두세 배까지 낮아질 수 있어요(구현이 몇 단계를 커널 하나로 합치는지에 따라 달라요). 그래도 경계점보다 훨씬 높다는 결론은 그대로예요. 어텐션의 FLOPs에는 인과 마스크로 가려진 절반의 키까지 모두 넣었어요.
 
 - 프리필 2048토큰: 매개변수를 한 번 읽어 토큰 2048개에 써요. 강도가 아주 높아요.
 - 디코드 1토큰: 매개변수를 통째로 읽어 토큰 **하나**에 써요. fp16 매개변수 하나(2바이트)를 읽을 때마다 2 FLOPs를 하니 강도가 약 1이에요. 경계점보다 100배 넘게 낮아서, GPU는 대부분의 시간을 데이터를 기다리며 보내요.
 - 디코드를 요청 64개씩 **배치**로 하면 매개변수를 한 번 읽어 64개에 나눠 써요. 그래서 배치가 클수록 강도가 올라가요(얼마나 오르는지는 아래에서 봐요). 서버가 요청을 모아 처리하는 이유예요.
 """, en="""
-`long_context.step_cost` counts one step's FLOPs and bytes read at Llama-2-7B's sizes (32 layers, d_model 4096, 32 heads, feed-forward 11008, vocabulary 32000, fp16). Every weight matrix used in a matrix product is read once per step, and each token does 2 FLOPs per weight; the embedding table is only looked up, so 13.2 GB rather than lesson 09's 12.55 GiB (13.5 GB). Only the bytes *read* for weights and the KV cache are counted: activations (the intermediate results passed between layers) and the KV cache writes are left out. In prefill they would lower the intensity a little, far above the ridge all the same. Attention counts every key, the masked half included.
+`long_context.step_cost` counts one step's FLOPs and bytes read at Llama-2-7B's sizes (32 layers, d_model 4096, 32 heads, feed-forward 11008, vocabulary 32000, fp16). Every weight matrix used in a matrix product is read once per step, and each token does 2 FLOPs per weight; the embedding table is only looked up, so 13.2 GB rather than lesson 09's 12.55 GiB (13.5 GB). Only the bytes *read* for weights and the KV cache are counted: activations (the intermediate results passed between layers) and the KV cache writes are left out. In prefill they can lower the intensity by up to two or three times, depending on how many steps the implementation fuses into one kernel; it stays far above the ridge all the same. Attention counts every key, the masked half included.
 
 - Prefill of 2048 tokens: the weights are read once and used for 2048 tokens. Very high intensity.
 - Decode of 1 token: all the weights are read for **one** token: 2 FLOPs per 2 bytes (fp16), an intensity of about 1, over 100× below the ridge. The GPU mostly waits.
