@@ -3,7 +3,7 @@ from nbsource import Lesson
 lesson = Lesson()
 
 lesson.md(slide="slide", ko="""
-# 12. 나는 어디에 있을까요? 어텐션 속의 위치
+# 12. 여기는 몇 번째 자리일까요? 어텐션 속의 위치
 
 **이번 시간의 목표**
 - 어텐션만으로는 순서를 모른다는 걸 다시 확인하고, 인과 마스크가 있는 디코더는 왜 다른지 봐요.
