@@ -10,7 +10,7 @@ lesson.md(slide="slide", ko="""
 - 캐시를 쓰든 안 쓰든 출력이 같다는 걸 봐요.
 - 스텝마다, 그리고 전체로 FLOPs(부동소수점 연산 수)를 세어 보고, 두 FLOPs의 비율이 어떤 식이 되는지 구해 봐요.
 - 스텝 하나의 시간을 문맥 길이에 따라 재서 이론과 비교하고, 왜 차이가 나는지(스텝마다 드는 고정 비용, 즉 오버헤드) 알아봐요.
-- 캐시의 메모리를 재서 공식 `2 · 레이어 · KV 헤드 · head_dim · 토큰 · 배치 · 값당 바이트`와 맞춰 봐요. 캐시는 스텝 사이에 메모리를 **더 써서** 계산을 아껴요. 스텝 하나가 계산하는 동안 잡는 메모리도 재 봐요.
+- 캐시의 메모리를 재서 공식 `2 · 레이어 · KV 헤드 · head_dim · 토큰 · 배치 · 값당 바이트`와 같은지 확인해요. 캐시는 스텝 사이에 메모리를 **더 써서** 계산을 아껴요. 스텝 하나가 계산하는 동안 잡는 메모리도 재 봐요.
 - 크로스 어텐션의 K, V는 원문 문장마다 한 번만 계산된다는 걸 확인해요.
 
 **수업 시간**: 약 75분
@@ -30,7 +30,7 @@ lesson.md(slide="slide", ko="""
 
 lesson.code(slide="skip", ko="""
 import os
-# numpy보다 먼저: BLAS 스레드 하나, 시간을 고르게 재려고
+# numpy를 불러오기 전에 BLAS가 스레드 하나만 쓰게 해요(시간을 더 일정하게 재려고)
 os.environ.update(OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
 import numpy as np
 import qkv_helpers as qk
@@ -60,7 +60,7 @@ lesson.md(slide="slide", ko="""
 
 07강에서 본 것처럼 디코더는 **자기회귀 디코딩**으로 문장을 만들어요. 지금까지의 토큰을 넣고, 다음 토큰 하나를 고르고, 그걸 붙여서 다시 넣어요.
 
-여기서 쓰는 `model`은 작은 트랜스포머 디코더예요. 어휘는 예제 문장의 단어 7개뿐이고, 매개변수는 학습하지 않은 무작위 값이에요. 그래서 이어지는 단어에는 뜻이 없어요. 오늘 보고 싶은 건 **무엇을, 얼마나 계산하는지**니까 괜찮아요. "The cat sat"에서 시작해서 8토큰을 생성해 봐요.
+여기서 쓰는 `model`은 작은 트랜스포머 디코더예요. 어휘는 예제 문장의 단어 7개뿐이고, 매개변수는 학습하지 않은 무작위 값이에요. 그래서 이어지는 단어에는 뜻이 없어요. 오늘 보고 싶은 건 **무엇을, 얼마나 계산하는지**니까 괜찮아요. "The cat sat"에서 시작해서 토큰 8개를 생성해 봐요.
 """, en="""
 ## Generating one token at a time
 
@@ -134,13 +134,13 @@ last = qk.scaled_dot_product_attention(ex.q[-1:], ex.k, ex.v).output      # the 
 # earlier queries are not needed
 print(np.allclose(full[-1:], last))
 short = qk.scaled_dot_product_attention(ex.q[-1:], ex.k[-3:], ex.v[-3:]).output
-print(np.allclose(full[-1:], short))                                      # every K and V is
+print(np.allclose(full[-1:], short))                          # every K and V is needed
 """)
 
 lesson.md(slide="slide", ko="""
 ## 캐시를 써도 답은 같아요
 
-캐시는 계산을 **건너뛰는** 게 아니라, 이미 계산한 값을 **다시 쓰는** 거예요. 그러니 정확한 산수라면 출력이 완전히 같아요. 부동소수점에서는 더하는 순서가 달라서 로짓(다음 토큰의 점수)이 반올림만큼 달라지고, 두 후보가 거의 같은 점수일 때는 고르는 토큰이 바뀔 수도 있어요. 여기서는 이 프롬프트들에서 모든 토큰이 같아요. 프롬프트 몇 개로 20토큰씩 생성해서 비교해 봐요.
+캐시는 계산을 **건너뛰는** 게 아니라, 이미 계산한 값을 **다시 쓰는** 거예요. 그러니 정확한 산수라면 출력이 완전히 같아요. 부동소수점에서는 더하는 순서가 달라서 로짓(다음 토큰의 점수)이 반올림만큼 달라지고, 두 후보가 거의 같은 점수일 때는 고르는 토큰이 바뀔 수도 있어요. 여기서는 이 프롬프트들에서 모든 토큰이 같아요. 프롬프트 몇 개로 토큰을 20개씩 생성해서 비교해 봐요.
 """, en="""
 ## Same answers with the cache
 
@@ -336,11 +336,11 @@ ax = qk.plots.plot_step_times(m.contexts, m.seconds_cached, m.seconds_uncached,
 lesson.md(slide="subslide", ko="""
 이제 스텝 하나의 속도 향상(캐시 없는 시간 ÷ 캐시 쓴 시간)을 FLOPs 비율, 그리고 오버헤드 모델이 예측한 값과 함께 봐요. t가 커질수록 캐시 없는 스텝에서는 FLOPs의 몫이 커져서 속도 향상도 커져요. 그래도 FLOPs 비율보다는 한참 아래에 머물러요. 캐시를 쓴 스텝은 시간이 거의 다 오버헤드라서요. 캐시를 쓴 스텝의 FLOPs가 오버헤드보다 커질 만큼 문맥이 길어져야 FLOPs 비율에 다가가요.
 
-오버헤드 모델은 대강의 모델이에요. 모든 FLOP의 값을 똑같이 매기지만, 문맥이 길면 소프트맥스와 캐시의 K, V를 읽는 일이 큰 행렬 곱보다 FLOP당 더 오래 걸려요. 그래서 가장 긴 문맥에서는 잰 값이 점선보다 아래에 있을 수 있어요.
+오버헤드 모델은 대강의 모델이에요. 모든 FLOP의 값을 똑같이 매겨요. 문맥이 길면 캐시를 쓴 스텝은 FLOPs로 셈한 것보다 느려져요(캐시에 든 K, V t개를 작은 연산들로 읽으니까요). 그래서 잰 속도 향상이 점선보다 아래에 있을 수 있어요. 반대로 캐시 없는 스텝의 큰 소프트맥스는 FLOPs에 아예 세지 않아서, 속도 향상을 거꾸로 끌어올려요.
 """, en="""
 Now the speed-up of one step (time without ÷ time with the cache) beside the FLOP ratio and the overhead model's prediction. As t grows, more of the uncached step is FLOPs and the speed-up grows, but it stays far below the FLOP ratio, because a cached step is almost all overhead. It would approach the FLOP ratio only once a cached step's own FLOPs outweigh the overhead.
 
-The overhead model is rough: it prices every FLOP the same, while for long contexts the softmax and reading the cached K and V cost more per FLOP than large matrix products. So at the longest contexts the measurement may fall below the dotted curve.
+The overhead model is rough: it prices every FLOP the same. At long contexts a cached step gets slower than its FLOPs say (it reads t cached keys and values, in small operations), so the measured speed-up can fall below the dotted curve; the uncached step's big softmax, not counted as FLOPs at all, pulls the other way.
 """)
 
 lesson.code(slide="subslide", source="""
@@ -350,7 +350,7 @@ ax = qk.plots.plot_speedup(m.contexts, m.speedup, m.flop_ratio, m.predicted,
 """, ignore_output=True)
 
 lesson.md(slide="subslide", ko="""
-맞춘 두 값을 비교해 봐요. 위는 스텝 하나에 드는 오버헤드, 아래는 t = 16에서 캐시를 쓴 스텝 하나가 FLOPs에 쓰는 시간이에요(둘 다 µs). 오버헤드가 훨씬 커요.
+앞에서 정한 두 값을 비교해 봐요. 위는 스텝 하나에 드는 오버헤드, 아래는 t = 16에서 캐시를 쓴 스텝 하나가 FLOPs에 쓰는 시간이에요(둘 다 µs). 오버헤드가 훨씬 커요.
 """, en="""
 Compare the fitted numbers: above, the overhead per step; below, the time a cached step at t = 16 spends on its FLOPs (both in µs). The overhead is much larger.
 """)
@@ -371,7 +371,7 @@ lesson.md(slide="slide", ko="""
 
 **캐시 바이트 = 2 · 레이어 · KV 헤드 · head_dim · 토큰 · 배치 · 값당 바이트**
 
-맨 앞의 2는 K와 V예요. 토큰 수가 곱해져 있으니 캐시는 토큰 수에 **비례해서** 커져요. 캐시를 쓰며 20토큰을 생성하면서, 스텝마다 두 가지를 재요.
+맨 앞의 2는 K와 V예요. 토큰 수가 곱해져 있으니 캐시는 토큰 수에 **비례해서** 커져요. 캐시를 써서 토큰 20개를 생성하면서 스텝마다 두 가지를 재요.
 - **사용 중인 바이트**(`nbytes`): 지금 저장된 토큰들의 K, V. 공식과 같아야 해요.
 - **미리 잡아 둔 바이트**(`allocated_nbytes`): `generate`는 첫 스텝 전에 프롬프트 + 생성할 토큰 수만큼의 자리를 한꺼번에 잡아요. 프로그램이 실제로 차지하는 건 이쪽이에요.
 
@@ -476,7 +476,7 @@ lesson.md(slide="subslide", ko="""
 
 - 캐시는 **스텝 사이에 남겨 두는** 메모리를 `2 · 레이어 · KV 헤드 · head_dim · 토큰 · 배치 · 값당 바이트`만큼 더해요.
 - 캐시 없는 스텝의 점수 행렬 같은 레이어별 중간 결과는 레이어 하나를 계산하는 동안만 있다가 사라져요. 토큰 t개의 은닉 상태는 스텝이 끝날 때까지 있어요. 실제 추론 코드는 (헤드, t, t) 행렬을 통째로 만들지도 않아요(13강의 타일 어텐션).
-- 실제 대형 언어 모델(LLM)에서 캐시와 매개변수 중 어느 쪽이 더 큰지는 배치 × 문맥 길이에 달려 있어요. 위의 Llama-2-7B는 4096토큰, 배치 1에서 캐시가 2 GiB로 매개변수 12.55 GiB보다 훨씬 작아요. 12.55 / 2 ≈ 6.3이니 배치 7부터 캐시가 더 커져요. vLLM 논문의 13B 모델 예에서는 매개변수가 메모리의 65%, KV 캐시가 30% 넘게 차지해요. 요청을 많이 모아 처리하는 서버에서 캐시가 커지는 이유예요. 캐시는 메모리를 내주고 계산을 얻는 거래예요.
+- 실제 대형 언어 모델(LLM)에서 캐시와 매개변수 중 어느 쪽이 더 큰지는 배치 × 문맥 길이에 달려 있어요. 위의 Llama-2-7B는 4096토큰, 배치 1에서 캐시가 2 GiB로 매개변수 12.55 GiB보다 훨씬 작아요. 12.55 / 2 ≈ 6.3이니 배치 7부터 캐시가 더 커져요. vLLM 논문의 13B 모델 예에서는 매개변수가 메모리의 65%, KV 캐시가 30% 넘게 차지해요. 캐시가 이만큼 커지는 건 요청을 많이 모아 한꺼번에 처리하는 서버에서예요. 캐시는 메모리를 내주고 계산을 얻는 거래예요.
 """, en="""
 For this small model, from a context of about 15 tokens on, the peak of an uncached step is larger even than a cached step's peak plus its cache. So "the cache only adds memory" is not accurate either. Precisely:
 
@@ -497,10 +497,10 @@ lesson.md(slide="subslide", ko="""
 앞의 둘은 보통 학습할 때 정해요. 학습이 끝난 모델에 쓸 수 있는 방법도 있어요. 다만 모두 출력을 조금씩 바꿔요.
 
 - **KV 양자화**: 학습된 모델에 바로 쓸 수 있고, 정확도를 조금 잃어요.
-- **캐시에서 토큰 빼기**: StreamingLLM(Xiao 외, 2023)은 추가 학습 없이 맨 앞 토큰 몇 개(어텐션 싱크)와 최근 윈도만 캐시에 남겨요.
-- **업트레이닝**: 멀티헤드로 학습한 모델의 KV 헤드를 합친 뒤 조금 더 학습해 GQA로 바꿔요. 원래 사전 학습 계산량의 5% 정도가 들어요(Ainslie 외, 2023, 13강).
+- **캐시에서 토큰 빼기**: StreamingLLM(Xiao 외, 2023)은 추가 학습 없이 맨 앞 토큰 몇 개와 최근 윈도만 캐시에 남겨요. 맨 앞 토큰은 어텐션 가중치가 많이 몰리는 자리(어텐션 싱크, 11강)라서 빼면 출력이 크게 망가지거든요.
+- **업트레이닝**: 멀티헤드로 학습한 모델의 KV 헤드를 합친 뒤 조금 더 학습해 GQA로 바꿔요. 처음에 모델을 학습할 때(사전 학습) 든 계산량의 5% 정도가 들어요(Ainslie 외, 2023, 13강).
 
-Llama-2-7B는 KV 헤드 32개로 학습해서, GQA나 윈도를 나중에 그냥 적용할 수는 없어요. 공식으로 각각 얼마가 되는지 봐요. 아래 앞의 세 줄은 그렇게 학습한 모델일 때의 크기예요.
+Llama-2-7B는 KV 헤드 32개로 학습해서, GQA를 나중에 그냥 적용할 수는 없어요(업트레이닝이 필요해요). 보통 윈도도 그냥 적용할 수 없어요. 맨 앞 토큰이 캐시에서 빠지는 순간 출력이 무너지거든요(StreamingLLM). 그 맨 앞 토큰을 싱크로 남겨 두어야 다시 학습하지 않고도 윈도를 쓸 수 있고, 그래도 모델은 윈도 안만 봐요. 공식으로 각각 얼마가 되는지 봐요. 아래 출력의 처음 세 줄은 처음부터 그렇게 학습한 모델일 때의 크기예요. 마지막 줄(int8)은 학습이 끝난 뒤에도 쓸 수 있어요.
 """, en="""
 ## What makes the cache smaller
 
@@ -516,7 +516,7 @@ The first two are usually chosen in training. Some ways do apply after training,
 - **evicting tokens from the cache**: StreamingLLM (Xiao et al., 2023) keeps only the first few tokens (the attention sinks) and a recent window, with no fine-tuning;
 - **uptraining**: merge a multi-head model's K/V heads and train it a little more into GQA, for about 5% of the original pre-training compute (Ainslie et al., 2023; lesson 13).
 
-Llama-2-7B was trained with 32 KV heads, so GQA or a window cannot simply be switched on. The formula's sizes for each; the first three lines below are the sizes of a model trained that way.
+Llama-2-7B was trained with 32 KV heads, so GQA cannot simply be switched on (it needs uptraining), nor can a plain window: once the first tokens leave the cache its outputs collapse (StreamingLLM). Keeping those first tokens as sinks is what makes a window usable without retraining, and even then the model sees only the window. The formula's sizes for each; the first three lines below are the sizes of a model trained that way.
 """)
 
 lesson.code(slide="subslide", ko="""
@@ -544,7 +544,7 @@ lesson.md(slide="slide", ko="""
 
 08강에서 인코더의 K와 V는 디코더 스텝과 상관없이 같다는 걸 봤어요. 번역처럼 원문(source)이 있을 때, 캐시를 쓰면 크로스 어텐션의 K, V를 **첫 스텝에 한 번만** 계산해서 저장해요. 캐시가 없으면 스텝마다 다시 계산하고요.
 
-이번에는 무작위 모델이 아니라 14강에서 학습한 **진짜 번역기**로 해 봐요. 구조가 `TinyTransformer`와 같아서(레이어 1개, 헤드 1개, d_model 32), 학습한 매개변수를 그대로 넣을 수 있어요(`translator.to_tiny_transformer`). 원문 "the cat sat on the mat"(끝 토큰 &lt;eos&gt;까지 7토큰)을 주고 &lt;bos&gt;에서 시작해 5토큰을 생성하면서, 번역 결과와 스텝마다 크로스 어텐션 K, V에 쓴 FLOPs를 봐요. 캐시 바이트에는 이 원문 7토큰의 K, V도 들어가요.
+이번에는 무작위 모델이 아니라 14강에서 학습한 **진짜 번역기**로 해 봐요. 구조가 `TinyTransformer`와 같아서(레이어 1개, 헤드 1개, d_model 32), 학습한 매개변수를 그대로 넣을 수 있어요(`translator.to_tiny_transformer`). 원문 "the cat sat on the mat"(끝 토큰 &lt;eos&gt;까지 7토큰)을 주고 &lt;bos&gt;에서 시작해 토큰 5개를 생성하면서, 번역 결과와 스텝마다 크로스 어텐션 K, V에 쓴 FLOPs를 봐요. 캐시 바이트에는 이 원문 7토큰의 K, V도 들어가요.
 """, en="""
 ## Cross-attention: the encoder's K and V once per source sentence
 
@@ -556,7 +556,7 @@ This time not with a random model but with the **real translator** trained in le
 lesson.code(ko="""
 from qkv_helpers import toy_corpus, translator
 vocab = toy_corpus.Vocabulary()                   # 14강의 어휘: 영어와 한국어 토큰 92개
-tiny = translator.to_tiny_transformer(translator.load_trained()[0])   # make train으로 만든 매개변수
+tiny = translator.to_tiny_transformer(translator.load_trained()[0])   # 14강의 학습으로 미리 만들어 둔 매개변수
 source = vocab.encode(["the", "cat", "sat", "on", "the", "mat", "<eos>"])
 with_cache = tiny.generate([vocab.bos], 5, source_ids=source)
 without = tiny.generate([vocab.bos], 5, source_ids=source, use_cache=False)
@@ -636,7 +636,7 @@ lesson.md(slide="slide", ko="""
 - 값은 fp16(값당 2바이트)이에요.
 
 1. KV 캐시는 모두 몇 **바이트**일까요? 계산식이나 숫자로 `my_bytes`에 적어 보세요.
-2. (한 걸음 더) 같은 모델에서 대화마다 **12,000토큰**을 저장하고, 캐시에 쓸 수 있는 메모리가 **40 GiB**(1 GiB = 1024³ 바이트)라면, 대화를 **최대 몇 개**까지 동시에 처리할 수 있을까요? 정수로 `my_batch`에 적어 보세요.
+2. (한 걸음 더) 같은 모델에서 대화마다 **12,000토큰**을 저장하고, 캐시에 쓸 수 있는 메모리가 **40 GiB**(1 GiB = 1024³바이트)라면, 대화를 **최대 몇 개**까지 동시에 처리할 수 있을까요? 정수로 `my_batch`에 적어 보세요.
 """, en="""
 ## Try it: predict the size of a cache
 
@@ -716,9 +716,9 @@ lesson.md(slide="slide", ko="""
 
 - 자기회귀 디코딩에서 캐시가 없으면 스텝마다 앞 토큰들의 K, V를 모든 레이어에서 다시 계산해요. 캐시가 있으면 새 토큰 하나만 계산하고, 그 K, V를 캐시에 덧붙여요.
 - 쿼리는 캐시하지 않아요. 다음 토큰은 새 토큰의 쿼리 하나와 모든 K, V로 정해지니까요.
-- 캐시를 써도 여기서 생성한 토큰은 같아요. 로짓은 반올림 오차만큼만 달라요.
+- 여기서는 캐시를 써도 생성한 토큰이 같았어요. 로짓은 반올림 오차만큼 달라서, 두 후보의 점수가 거의 같으면 고르는 토큰이 바뀔 수도 있어요.
 - 캐시 없는 스텝 t는 레이어마다 정확히 t배의 FLOPs를 써요. t ≪ 6·d_model이고 P = 1이면 전체 비율은 약 (T + 1)/2예요. 캐시를 써도 어텐션은 t에 따라 커져요.
-- 잰 스텝 하나의 속도 향상은 t와 함께 커지지만, 캐시를 쓴 스텝이 거의 오버헤드라서 FLOPs 비율보다 한참 작아요.
+- 실제로 잰 스텝 하나의 속도 향상은 t와 함께 커지지만, 캐시를 쓴 스텝이 거의 오버헤드라서 FLOPs 비율보다 한참 작아요.
 - 캐시는 **스텝 사이에** 2 · 레이어 · KV 헤드 · head_dim · 토큰 · 배치 · 값당 바이트를 써요(Llama-2-7B, 4096토큰: 2 GiB). 자리는 보통 미리 잡아 둬요(`allocated_nbytes`). 캐시 없는 스텝은 계산하는 동안 잠깐 더 써요. 실제 LLM에서 캐시가 매개변수보다 커지는지는 배치 × 문맥에 달려 있어요(Llama-2-7B, 4096토큰: 배치 7부터).
 - MQA/GQA와 슬라이딩 윈도는 보통 학습할 때 정해요. 학습된 모델의 캐시도 KV 양자화, 토큰 빼기(StreamingLLM), GQA 업트레이닝(사전 학습의 5% 정도)으로 줄일 수 있지만, 모두 출력이 조금 달라져요.
 - 크로스 어텐션의 K, V는 원문마다 한 번만 계산해서 캐시에 둬요.
@@ -731,7 +731,7 @@ lesson.md(slide="slide", ko="""
 
 - Without a cache every step recomputes the earlier tokens' K and V in every layer; with one, a step runs the new token only and appends its K and V.
 - Queries are not cached: the next token needs the newest query alone, and every K and V.
-- The cache changes no generated token (the logits differ by rounding).
+- Here the cache changed no generated token; the logits differ by rounding, which can flip a near-tie.
 - Without a cache step t does t times the FLOPs per layer; total ratio ≈ (T + 1)/2 for P = 1, while t ≪ 6·d_model. Cached attention still grows with t.
 - One step's measured speed-up grows with t but stays far below the FLOP ratio: a cached step is almost all per-step overhead.
 - The cache keeps 2 · layers · kv_heads · head_dim · tokens · batch · bytes_per_value **between steps** (Llama-2-7B, 4096 tokens: 2 GiB), often reserved up front (`allocated_nbytes`). An uncached step briefly allocates more. Whether the cache outgrows the parameters in a real LLM depends on batch × context (Llama-2-7B, 4096 tokens: from batch 7 on).

@@ -121,9 +121,9 @@ lesson.md(slide="slide", ko="""
 
 | | Q | K, V | 마스크 | 가중치 모양 | 강 |
 |---|---|---|---|---|---|
-| 인코더 셀프 어텐션 | 원문 | 원문 | 없음 (배치면 패딩 마스크, 11강) | (원문, 원문) | 06 |
+| 인코더 셀프 어텐션 | 원문 | 원문 | 없음 (여러 문장을 배치로 넣으면 패딩 마스크, 11강) | (원문, 원문) | 06 |
 | 디코더 마스크드 셀프 어텐션 | 번역문 | 번역문 | 인과 마스크 (+ 패딩 마스크) | (번역문, 번역문) | 07 |
-| 크로스 어텐션 | 번역문 (디코더) | 원문 (인코더 출력) | 없음 (배치면 원문의 패딩 마스크) | (번역문, 원문) | 08 |
+| 크로스 어텐션 | 번역문 (디코더) | 원문 (인코더 출력) | 없음 (배치로 넣으면 원문의 패딩 마스크) | (번역문, 원문) | 08 |
 
 예제로 세 가중치의 모양을 확인해 봐요. 예제 문장을 인코더와 디코더 양쪽에 넣고, 번역 예제로 크로스 어텐션을 계산해요.
 """, en="""
@@ -249,13 +249,13 @@ for kv_heads in (8, 2, 1):                # multi-head (8), GQA (2), MQA (1)
 """)
 
 lesson.md(slide="subslide", ko="""
-**온라인 소프트맥스와 FlashAttention.** 지금까지는 (토큰 수, 토큰 수) 점수 행렬을 통째로 만들었어요. 긴 문장에서는 이 행렬이 어텐션의 메모리를 가장 많이 차지하고, 이 행렬을 메모리와 주고받는 일이 어텐션을 느리게 해요(모델 전체의 계산량에서 어텐션이 피드포워드를 넘는 건 토큰이 6·d_model개쯤을 넘을 때예요: 09강). 온라인 소프트맥스는 키와 밸류를 블록 단위로 읽으면서 행마다 세 가지만 들고 다녀요. "지금까지의 최댓값" m, "지금까지의 지수 합", 그리고 "지금까지의 출력 벡터"(밸류의 가중합)예요. 새 블록에서 최댓값이 커지면 앞의 합과 출력 벡터에 exp(m_old − m_new)를 곱해 다시 맞춰 줘요. m_old는 이전 최댓값, m_new는 새 최댓값이에요(04강의 최댓값 빼기 요령을 블록마다 쓰는 셈이에요). 마지막에 출력 벡터를 합으로 나누면 어텐션의 **출력**이 나와요. (토큰 수, 토큰 수) 어텐션 가중치는 한 번도 통째로 만들지 않아요. 그래서 결과로는 출력만 나오고 가중치는 나오지 않아요. 온라인 소프트맥스는 Milakov와 Gimelshein(2018)이 먼저 내놓았고, FlashAttention(2022)은 이걸로 GPU 칩 안에 있는 작고 빠른 메모리(SRAM)에서 어텐션을 타일 단위로 계산해요. 순전파의 연산량, 즉 FLOPs(부동소수점 연산 수)는 줄지 않아요. 학습에서는 역전파 때 점수를 다시 계산해서 오히려 늘어요. 줄어드는 건 GPU의 주 메모리(HBM: 크지만 칩 밖에 있어서 SRAM보다 느려요)를 읽고 쓰는 양이고, 긴 문장에서는 바로 그게 속도를 정해요.
+**온라인 소프트맥스와 FlashAttention.** 지금까지는 (토큰 수, 토큰 수) 점수 행렬을 통째로 만들었어요. 긴 문장에서는 이 행렬이 어텐션의 메모리를 가장 많이 차지하고, 이 행렬을 메모리와 주고받는 일이 어텐션을 느리게 해요. 계산량만 보면 모델 전체에서 어텐션이 선형 변환과 피드포워드를 합친 것보다 커지는 건 토큰이 6·d_model개쯤을 넘을 때예요(d_ff = 4·d_model일 때, 09강). 온라인 소프트맥스는 키와 밸류를 블록 단위로 읽으면서 행마다 세 가지만 들고 다녀요. "지금까지의 최댓값" m, "지금까지의 exp 값의 합" l, 그리고 "지금까지의 출력 벡터"(밸류의 가중합)예요. 새 블록에서 최댓값이 커지면 앞의 합과 출력 벡터에 exp(m_old − m_new)를 곱해 다시 맞춰 줘요. m_old는 이전 최댓값, m_new는 새 최댓값이에요(04강의 최댓값 빼기 요령을 블록마다 쓰는 셈이에요). 마지막에 출력 벡터를 합으로 나누면 어텐션의 **출력**이 나와요. (토큰 수, 토큰 수) 어텐션 가중치는 한 번도 통째로 만들지 않아요. 그래서 결과로는 출력만 나오고 가중치는 나오지 않아요. 온라인 소프트맥스는 Milakov와 Gimelshein(2018)이 먼저 내놓았고, FlashAttention(2022)은 이걸로 GPU 칩 안에 있는 작고 빠른 메모리(SRAM)에서 어텐션을 작은 조각(타일) 단위로 계산해요. 모델이 입력에서 출력을 계산하는 과정(순전파)의 연산량, 즉 FLOPs(부동소수점 연산 수)는 줄지 않아요. 학습할 때는 기울기를 구하는 단계(역전파, 14강)에서 점수를 다시 계산하니까 오히려 늘어요. 줄어드는 건 GPU의 주 메모리(HBM: 크지만 칩 밖에 있어서 SRAM보다 느려요)를 읽고 쓰는 양이고, 긴 문장에서는 바로 그게 속도를 정해요.
 
-**PagedAttention(vLLM).** 요청이 많으면 요청마다 KV 캐시의 길이가 제각각이에요. PagedAttention은 운영체제의 가상 메모리처럼 해요. 가상 메모리는 메모리를 작은 페이지로 나눠 필요한 만큼만 내주는 방식이에요. 캐시를 고정 크기 블록으로 나눠 필요할 때마다 붙이고, 블록 표(block table)로 어느 블록에 있는지 찾아가요. vLLM 이전의 서버처럼 미리 최대 길이만큼 잡아 두지 않으니, 낭비는 요청마다 덜 찬 블록 하나 이하로 줄어요. 프롬프트가 같은 요청들은 같은 블록을 나눠 쓰고, 한쪽이 쓸 때만 복사할 수도 있어요.
+**PagedAttention(vLLM).** 요청이 많으면 요청마다 KV 캐시의 길이가 제각각이에요. PagedAttention은 운영체제의 가상 메모리와 같은 방법을 써요. 가상 메모리는 메모리를 작은 페이지로 나눠 필요한 만큼만 내주는 방식이에요. 캐시를 고정 크기 블록으로 나눠 필요할 때마다 붙이고, 블록 표(block table)로 어느 블록에 있는지 찾아가요. vLLM 이전의 서버처럼 미리 최대 길이만큼 잡아 두지 않으니, 낭비는 요청마다 덜 찬 블록 하나 이하로 줄어요. 프롬프트가 같은 요청들은 같은 블록을 나눠 쓰다가, 어느 한쪽이 블록의 내용을 바꿔야 할 때만 그 블록을 복사할 수도 있어요(copy-on-write).
 
 이 주제들은 13강에서 직접 만들고 재 봐요. [13. 큰 규모의 어텐션](13_attention_at_scale.ipynb).
 """, en="""
-**The online softmax and FlashAttention.** So far we built the full (tokens, tokens) score matrix. For long inputs that matrix is what costs attention the most memory, and moving it to and from memory is what makes attention slow (in the whole model, attention's arithmetic overtakes the feed-forward network's only past about 6·d_model tokens: lesson 09). The online softmax reads the keys and values block by block and carries three things per row: "the largest score so far" m, "the sum of exponentials so far", and "the output so far" (a running weighted sum of values). Whenever a new block raises the maximum, the earlier sum and output are both rescaled by exp(m_old − m_new) (lesson 04's max-subtraction trick, applied per block). At the end, the output divided by the sum is attention's **output**; the (tokens, tokens) attention weights are never formed as a whole: it produces the output, never the weights. The online softmax came first (Milakov & Gimelshein, 2018); FlashAttention (2022) uses it to compute attention tile by tile in a GPU's small, fast on-chip memory (SRAM). It does not reduce the forward pass's FLOPs (floating-point operations), and in training its backward pass recomputes the scores, so there are more; it reduces the reads and writes of the GPU's slow main memory (HBM), which is what limits speed for long inputs.
+**The online softmax and FlashAttention.** So far we built the full (tokens, tokens) score matrix. For long inputs that matrix is what costs attention the most memory, and moving it to and from memory is what makes attention slow (in the whole model, attention's arithmetic overtakes that of the projections and the feed-forward network only past about 6·d_model tokens, for d_ff = 4·d_model: lesson 09). The online softmax reads the keys and values block by block and carries three things per row: "the largest score so far" m, "the sum of exponentials so far" l, and "the output so far" (a running weighted sum of values). Whenever a new block raises the maximum, the earlier sum and output are both rescaled by exp(m_old − m_new) (lesson 04's max-subtraction trick, applied per block). At the end, the output divided by the sum is attention's **output**; the (tokens, tokens) attention weights are never formed as a whole: it produces the output, never the weights. The online softmax came first (Milakov & Gimelshein, 2018); FlashAttention (2022) uses it to compute attention tile by tile in a GPU's small, fast on-chip memory (SRAM). It does not reduce the forward pass's FLOPs (floating-point operations), and in training its backward pass recomputes the scores, so there are more; it reduces the reads and writes of the GPU's slow main memory (HBM), which is what limits speed for long inputs.
 
 **PagedAttention (vLLM).** A server with many requests holds KV caches of all different lengths. PagedAttention splits the cache into fixed-size blocks (pages), like an operating system's virtual memory, adds blocks as they are needed and finds them through a block table. Nothing is reserved up to a maximum length, as servers before vLLM did, so the waste is at most one partly filled block per request; requests with the same prompt can even share blocks, copied only when one of them writes.
 
@@ -267,7 +267,7 @@ lesson.md(slide="slide", ko="""
 
 - 어텐션은 x → Q, K, V → 점수 Q·Kᵀ → ÷√d_k → 소프트맥스 → 가중치·V예요. 모양은 (7, 8) → (7, 4) → (7, 7) → (7, 7) → (7, 7) → (7, 4) 순서로 바뀌어요.
 - 인코더 셀프 어텐션, 디코더 마스크드 셀프 어텐션, 크로스 어텐션은 같은 계산이고, Q와 K, V의 출처와 마스크만 달라요.
-- KV 캐시는 메모리를 줄이지 않아요. 스텝 사이에 들고 있는 메모리(레이어 · KV 헤드 · head_dim · 토큰 · 배치에 비례)를 더 써서 다시 계산할 일을 줄여요. 큰 언어 모델에서는 이 메모리가 아주 커요. 쿼리는 캐시하지 않아요. 캐시는 추론(토큰 하나씩 생성)을 위한 거예요.
+- KV 캐시는 메모리를 줄이지 않아요. 스텝 사이에 들고 있는 메모리(레이어 · KV 헤드 · head_dim · 토큰 · 배치에 비례)를 더 써서 다시 계산할 일을 줄여요. 대형 언어 모델(LLM)에서는 배치와 문맥이 크면 이 메모리가 매개변수보다도 커져요. 쿼리는 캐시하지 않아요. 캐시는 추론(토큰 하나씩 생성)을 위한 거예요.
 - 캐시를 줄이는 건 KV 헤드 줄이기(MQA, GQA), 슬라이딩 윈도, 더 낮은 정밀도예요.
 
 수고했어요! 다음 11강에서는 실제로 학습된 모델(all-MiniLM-L6-v2)을 이 패키지로 직접 돌려 봐요. 처음부터 다시 보고 싶다면 00강으로, KV 캐시를 다시 재 보고 싶다면 09강으로 가세요.
@@ -278,7 +278,7 @@ lesson.md(slide="slide", ko="""
 
 - Attention is x → Q, K, V → scores Q·Kᵀ → ÷√d_k → softmax → weights·V, with shapes (7, 8) → (7, 4) → (7, 7) → (7, 7) → (7, 7) → (7, 4).
 - Encoder self-attention, decoder masked self-attention and cross-attention are the same computation; only the source of Q and K, V and the mask differ.
-- The KV cache does not reduce memory: it keeps memory between steps (proportional to layers · kv_heads · head_dim · tokens · batch) to avoid recomputation; for large language models that memory is large. Queries are not cached. The cache is for inference, generating one token at a time.
+- The KV cache does not reduce memory: it keeps memory between steps (proportional to layers · kv_heads · head_dim · tokens · batch) to avoid recomputation; for large language models with a large batch and context it outgrows the parameters. Queries are not cached. The cache is for inference, generating one token at a time.
 - What shrinks the cache: fewer K/V heads (MQA, GQA), a sliding window, lower precision.
 
 Well done! Next, lesson 11 runs a real trained model (all-MiniLM-L6-v2) with this package. To start over, go to lesson 00; to measure the KV cache again, lesson 09.

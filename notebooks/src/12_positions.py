@@ -3,12 +3,12 @@ from nbsource import Lesson
 lesson = Lesson()
 
 lesson.md(slide="slide", ko="""
-# 12. 나는 어디에 있을까요? 어텐션 속의 위치
+# 12. 여기는 몇 번째 자리일까요? 어텐션 속의 위치
 
 **이번 시간의 목표**
 - 어텐션만으로는 순서를 모른다는 걸 다시 확인하고, 인과 마스크가 있는 디코더는 왜 다른지 봐요.
 - 트랜스포머를 처음 발표한 논문("Attention Is All You Need", 2017)의 <b>사인파 위치 인코딩</b>을 그려 보고, 위치를 k칸 옮기는 일이 고정된 회전이라는 걸 계산으로 확인해요.
-- 11강 모델의 <b>학습된 위치 벡터</b> 512개를 비교하고, 그 한계(513번째 위치는 없어요)를 알아요.
+- 11강 모델의 <b>학습된 위치 벡터</b> 512개를 비교하고, 그 한계(513번째 위치는 없어요)를 알아봐요.
 - <b>회전 위치 임베딩(RoPE)</b>이 쿼리와 키를 위치만큼 회전시키고, 그래서 위치가 점수에 상대 위치 m − n으로만 들어간다는 걸 확인해요.
 
 **수업 시간**: 약 50분
@@ -47,7 +47,7 @@ lesson.md(slide="slide", ko="""
 
 06강에서 본 것처럼 셀프 어텐션의 계산에는 위치가 들어가지 않아요. "The cat sat on the mat."에서 "cat"과 "mat"의 자리를 바꿔 "The mat sat on the cat."을 만들어도, 인코더의 출력 행은 토큰을 따라 자리만 바뀌어요. 어텐션에게 두 문장은 같은 단어 묶음이에요.
 
-그런데 <b>인과 마스크</b>를 쓰는 디코더는 달라요. i번째 토큰은 0번부터 i번까지만 보니까, 순서를 바꾸면 각 토큰이 *볼 수 있는 토큰*이 달라져요. 마스크 자체가 순서를 알고 있는 셈이에요. 같은 멀티헤드 어텐션으로 두 경우를 확인해 봐요.
+그런데 <b>인과 마스크</b>를 쓰는 디코더는 달라요. 위치 i의 토큰(맨 앞이 위치 0)은 0번부터 i번까지만 보니까, 순서를 바꾸면 각 토큰이 *볼 수 있는 토큰*이 달라져요. 마스크 자체가 순서를 알고 있는 셈이에요. 같은 멀티헤드 어텐션으로 두 경우를 확인해 봐요.
 """, en="""
 ## Why must order be put in?
 
@@ -71,9 +71,9 @@ print(round(check.causal_difference, 3))         # causal mask (decoder): larges
 """)
 
 lesson.md(slide="subslide", ko="""
-인코더에서는 섞인 출력이 원래 출력을 똑같이 섞은 것과 같아요. 반올림 오차만큼만 달라요. 디코더에서는 차이가 분명해요.
+인코더에서는 섞은 입력의 출력이, 원래 출력을 같은 순서로 섞은 것과 같아요. 반올림 오차만큼만 달라요. 디코더에서는 차이가 분명해요.
 
-인과 마스크가 주는 건 순서만이 아니에요. i번째 행의 소프트맥스는 정확히 i + 1개의 키에 걸쳐 계산되니까, 위치 정보를 하나도 넣지 않아도 **절대 위치**를 계산할 수 있어요. 쿼리를 모두 0으로 두면 점수가 모두 0이 되어 가중치가 볼 수 있는 키에 똑같이 나뉘어요. 여기에 첫 토큰에서만 1이고 나머지에서는 0인 밸류를 주면, 위치 i의 출력은 1/(i + 1)이에요. 패키지의 어텐션으로 확인해요.
+인과 마스크가 주는 건 순서만이 아니에요. 위치 i의 행의 소프트맥스는 정확히 키 i + 1개에 걸쳐 계산되니까, 위치 정보를 하나도 넣지 않아도 **절대 위치**를 계산할 수 있어요. 쿼리를 모두 0으로 두면 점수가 모두 0이 되어 가중치가 볼 수 있는 키에 똑같이 나뉘어요. 여기에 첫 토큰에서만 1이고 나머지에서는 0인 밸류를 주면, 위치 i의 출력은 1/(i + 1)이에요. 패키지의 어텐션으로 확인해요.
 """, en="""
 In the encoder the shuffled output is the original output shuffled (up to rounding). In the decoder it clearly is not.
 
@@ -89,7 +89,7 @@ print(signal.round(3))                            # the output at positions 0, 1
 """)
 
 lesson.md(slide="subslide", ko="""
-위치 인코딩 없이 학습한 디코더도 절대 위치를 배워요. 논문은 그 방법이 바로 이렇게 앞 토큰의 수를 세는 것이라고 추측해요(Haviv 외, 2022). 그래도 대부분의 모델은 위치 정보를 따로 넣어요. 마스크에서 읽어 낸 위치는 위에서 보듯 뒤로 갈수록 1/(i + 1)끼리 차이가 작아져서 먼 위치일수록 구별하기 어렵고, 학습 때보다 긴 글에서 어떻게 될지 조절할 방법이 없어요. 인코더에는 이런 신호조차 없어요.
+위치 인코딩 없이 학습한 디코더도 절대 위치를 배워요. Haviv 외(2022)는 그 방법이 바로 이렇게 앞 토큰의 수를 세는 것이라고 추측해요. 그래도 대부분의 모델은 위치 정보를 따로 넣어요. 마스크에서 읽어 낸 위치 신호 1/(i + 1)은 뒤로 갈수록 이웃한 위치끼리 값이 거의 같아져서(1/50과 1/51처럼), 먼 위치일수록 구별하기 어려워요. 또 학습 때보다 긴 글에서 어떻게 될지 조절할 방법도 없어요. 인코더에는 이런 신호조차 없어요.
 
 흔히 쓰는 방법은 세 가지예요. 점수에 거리에 따른 편향(더해 주는 값)을 더하는 방법(T5, ALiBi)도 있지만, 이번 시간에는 세 가지만 봐요.
 """, en="""
@@ -161,9 +161,9 @@ ax = qk.plots.plot_position_similarity(similarity[:128, :128])
 """)
 
 lesson.md(slide="subslide", ko="""
-학습된 위치 벡터의 한계는 표의 크기예요. 행이 512개뿐이라서 이 모델은 토큰 512개보다 긴 글을 읽을 수 없어요(위치는 0번부터 511번까지예요). 11강의 `model(texts)`가 그보다 긴 글에 오류를 내는 이유예요. 행이 있다고 그 위치를 잘 배웠다는 뜻도 아니에요. all-MiniLM-L6-v2는 토큰 128개짜리 글로 미세 조정됐고, 쓸 때도 기본으로 256개에서 잘라요. 사인파 공식은 어느 위치든 계산할 수 있지만, 학습 때 본 적 없는 먼 위치에서 모델이 잘 동작한다는 보장은 없어요.
+학습된 위치 벡터의 한계는 표의 크기예요. 행이 512개뿐이라서 이 모델은 토큰 512개보다 긴 글을 읽을 수 없어요(위치는 0번부터 511번까지예요). 11강의 `model(texts)`가 그보다 긴 글에 오류를 내는 이유예요. 학습된 행이 있다고 해서, 모델이 이 일에서 그 위치를 쓰는 법까지 배웠다는 뜻은 아니에요. all-MiniLM-L6-v2의 행 512개는 모두 사전 학습(처음에 모델을 학습하는 단계)에서 학습됐지만, 그 뒤 토큰 128개로 자른 글로 미세 조정(이미 학습된 모델을 한 가지 일에 맞게 조금 더 학습하는 것)됐고, sentence-transformers는 쓸 때도 기본으로 256개에서 잘라요. 사인파 공식은 어느 위치든 계산할 수 있지만, 학습 때 본 적 없는 먼 위치에서 모델이 잘 동작한다는 보장은 없어요.
 """, en="""
-The limit of learned positions is the table's size: with 512 rows, this model cannot read past position 511 (counting from 0). That is why lesson 11's `model(texts)` refuses longer texts. And having a row is not having trained it: all-MiniLM-L6-v2 was fine-tuned on 128-token texts and is cut at 256 tokens by default in use. The sinusoidal formula gives a vector for any position, but nothing guarantees that a model works at distant positions it never saw in training.
+The limit of learned positions is the table's size: with 512 rows, this model cannot read past position 511 (counting from 0). That is why lesson 11's `model(texts)` refuses longer texts. And having a trained row is not the same as the model having learned to use it for this task: all-MiniLM-L6-v2's rows were pre-trained up to 512, but it was fine-tuned on texts cut to 128 tokens, and sentence-transformers cuts its input at 256 by default. The sinusoidal formula gives a vector for any position, but nothing guarantees that a model works at distant positions it never saw in training.
 """)
 
 lesson.md(slide="slide", ko="""
@@ -171,7 +171,7 @@ lesson.md(slide="slide", ko="""
 
 요즘 나오는 대형 언어 모델(LLM: Llama, Mistral, Qwen 등) 대부분은 RoPE를 써요. RoPE는 임베딩 x에 아무것도 더하지 않아요. 대신 **모든 레이어에서**, 점수를 계산하기 직전에 쿼리와 키를 위치만큼 **회전**시켜요. 밸류는 건드리지 않아요.
 
-차원 i와 i + d/2를 한 쌍, 곧 평면 위의 화살표 하나로 보고, 위치 m에서 각도 m·θ_i만큼 돌려요. θ_i = 10000^(−2i/d)이라서, 첫 쌍은 위치가 한 칸 갈 때마다 1라디안씩 빠르게 돌고 마지막 쌍은 아주 느리게 돌아요. θ_i는 사인파 위치 인코딩의 ω_i와 같은 주파수예요. 밑 10000은 RoFormer와 Llama 2의 값이고, Llama 3처럼 500,000을 써서 느린 쌍을 더 느리게 돌리는 모델도 있어요. 이렇게 i와 i + d/2를 짝짓는 건 Hugging Face와 GPT-NeoX 코드의 배치("rotate half")이고, 이 코스도 그걸 따라요. RoFormer 논문과 Meta의 Llama 원래 코드는 이웃한 차원 2i와 2i + 1을 짝지어요. 차원 순서를 정해진 방식으로 한 번 바꾸면 두 배치는 같은 회전이에요.
+차원 i와 i + d/2를 한 쌍으로 묶어 평면 위의 화살표 하나처럼 보고, 위치 m에서 각도 m·θ_i만큼 돌려요. θ_i = 10000^(−2i/d)이라서, 첫 쌍은 위치가 한 칸 갈 때마다 1라디안씩 빠르게 돌고 마지막 쌍은 아주 느리게 돌아요. θ_i는 사인파 위치 인코딩의 ω_i와 같은 공식이에요. 다만 d가 d_model이 아니라 돌리는 벡터의 폭(헤드 하나의 head_dim)이에요. 밑 10000은 RoPE를 처음 제안한 RoFormer 논문(Su 외, 2021)과 Llama 2의 값이고, Llama 3처럼 500,000을 써서 느린 쌍을 더 느리게 돌리는 모델도 있어요. 이렇게 i와 i + d/2를 짝짓는 건 Hugging Face와 GPT-NeoX 코드의 **짝짓는 방식**("rotate half")이고, 이 코스도 그걸 따라요. RoFormer 논문과 Meta의 Llama 원래 코드는 이웃한 차원 2i와 2i + 1을 짝지어요. 차원 순서를 정해진 방식으로 한 번 바꾸면 두 방식은 같은 회전이에요.
 
 $$\\begin{pmatrix} x_i' \\\\ x_{i+d/2}' \\end{pmatrix} = \\begin{pmatrix} \\cos m\\theta_i & -\\sin m\\theta_i \\\\ \\sin m\\theta_i & \\cos m\\theta_i \\end{pmatrix} \\begin{pmatrix} x_i \\\\ x_{i+d/2} \\end{pmatrix}$$
 
@@ -181,7 +181,7 @@ $$\\begin{pmatrix} x_i' \\\\ x_{i+d/2}' \\end{pmatrix} = \\begin{pmatrix} \\cos 
 
 Most recent LLMs (Llama, Mistral, Qwen, …) use RoPE. RoPE adds nothing to the embedding x. Instead, **in every layer**, right before the scores, it **rotates** the queries and keys by their position. The values are left alone.
 
-Dimensions i and i + d/2 form a pair (one arrow in a plane), turned at position m by the angle m·θ_i. With θ_i = 10000^(−2i/d), the first pair turns fast, 1 radian per position, and the last very slowly; θ_i is the same frequency as the sinusoidal ω_i. The base 10000 is RoFormer's and Llama 2's; some models raise it (Llama 3 uses 500,000) so that the slow pairs turn more slowly still. Pairing i with i + d/2 is the layout of Hugging Face's and GPT-NeoX's code ("rotate half"), which this course follows; the RoFormer paper and Meta's original Llama code pair neighbouring dimensions 2i and 2i + 1. After a fixed reordering of the dimensions the two are the same rotation.
+Dimensions i and i + d/2 form a pair (one arrow in a plane), turned at position m by the angle m·θ_i. With θ_i = 10000^(−2i/d), the first pair turns fast, 1 radian per position, and the last very slowly; θ_i has the sinusoidal ω_i's formula, with d the head's width instead of d_model. The base 10000 is RoFormer's and Llama 2's; some models raise it (Llama 3 uses 500,000) so that the slow pairs turn more slowly still. Pairing i with i + d/2 is the layout of Hugging Face's and GPT-NeoX's code ("rotate half"), which this course follows; the RoFormer paper and Meta's original Llama code pair neighbouring dimensions 2i and 2i + 1. After a fixed reordering of the dimensions the two are the same rotation.
 
 $$\\begin{pmatrix} x_i' \\\\ x_{i+d/2}' \\end{pmatrix} = \\begin{pmatrix} \\cos m\\theta_i & -\\sin m\\theta_i \\\\ \\sin m\\theta_i & \\cos m\\theta_i \\end{pmatrix} \\begin{pmatrix} x_i \\\\ x_{i+d/2} \\end{pmatrix}$$
 
@@ -238,9 +238,9 @@ print(decay[[0, 10, 50, 200]])
 ax = qk.plots.plot_rope_score_by_distance(distances, decay)""")
 
 lesson.md(slide="subslide", ko="""
-이 감쇠는 비슷한 벡터에 대한 이야기예요. 서로 상관없이 뽑은 q와 k라면 점수의 평균은 어느 거리에서나 0이에요. 무작위 쌍 2000개로 두 경우를 비교해 봐요. 그리고 학습된 모델은 RoPE의 주파수를 감쇠 말고도 여러 방식으로 써요. 예를 들어 거의 돌지 않는 느린 쌍은 위치와 상관없이 내용을 비교하는 데 쓰이기도 해요(Barbero 외, 2024).
+거리에 따라 점수가 줄어드는 이 현상(감쇠)은 비슷한 벡터에만 해당하는 이야기예요. 서로 상관없이 뽑은 q와 k라면 점수의 평균은 어느 거리에서나 0이에요. 무작위 쌍 2000개로 두 경우를 비교해 봐요. 그리고 학습된 모델은 RoPE의 주파수를 감쇠 말고도 여러 방식으로 써요. 예를 들어 거의 돌지 않는 느린 쌍은 보통 쓰는 길이 안에서는 위치와 거의 상관없이 내용을 비교하는 데 쓰이기도 해요. 다만 거리가 아주 멀면 느린 쌍도 많이 돌아요(Barbero 외, 2024).
 """, en="""
-This decay is about similar vectors. For a q and a k drawn independently, the average score is 0 at every distance. Compare the two cases on 2000 random pairs. Trained models also use RoPE's frequencies in ways other than this decay; the slow pairs, which hardly turn, can for instance compare content whatever the positions (Barbero et al., 2024).
+This decay is about similar vectors. For a q and a k drawn independently, the average score is 0 at every distance. Compare the two cases on 2000 random pairs. Trained models also use RoPE's frequencies in ways other than this decay; the slow pairs, which hardly turn, can for instance compare content almost regardless of position over the lengths used (over long enough distances even they turn; Barbero et al., 2024).
 """)
 
 lesson.code(ko="""
@@ -372,8 +372,8 @@ qk.checks.check_same_distance(my_n, query_position=7, key_position=3,
 lesson.md(slide="slide", ko="""
 ## 정리
 
-- 어텐션만으로는 순서를 몰라요. 인코더의 출력은 토큰을 따라 섞일 뿐이에요. 인과 마스크가 있는 디코더는 순서를 알고, 행마다 볼 수 있는 키의 수(i + 1)에서 절대 위치까지 계산할 수 있어요. 그래도 믿을 만하고 조절할 수 있는 위치를 위해 위치 정보를 따로 넣어요.
-- <b>사인파 위치 인코딩</b>은 공식으로 만든 벡터를 임베딩에 한 번 더해요. k칸 옮기기는 각 (sin, cos) 쌍을 정해진 각도만큼 돌리는 회전이에요.
+- 어텐션만으로는 순서를 몰라요. 인코더의 출력은 토큰을 따라 섞일 뿐이에요. 인과 마스크가 있는 디코더는 순서를 알고, 행마다 볼 수 있는 키의 수(i + 1)에서 절대 위치까지 계산할 수 있어요. 그래도 위치를 더 확실하게, 원하는 대로 다루려고 위치 정보를 따로 넣어요.
+- <b>사인파 위치 인코딩</b>은 공식으로 만든 벡터를 맨 처음 임베딩에 한 번만 더해요(RoPE와 달리 레이어마다 하지 않아요). k칸 옮기기는 각 (sin, cos) 쌍을 정해진 각도만큼 돌리는 회전이에요.
 - <b>학습된 위치 벡터</b>도 임베딩에 더해요. 학습된 표에서 이웃 위치는 서로 비슷하지만, 표의 크기(여기서는 512)를 넘는 위치는 없어요.
 - <b>RoPE</b>는 더하지 않아요. 모든 레이어에서 쿼리와 키를 위치만큼 회전시키고 밸류는 그대로 둬요. 그래서 위치는 점수에 상대 위치 m − n으로만 들어가요. q = k처럼 비슷한 벡터끼리는 거리가 멀수록 평균 점수가 작아지지만, 독립인 무작위 벡터의 평균 점수는 어느 거리에서나 0이에요.
 

@@ -5,11 +5,11 @@ lesson = Lesson()
 lesson.md(slide="slide", ko="""
 # 13. 큰 규모의 어텐션: 타일, GQA, 슬라이딩 윈도, 페이지 캐시
 
-12강까지는 토큰 몇 개짜리 문장으로 어텐션이 **무엇을** 계산하는지 봤어요. 실제 모델은 토큰 수천 개를, 요청 수백 개를 한꺼번에 처리해요. 이번 시간에는 그 규모에서 어텐션이 **얼마나** 드는지 재 보고, 비용을 줄이는 방법 네 가지(타일, KV 헤드 나눠 쓰기, 윈도, 페이지 메모리)를 `qkv_helpers`로 직접 만들어요. 타일 어텐션과 페이지 캐시는 보통 어텐션과 같은 답을 내요. GQA와 슬라이딩 윈도는 **다른 모델**이라서, 보통 어텐션으로 줄어드는 경우(KV 헤드가 쿼리 헤드만큼 있을 때, 윈도가 문장 전체를 덮을 때)에만 같은 답을 내요. 마지막으로 디코드가 왜 메모리에 묶이는지, 배치가 왜 도움이 되는지 봐요.
+12강까지는 토큰 몇 개짜리 문장으로 어텐션이 **무엇을** 계산하는지 봤어요. 실제 모델은 토큰 수천 개를, 요청 수백 개를 한꺼번에 처리해요. 이번 시간에는 그 규모에서 어텐션이 **얼마나** 드는지 재 보고, 비용을 줄이는 방법 네 가지(타일, KV 헤드 나눠 쓰기, 윈도, 페이지 메모리)를 `qkv_helpers`로 직접 만들어요. 타일 어텐션과 페이지 캐시는 보통 어텐션과 같은 답을 내요. GQA와 슬라이딩 윈도는 **다른 모델**이라서, 보통 어텐션과 똑같아지는 경우(KV 헤드가 쿼리 헤드만큼 있을 때, 윈도가 문장 전체를 덮을 때)에만 같은 답을 내요. 마지막으로 디코드가 왜 메모리에 묶이는지, 배치가 왜 도움이 되는지 봐요.
 
 **이번 시간의 목표**
 - 보통 어텐션의 시간과 메모리가 토큰 수의 제곱으로 늘어난다는 걸 재 보고, 범인이 (n, n) 점수 행렬이라는 걸 확인해요.
-- **온라인 소프트맥스**(Milakov & Gimelshein, 2018)로 키를 블록 단위로 읽는 **타일 어텐션**을 이해해요. FlashAttention(2022)은 이 위에 GPU 메모리를 고려한 타일 나누기와 역전파 때의 재계산을 더했어요. 같은 답을 확인하고, n = 4096에서 최대 메모리가 약 31분의 1로 줄어드는 걸 재 봐요. 순전파의 FLOPs(부동소수점 연산 수)는 그대로예요.
+- **온라인 소프트맥스**(Milakov & Gimelshein, 2018)로 키를 블록 단위로 읽는 **타일 어텐션**을 이해해요. FlashAttention(2022)은 이 위에 GPU 메모리를 고려한 타일 나누기와 역전파(학습할 때 기울기를 거꾸로 계산하는 단계) 때의 재계산을 더했어요. 같은 답을 확인하고, n = 4096에서 최대 메모리가 약 31분의 1로 줄어드는 걸 재 봐요. 순전파의 FLOPs(부동소수점 연산 수)는 그대로예요.
 - **MQA/GQA**: 쿼리 헤드 여러 개가 KV 헤드 하나를 나눠 쓰면 KV 캐시가 1/그룹 크기로 줄어요.
 - **슬라이딩 윈도**: 최근 토큰만 보면 캐시 크기에 상한이 생겨요. 레이어를 쌓으면 이론상 더 멀리 닿을 수 있어요.
 - **페이지 KV 캐시**(vLLM의 PagedAttention, 줄여서 페이지 캐시): vLLM 이전의 서버처럼 요청마다 최대 길이를 잡아 두면 생기는 낭비를 재 봐요.
@@ -135,7 +135,7 @@ The **online softmax** reads the keys block by block and carries only three thin
 - `l`: the sum of exp(score − m) so far
 - `o`: the sum of exp(score − m) · value so far (the output's numerator)
 
-When a new block brings a larger score, m grows to m_new. The l and o collected so far were measured against the old m, so both are multiplied by **exp(m − m_new)** to put them on the new footing. After the last block, o / l equals softmax(scores)·V. Follow three scores [0, 1, 3] in two blocks.
+When a new block brings a larger score, m grows to m_new. The l and o collected so far were measured against the old maximum m_old, so both are multiplied by **exp(m_old − m_new)** to put them on the new footing. After the last block, o / l equals softmax(scores)·V. Follow three scores [0, 1, 3] in two blocks.
 """)
 
 lesson.code(ko="""
@@ -196,7 +196,7 @@ Now compare the peak memory measured in section 1. Tiled attention holds the sco
 
 lesson.code(ko="""
 for n, plain, tiled in zip(lengths, costs.plain_peak, costs.tiled_peak):
-    # 보통, 타일, 몇 배 작은지
+    # 보통, 타일, 보통 ÷ 타일
     print(f"n = {n:4d}   {plain / mib:5.1f} MiB   {tiled / mib:4.1f} MiB   ×{plain / tiled:.0f}")
 ax = qk.plots.plot_cost_loglog(lengths,
                                {"보통 어텐션": costs.plain_peak, "타일 어텐션": costs.tiled_peak},
@@ -214,11 +214,11 @@ ax = qk.plots.plot_cost_loglog(lengths,
 lesson.md(slide="subslide", ko="""
 ### 순전파의 FLOPs는 같고, 아끼는 건 메모리 이동이에요
 
-순전파(입력에서 출력을 계산하는 방향)에서 타일 어텐션은 행렬 곱의 FLOPs가 보통 어텐션과 같아요. 같은 n × n개의 점수를 한 번씩, 순서만 바꿔 계산하니까요. 아래 셀의 카운터는 계산한 점수 수에 2·(d_k + d_v)를 곱해 세요. 최댓값이 바뀔 때 다시 맞추는 곱셈은 행렬 곱에 비하면 작아서 세지 않아요.
+순전파(입력에서 출력을 계산하는 방향)에서 타일 어텐션은 행렬 곱의 FLOPs가 보통 어텐션과 같아요. 같은 n × n개의 점수를 한 번씩, 순서만 바꿔 계산하니까요. 아래 셀의 카운터는 계산한 점수 수에 2·(d_k + d_v)를 곱해서 FLOPs를 세어요. 최댓값이 바뀔 때 다시 맞추는 곱셈은 행렬 곱에 비하면 작아서 세지 않아요.
 
 학습에서는 달라요. 역전파(기울기를 거꾸로 계산하는 방향)에는 어텐션 가중치가 필요한데, FlashAttention은 (n, n) 행렬을 저장하지 않으니 역전파 때 Q·Kᵀ를 **다시 계산**해요. 그래서 학습 전체의 FLOPs는 더 많아요.
 
-그래도 더 빨라요. 어텐션에서 느린 건 계산보다 n × n 점수를 GPU의 **큰 메모리(HBM)와 주고받는 일**이에요. HBM은 GPU 칩 밖에 있는 크지만 느린 메모리이고, **SRAM**은 칩 안의 작지만 빠른 메모리예요. 소프트맥스는 바이트 하나당 계산이 적어서 메모리 이동이 시간을 정해요(큰 행렬 곱은 6절의 프리필처럼 계산이 한계예요). 보통 어텐션은 (n, n) 점수를 HBM에 쓰고, 소프트맥스 때 다시 읽고 쓰고, 가중치·V 때 또 읽어요. 타일 어텐션은 타일을 SRAM에 두고 끝내서 이 n² 크기의 왕복이 없어져요(FlashAttention 논문 3.2절). 이동이 0이 되는 건 아니에요. 쿼리 블록마다 K와 V를 HBM에서 다시 읽어서, 이동량은 Θ(n²d²/M)이에요(M은 SRAM 크기, 논문의 정리 2). 보통 어텐션의 Θ(nd + n²)보다 훨씬 작을 뿐이에요.
+그래도 더 빨라요. 어텐션에서 느린 건 계산보다 n × n 점수를 GPU의 **큰 메모리(HBM)와 주고받는 일**이에요. HBM은 GPU 칩 밖에 있는 크지만 느린 메모리이고, **SRAM**은 칩 안의 작지만 빠른 메모리예요. 소프트맥스는 바이트 하나당 계산이 적어서 메모리 이동이 시간을 정해요(큰 행렬 곱은 6절의 프리필처럼 계산에 묶여요). 보통 어텐션은 (n, n) 점수를 HBM에 쓰고, 소프트맥스 때 다시 읽고 쓰고, 가중치·V 때 또 읽어요. 타일 어텐션은 타일을 SRAM에 두고 끝내서 이 n² 크기의 왕복이 없어져요(FlashAttention 논문 3.2절). 이동이 0이 되는 건 아니에요. 한쪽을 다른 쪽의 블록마다 다시 읽어야 해요. FlashAttention-1은 키 블록마다 쿼리와 중간 출력을, FlashAttention-2(와 이 코스)는 쿼리 블록마다 K와 V를 HBM에서 다시 읽어요. 그래서 HBM 접근 횟수(원소 수)는 Θ(n²d²/M)이에요(M은 SRAM 크기, FlashAttention 논문의 정리 2. Θ(…)는 '크게 보면 …에 비례한다'는 뜻이에요). 보통 어텐션의 Θ(nd + n²)보다 훨씬 작을 뿐이에요.
 
 여기 numpy 버전은 오히려 느려요. 타일마다 파이썬 반복문을 한 번씩 도는 비용이 커서요. 아이디어를 보여 주는 코드이지, 빠른 **커널**(GPU에서 한 번에 실행되는 계산 프로그램)이 아니에요.
 """, en="""
@@ -228,7 +228,7 @@ In the forward pass (inputs to output), tiled attention does the same matrix-pro
 
 Training is different. The backward pass (computing the gradients) needs the attention weights, and FlashAttention keeps no (n, n) matrix, so its backward pass **recomputes** Q·Kᵀ: over training it does more FLOPs.
 
-It is still faster. For attention, the slow part is not the arithmetic but moving the n × n scores to and from the GPU's **large memory (HBM)**, the big, slow memory beside the chip; **SRAM** is the small, fast memory on it. The softmax does few FLOPs per byte, so memory traffic sets its time (large matrix products, like section 6's prefill, are limited by arithmetic instead). Plain attention writes the (n, n) scores to HBM, reads and writes them again for the softmax, and reads them once more for weights·V. Tiled attention keeps each tile in SRAM until it is done, so those n²-sized round trips disappear (FlashAttention paper, §3.2). The traffic is not zero: K and V are read again from HBM for every block of queries, Θ(n²d²/M) bytes with M the SRAM size (the paper's Theorem 2), against plain attention's Θ(nd + n²).
+It is still faster. For attention, the slow part is not the arithmetic but moving the n × n scores to and from the GPU's **large memory (HBM)**, the big, slow memory beside the chip; **SRAM** is the small, fast memory on it. The softmax does few FLOPs per byte, so memory traffic sets its time (large matrix products, like section 6's prefill, are limited by arithmetic instead). Plain attention writes the (n, n) scores to HBM, reads and writes them again for the softmax, and reads them once more for weights·V. Tiled attention keeps each tile in SRAM until it is done, so those n²-sized round trips disappear (FlashAttention paper, §3.2). The traffic is not zero: one operand is re-read for every block of the other (in FlashAttention-1 the queries and partial outputs for every key block, in FlashAttention-2 and here the keys and values for every query block), Θ(n²d²/M) element accesses with M the SRAM size (FlashAttention, Theorem 2), against plain attention's Θ(nd + n²).
 
 The numpy version here is actually slower: each tile costs one pass of a Python loop. It shows the idea; it is not a fast **kernel** (a program run on the GPU in one launch).
 """)
@@ -246,13 +246,13 @@ print(300 * 300 * 8, 64 * 64 * 8)     # bytes: the score matrix plain attention 
 """)
 
 lesson.code(ko="""
-# P를 저장해 역전파에 써요
+# 어텐션 가중치 P를 저장해 역전파에 써요
 plain_train = long_context.attention_training_flops(4096, 4096, 64)
-# 역전파 때 S를 다시 계산해요
+# 역전파 때 점수 S = Q·Kᵀ를 다시 계산해요
 flash_train = long_context.attention_training_flops(4096, 4096, 64, recompute=True)
 print(plain_train.forward == flash_train.forward)           # 순전파: 같아요
 print(plain_train.backward, flash_train.backward)           # 역전파: 다시 계산하는 만큼 더 많아요
-print(round(flash_train.total / plain_train.total, 3))      # 학습 한 번 전체의 비
+print(round(flash_train.total / plain_train.total, 3))      # 학습 한 번 전체의 FLOPs 비율
 """, en="""
 # keeps P for the backward pass
 plain_train = long_context.attention_training_flops(4096, 4096, 64)
@@ -274,7 +274,7 @@ print(f"n = 4096: {costs.plain_seconds[-1] * 1000:.0f} ms, {costs.tiled_seconds[
 lesson.md(slide="subslide", ko="""
 ### 인과 마스크가 가린 타일은 건너뛰어요
 
-디코더의 인과 마스크에서는 대각선 위의 타일이 **통째로** 가려져요. 그 타일의 가중치는 모두 0이니 계산할 필요가 없어요. 타일 수와 FLOPs를 세어 보면 절반 조금 넘게만 남아요: 타일 t × t개 중 t(t + 1)/2개.
+디코더의 인과 마스크에서는 대각선 위의 타일이 **통째로** 가려져요. 그 타일의 가중치는 모두 0이니 계산할 필요가 없어요. 타일 수와 FLOPs를 세어 보면 절반 조금 넘게만 남아요. 타일 t × t개 중 t(t + 1)/2개예요.
 """, en="""
 ### Skipping the tiles the causal mask hides
 
@@ -283,7 +283,7 @@ With a decoder's causal mask, the tiles above the diagonal are hidden **entirely
 
 lesson.code(ko="""
 full_tiles, kept_tiles, full_flops, kept_flops = long_context.causal_tile_work(4096, block_size=64)
-print(full_tiles, kept_tiles, round(kept_flops / full_flops, 3))        # 64 × 64 타일 중 2080개
+print(full_tiles, kept_tiles, round(kept_flops / full_flops, 3))        # 타일 64 × 64 = 4096개 중 2080개
 x = long_context.attention_inputs(4096, d=64)
 causal = qk.causal_mask(4096)
 skip = long_context.measure_time(qk.tiled_attention, *x, mask=causal, repeats=1)
@@ -306,13 +306,13 @@ lesson.md(slide="slide", ko="""
 
 온라인 소프트맥스의 핵심은 "서로 다른 기준(m)으로 모은 합을 맞춰서 합치기"예요. 그래서 키를 두 절반으로 나눠 **따로** 계산한 다음 합칠 수도 있어요(GPU 여러 개가 긴 문장을 나눠 맡을 때 이렇게 해요).
 
-아래 `first`는 키 0–3만, `second`는 키 4–7만 보고 계산한 결과예요. 각각 `m`, `l`, `output`(= o / l)이 있어요. 이 여섯 값만 써서 키 8개 전체에 대한 출력 softmax(s)·v를 `my_output`에 만들어 보세요. 힌트: 먼저 둘 중 큰 최댓값 m을 정하고, 각 절반의 `l`에 exp(m_절반 − m)을 곱해 보세요.
+아래 `first`는 키 0–3만, `second`는 키 4–7만 보고 계산한 결과예요. 각각 `m`, `l`, `output`(= o / l)이 있어요. 이 여섯 값만 써서 키 8개 전체에 대한 출력 softmax(s)·v를 `my_output`에 만들어 보세요. 힌트: 먼저 둘 중 큰 최댓값을 m_new로 정하고, 각 절반의 `l`에 exp(m_old − m_new)를 곱해 보세요(m_old는 그 절반의 `m`).
 """, en="""
 ## Try it: merge two halves
 
 The heart of the online softmax is "rescale sums collected against different maxima (m) and add them". So the keys can be split in two halves, computed **separately**, and merged (several GPUs sharing a long sequence do exactly this).
 
-Below, `first` saw only keys 0–3 and `second` only keys 4–7; each has `m`, `l` and `output` (= o / l). Using just these six values, build the output over all 8 keys, softmax(s)·v, in `my_output`. Hint: first take the larger maximum m, then multiply each half's `l` by exp(m_half − m).
+Below, `first` saw only keys 0–3 and `second` only keys 4–7; each has `m`, `l` and `output` (= o / l). Using just these six values, build the output over all 8 keys, softmax(s)·v, in `my_output`. Hint: first take the larger maximum as m_new, then multiply each half's `l` by exp(m_old − m_new) (m_old is that half's `m`).
 """)
 
 lesson.code(exercise=True, ko="""
@@ -348,7 +348,7 @@ qk.checks.check_merged_halves(my_output, s, v8).as_solution()
 lesson.md(slide="slide", ko="""
 ## 3. 멀티쿼리 어텐션과 그룹 쿼리 어텐션
 
-09강에서 KV 캐시는 `2 · 레이어 · KV 헤드 · head_dim · 토큰 · 배치 · 값당 바이트`라고 계산했어요. **그룹 쿼리 어텐션**(GQA)은 쿼리 헤드를 그룹으로 묶고, 그룹마다 KV 헤드 **하나**를 나눠 쓰게 해요. 쿼리 헤드 h는 KV 헤드 `h // (쿼리 헤드 수 // KV 헤드 수)`를 써요(PyTorch와 같은 규칙이고, `//`는 나눗셈의 몫이에요). KV 헤드가 하나뿐이면 **멀티쿼리 어텐션**(MQA)이에요.
+09강에서 KV 캐시의 크기를 `2 · 레이어 · KV 헤드 · head_dim · 토큰 · 배치 · 값당 바이트`로 계산했어요. **그룹 쿼리 어텐션**(GQA)은 쿼리 헤드를 그룹으로 묶고, 그룹마다 KV 헤드 **하나**를 나눠 쓰게 해요. 쿼리 헤드 h는 KV 헤드 `h // (쿼리 헤드 수 // KV 헤드 수)`를 써요(PyTorch와 같은 규칙이고, `//`는 나눗셈의 몫이에요). KV 헤드가 하나뿐이면 **멀티쿼리 어텐션**(MQA)이에요.
 
 `qk.grouped_query_attention`은 KV 헤드를 그룹 크기만큼 반복해서 보통 멀티헤드 어텐션에 넣어요. 쿼리 헤드 8개, KV 헤드 2개로 해 봐요.
 """, en="""
@@ -366,7 +366,7 @@ k2, v2 = rng.normal(size=(2, 2, 5, 16))             # KV 헤드 2개: 그룹 크
 out, weights = qk.grouped_query_attention(q8, k2, v2, mask=qk.causal_mask(5))
 print(out.shape, weights.shape)
 head6 = qk.scaled_dot_product_attention(q8[6], k2[1], v2[1], mask=qk.causal_mask(5)).output
-print(np.allclose(out[6], head6))                   # 쿼리 헤드 6은 KV 헤드 6 // 4 = 1을 써요
+print(np.allclose(out[6], head6))                   # 6번 쿼리 헤드는 6 // 4 = 1번 KV 헤드를 써요
 """, en="""
 rng = np.random.default_rng(0)
 q8 = rng.normal(size=(8, 5, 16))                    # 8 query heads, 5 tokens
@@ -408,7 +408,7 @@ for kv_heads in (8, 2, 1):                          # multi-head, GQA, MQA
 """)
 
 lesson.md(slide="subslide", ko="""
-**주의할 점**이 있어요. GQA는 계산 요령이 아니라 **다른 모델**이에요. 멀티헤드로 학습한 모델의 KV 헤드를 그냥 합치면 출력이 달라져요. 모델을 처음부터 이렇게 학습하거나(Llama-2-70B, Mistral 7B), 합친 뒤 추가로 학습해야 해요. 이 추가 학습(업트레이닝)에는 원래 사전 학습 계산량의 5% 정도면 된다고 해요(Ainslie 외, 2023). 멀티헤드의 KV 헤드 8개를 4개씩 평균 내서 2개로 줄여 보면 출력이 달라져요.
+**주의할 점**이 있어요. GQA는 계산 요령이 아니라 **다른 모델**이에요. 멀티헤드로 학습한 모델의 KV 헤드를 그냥 합치면 출력이 달라져요. 모델을 처음부터 이렇게 학습하거나(Llama-2-70B, Mistral 7B), 합친 뒤 추가로 학습해야 해요. 이 추가 학습(업트레이닝)에는 처음에 모델을 학습할 때(사전 학습) 든 계산량의 5% 정도면 된다고 해요(Ainslie 외, 2023). 멀티헤드의 KV 헤드 8개를 4개씩 평균 내서 2개로 줄여 보면 출력이 달라져요.
 """, en="""
 **A caveat**: GQA is not a computational trick but **a different model**. Merging the K/V heads of a model trained with multi-head attention changes its outputs; the model must be trained this way (Llama-2-70B, Mistral 7B) or trained further after merging ("uptraining", about 5% of the original pre-training compute in Ainslie et al., 2023). Average a multi-head model's 8 K/V heads in fours down to 2, and the output changes.
 """)
@@ -514,7 +514,7 @@ for layers in (1, 2, 4):
     print(layers, long_context.receptive_field_by_masks(n=40, window=4, layers=layers),
           long_context.receptive_field(window=4, layers=layers))
 print(long_context.receptive_field(window=4096, layers=32))            # 윈도 4096(자기 자신 포함), 레이어 32
-# Mistral 7B v0.1: W = 4096은 자기 자신을 빼고 세요
+# Mistral 7B v0.1의 W = 4096은 자기 자신을 빼고 센 값이에요
 print(long_context.receptive_field(window=4097, layers=32))
 """, en="""
 for layers in (1, 2, 4):
@@ -528,9 +528,9 @@ print(long_context.receptive_field(window=4097, layers=32))
 """)
 
 lesson.md(slide="subslide", ko="""
-윈도를 세는 방법은 문서마다 달라요. 이 코스의 `window`는 쿼리 자신을 포함해요. Mistral 7B v0.1 논문은 위치 i가 i − W부터 i까지를 본다고 쓰니, W = 4096은 이 코스의 window 4097이에요. 그러면 레이어 32개로 자기 자신 말고 W·L = 131,072칸 앞까지 닿아요. 논문이 말하는 "약 131K"가 이 값이에요. Mistral 7B v0.2부터는 슬라이딩 윈도를 쓰지 않아요.
+윈도를 세는 방법은 문서마다 달라요. 이 코스의 `window`는 쿼리 자신을 포함해요. Mistral 7B v0.1 논문은 위치 i가 i − W부터 i까지를 본다고 쓰니, 논문에 쓰인 대로라면 W = 4096은 이 코스의 `window` = 4097이에요(다만 논문의 롤링 버퍼 캐시는 현재 토큰까지 포함해 4096칸을 담아서, 구현마다 한 칸씩 달라요). 그러면 레이어 32개로 자기 자신 말고 W·L = 131,072칸 앞까지 닿아요. 논문이 말하는 "약 131K"(약 13만 1천)가 이 값이에요. Mistral 7B v0.2부터는 슬라이딩 윈도를 쓰지 않아요.
 """, en="""
-Sources count the window differently. This course's `window` includes the query itself. The Mistral 7B v0.1 paper has position i attend to positions i − W to i, so its W = 4096 is this course's window 4097: with 32 layers the reach is W·L = 131,072 positions back, besides the token itself, the paper's "approximately 131K". From v0.2 on, Mistral 7B uses no sliding window.
+Sources count the window differently. This course's `window` includes the query itself. The Mistral 7B v0.1 paper has position i attend to positions i − W to i, so by the paper's text its W = 4096 is this course's window 4097 (its rolling-buffer cache, though, keeps 4096 entries, the current token's included: implementations differ by one); with 32 layers the reach is W·L = 131,072 positions back, besides the token itself, the paper's "approximately 131K". From v0.2 on, Mistral 7B uses no sliding window.
 """)
 
 lesson.md(slide="slide", ko="""
@@ -538,7 +538,7 @@ lesson.md(slide="slide", ko="""
 
 서버는 길이를 미리 모르는 요청을 여러 개 동시에 처리해요. vLLM 이전의 서버들은 09강의 `KVCache`처럼 요청마다 연속된 메모리를 잡았어요. 그러려면 가장 긴 경우(`max_len`)만큼 미리 잡아 둬야 해요. 대부분의 요청은 훨씬 짧으니 그 자리는 비어 있어요.
 
-vLLM의 **PagedAttention**은 운영체제의 **가상 메모리**처럼 해요. 가상 메모리는 프로그램에게는 연속된 메모리처럼 보여 주면서, 실제로는 흩어진 작은 조각(페이지)에 담는 방식이에요. 메모리를 `block_size` 토큰짜리 **블록**으로 잘게 나눠 한곳에 모아 둔 **블록 풀**(pool)을 두고, 요청은 마지막 블록이 차면 새 블록을 하나 받아요. 요청마다 **블록 표**가 있어서 "내 i번째 블록은 풀의 몇 번 블록"인지 적어 둬요. 끝난 요청의 블록은 풀로 돌아가 다른 요청이 다시 써요. 낭비는 요청마다 마지막 블록의 빈자리뿐이에요. 블록 표는 블록 번호의 목록일 뿐이라서, 프롬프트가 같은 두 요청이 같은 블록을 가리킬 수도 있어요. 한쪽이 그 블록에 쓸 때만 복사해요. vLLM은 이걸 병렬 샘플링과 빔 서치에 써요.
+vLLM의 **PagedAttention**은 운영체제의 **가상 메모리**와 같은 방법을 써요. 가상 메모리는 프로그램에게는 연속된 메모리처럼 보여 주면서, 실제로는 흩어진 작은 조각(페이지)에 담는 방식이에요. 메모리를 `block_size` 토큰짜리 **블록**으로 잘게 나눠 한곳에 모아 둔 **블록 풀**(pool)을 두고, 요청은 마지막 블록이 차면 새 블록을 하나 받아요. 요청마다 **블록 표**가 있어서 "내 i번째 블록은 풀의 몇 번 블록"인지 적어 둬요. 끝난 요청의 블록은 풀로 돌아가 다른 요청이 다시 써요. 낭비는 요청마다 마지막 블록의 빈자리뿐이에요. 블록 표는 블록 번호의 목록일 뿐이라서, 프롬프트가 같은 두 요청이 같은 블록을 가리킬 수도 있어요. 어느 한쪽이 그 블록에 새 값을 써 넣어야 할 때만 복사해요(copy-on-write). vLLM은 이걸 프롬프트 하나로 답을 여러 개 만들 때(병렬 샘플링, 빔 서치) 써요.
 """, en="""
 ## 5. A paged KV cache (PagedAttention)
 
@@ -660,13 +660,13 @@ for gpu in (long_context.A100_80GB, long_context.H100_SXM):
 """)
 
 lesson.md(slide="subslide", ko="""
-`long_context.step_cost`는 Llama-2-7B의 크기(레이어 32, d_model 4096, 헤드 32, 피드포워드 11008, 어휘 32000, fp16)로 한 스텝의 FLOPs와 읽는 바이트 수를 세어 줘요. 행렬 곱에 쓰이는 가중치 행렬(매개변수)은 스텝마다 한 번 통째로 읽고, 토큰 하나에 매개변수 하나당 2 FLOPs를 써요. 임베딩 표는 필요한 행만 찾아 읽으니 빠져요. 그래서 13.2 GB로, 09강의 12.55 GiB(13.5 GB)보다 조금 작아요. 세는 건 가중치와 KV 캐시를 **읽는** 바이트뿐이에요. 활성값(레이어 사이를 오가는 중간 결과)과 KV 캐시에 **쓰는** 바이트는 빠져 있어요. 프리필에서는 이걸 넣으면 강도가 조금 낮아지지만, 경계점보다 훨씬 높다는 결론은 그대로예요. 어텐션은 가려진 절반까지 모든 키를 세요.
+`long_context.step_cost`는 Llama-2-7B의 크기(레이어 32, d_model 4096, 헤드 32, 피드포워드 11008, 어휘 32000, fp16)로 한 스텝의 FLOPs와 읽는 바이트 수를 세어 줘요. 행렬 곱에 쓰이는 가중치 행렬(매개변수)은 스텝마다 한 번 통째로 읽고, 토큰 하나에 매개변수 하나당 2 FLOPs를 써요. 임베딩 표는 필요한 행만 찾아 읽으니 빠져요. 그래서 읽는 매개변수는 13.2 GB로, 09강의 12.55 GiB(= 13.5 GB)보다 조금 작아요. GB는 10⁹바이트, GiB는 1024³바이트예요. 세는 건 매개변수(가중치 행렬)와 KV 캐시를 **읽는** 바이트뿐이에요. 활성값(레이어 사이를 오가는 중간 결과)과 KV 캐시에 **쓰는** 바이트는 빠져 있어요. 프리필에서는 이걸 넣으면 강도가 최대 두세 배까지 낮아질 수 있어요(구현이 몇 단계를 커널 하나로 합치는지에 따라 달라요). 그래도 경계점보다 훨씬 높다는 결론은 그대로예요. 어텐션의 FLOPs에는 인과 마스크로 가려진 절반의 키까지 모두 넣었어요.
 
 - 프리필 2048토큰: 매개변수를 한 번 읽어 토큰 2048개에 써요. 강도가 아주 높아요.
 - 디코드 1토큰: 매개변수를 통째로 읽어 토큰 **하나**에 써요. fp16 매개변수 하나(2바이트)를 읽을 때마다 2 FLOPs를 하니 강도가 약 1이에요. 경계점보다 100배 넘게 낮아서, GPU는 대부분의 시간을 데이터를 기다리며 보내요.
-- 디코드를 요청 64개씩 **배치**로 하면 매개변수를 한 번 읽어 64개에 나눠 써요. 강도가 배치만큼 올라가요. 서버가 요청을 모아 처리하는 이유예요.
+- 디코드를 요청 64개씩 **배치**로 하면 매개변수를 한 번 읽어 64개에 나눠 써요. 그래서 배치가 클수록 강도가 올라가요(얼마나 오르는지는 아래에서 봐요). 서버가 요청을 모아 처리하는 이유예요.
 """, en="""
-`long_context.step_cost` counts one step's FLOPs and bytes read at Llama-2-7B's sizes (32 layers, d_model 4096, 32 heads, feed-forward 11008, vocabulary 32000, fp16). Every weight matrix used in a matrix product is read once per step, and each token does 2 FLOPs per weight; the embedding table is only looked up, so 13.2 GB rather than lesson 09's 12.55 GiB (13.5 GB). Only the bytes *read* for weights and the KV cache are counted: activations (the intermediate results passed between layers) and the KV cache writes are left out. In prefill they would lower the intensity a little, far above the ridge all the same. Attention counts every key, the masked half included.
+`long_context.step_cost` counts one step's FLOPs and bytes read at Llama-2-7B's sizes (32 layers, d_model 4096, 32 heads, feed-forward 11008, vocabulary 32000, fp16). Every weight matrix used in a matrix product is read once per step, and each token does 2 FLOPs per weight; the embedding table is only looked up, so 13.2 GB rather than lesson 09's 12.55 GiB (13.5 GB). Only the bytes *read* for weights and the KV cache are counted: activations (the intermediate results passed between layers) and the KV cache writes are left out. In prefill they can lower the intensity by up to two or three times, depending on how many steps the implementation fuses into one kernel; it stays far above the ridge all the same. Attention counts every key, the masked half included.
 
 - Prefill of 2048 tokens: the weights are read once and used for 2048 tokens. Very high intensity.
 - Decode of 1 token: all the weights are read for **one** token: 2 FLOPs per 2 bytes (fp16), an intensity of about 1, over 100× below the ridge. The GPU mostly waits.
@@ -678,7 +678,7 @@ llama, a100 = long_context.LLAMA_2_7B, long_context.A100_80GB
 steps = {"프리필, 토큰 2048개": long_context.step_cost(llama, new_tokens=2048),
          "디코드, 배치 1": long_context.step_cost(llama, new_tokens=1, context=2048),
          "디코드, 배치 64": long_context.step_cost(llama, new_tokens=1, context=2048, batch=64)}
-limits = {"compute": "계산", "memory": "메모리"}   # A100에서 이 스텝을 묶는 한계
+limits = {"compute": "계산에 묶임", "memory": "메모리에 묶임"}   # A100에서 이 스텝을 묶는 한계
 for name, cost in steps.items():    # FLOPs, 읽는 바이트, 산술 강도, A100에서의 최소 시간과 한계
     print(f"{name:14s} {cost.flops / 1e12:7.2f} TFLOP  {cost.bytes_read / 1e9:6.1f} GB  "
           f"{cost.intensity:7.1f} FLOP/B  {cost.seconds(a100) * 1000:6.1f} ms  "
@@ -698,7 +698,7 @@ ax = qk.plots.plot_roofline(a100, steps)
 """)
 
 lesson.md(slide="subslide", ko="""
-배치 64로 디코드해도 강도는 64배가 되지 않았어요. 요청마다 자기 KV 캐시(2048토큰)를 읽어야 하는데, 이건 나눠 쓸 수 없으니까요. 여기서 3–5절이 다시 등장해요: GQA, 슬라이딩 윈도, 페이지 캐시는 모두 디코드 때 읽는 캐시 바이트를 줄이거나, 같은 메모리에 더 큰 배치를 담게 해 줘요.
+배치 64로 디코드해도 강도는 64배가 되지 않았어요. 요청마다 자기 KV 캐시(2048토큰)를 읽어야 하는데, 이건 나눠 쓸 수 없으니까요. 여기서 3–5절이 다시 등장해요. GQA, 슬라이딩 윈도, 페이지 캐시는 모두 디코드 때 읽는 캐시 바이트를 줄이거나, 같은 메모리에 더 큰 배치를 담게 해 줘요.
 """, en="""
 The batch-64 decode did not gain the full factor of 64: every request must also read its own KV cache (2048 tokens), which cannot be shared. This is where sections 3–5 come back: GQA, sliding windows and paged caches all cut the cache bytes a decode step reads, or fit a larger batch into the same memory.
 """)

@@ -377,11 +377,11 @@ for r, w in ((run, weights), (run_sa, weights_sa)):     # exact match, where att
 lesson.md(ko="""
 두 모델 모두 따로 둔 문장을 전부 맞게 번역해요. 그런데 셀프 어텐션을 켠 모델은 한국어 토큰의 약 3분의 1이 정답 단어가 아닌 곳, 주로 "the"와 &lt;eos&gt;를 봐요. 앞에서 본 문장의 헤드별 그림을 보세요. "누웠다"의 행이 "lay"가 아니라 &lt;eos&gt;나 "under"를 봐요. 인코더가 "lay"의 내용을 그 자리에 옮겨 두었으니 번역에는 문제가 없어요.
 
-그러니 어텐션 가중치는 **모델이 어느 벡터를 읽었는지**를 알려 줄 뿐, 그 벡터에 **어느 단어의 정보가 들어 있는지**는 알려 주지 않아요. 11강에서 본 "어텐션 가중치는 설명이 아니다"와 같은 이야기예요.
+그러니 어텐션 가중치는 **모델이 어느 벡터를 읽었는지**를 알려 줄 뿐, 그 벡터에 **어느 단어의 정보가 들어 있는지**는 알려 주지 않아요. 11강에서 본 것과 같은 이야기예요. 어텐션 가중치, 각 토큰이 실제로 보탠 몫, 그리고 설명은 서로 다른 거예요.
 """, en="""
 Both models translate every held-out sentence correctly. Yet with encoder self-attention about a third of the Korean tokens look somewhere other than their gold word, mostly "the" and &lt;eos&gt;. Look at the per-head maps of the sentence from before: the row of "누웠다" looks at &lt;eos&gt; or "under", not "lay". The encoder copied "lay"'s content there, so the translation is fine.
 
-So attention weights tell **which vector the model read**, not **which word's information that vector holds**: the same lesson as lesson 11's "attention weights are not explanations".
+So attention weights tell **which vector the model read**, not **which word's information that vector holds**: the same lesson as lesson 11's: attention weights, what each token contributes, and an explanation are three different things.
 """)
 
 lesson.code(slide="subslide", source="""
