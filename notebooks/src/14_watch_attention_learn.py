@@ -183,16 +183,16 @@ print(f"{max(errors.values()):.1e}")     # the largest relative error over every
 lesson.md(slide="slide", ko="""
 ## 직접 해보기: 쿼리 하나의 어텐션 역전파
 
-쿼리 하나 `q` (d,), 키 `k` (n, d), 밸류 `v` (n, d_v)로 out = softmax(k·q/√d)·v를 계산해요. 출력의 기울기 `d_out` (d_v,)이 주어질 때, `d_q` (d,), `d_k` (n, d), `d_v` (n, d_v)를 돌려주는 함수 `my_backward(q, k, v, d_out)`를 써 보세요. 위 `attention_backward`의 다섯 줄을 쿼리 하나로 줄이면 돼요(행렬 곱 일부가 외적 `np.outer`가 돼요). 검사기는 여러분이 본 적 없는 쿼리로 유한 차분과 비교해요.
+쿼리 하나 `q` (d,), 키 `k` (n, d), 밸류 `v` (n, d_v)로 out = softmax(k·q/√d)·v를 계산해요. 출력의 기울기 `d_out` (d_v,)이 주어질 때, `d_q` (d,), `d_k` (n, d), `d_v` (n, d_v)를 돌려주는 함수 `my_backward(q, k, v, d_out)`를 써 보세요. 위 `attention_backward`의 다섯 줄을 쿼리가 하나뿐인 경우로 바꿔서 직접 짜 보세요. 행렬 곱 일부는 두 벡터로 행렬을 만드는 곱 `np.outer(a, b)`(a를 세로로, b를 가로로 세워 곱한 표)가 돼요. 벡터의 외적(a × b)과는 다른 거예요. 돌려주는 순서는 (d_q, d_k, d_v)예요. 검사기는 여러분이 본 적 없는 새 쿼리로 여러분의 답과 유한 차분 값을 비교하고, 패키지의 역전파(`bp.attention_backward` 같은)를 부르는 답은 받지 않아요.
 """, en="""
 ## Try it: attention's backward for one query
 
-With one query `q` (d,), keys `k` (n, d) and values `v` (n, d_v), out = softmax(k·q/√d)·v. Given the output's gradient `d_out` (d_v,), write `my_backward(q, k, v, d_out)` returning `d_q` (d,), `d_k` (n, d) and `d_v` (n, d_v). It is the five lines of `attention_backward` above, for one query (some matrix products become outer products, `np.outer`). The checker compares it with finite differences on queries you have not seen.
+With one query `q` (d,), keys `k` (n, d) and values `v` (n, d_v), out = softmax(k·q/√d)·v. Given the output's gradient `d_out` (d_v,), write `my_backward(q, k, v, d_out)` returning `d_q` (d,), `d_k` (n, d) and `d_v` (n, d_v). Rewrite the five lines of `attention_backward` above for a single query, yourself: some matrix products become outer products, `np.outer(a, b)`. The checker compares your answer with finite differences on queries you have not seen, and refuses an answer that calls the package's backward (`bp.attention_backward` and the like).
 """)
 
 lesson.code(exercise=True, ko="""
 def my_backward(q, k, v, d_out):
-    return ...                            # p, 그다음 d_v, d_p, d_s, d_q, d_k: (d_q, d_k, d_v)
+    return ...                            # p를 구한 뒤 d_v, d_p, d_s, d_q, d_k 순서로 계산해요
 
 checks14.check_attention_backward(my_backward)
 """, en="""
@@ -291,10 +291,10 @@ lesson.md(slide="slide", ko="""
 
 **해 볼 것**
 - 스텝 0에서 시작하세요. 가중치가 어디에 있나요?
-- 천천히 올려 보세요. 어느 행이 먼저 정답 칸을 찾나요? 동사 행(맨 아래 한국어 토큰)은 언제 찾나요?
+- 천천히 올려 보세요. 어느 행이 먼저 정답 칸을 찾나요? 동사 행(&lt;eos&gt; 바로 위, 마지막 한국어 토큰)은 언제 찾나요?
 
 **눈여겨볼 것**
-- 동사 행은 원문의 앞쪽(3번째쯤) 단어를 봐요. 어순이 바뀐 만큼 어텐션이 거슬러 올라가요.
+- 동사 행은 원문의 앞쪽 단어(주어 바로 다음 단어)를 봐요. 어순이 바뀐 만큼 어텐션이 원문을 거슬러 올라가 동사를 찾아요.
 - 후치사 행(위에, 안에 …)은 장소 명사 **다음**에 오지만, 원문에서는 명사보다 **앞**의 전치사를 봐요.
 """, en="""
 ## 5. Widget: the moment attention becomes alignment
@@ -306,42 +306,12 @@ Pick a training step with the slider. On the left, one held-out sentence's cross
 - Move up slowly. Which rows find their gold cell first? When does the verb's row (the last Korean token) find it?
 
 **Notice**
-- The verb's row looks at a word near the front of the source (about the 3rd). Attention reaches back as far as the word order moved.
+- The verb's row looks at a word near the front of the source (the word right after the subject). Attention reaches back as far as the word order moved.
 - The postposition's row (위에, 안에, …) comes **after** the place noun, yet it looks at the preposition that comes **before** the noun in the source.
 """)
 
 lesson.code(slide="subslide", source="""
 qk.widgets.attention_learning_explorer(run)
-""")
-
-lesson.md(slide="slide", ko="""
-## 직접 해보기: 새 문장의 동사는 어디를 볼까요
-
-학습한 모델에 새 문장 "the white rabbit hid behind the small bench"(하얀 토끼가 작은 벤치 뒤에 숨었다)를 넣어요. 이 문장은 아직 어디에도 그리지 않았어요. 한국어 동사 "숨었다"를 예측하는 행은 영어 단어 중 무엇에 가장 큰 가중치를 둘까요? 먼저 예측해서 `my_word`에 영어 단어 하나를 적고, 검사기로 확인해 보세요.
-""", en="""
-## Try it: where does a new sentence's verb look?
-
-Give the trained model a new sentence, "the white rabbit hid behind the small bench" (하얀 토끼가 작은 벤치 뒤에 숨었다), drawn nowhere so far. The row that predicts the Korean verb "숨었다": which English word gets its largest weight? Predict first, write one English word in `my_word`, then check.
-""")
-
-lesson.code(exercise=True, ko="""
-new_pair = tc.build_sentence("rabbit", "hid", "behind", "bench", "white", "small")
-my_word = ...                             # 영어 단어 하나, 예: "the"
-checks14.check_verb_attention(my_word, run.model, new_pair)
-""", en="""
-new_pair = tc.build_sentence("rabbit", "hid", "behind", "bench", "white", "small")
-my_word = ...                             # one English word, e.g. "the"
-checks14.check_verb_attention(my_word, run.model, new_pair)
-""")
-
-lesson.code(solution=True, ko="""
-# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
-my_word = "hid"                           # 숨었다는 hid를 옮긴 말: 문장 끝에서 원문 4번째 단어를 봐요
-checks14.check_verb_attention(my_word, run.model, new_pair).as_solution()
-""", en="""
-# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
-my_word = "hid"                           # 숨었다 translates hid: it looks back at word 4
-checks14.check_verb_attention(my_word, run.model, new_pair).as_solution()
 """)
 
 lesson.md(slide="slide", ko="""
@@ -388,6 +358,36 @@ lesson.code(slide="subslide", source="""
 w0 = run_sa.model.cross_attention(trn.make_batch([held], vocab))[0]   # (heads, target, source)
 fig = qk.plots.plot_alignment_maps(w0, [*held.korean, "<eos>"], [*held.english, "<eos>"],
                                    held.alignment)
+""")
+
+lesson.md(slide="slide", ko="""
+## 직접 해보기: 새 문장의 동사는 어디를 볼까요
+
+셀프 어텐션을 켠 모델(`run_sa.model`)에 새 문장 "the white rabbit hid behind the small bench"(하얀 토끼가 작은 벤치 뒤에 숨었다)를 넣어요. 이 문장의 어텐션 그림은 아직 한 번도 보지 않았어요. 한국어 동사 "숨었다"를 예측하는 행(두 헤드의 평균)은 원문 토큰 중 무엇에 가장 큰 가중치를 둘까요? 6절에서 본 걸 떠올려 먼저 예측하고, `my_word`에 원문 토큰 하나(영어 단어나 "&lt;eos&gt;")를 따옴표로 감싸 적은 뒤 검사기로 확인해 보세요. 틀리면 검사기는 답을 알려 주지 않아요.
+""", en="""
+## Try it: where does a new sentence's verb look?
+
+Give the model with encoder self-attention (`run_sa.model`) a new sentence, "the white rabbit hid behind the small bench" (하얀 토끼가 작은 벤치 뒤에 숨었다), whose attention you have not seen. The row that predicts the Korean verb "숨었다" (the two heads averaged): which source token gets its largest weight? Predict it from what section 6 showed, write one source token (an English word or "&lt;eos&gt;") in quotes in `my_word`, then check. A wrong guess is not told the answer.
+""")
+
+lesson.code(exercise=True, ko="""
+new_pair = tc.build_sentence("rabbit", "hid", "behind", "bench", "white", "small")
+my_word = ...                             # 원문 토큰 하나, 예: "the"
+checks14.check_verb_attention(my_word, run_sa.model, new_pair)
+""", en="""
+new_pair = tc.build_sentence("rabbit", "hid", "behind", "bench", "white", "small")
+my_word = ...                             # one source token, e.g. "the"
+checks14.check_verb_attention(my_word, run_sa.model, new_pair)
+""")
+
+lesson.code(solution=True, ko="""
+# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
+my_word = "<eos>"                         # "hid"가 아니에요: 인코더가 동사의 내용을 <eos>에 옮겨 뒀어요
+checks14.check_verb_attention(my_word, run_sa.model, new_pair).as_solution()
+""", en="""
+# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
+my_word = "<eos>"                         # not "hid": the encoder moved the verb's content to <eos>
+checks14.check_verb_attention(my_word, run_sa.model, new_pair).as_solution()
 """)
 
 lesson.md(slide="slide", ko="""
@@ -477,26 +477,26 @@ qk.widgets.sentence_translator(run.model)
 lesson.md(slide="slide", ko="""
 ## 직접 해보기: 망가뜨려 보기
 
-학습을 일부러 망가뜨리고 곡선으로 원인을 읽어 봐요. 아래 셀은 학습률을 아주 크게(`lr=0.3`) 해서 150스텝 학습해요. 다른 설정으로 바꿔 다시 돌려 봐도 좋아요. 예를 들어 학습 문장을 아주 적게(`n_train=20`, lr은 기본값) 해 보세요. 곡선을 보고, `broken`에 무슨 일이 일어났는지 골라 `my_diagnosis`에 적어요.
+학습을 일부러 망가뜨리고 곡선으로 원인을 읽어 봐요. 아래 셀은 학습률을 아주 크게(`lr=0.3`) 해서 150스텝 학습해요. 다른 설정으로 바꿔 다시 돌려 봐도 좋아요. 예를 들어 `lr=0.3`을 지우고 `n_train=20`을 넣어, 학습 문장을 아주 적게 해 보세요. 4절의 정상 학습 곡선과 비교해 보고, `broken` 학습에 무슨 일이 일어났는지 아래에서 골라 `my_diagnosis`에 적어요.
 
-- `"a"`: 학습 손실이 높게 머물러요. 한 스텝이 너무 커서 배우지 못했어요.
+- `"a"`: 학습 손실이 조금 내려가다 말고 정상 학습보다 훨씬 높은 곳(2 이상)에 머물다가, 학습률이 줄어들 때에야 조금씩 내려가요. 한 번에 고치는 양(학습률)이 너무 커서 제대로 배우지 못했어요.
 - `"b"`: 학습 손실은 0 가까이 내려갔는데 따로 둔 문장은 틀려요. 문장을 외웠어요.
 - `"c"`: 아무 문제 없이 배웠어요.
 """, en="""
 ## Try it: break it
 
-Break the training on purpose and read the cause from the curves. The cell below trains for 150 steps with a very large learning rate (`lr=0.3`). Change the setting and run it again if you like: for instance very few training sentences (`n_train=20`, with the default lr). Look at the curves, choose what happened to `broken`, and write it in `my_diagnosis`:
+Break the training on purpose and read the cause from the curves. The cell below trains for 150 steps with a very large learning rate (`lr=0.3`). Change the setting and run it again if you like: for instance remove `lr=0.3` and pass `n_train=20`, very few training sentences. Compare the curves with the normal run of section 4, choose what happened to `broken`, and write it in `my_diagnosis`:
 
-- `"a"`: the training loss stays high; each step was too large to learn anything.
+- `"a"`: the training loss falls a little, then stalls far above the normal run's (above 2) and creeps down only as the learning rate decays; the steps were too large to learn properly.
 - `"b"`: the training loss went near 0 but held-out sentences are wrong; it memorised the sentences.
 - `"c"`: it learned without trouble.
 """)
 
 lesson.code(ko="""
-broken = trn.train(steps=150, lr=0.3, eval_every=30)     # 설정을 바꿔 다시 돌려 봐도 돼요
+broken = trn.train(steps=150, lr=0.3)     # 설정을 바꿔 다시 돌려 봐도 돼요
 fig = qk.plots.plot_training_curves(broken.history)
 """, en="""
-broken = trn.train(steps=150, lr=0.3, eval_every=30)     # change the setting and run it again
+broken = trn.train(steps=150, lr=0.3)     # change the setting and run it again
 fig = qk.plots.plot_training_curves(broken.history)
 """)
 
@@ -510,11 +510,11 @@ checks14.check_break_it(broken, my_diagnosis)
 
 lesson.code(solution=True, ko="""
 # 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
-my_diagnosis = "a"                        # lr = 0.3: 손실이 2 위에 머물러요. n_train = 20이면 "b"
+my_diagnosis = "a"                        # lr = 0.3: 손실이 2보다 높은 곳에 머물러요. n_train = 20이면 "b"
 checks14.check_break_it(broken, my_diagnosis).as_solution()
 """, en="""
 # 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
-my_diagnosis = "a"                        # lr = 0.3: the loss stays above 2. With n_train = 20: "b"
+my_diagnosis = "a"                        # lr = 0.3: the loss stalls above 2. With n_train = 20: "b"
 checks14.check_break_it(broken, my_diagnosis).as_solution()
 """)
 
