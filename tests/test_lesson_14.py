@@ -195,3 +195,45 @@ def test_plots_draw_and_refuse_bad_input(short_run):
         qk.plots.plot_alignment_maps(np.ones((2, 3)), ["a", "b"], ["x", "y", "z"])
     with pytest.raises(ValueError, match="alignment"):
         qk.plots.plot_alignment_maps(np.full((1, 2, 3), 0.3), ["a", "b"], ["x", "y", "z"], [5])
+
+
+def test_kept_bytes_counts_what_measure_backward_measures():
+    costs = ab.measure_backward([128, 256])
+    for i, n in enumerate(costs.lengths):
+        assert ab.kept_bytes(n, 64, False) == costs.kept_plain[i]
+        assert ab.kept_bytes(n, 64, True) == costs.kept_recompute[i]
+    with pytest.raises(ValueError, match="n"):
+        ab.kept_bytes(0, 64, True)
+
+
+def test_token_accuracy_against_a_direct_count(model):
+    corpus, vocab = tc.make_corpus(), tc.Vocabulary()
+    pairs = corpus.heldout[:20]
+    batch = trn.make_batch(pairs, vocab)
+    logits, _ = model.forward(batch)
+    hits = total = 0
+    for i, p in enumerate(pairs):  # the Korean tokens and <eos>, one sentence at a time
+        gold = [*vocab.encode(p.korean), vocab.eos]
+        predicted = logits[i, : len(p.korean) + 1].argmax(-1)
+        hits += int((predicted == np.array(gold)).sum())
+        total += len(gold)
+    assert trn.token_accuracy(logits, batch) == pytest.approx(hits / total)
+    wrong = np.roll(logits, 1, axis=-1)  # every prediction shifted to the next id: all wrong
+    assert trn.token_accuracy(wrong, batch) == 0.0
+    with pytest.raises(ValueError, match="logits"):
+        trn.token_accuracy(logits[:, :2], batch)
+
+
+def test_chance_agreement_is_the_mean_over_rows_of_one_over_the_source_length():
+    corpus = tc.make_corpus()
+    pairs = corpus.heldout[:100]
+    rows = [(len(p.english) + 1) for p in pairs for _ in p.korean]
+    assert trn.chance_agreement(pairs) == pytest.approx(np.mean([1 / n for n in rows]))
+    assert 1 / 9 <= trn.chance_agreement(pairs) <= 1 / 7
+    rng = np.random.default_rng(0)  # a random attention scores about that
+    w = rng.random((len(pairs), 1, 8, 10))
+    for i, p in enumerate(pairs):
+        w[i, :, :, len(p.english) + 1:] = 0
+    assert abs(trn.alignment_agreement(w, pairs) - trn.chance_agreement(pairs)) < 0.05
+    with pytest.raises(ValueError, match="pairs"):
+        trn.chance_agreement([])
