@@ -211,11 +211,12 @@ qk.quiz.quiz_widget()
 lesson.md(slide="slide", ko="""
 ## 다음에 공부할 거리
 
-이 코스는 세 강으로 이어져요.
+이 코스는 네 강으로 이어져요.
 
 - [11. 학습된 실제 모델](11_real_model.ipynb): 학습을 마친 진짜 인코더(MiniLM, all-MiniLM-L6-v2)를 이 패키지로 직접 돌려요. 어텐션을 둘러싼 블록(잔차 연결, 레이어 정규화, 피드포워드), 패딩 마스크와 배치, 학습된 헤드가 실제로 무엇을 보는지 재 봐요.
 - [12. 위치 정보](12_positions.ipynb): 사인파 위치 인코딩, 학습된 위치 임베딩, 회전 위치 임베딩(RoPE). RoPE의 점수가 상대 위치에만 달려 있다는 것도 확인해요.
 - [13. 큰 규모의 어텐션](13_attention_at_scale.ipynb): 타일 단위 온라인 소프트맥스(FlashAttention의 아이디어), GQA와 MQA, 슬라이딩 윈도, 페이지 단위 KV 캐시(vLLM의 아이디어), 프리필과 디코드.
+- [14. 어텐션이 배우는 걸 지켜보기](14_watch_attention_learn.ipynb): 작은 영어→한국어 번역기를 numpy로 직접 학습시켜요. 손으로 정했던 08강의 정렬과 달리, 학습된 크로스 어텐션이 정렬이 되는 걸 스텝마다 보고, 어텐션이 곧 정렬은 아니라는 것과 역전파가 메모리에 남겨 두는 것도 재 봐요.
 
 아래는 13강의 맛보기예요.
 
@@ -223,11 +224,12 @@ lesson.md(slide="slide", ko="""
 """, en="""
 ## Where to go next
 
-The course goes on with three lessons:
+The course goes on with four lessons:
 
 - [11. A real trained model](11_real_model.ipynb): a real pretrained encoder (MiniLM, all-MiniLM-L6-v2) run by this package. The block around attention (residual connections, layer norm, feed-forward), padding masks and batching, and what its trained heads actually look at, measured.
 - [12. Positions](12_positions.ipynb): sinusoidal positional encoding, learned position embeddings and rotary embeddings (RoPE), with RoPE's scores shown to depend only on relative position.
 - [13. Attention at scale](13_attention_at_scale.ipynb): tiled attention with the online softmax (FlashAttention's idea), GQA and MQA, sliding windows, a paged KV cache (vLLM's idea), prefill and decode.
+- [14. Watch attention learn](14_watch_attention_learn.ipynb): a small English→Korean translator trained in numpy. Unlike lesson 08's hand-set alignment, its trained cross-attention becomes the alignment step by step; it also shows that attention is not alignment, and measures what the backward pass keeps in memory.
 
 Here is a taste of lesson 13.
 
