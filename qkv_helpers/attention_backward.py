@@ -28,6 +28,7 @@ __all__ = [
     "BackwardCosts",
     "backward_flops",
     "forward_with_logsumexp",
+    "kept_bytes",
     "measure_backward",
     "plain_backward",
     "recompute_backward",
@@ -97,6 +98,19 @@ def backward_flops(n: int, d: int, recompute: bool) -> int:
     (536870912, 671088640)
     """
     return (5 if recompute else 4) * 2 * n * n * d
+
+
+def kept_bytes(n: int, d: int, recompute: bool, itemsize: int = 4) -> int:
+    """Bytes kept from the forward for the backward, as :func:`measure_backward` counts
+    them: the output ``(n, d)`` and either ``P (n, n)`` or the log-sum-exp ``(n,)``.
+
+    (Both ways also keep q, k and v, 3·n·d numbers, which neither count includes.)
+
+    >>> kept_bytes(1024, 64, False) / 2**20, kept_bytes(1024, 64, True) / 2**20
+    (4.25, 0.25390625)
+    """
+    n, d = positive_int(n, "n"), positive_int(d, "d")
+    return itemsize * ((n if recompute else n * n) + n * d)
 
 
 class BackwardCosts(NamedTuple):

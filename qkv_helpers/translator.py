@@ -42,9 +42,12 @@ __all__ = [
     "TrainingRun",
     "Translator",
     "alignment_agreement",
+    "chance_agreement",
+    "token_accuracy",
     "TRAINED_WEIGHTS",
     "TRAINING_SETTINGS",
     "exact_match",
+    "describe_landing",
     "gradient_check",
     "load_trained",
     "make_batch",
@@ -423,6 +426,38 @@ def exact_match(model: Translator, pairs, vocab: Vocabulary) -> float:
     return float(np.mean([tuple(t) == p.korean for t, p in zip(translations, pairs)]))
 
 
+def token_accuracy(logits, batch: Batch) -> float:
+    """Teacher-forced per-token accuracy: how often the most likely next token is the gold
+    one, over the batch's Korean tokens and ``<eos>`` (padding left out).
+
+    ``logits (B, n_tgt, V)`` from :meth:`Translator.forward` on ``batch``. The per-token
+    counterpart of :func:`alignment_agreement`; exact match needs every token of a sentence.
+
+    >>> b = Batch(np.ones((1, 2), int), np.ones((1, 3), int), np.array([[4, 2, 0]]))
+    >>> token_accuracy(np.eye(5)[[[4, 3, 0]]], b)
+    0.5
+    """
+    logits = np.asarray(logits)
+    kept = batch.target_out != 0
+    if logits.shape[:2] != batch.target_out.shape:
+        raise ValueError(f"logits must be (B, n_tgt, V) = {batch.target_out.shape} + (V,), "
+                         f"got {logits.shape}")
+    return float((logits.argmax(-1) == batch.target_out)[kept].mean())
+
+
+def chance_agreement(pairs) -> float:
+    """The alignment agreement of a row that peaks on a random source token: the mean of
+    ``1 / n_src`` over the Korean tokens of ``pairs`` (``n_src`` counts ``<eos>``).
+
+    >>> chance_agreement([Pair(("the", "cat"), ("고양이가",), (1,))])   # 3 source tokens
+    0.3333333333333333
+    """
+    shares = [1 / (len(p.english) + 1) for p in pairs for _ in p.korean]
+    if not shares:
+        raise ValueError("pairs must hold at least one sentence with Korean tokens")
+    return float(np.mean(shares))
+
+
 def alignment_agreement(weights, pairs, heads="mean") -> float:
     """How often a Korean token's cross-attention row peaks on its gold English word.
 
@@ -469,13 +504,32 @@ def where_attention_lands(weights, pairs, heads="mean") -> dict:
     return {kind: n / total for kind, n in counts.items()}
 
 
+def describe_landing(lands: dict) -> str:
+    """:func:`where_attention_lands`'s fractions as one line in the lesson's language.
+
+    >>> from qkv_helpers import setup
+    >>> setup(lang="en")
+    >>> describe_landing({"gold": 0.5, "the": 0.25, "<eos>": 0.25, "other word": 0.0})
+    'gold word 0.50, "the" 0.25, <eos> 0.25, other word 0.00'
+    """
+    from .lang import t
+
+    keys = {"gold": "l14_land_gold", "the": "l14_land_the", "<eos>": "l14_land_eos",
+            "other word": "l14_land_other"}
+    if not isinstance(lands, dict) or set(lands) != set(keys):
+        raise ValueError(f"lands must be where_attention_lands(...)'s dict with keys "
+                         f"{list(keys)}, got {lands!r}")
+    return ", ".join(f"{t(keys[kind])} {share:.2f}" for kind, share in lands.items())
+
+
 class TrainingRun(NamedTuple):
     """What :func:`train` gives back."""
 
     model: Translator
     history: list
     """One dict per evaluation: ``step``, ``loss`` (mean of the steps since the last),
-    ``exact_match`` (greedy, held-out), ``alignment`` (teacher-forced, held-out,
+    ``exact_match`` (greedy, held-out), ``token_accuracy`` (teacher-forced, held-out, per
+    token), ``alignment`` (teacher-forced, held-out,
     head-averaged), ``alignment_per_head``."""
     snapshots: list
     """The cross-attention ``(H, n_tgt, n_src)`` of ``corpus.heldout[0]`` at each
@@ -529,11 +583,13 @@ def train(steps: int = 300, batch_size: int = 32, lr: float = 2e-2, warmup: int 
     start = time.perf_counter()
 
     def evaluate(step):
-        weights = model.cross_attention(eval_batch)
+        logits, cache = model.forward(eval_batch)  # teacher-forced
+        weights = cache["dec.cross"][5]
         record = {
             "step": step,
             "loss": float(np.mean(losses)) if losses else model.loss(eval_batch),
             "exact_match": exact_match(model, evaluation, vocab),
+            "token_accuracy": token_accuracy(logits, eval_batch),
             "alignment": alignment_agreement(weights, evaluation),
             "alignment_per_head": [alignment_agreement(weights, evaluation, h)
                                    for h in range(n_heads)],

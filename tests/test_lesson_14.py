@@ -9,6 +9,7 @@ import pytest
 
 import qkv_helpers as qk
 from qkv_helpers import attention_backward as ab
+from qkv_helpers import backprop as bp
 from qkv_helpers import lesson14_checks as c14
 from qkv_helpers import toy_corpus as tc
 from qkv_helpers import translator as trn
@@ -50,6 +51,31 @@ def test_check_attention_backward(lang):
         d_s = p * (v @ d)
         return d_s @ k / np.sqrt(len(q)), np.outer(d_s, q) / np.sqrt(len(q)), np.outer(p, d)
 
+    # the package's own backward, however it is reached, or the checker's differences: refused
+    from qkv_helpers.backprop import softmax_backward as alias
+
+    def wrapped(q, k, v, d_out):
+        w = qk.scaled_dot_product_attention(q[None], k, v).weights
+        d_q, d_k, d_v = bp.attention_backward(d_out[None], q[None], k, v, w)
+        return d_q[0], d_k, d_v
+
+    def recomputed(q, k, v, d_out):
+        out, _, lse = ab.forward_with_logsumexp(q[None], k, v)
+        d_q, d_k, d_v = ab.recompute_backward(d_out[None], q[None], k, v, out, lse, 4)
+        return d_q[0], d_k, d_v
+
+    def aliased(q, k, v, d_out):
+        s = k @ q / np.sqrt(len(q))
+        p = np.exp(s - s.max()) / np.exp(s - s.max()).sum()
+        d_s = alias(v @ d_out, p)
+        return d_s @ k / np.sqrt(len(q)), np.outer(d_s, q) / np.sqrt(len(q)), np.outer(p, d_out)
+
+    for lazy in (wrapped, recomputed, aliased, bp.attention_backward,
+                 lambda q, k, v, d: c14._numeric_gradients(q, k, v, d)):
+        feedback = c14.check_attention_backward(lazy)
+        assert feedback.ok is False and feedback.message == qk.lang.t(
+            "check_l14_backward_package", name="my_backward"), lazy
+    assert c14.check_attention_backward(_backward).ok is True  # the profiler is gone again
     for bad in (no_scale, no_jacobian, lambda q, k, v, d: (q, k, v), lambda q, k, v, d: 1 / 0,
                 lambda q, k, v, d: (q,), lambda q, k, v, d: "abc", 42, "my_backward",
                 lambda: 0, lambda q, k, v, d: (np.full_like(q, np.nan), k, v)):
@@ -63,10 +89,13 @@ def test_check_verb_attention(model):
     pair = tc.build_sentence("rabbit", "hid", "behind", "bench", "white", "small")
     assert c14.check_verb_attention("hid", model, pair).ok is True
     assert c14.check_verb_attention(" Hid ", model, pair).ok is True
-    for wrong in ("bench", "the", "behind"):
-        assert c14.check_verb_attention(wrong, model, pair).ok is False
+    for wrong in ("bench", "the", "behind", "<eos>"):
+        feedback = c14.check_verb_attention(wrong, model, pair)
+        assert feedback.ok is False and "hid" not in feedback.message  # the answer isn't told
     for odd in ("zebra", 3, ["hid"], None, ...):
         assert c14.check_verb_attention(odd, model, pair).ok is not True
+    feedback = c14.check_verb_attention("hid", "model", pair)
+    assert feedback.ok is False and feedback.message == qk.lang.t("check_l14_verb_setup")
 
 
 def test_check_break_it(model):
@@ -82,6 +111,12 @@ def test_check_break_it(model):
     assert c14.check_break_it(memorised, "b").ok is True
     assert c14.check_break_it(memorised, "a").ok is False
     assert c14.check_break_it(fine, "c").ok is False  # it has to break first
+    assert c14.check_break_it(fine, "c").message == qk.lang.t(  # though "c" reads it right
+        "check_l14_break_not_broken_seen", exact="100")
+    assert c14.check_break_it(diverged, "c").ok is False
+    for run, answer in ((diverged, "b"), (memorised, "a"), (diverged, "c")):  # no answer given
+        assert c14.check_break_it(run, answer).message == qk.lang.t(
+            "check_l14_break_wrong", name="my_diagnosis")
     assert c14.check_break_it(fake(float("nan"), 0.0), "a").ok is True
     assert c14.check_break_it(memorised, "d").ok is False
     assert c14.check_break_it("run", "a").ok is False
@@ -160,3 +195,45 @@ def test_plots_draw_and_refuse_bad_input(short_run):
         qk.plots.plot_alignment_maps(np.ones((2, 3)), ["a", "b"], ["x", "y", "z"])
     with pytest.raises(ValueError, match="alignment"):
         qk.plots.plot_alignment_maps(np.full((1, 2, 3), 0.3), ["a", "b"], ["x", "y", "z"], [5])
+
+
+def test_kept_bytes_counts_what_measure_backward_measures():
+    costs = ab.measure_backward([128, 256])
+    for i, n in enumerate(costs.lengths):
+        assert ab.kept_bytes(n, 64, False) == costs.kept_plain[i]
+        assert ab.kept_bytes(n, 64, True) == costs.kept_recompute[i]
+    with pytest.raises(ValueError, match="n"):
+        ab.kept_bytes(0, 64, True)
+
+
+def test_token_accuracy_against_a_direct_count(model):
+    corpus, vocab = tc.make_corpus(), tc.Vocabulary()
+    pairs = corpus.heldout[:20]
+    batch = trn.make_batch(pairs, vocab)
+    logits, _ = model.forward(batch)
+    hits = total = 0
+    for i, p in enumerate(pairs):  # the Korean tokens and <eos>, one sentence at a time
+        gold = [*vocab.encode(p.korean), vocab.eos]
+        predicted = logits[i, : len(p.korean) + 1].argmax(-1)
+        hits += int((predicted == np.array(gold)).sum())
+        total += len(gold)
+    assert trn.token_accuracy(logits, batch) == pytest.approx(hits / total)
+    wrong = np.roll(logits, 1, axis=-1)  # every prediction shifted to the next id: all wrong
+    assert trn.token_accuracy(wrong, batch) == 0.0
+    with pytest.raises(ValueError, match="logits"):
+        trn.token_accuracy(logits[:, :2], batch)
+
+
+def test_chance_agreement_is_the_mean_over_rows_of_one_over_the_source_length():
+    corpus = tc.make_corpus()
+    pairs = corpus.heldout[:100]
+    rows = [(len(p.english) + 1) for p in pairs for _ in p.korean]
+    assert trn.chance_agreement(pairs) == pytest.approx(np.mean([1 / n for n in rows]))
+    assert 1 / 9 <= trn.chance_agreement(pairs) <= 1 / 7
+    rng = np.random.default_rng(0)  # a random attention scores about that
+    w = rng.random((len(pairs), 1, 8, 10))
+    for i, p in enumerate(pairs):
+        w[i, :, :, len(p.english) + 1:] = 0
+    assert abs(trn.alignment_agreement(w, pairs) - trn.chance_agreement(pairs)) < 0.05
+    with pytest.raises(ValueError, match="pairs"):
+        trn.chance_agreement([])

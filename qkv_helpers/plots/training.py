@@ -59,6 +59,9 @@ def draw_training_curves(axes, history, formed=None) -> dict:
     left.set_title(t("p_l14_loss_title"))
     right.plot(steps, [r["exact_match"] for r in history], color=style.COLORS[0],
                label=t("p_l14_exact_match"))
+    if all("token_accuracy" in r for r in history):
+        right.plot(steps, [r["token_accuracy"] for r in history], color=style.COLORS[2],
+                   linestyle="-.", label=t("p_l14_token_accuracy"))
     right.plot(steps, [r["alignment"] for r in history], color=style.COLORS[1],
                linestyle="--", label=t("p_l14_alignment"))
     right.set_ylim(-0.03, 1.03)
@@ -67,9 +70,9 @@ def draw_training_curves(axes, history, formed=None) -> dict:
     if formed is not None:
         for ax in axes:
             ax.axvline(formed, color="grey", linestyle=":", linewidth=1.5)
-        right.text(formed, 0.3, " " + t("p_l14_formed", step=formed), color="grey",
+        right.text(formed, 0.08, " " + t("p_l14_formed", step=formed), color="grey",
                    fontsize="small", va="center", ha="left")
-    right.legend(loc="lower right", fontsize="small")
+    right.legend(loc="center right", fontsize="small")  # the curves sit at 0 and 1 there
     return {"axes": axes}
 
 
