@@ -27,21 +27,22 @@ lesson.md(slide="slide", ko="""
 lesson.code(slide="skip", ko="""
 import numpy as np
 import qkv_helpers as qk
-from qkv_helpers import translator as trn
+from qkv_helpers import translator
 
 qk.setup(lang=LANG)                       # 그림과 메시지의 언어
 np.set_printoptions(precision=2, suppress=True)
 tr = qk.translation_example()             # "The cat sat on the mat." → "고양이가 매트 위에 앉았다."
-trained = trn.trained_translation_example()   # 같은 문장, 14강에서 학습한 번역기의 크로스 어텐션
+trained = translator.trained_translation_example()   # 같은 문장, 14강에서 학습한 번역기의 크로스 어텐션
 """, en="""
 import numpy as np
 import qkv_helpers as qk
-from qkv_helpers import translator as trn
+from qkv_helpers import translator
 
 qk.setup(lang=LANG)                       # language of plots and messages
 np.set_printoptions(precision=2, suppress=True)
 tr = qk.translation_example()             # "The cat sat on the mat." → "고양이가 매트 위에 앉았다."
-trained = trn.trained_translation_example()   # the same pair, as lesson 14's trained translator sees it
+# the same pair, as lesson 14's trained translator sees it
+trained = translator.trained_translation_example()
 """)
 
 lesson.md(slide="slide", ko="""

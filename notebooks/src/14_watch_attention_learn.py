@@ -36,11 +36,7 @@ import inspect
 import numpy as np
 from IPython.display import display
 import qkv_helpers as qk
-from qkv_helpers import attention_backward as ab
-from qkv_helpers import backprop as bp
-from qkv_helpers import lesson14_checks as checks14
-from qkv_helpers import toy_corpus as tc
-from qkv_helpers import translator as trn
+from qkv_helpers import attention_backward, backprop, lesson14_checks, toy_corpus, translator
 
 qk.setup(lang=LANG)                       # 그림과 메시지의 언어
 np.set_printoptions(precision=3, suppress=True)
@@ -50,11 +46,7 @@ import inspect
 import numpy as np
 from IPython.display import display
 import qkv_helpers as qk
-from qkv_helpers import attention_backward as ab
-from qkv_helpers import backprop as bp
-from qkv_helpers import lesson14_checks as checks14
-from qkv_helpers import toy_corpus as tc
-from qkv_helpers import translator as trn
+from qkv_helpers import attention_backward, backprop, lesson14_checks, toy_corpus, translator
 
 qk.setup(lang=LANG)                       # language of plots and messages
 np.set_printoptions(precision=3, suppress=True)
@@ -71,12 +63,12 @@ Every sentence comes from one pattern: the [adjective] subject verb preposition 
 """)
 
 lesson.code(ko="""
-pair = tc.build_sentence("cat", "sat", "on", "mat", place_adjective="red")
+pair = toy_corpus.build_sentence("cat", "sat", "on", "mat", place_adjective="red")
 print(pair.english)
 print(pair.korean)
 print(pair.alignment)                     # 고양이가→cat(1), 빨간→red(5), 매트→mat(6), 위에→on(3), 앉았다→sat(2)
 """, en="""
-pair = tc.build_sentence("cat", "sat", "on", "mat", place_adjective="red")
+pair = toy_corpus.build_sentence("cat", "sat", "on", "mat", place_adjective="red")
 print(pair.english)
 print(pair.korean)
 print(pair.alignment)                     # 고양이가→cat(1), 빨간→red(5), 매트→mat(6), 위에→on(3), 앉았다→sat(2)
@@ -89,7 +81,7 @@ The subject particle follows a rule too: "이" after a final consonant (곰이),
 """)
 
 lesson.code("""
-print([(noun, (ord(noun[-1]) - 0xAC00) % 28, tc.subject_particle(noun))
+print([(noun, (ord(noun[-1]) - 0xAC00) % 28, toy_corpus.subject_particle(noun))
        for noun in ("곰", "개", "학생", "고양이")])
 """)
 
@@ -100,14 +92,14 @@ We make 3,000 training sentences, 200 validation sentences and 200 **held-out** 
 """)
 
 lesson.code(ko="""
-corpus = tc.make_corpus()
+corpus = toy_corpus.make_corpus()
 print(len(corpus.train), len(corpus.valid), len(corpus.heldout))
 held = corpus.heldout[0]
 print(" ".join(held.english), "→", " ".join(held.korean))
 seen = {p.words[1::4] for p in corpus.train}      # 학습 문장의 (주어, 장소) 조합
 print(held.words[1::4], held.words[1::4] in seen)  # (주어, 장소), 학습에 나왔나요?
 """, en="""
-corpus = tc.make_corpus()
+corpus = toy_corpus.make_corpus()
 print(len(corpus.train), len(corpus.valid), len(corpus.heldout))
 held = corpus.heldout[0]
 print(" ".join(held.english), "→", " ".join(held.korean))
@@ -134,17 +126,19 @@ English and Korean share one vocabulary of 92 tokens. The loss is the cross-entr
 """)
 
 lesson.code(ko="""
-vocab = tc.Vocabulary()
-model = trn.Translator(len(vocab), d_model=32, n_heads=1, encoder_self_attention=False, seed=0)
-batch = trn.make_batch(corpus.train[:4], vocab)
+vocab = toy_corpus.Vocabulary()
+model = translator.Translator(len(vocab), d_model=32, n_heads=1, encoder_self_attention=False,
+                              seed=0)
+batch = translator.make_batch(corpus.train[:4], vocab)
 logits, cache = model.forward(batch)
 # 매개변수 수, 원문 (문장, 토큰), 번역 입력 (문장, 토큰), 로짓 (문장, 토큰, 어휘)
 print(model.n_parameters, batch.source.shape, batch.target_in.shape, logits.shape)
 print(round(model.loss(batch), 2), round(np.log(len(vocab)), 2))   # 학습 전 손실, ln 92
 """, en="""
-vocab = tc.Vocabulary()
-model = trn.Translator(len(vocab), d_model=32, n_heads=1, encoder_self_attention=False, seed=0)
-batch = trn.make_batch(corpus.train[:4], vocab)
+vocab = toy_corpus.Vocabulary()
+model = translator.Translator(len(vocab), d_model=32, n_heads=1, encoder_self_attention=False,
+                              seed=0)
+batch = translator.make_batch(corpus.train[:4], vocab)
 logits, cache = model.forward(batch)
 # parameters, source (sentences, tokens), decoder input (sentences, tokens), logits (…, vocab)
 print(model.n_parameters, batch.source.shape, batch.target_in.shape, logits.shape)
@@ -162,8 +156,8 @@ lesson.md(slide="slide", ko="""
 """)
 
 lesson.code("""
-print(inspect.getsource(bp.softmax_backward))
-print(inspect.getsource(bp.attention_backward))
+print(inspect.getsource(backprop.softmax_backward))
+print(inspect.getsource(backprop.attention_backward))
 """)
 
 lesson.md(slide="subslide", ko="""
@@ -173,13 +167,13 @@ We check these formulas with **finite differences**: nudge one parameter up and 
 """)
 
 lesson.code(ko="""
-model64 = trn.Translator(len(vocab), 32, n_heads=2, seed=1, dtype=np.float64)
-errors = trn.gradient_check(model64, trn.make_batch(corpus.train[:3], vocab))
+model64 = translator.Translator(len(vocab), 32, n_heads=2, seed=1, dtype=np.float64)
+errors = translator.gradient_check(model64, translator.make_batch(corpus.train[:3], vocab))
 low, high = min(errors.values()), max(errors.values())
 print(len(errors), f"{low:.0e}", f"{high:.1e}")   # 검사한 매개변수 수, 가장 작은/큰 상대 오차
 """, en="""
-model64 = trn.Translator(len(vocab), 32, n_heads=2, seed=1, dtype=np.float64)
-errors = trn.gradient_check(model64, trn.make_batch(corpus.train[:3], vocab))
+model64 = translator.Translator(len(vocab), 32, n_heads=2, seed=1, dtype=np.float64)
+errors = translator.gradient_check(model64, translator.make_batch(corpus.train[:3], vocab))
 low, high = min(errors.values()), max(errors.values())
 print(len(errors), f"{low:.0e}", f"{high:.1e}")   # parameters checked, smallest/largest error
 """)
@@ -187,23 +181,23 @@ print(len(errors), f"{low:.0e}", f"{high:.1e}")   # parameters checked, smallest
 lesson.md(slide="slide", ko="""
 ## 직접 해보기: 쿼리 하나의 어텐션 역전파
 
-쿼리 하나 `q` (d,), 키 `k` (n, d), 밸류 `v` (n, d_v)로 out = softmax(k·q/√d)·v를 계산해요. 출력의 기울기 `d_out` (d_v,)이 주어질 때, `d_q` (d,), `d_k` (n, d), `d_v` (n, d_v)를 돌려주는 함수 `my_backward(q, k, v, d_out)`를 써 보세요. 위 `attention_backward`의 다섯 줄을 쿼리가 하나뿐인 경우로 바꿔서 직접 짜 보세요. 행렬 곱 일부는 두 벡터로 행렬을 만드는 곱 `np.outer(a, b)`(a를 세로로, b를 가로로 세워 곱한 표)가 돼요. 벡터의 외적(a × b)과는 다른 거예요. 돌려주는 순서는 (d_q, d_k, d_v)예요. 검사기는 여러분이 본 적 없는 새 쿼리로 여러분의 답과 유한 차분 값을 비교하고, 패키지의 역전파(`bp.attention_backward` 같은)를 부르는 답은 받지 않아요.
+쿼리 하나 `q` (d,), 키 `k` (n, d), 밸류 `v` (n, d_v)로 out = softmax(k·q/√d)·v를 계산해요. 출력의 기울기 `d_out` (d_v,)이 주어질 때, `d_q` (d,), `d_k` (n, d), `d_v` (n, d_v)를 돌려주는 함수 `my_backward(q, k, v, d_out)`를 써 보세요. 위 `attention_backward`의 다섯 줄을 쿼리가 하나뿐인 경우로 바꿔서 직접 짜 보세요. 행렬 곱 일부는 두 벡터로 행렬을 만드는 곱 `np.outer(a, b)`(a를 세로로, b를 가로로 세워 곱한 표)가 돼요. 벡터의 외적(a × b)과는 다른 거예요. 돌려주는 순서는 (d_q, d_k, d_v)예요. 검사기는 여러분이 본 적 없는 새 쿼리로 여러분의 답과 유한 차분 값을 비교하고, 패키지의 역전파(`backprop.attention_backward` 같은)를 부르는 답은 받지 않아요.
 """, en="""
 ## Try it: attention's backward for one query
 
-With one query `q` (d,), keys `k` (n, d) and values `v` (n, d_v), out = softmax(k·q/√d)·v. Given the output's gradient `d_out` (d_v,), write `my_backward(q, k, v, d_out)` returning `d_q` (d,), `d_k` (n, d) and `d_v` (n, d_v). Rewrite the five lines of `attention_backward` above for a single query, yourself: some matrix products become outer products, `np.outer(a, b)`. The checker compares your answer with finite differences on queries you have not seen, and refuses an answer that calls the package's backward (`bp.attention_backward` and the like).
+With one query `q` (d,), keys `k` (n, d) and values `v` (n, d_v), out = softmax(k·q/√d)·v. Given the output's gradient `d_out` (d_v,), write `my_backward(q, k, v, d_out)` returning `d_q` (d,), `d_k` (n, d) and `d_v` (n, d_v). Rewrite the five lines of `attention_backward` above for a single query, yourself: some matrix products become outer products, `np.outer(a, b)`. The checker compares your answer with finite differences on queries you have not seen, and refuses an answer that calls the package's backward (`backprop.attention_backward` and the like).
 """)
 
 lesson.code(exercise=True, ko="""
 def my_backward(q, k, v, d_out):
     return ...                            # p를 구한 뒤 d_v, d_p, d_s, d_q, d_k 순서로 계산해요
 
-checks14.check_attention_backward(my_backward)
+lesson14_checks.check_attention_backward(my_backward)
 """, en="""
 def my_backward(q, k, v, d_out):
     return ...                            # p, then d_v, d_p, d_s, d_q, d_k: (d_q, d_k, d_v)
 
-checks14.check_attention_backward(my_backward)
+lesson14_checks.check_attention_backward(my_backward)
 """)
 
 lesson.code(solution=True, ko="""
@@ -216,7 +210,7 @@ def my_backward(q, k, v, d_out):
     d_s = p * (d_p - p @ d_p)             # 야코비안 적용
     return d_s @ k * scale, np.outer(d_s, q) * scale, d_v
 
-checks14.check_attention_backward(my_backward).as_solution()
+lesson14_checks.check_attention_backward(my_backward).as_solution()
 """, en="""
 # 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
 def my_backward(q, k, v, d_out):
@@ -227,7 +221,7 @@ def my_backward(q, k, v, d_out):
     d_s = p * (d_p - p @ d_p)             # the Jacobian applied
     return d_s @ k * scale, np.outer(d_s, q) * scale, d_v
 
-checks14.check_attention_backward(my_backward).as_solution()
+lesson14_checks.check_attention_backward(my_backward).as_solution()
 """)
 
 lesson.md(slide="slide", ko="""
@@ -259,18 +253,19 @@ The training time depends on the computer (a few seconds on one CPU core).
 lesson.code(ko="""
 bar = qk.widgets.training_progress(300)
 display(bar)
-run = trn.train(steps=300, seed=0, callback=bar.update)     # 인코더 셀프 어텐션 없음, 헤드 1개
+run = translator.train(steps=300, seed=0, callback=bar.update)     # 인코더 셀프 어텐션 없음, 헤드 1개
 print(round(run.seconds, 1))              # 걸린 시간(초)
 """, en="""
 bar = qk.widgets.training_progress(300)
 display(bar)
-run = trn.train(steps=300, seed=0, callback=bar.update)     # no encoder self-attention, 1 head
+# no encoder self-attention, 1 head
+run = translator.train(steps=300, seed=0, callback=bar.update)
 print(round(run.seconds, 1))              # seconds taken
 """, ignore_output=True)
 
 lesson.code(ko="""
 formed = next(r["step"] for r in run.history if r["alignment"] >= 0.8)   # 그림의 회색 점선
-print(round(trn.chance_agreement(corpus.heldout[:100]), 3))   # 정렬 일치도의 우연 수준
+print(round(translator.chance_agreement(corpus.heldout[:100]), 3))   # 정렬 일치도의 우연 수준
 for r in run.history[:13]:                # 스텝, 손실, 완전 일치, 토큰 정확도, 정렬 일치도
     if r["step"] % 30 == 0 or r["step"] == formed:
         print(f"{r['step']:4d}  {r['loss']:.3f}  {r['exact_match']:.2f}  "
@@ -278,7 +273,7 @@ for r in run.history[:13]:                # 스텝, 손실, 완전 일치, 토�
 fig = qk.plots.plot_training_curves(run.history)
 """, en="""
 formed = next(r["step"] for r in run.history if r["alignment"] >= 0.8)   # the grey dotted line
-print(round(trn.chance_agreement(corpus.heldout[:100]), 3))   # the agreement's chance level
+print(round(translator.chance_agreement(corpus.heldout[:100]), 3))   # the agreement's chance level
 for r in run.history[:13]:                # step, loss, exact match, token accuracy, alignment
     if r["step"] % 30 == 0 or r["step"] == formed:
         print(f"{r['step']:4d}  {r['loss']:.3f}  {r['exact_match']:.2f}  "
@@ -301,15 +296,15 @@ Now measure the final model on all 200 held-out sentences.
 """)
 
 lesson.code(ko="""
-heldout = trn.make_batch(corpus.heldout, vocab)
+heldout = translator.make_batch(corpus.heldout, vocab)
 weights = run.model.cross_attention(heldout)              # (문장, 헤드, 번역 토큰, 원문 토큰)
-print(weights.shape, trn.exact_match(run.model, corpus.heldout, vocab),
-      round(trn.alignment_agreement(weights, corpus.heldout), 3))
+print(weights.shape, translator.exact_match(run.model, corpus.heldout, vocab),
+      round(translator.alignment_agreement(weights, corpus.heldout), 3))
 """, en="""
-heldout = trn.make_batch(corpus.heldout, vocab)
+heldout = translator.make_batch(corpus.heldout, vocab)
 weights = run.model.cross_attention(heldout)              # (sentences, heads, target, source)
-print(weights.shape, trn.exact_match(run.model, corpus.heldout, vocab),
-      round(trn.alignment_agreement(weights, corpus.heldout), 3))
+print(weights.shape, translator.exact_match(run.model, corpus.heldout, vocab),
+      round(translator.alignment_agreement(weights, corpus.heldout), 3))
 """)
 
 lesson.md(slide="slide", ko="""
@@ -358,24 +353,26 @@ Now change one setting at a time and train again with the same settings otherwis
 
 lesson.code(ko="""
 runs = {(1, False): run,                  # (헤드 수, 인코더 셀프 어텐션)
-        (2, False): trn.train(seed=0, n_heads=2, eval_every=300),
-        (1, True): trn.train(seed=0, encoder_self_attention=True, eval_every=300),
-        (2, True): trn.train(seed=0, encoder_self_attention=True, n_heads=2, eval_every=300)}
+        (2, False): translator.train(seed=0, n_heads=2, eval_every=300),
+        (1, True): translator.train(seed=0, encoder_self_attention=True, eval_every=300),
+        (2, True): translator.train(seed=0, encoder_self_attention=True, n_heads=2, eval_every=300)}
 run_sa = runs[2, True]
 for (heads, self_attention), r in runs.items():   # 완전 일치, 어텐션이 향한 곳, 헤드별 정렬 일치도
-    lands = trn.where_attention_lands(r.model.cross_attention(heldout), corpus.heldout)
-    print(heads, self_attention, trn.exact_match(r.model, corpus.heldout, vocab),
-          trn.describe_landing(lands), [round(a, 2) for a in r.history[-1]["alignment_per_head"]])
+    lands = translator.where_attention_lands(r.model.cross_attention(heldout), corpus.heldout)
+    per_head = [round(a, 2) for a in r.history[-1]["alignment_per_head"]]
+    print(heads, self_attention, translator.exact_match(r.model, corpus.heldout, vocab),
+          translator.describe_landing(lands), per_head)
 """, en="""
 runs = {(1, False): run,                  # (heads, encoder self-attention)
-        (2, False): trn.train(seed=0, n_heads=2, eval_every=300),
-        (1, True): trn.train(seed=0, encoder_self_attention=True, eval_every=300),
-        (2, True): trn.train(seed=0, encoder_self_attention=True, n_heads=2, eval_every=300)}
+        (2, False): translator.train(seed=0, n_heads=2, eval_every=300),
+        (1, True): translator.train(seed=0, encoder_self_attention=True, eval_every=300),
+        (2, True): translator.train(seed=0, encoder_self_attention=True, n_heads=2, eval_every=300)}
 run_sa = runs[2, True]
 for (heads, self_attention), r in runs.items():   # exact match, where attention lands, per head
-    lands = trn.where_attention_lands(r.model.cross_attention(heldout), corpus.heldout)
-    print(heads, self_attention, trn.exact_match(r.model, corpus.heldout, vocab),
-          trn.describe_landing(lands), [round(a, 2) for a in r.history[-1]["alignment_per_head"]])
+    lands = translator.where_attention_lands(r.model.cross_attention(heldout), corpus.heldout)
+    per_head = [round(a, 2) for a in r.history[-1]["alignment_per_head"]]
+    print(heads, self_attention, translator.exact_match(r.model, corpus.heldout, vocab),
+          translator.describe_landing(lands), per_head)
 """)
 
 lesson.md(ko="""
@@ -389,19 +386,20 @@ So attention weights tell **which vector the model read**, not **which word's in
 """)
 
 lesson.code(slide="subslide", source="""
-w0 = run_sa.model.cross_attention(trn.make_batch([held], vocab))[0]   # (heads, target, source)
+# (heads, target, source)
+w0 = run_sa.model.cross_attention(translator.make_batch([held], vocab))[0]
 fig = qk.plots.plot_alignment_maps(w0, [*held.korean, "<eos>"], [*held.english, "<eos>"],
                                    held.alignment)
 """)
 
 lesson.code(ko="""
-_, cache_sa = run_sa.model.forward(trn.make_batch([held], vocab))
+_, cache_sa = run_sa.model.forward(translator.make_batch([held], vocab))
 encoder_self = cache_sa["enc.self"][5][0]       # (헤드, 원문 토큰, 원문 토큰)
 verb = held.alignment[-1]                        # 원문에서 동사의 위치
 for h in range(len(encoder_self)):               # 헤드마다: <eos>의 행이 동사에 준 가중치
     print(h, "<eos> →", held.english[verb], round(float(encoder_self[h, -1, verb]), 2))
 """, en="""
-_, cache_sa = run_sa.model.forward(trn.make_batch([held], vocab))
+_, cache_sa = run_sa.model.forward(translator.make_batch([held], vocab))
 encoder_self = cache_sa["enc.self"][5][0]       # (heads, source, source)
 verb = held.alignment[-1]                        # the verb's position in the source
 for h in range(len(encoder_self)):               # per head: the <eos> row's weight on the verb
@@ -419,23 +417,23 @@ Give the model with encoder self-attention (`run_sa.model`) a new sentence, "the
 """)
 
 lesson.code(exercise=True, ko="""
-new_pair = tc.build_sentence("rabbit", "hid", "behind", "bench", "white", "small")
+new_pair = toy_corpus.build_sentence("rabbit", "hid", "behind", "bench", "white", "small")
 my_word = ...                             # 원문 토큰 하나, 예: "the"
-checks14.check_verb_attention(my_word, run_sa.model, new_pair)
+lesson14_checks.check_verb_attention(my_word, run_sa.model, new_pair)
 """, en="""
-new_pair = tc.build_sentence("rabbit", "hid", "behind", "bench", "white", "small")
+new_pair = toy_corpus.build_sentence("rabbit", "hid", "behind", "bench", "white", "small")
 my_word = ...                             # one source token, e.g. "the"
-checks14.check_verb_attention(my_word, run_sa.model, new_pair)
+lesson14_checks.check_verb_attention(my_word, run_sa.model, new_pair)
 """)
 
 lesson.code(solution=True, ko="""
 # 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
 my_word = "<eos>"                         # "hid"가 아니에요: 인코더가 동사의 내용을 <eos>에 옮겨 뒀어요
-checks14.check_verb_attention(my_word, run_sa.model, new_pair).as_solution()
+lesson14_checks.check_verb_attention(my_word, run_sa.model, new_pair).as_solution()
 """, en="""
 # 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
 my_word = "<eos>"                         # not "hid": the encoder moved the verb's content to <eos>
-checks14.check_verb_attention(my_word, run_sa.model, new_pair).as_solution()
+lesson14_checks.check_verb_attention(my_word, run_sa.model, new_pair).as_solution()
 """)
 
 lesson.md(slide="slide", ko="""
@@ -451,29 +449,29 @@ Section 3's `attention_backward` reads the weights P made by the forward pass. S
 lesson.code(ko="""
 rng = np.random.default_rng(0)
 q, k, v, d_out = (rng.standard_normal((512, 64)) for _ in range(4))
-out, p, lse = ab.forward_with_logsumexp(q, k, v)
-plain = ab.plain_backward(d_out, q, k, v, p)
-again = ab.recompute_backward(d_out, q, k, v, out, lse, block_size=64)
+out, p, lse = attention_backward.forward_with_logsumexp(q, k, v)
+plain = attention_backward.plain_backward(d_out, q, k, v, p)
+again = attention_backward.recompute_backward(d_out, q, k, v, out, lse, block_size=64)
 errors = [np.linalg.norm(a - b) / np.linalg.norm(a) for a, b in zip(plain, again)]
 print([f"{e:.0e}" for e in errors], p.shape, lse.shape)   # d_q, d_k, d_v의 상대 오차
 """, en="""
 rng = np.random.default_rng(0)
 q, k, v, d_out = (rng.standard_normal((512, 64)) for _ in range(4))
-out, p, lse = ab.forward_with_logsumexp(q, k, v)
-plain = ab.plain_backward(d_out, q, k, v, p)
-again = ab.recompute_backward(d_out, q, k, v, out, lse, block_size=64)
+out, p, lse = attention_backward.forward_with_logsumexp(q, k, v)
+plain = attention_backward.plain_backward(d_out, q, k, v, p)
+again = attention_backward.recompute_backward(d_out, q, k, v, out, lse, block_size=64)
 errors = [np.linalg.norm(a - b) / np.linalg.norm(a) for a, b in zip(plain, again)]
 print([f"{e:.0e}" for e in errors], p.shape, lse.shape)   # relative errors of d_q, d_k, d_v
 """)
 
 lesson.md(slide="subslide", ko="""
-헤드 하나(d = 64, float32)에서 n을 늘려 가며 세 가지를 봐요. 역전파 때까지 남겨 두는 메모리(두 방법 모두 출력 O도 남겨요), 역전파 도중 가장 많이 쓴 메모리(파이썬의 `tracemalloc`으로 재요), 역전파의 FLOPs(부동소수점 연산 수)예요. FLOPs는 재지 않고 식으로 세요. 일반 역전파의 행렬 곱 4번(d_v, d_P, d_q, d_k)에 q·kᵀ 한 번이 더해지니 5/4배예요(지수 함수 계산은 세지 않아요). 메모리는 n = 1024까지 재고(이 노트북의 메모리를 작게 두려고요), 그 뒤는 같은 것을 세는 식 `ab.kept_bytes`로 어림해요. float32 하나가 4바이트라서 P는 4·n² 바이트예요. MiB는 2²⁰ 바이트예요. 여기서 다시 계산하는 역전파는 키만 블록으로 나누고 쿼리는 n개를 한꺼번에 다뤄서, 최대 메모리가 n에 비례해 늘어요. FlashAttention은 쿼리도 블록으로 나눠요.
+헤드 하나(d = 64, float32)에서 n을 늘려 가며 세 가지를 봐요. 역전파 때까지 남겨 두는 메모리(두 방법 모두 출력 O도 남겨요), 역전파 도중 가장 많이 쓴 메모리(파이썬의 `tracemalloc`으로 재요), 역전파의 FLOPs(부동소수점 연산 수)예요. FLOPs는 재지 않고 식으로 세요. 일반 역전파의 행렬 곱 4번(d_v, d_P, d_q, d_k)에 q·kᵀ 한 번이 더해지니 5/4배예요(지수 함수 계산은 세지 않아요). 메모리는 n = 1024까지 재고(이 노트북의 메모리를 작게 두려고요), 그 뒤는 같은 것을 세는 식 `attention_backward.kept_bytes`로 어림해요. float32 하나가 4바이트라서 P는 4·n² 바이트예요. MiB는 2²⁰ 바이트예요. 여기서 다시 계산하는 역전파는 키만 블록으로 나누고 쿼리는 n개를 한꺼번에 다뤄서, 최대 메모리가 n에 비례해 늘어요. FlashAttention은 쿼리도 블록으로 나눠요.
 """, en="""
-One head (d = 64, float32) as n grows: the bytes kept for the backward (both ways also keep the output O), the peak memory during the backward (measured with `tracemalloc`), and the backward's FLOPs. The FLOPs are counted by formula, not measured: the plain backward's 4 matrix products (d_v, d_P, d_q, d_k) plus q·kᵀ once more make 5/4 (the exponentials are not counted). Memory is measured up to n = 1024 (to keep this notebook's memory small); beyond, `ab.kept_bytes` extrapolates the same quantities by formula. This numpy recompute tiles the keys only and takes all n queries at once, so its peak grows with n; FlashAttention tiles the queries too.
+One head (d = 64, float32) as n grows: the bytes kept for the backward (both ways also keep the output O), the peak memory during the backward (measured with `tracemalloc`), and the backward's FLOPs. The FLOPs are counted by formula, not measured: the plain backward's 4 matrix products (d_v, d_P, d_q, d_k) plus q·kᵀ once more make 5/4 (the exponentials are not counted). Memory is measured up to n = 1024 (to keep this notebook's memory small); beyond, `attention_backward.kept_bytes` extrapolates the same quantities by formula. This numpy recompute tiles the keys only and takes all n queries at once, so its peak grows with n; FlashAttention tiles the queries too.
 """)
 
 lesson.code(ko="""
-costs = ab.measure_backward([128, 256, 512, 1024])
+costs = attention_backward.measure_backward([128, 256, 512, 1024])
 mib = 2**20
 # n, 보관(일반), 보관(다시 계산), 최대(일반), 최대(다시 계산), FLOPs 비율 (MiB)
 for i, n in enumerate(costs.lengths):
@@ -481,11 +479,11 @@ for i, n in enumerate(costs.lengths):
           f"{costs.peak_plain[i] / mib:6.2f}  {costs.peak_recompute[i] / mib:5.2f}  "
           f"{costs.flops_recompute[i] / costs.flops_plain[i]:.2f}")
 for n in (4096, 32768):                   # 어림: 보관(일반), 보관(다시 계산)
-    print(f"{n:5d}  {ab.kept_bytes(n, 64, False) / mib:8.0f}  "
-          f"{ab.kept_bytes(n, 64, True) / mib:5.2f}")
+    print(f"{n:5d}  {attention_backward.kept_bytes(n, 64, False) / mib:8.0f}  "
+          f"{attention_backward.kept_bytes(n, 64, True) / mib:5.2f}")
 ax = qk.plots.plot_backward_memory(costs)
 """, en="""
-costs = ab.measure_backward([128, 256, 512, 1024])
+costs = attention_backward.measure_backward([128, 256, 512, 1024])
 mib = 2**20
 # n, kept (plain), kept (recompute), peak (plain), peak (recompute) in MiB, FLOPs ratio
 for i, n in enumerate(costs.lengths):
@@ -493,8 +491,8 @@ for i, n in enumerate(costs.lengths):
           f"{costs.peak_plain[i] / mib:6.2f}  {costs.peak_recompute[i] / mib:5.2f}  "
           f"{costs.flops_recompute[i] / costs.flops_plain[i]:.2f}")
 for n in (4096, 32768):                   # extrapolated: kept (plain), kept (recompute)
-    print(f"{n:5d}  {ab.kept_bytes(n, 64, False) / mib:8.0f}  "
-          f"{ab.kept_bytes(n, 64, True) / mib:5.2f}")
+    print(f"{n:5d}  {attention_backward.kept_bytes(n, 64, False) / mib:8.0f}  "
+          f"{attention_backward.kept_bytes(n, 64, True) / mib:5.2f}")
 ax = qk.plots.plot_backward_memory(costs)
 """)
 
@@ -545,29 +543,30 @@ Break the training on purpose and read the cause from the curves. The cell below
 """)
 
 lesson.code(ko="""
-broken = trn.train(steps=150, lr=0.3)     # 설정을 바꿔 다시 돌려 봐도 돼요
+broken = translator.train(steps=150, lr=0.3)     # 설정을 바꿔 다시 돌려 봐도 돼요
 fig = qk.plots.plot_training_curves(broken.history)
 """, en="""
-broken = trn.train(steps=150, lr=0.3)     # change the setting and run it again
+broken = translator.train(steps=150, lr=0.3)     # change the setting and run it again
 fig = qk.plots.plot_training_curves(broken.history)
 """)
 
 lesson.code(exercise=True, ko="""
 my_diagnosis = ...                        # "a", "b", "c" 중 하나
-checks14.check_break_it(broken, my_diagnosis)
+lesson14_checks.check_break_it(broken, my_diagnosis)
 """, en="""
 my_diagnosis = ...                        # one of "a", "b", "c"
-checks14.check_break_it(broken, my_diagnosis)
+lesson14_checks.check_break_it(broken, my_diagnosis)
 """)
 
 lesson.code(solution=True, ko="""
 # 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
 my_diagnosis = "a"                        # lr = 0.3: 손실이 2보다 높은 곳에 머물러요. n_train = 20이면 "b"
-checks14.check_break_it(broken, my_diagnosis).as_solution()
+lesson14_checks.check_break_it(broken, my_diagnosis).as_solution()
 """, en="""
 # 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
-my_diagnosis = "a"                        # lr = 0.3: the loss stalls above 2. With n_train = 20: "b"
-checks14.check_break_it(broken, my_diagnosis).as_solution()
+# lr = 0.3: the loss stalls above 2. With n_train = 20: "b"
+my_diagnosis = "a"
+lesson14_checks.check_break_it(broken, my_diagnosis).as_solution()
 """)
 
 lesson.md(slide="slide", ko="""
@@ -578,7 +577,7 @@ lesson.md(slide="slide", ko="""
 - 어텐션은 정렬이 아니에요. 인코더 셀프 어텐션이 내용을 옆 토큰으로 옮기면(정보 섞임), 번역은 맞는데 어텐션은 다른 자리를 봐요.
 - 역전파에는 P가 필요해요. 일반 역전파는 (n, n) 크기의 P를 통째로 보관하고, FlashAttention-2는 출력과 행마다 로그-합-지수만 보관하고 P를 다시 계산해요. 행렬 곱은 5/4배, 출력 말고 더 남기는 메모리는 n²에서 n으로 줄어요.
 
-08강과 09강도 이 번역기를 써요. `trn.load_trained()`가 미리 학습해 저장해 둔(`make train`) 같은 매개변수를 불러오고, `trn.to_tiny_transformer`가 그걸 09강의 `TinyTransformer`에 넣어요.
+08강과 09강도 이 번역기를 써요. `translator.load_trained()`가 미리 학습해 저장해 둔(`make train`) 같은 매개변수를 불러오고, `translator.to_tiny_transformer`가 그걸 09강의 `TinyTransformer`에 넣어요.
 
 [10. 복습으로 돌아가기](10_review.ipynb)
 """, en="""
@@ -589,7 +588,7 @@ lesson.md(slide="slide", ko="""
 - Attention is not alignment: when encoder self-attention copies content into a neighbouring token (token mixing), the translation is right while attention looks elsewhere.
 - The backward needs P. Plain training keeps the whole (n, n) P; FlashAttention-2 keeps the output and one log-sum-exp per row and recomputes P: 5/4 of the matrix products, the extra memory beyond the output from n² down to n.
 
-Lessons 08 and 09 use this translator: `trn.load_trained()` loads the same parameters, trained in advance and saved (`make train`), and `trn.to_tiny_transformer` puts them into lesson 09's `TinyTransformer`.
+Lessons 08 and 09 use this translator: `translator.load_trained()` loads the same parameters, trained in advance and saved (`make train`), and `translator.to_tiny_transformer` puts them into lesson 09's `TinyTransformer`.
 
 [Back to 10. Review](10_review.ipynb)
 """)
