@@ -969,7 +969,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "check_l14_backward_not_function": "{name}: q, k, v, d_out을 받아 (d_q, d_k, d_v)를 돌려주는 함수로 정의해 주세요.",
         "check_l14_backward_package": "{name} 함수가 패키지에 이미 있는 역전파(bp.attention_backward, bp.softmax_backward, ab.… 또는 검사기의 유한 차분)를 불러요. p를 구한 뒤 d_v, d_p, d_s, d_q, d_k를 직접 계산해 보세요.",
         "check_l14_backward_raised": "키가 {n}개일 때 {name} 함수가 오류를 냈어요: {error}",
-        "check_l14_backward_shape": "{name} 함수는 q {q}, k {k}, v {v}와 같은 모양의 배열 세 개를 돌려줘야 해요. 받은 것: {got}",
+        "check_l14_backward_shape": "{name} 함수는 배열 세 개를 돌려줘야 해요(모양은 차례로 q {q}, k {k}, v {v}). 받은 것: {got}",
         "check_l14_backward_wrong": "{name}: {which} 값이 달라요(유한 차분과의 상대 오차 {err}). d_s = p ⊙ (d_p − p·d_p)와 스케일 1/√d를 떠올려 보세요.",
         "check_l14_verb_right": "맞았어요! 인코더 셀프 어텐션이 있는 모델에서 동사 \"{verb}\"의 행은 \"{word}\" 토큰을 가장 많이 봐요(어텐션 가중치 {weight}). 그래도 번역은 맞아요. 인코더가 동사의 내용을 그 자리에 옮겨 두었거든요.",
         "check_l14_verb_setup": "수업의 객체를 그대로 넣어 주세요: check_verb_attention(my_word, run_sa.model, new_pair)",
