@@ -955,7 +955,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "check_l14_backward_right": "맞았어요! {name} 함수가 새 쿼리에서 유한 차분 검사를 통과했어요. 상대 오차: d_q {dq}, d_k {dk}, d_v {dv}",
         "check_l14_backward_not_function": "{name}에는 (d_q, d_k, d_v)를 돌려주는 함수 my_backward(q, k, v, d_out)를 넣어 주세요.",
         "check_l14_backward_raised": "키 {n}개짜리 쿼리에서 {name} 함수가 오류를 냈어요: {error}",
-        "check_l14_backward_shape": "{name} 함수는 q {q}, k {k}, v {v}와 같은 모양의 배열 세 개를 돌려줘야 해요. 받은 것: {got}",
+        "check_l14_backward_shape": "{name} 함수는 배열 세 개를 돌려줘야 해요. 모양은 차례로 q, k, v와 같아야 해요(q {q}, k {k}, v {v}). 받은 것: {got}",
         "check_l14_backward_wrong": "{name}: {which} 값이 달라요(유한 차분과의 상대 오차 {err}). d_s = p ⊙ (d_p − p·d_p)와 스케일 1/√d를 떠올려 보세요.",
         "check_l14_verb_right": "맞았어요! 동사 {verb}의 행은 {word} 단어를 가장 많이 봐요(가중치 {weight}). 동사는 문장 끝으로 옮겨 갔고, 어텐션이 그 단어를 찾아 거슬러 올라갔어요.",
         "check_l14_verb_not_word": "{name}에는 문장의 영어 단어 중 하나를 적어 주세요: {words}",
