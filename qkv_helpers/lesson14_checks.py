@@ -61,8 +61,8 @@ def _package_backward_code() -> set:
 def _call_watched(fn, args):
     """``fn(*args)``, and whether it called one of the package's backwards on the way.
 
-    A profiler sees every Python call, however the function was reached (``bp.…``, an
-    alias, ``from … import``), so a wrapper around ``bp.attention_backward`` is caught.
+    A profiler sees every Python call, however the function was reached (``backprop.…``, an
+    alias, ``from … import``), so a wrapper around ``backprop.attention_backward`` is caught.
     """
     forbidden = _package_backward_code()
     used = []
