@@ -109,7 +109,7 @@ def kept_bytes(n: int, d: int, recompute: bool, itemsize: int = 4) -> int:
     >>> kept_bytes(1024, 64, False) / 2**20, kept_bytes(1024, 64, True) / 2**20
     (4.25, 0.25390625)
     """
-    n, d = positive_int(n, "n"), positive_int(d, "d")
+    n, d = validate.integer(n, "n", 1), validate.integer(d, "d", 1)
     return itemsize * ((n if recompute else n * n) + n * d)
 
 
