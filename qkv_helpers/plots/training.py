@@ -151,7 +151,8 @@ def plot_backward_memory(costs, ax=None):
     """
     from ..attention_backward import BackwardCosts
 
-    validate.instance_of(costs, "costs", BackwardCosts, "attention_backward.measure_backward(lengths)")
+    validate.instance_of(costs, "costs", BackwardCosts,
+                         "attention_backward.measure_backward(lengths)")
     for field in ("kept_plain", "peak_plain", "kept_recompute", "peak_recompute"):
         values = validate.array(getattr(costs, field), f"costs.{field}", ndim=1, empty=False)
         if len(values) != len(costs.lengths) or not (values > 0).all():
