@@ -45,11 +45,13 @@ import html
 import importlib.util
 import json
 import logging
+import os
 import re
 import shutil
 import subprocess
 import sys
 import tarfile
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -204,9 +206,14 @@ def _tarball(name: str, version: str) -> Path:
         if npm is None:
             raise FileNotFoundError("npm")
         VENDOR.mkdir(parents=True, exist_ok=True)
-        subprocess.run([npm, "pack", f"{name}@{version}", "--silent",
-                        "--pack-destination", str(VENDOR)], check=True,
-                       stdout=subprocess.DEVNULL)
+        # Packed into a folder of its own, then moved into place in one step: another
+        # process (a second test worker, make slides beside make assignments) that finds
+        # the file finds it whole, never half written.
+        with tempfile.TemporaryDirectory(dir=VENDOR) as tmp:
+            subprocess.run([npm, "pack", f"{name}@{version}", "--silent",
+                            "--pack-destination", tmp], check=True,
+                           stdout=subprocess.DEVNULL)
+            os.replace(Path(tmp) / path.name, path)
     return path
 
 
