@@ -893,10 +893,10 @@ def cases_lesson_14(pending: bool = False) -> list[Case]:
     matplotlib.use("Agg")
     from qkv_helpers import attention_backward as ab
     from qkv_helpers import backprop as bp
-    from qkv_helpers import lesson14_checks as checks14
     from qkv_helpers import plots, widgets
     from qkv_helpers import toy_corpus as tc
     from qkv_helpers import translator as trn
+    from qkv_helpers.checks import lesson_14 as checks14
     from qkv_helpers.checks._feedback import Feedback
 
     out: list[Case] = []

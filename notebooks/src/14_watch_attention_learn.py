@@ -36,7 +36,7 @@ import inspect
 import numpy as np
 from IPython.display import display
 import qkv_helpers as qk
-from qkv_helpers import attention_backward, backprop, lesson14_checks, toy_corpus, translator
+from qkv_helpers import attention_backward, backprop, toy_corpus, translator
 
 qk.setup(lang=LANG)                       # 그림과 메시지의 언어
 np.set_printoptions(precision=3, suppress=True)
@@ -46,7 +46,7 @@ import inspect
 import numpy as np
 from IPython.display import display
 import qkv_helpers as qk
-from qkv_helpers import attention_backward, backprop, lesson14_checks, toy_corpus, translator
+from qkv_helpers import attention_backward, backprop, toy_corpus, translator
 
 qk.setup(lang=LANG)                       # language of plots and messages
 np.set_printoptions(precision=3, suppress=True)
@@ -192,12 +192,12 @@ lesson.code(exercise=True, ko="""
 def my_backward(q, k, v, d_out):
     return ...                            # p를 구한 뒤 d_v, d_p, d_s, d_q, d_k 순서로 계산해요
 
-lesson14_checks.check_attention_backward(my_backward)
+qk.checks.check_attention_backward(my_backward)
 """, en="""
 def my_backward(q, k, v, d_out):
     return ...                            # p, then d_v, d_p, d_s, d_q, d_k: (d_q, d_k, d_v)
 
-lesson14_checks.check_attention_backward(my_backward)
+qk.checks.check_attention_backward(my_backward)
 """)
 
 lesson.code(solution=True, ko="""
@@ -210,7 +210,7 @@ def my_backward(q, k, v, d_out):
     d_s = p * (d_p - p @ d_p)             # 야코비안 적용
     return d_s @ k * scale, np.outer(d_s, q) * scale, d_v
 
-lesson14_checks.check_attention_backward(my_backward).as_solution()
+qk.checks.check_attention_backward(my_backward).as_solution()
 """, en="""
 # 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
 def my_backward(q, k, v, d_out):
@@ -221,7 +221,7 @@ def my_backward(q, k, v, d_out):
     d_s = p * (d_p - p @ d_p)             # the Jacobian applied
     return d_s @ k * scale, np.outer(d_s, q) * scale, d_v
 
-lesson14_checks.check_attention_backward(my_backward).as_solution()
+qk.checks.check_attention_backward(my_backward).as_solution()
 """)
 
 lesson.md(slide="slide", ko="""
@@ -419,21 +419,21 @@ Give the model with encoder self-attention (`run_sa.model`) a new sentence, "the
 lesson.code(exercise=True, ko="""
 new_pair = toy_corpus.build_sentence("rabbit", "hid", "behind", "bench", "white", "small")
 my_word = ...                             # 원문 토큰 하나, 예: "the"
-lesson14_checks.check_verb_attention(my_word, run_sa.model, new_pair)
+qk.checks.check_verb_attention(my_word, run_sa.model, new_pair)
 """, en="""
 new_pair = toy_corpus.build_sentence("rabbit", "hid", "behind", "bench", "white", "small")
 my_word = ...                             # one source token, e.g. "the"
-lesson14_checks.check_verb_attention(my_word, run_sa.model, new_pair)
+qk.checks.check_verb_attention(my_word, run_sa.model, new_pair)
 """)
 
 lesson.code(solution=True, ko="""
 # 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
 my_word = "<eos>"                         # "hid"가 아니에요: 인코더가 동사의 내용을 <eos>에 옮겨 뒀어요
-lesson14_checks.check_verb_attention(my_word, run_sa.model, new_pair).as_solution()
+qk.checks.check_verb_attention(my_word, run_sa.model, new_pair).as_solution()
 """, en="""
 # 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
 my_word = "<eos>"                         # not "hid": the encoder moved the verb's content to <eos>
-lesson14_checks.check_verb_attention(my_word, run_sa.model, new_pair).as_solution()
+qk.checks.check_verb_attention(my_word, run_sa.model, new_pair).as_solution()
 """)
 
 lesson.md(slide="slide", ko="""
@@ -552,21 +552,21 @@ fig = qk.plots.plot_training_curves(broken.history)
 
 lesson.code(exercise=True, ko="""
 my_diagnosis = ...                        # "a", "b", "c" 중 하나
-lesson14_checks.check_break_it(broken, my_diagnosis)
+qk.checks.check_break_it(broken, my_diagnosis)
 """, en="""
 my_diagnosis = ...                        # one of "a", "b", "c"
-lesson14_checks.check_break_it(broken, my_diagnosis)
+qk.checks.check_break_it(broken, my_diagnosis)
 """)
 
 lesson.code(solution=True, ko="""
 # 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
 my_diagnosis = "a"                        # lr = 0.3: 손실이 2보다 높은 곳에 머물러요. n_train = 20이면 "b"
-lesson14_checks.check_break_it(broken, my_diagnosis).as_solution()
+qk.checks.check_break_it(broken, my_diagnosis).as_solution()
 """, en="""
 # 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
 # lr = 0.3: the loss stalls above 2. With n_train = 20: "b"
 my_diagnosis = "a"
-lesson14_checks.check_break_it(broken, my_diagnosis).as_solution()
+qk.checks.check_break_it(broken, my_diagnosis).as_solution()
 """)
 
 lesson.md(slide="slide", ko="""

@@ -57,11 +57,14 @@ from .lesson_10 import check_masked_output
 from .lesson_11 import check_head_weights
 from .lesson_12 import check_rope_score, check_same_distance
 from .lesson_13 import check_gqa_group, check_merged_halves
+from .lesson_14 import check_attention_backward, check_break_it, check_verb_attention
 
 __all__ = [
     "Feedback",
     "check_angle",
     "check_array",
+    "check_attention_backward",
+    "check_break_it",
     "check_causal_mask",
     "check_changed_rows",
     "check_contextual_vector",
@@ -90,6 +93,7 @@ __all__ = [
     "check_stable_log_softmax",
     "check_stable_softmax",
     "check_value",
+    "check_verb_attention",
     "check_weights",
     "never_raises",
     "not_answered",

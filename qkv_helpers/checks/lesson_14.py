@@ -11,13 +11,13 @@ import sys
 
 import numpy as np
 
-from . import attention_backward as _attention_backward
-from . import backprop as _backprop
-from .checks._feedback import Feedback, never_raises, not_answered, right, unanswered, wrong
-from .checks.lesson_04 import _is_package_function
-from .lang import t
-from .toy_corpus import Pair, Vocabulary
-from .translator import TrainingRun, Translator, make_batch
+from .. import attention_backward as _attention_backward
+from .. import backprop as _backprop
+from ..lang import t
+from ..toy_corpus import Pair, Vocabulary
+from ..translator import TrainingRun, Translator, make_batch
+from ._feedback import Feedback, never_raises, not_answered, right, unanswered, wrong
+from .lesson_04 import _is_package_function
 
 __all__ = ["check_attention_backward", "check_break_it", "check_verb_attention"]
 
