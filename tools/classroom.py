@@ -447,23 +447,6 @@ def shows_a_widget(cell) -> bool:
         WIDGET_MIME in output.get("data", {}) for output in cell.get("outputs", []))
 
 
-def only_prints_translated_text(cell) -> bool:
-    """True for a code cell that prints texts of the language table (``qk.t(...)``) and
-    shows nothing else: on a slide its code is noise beside the text it prints.
-
-    >>> cell = nbformat.v4.new_code_cell('for d in (4, 16):\\n    print(qk.t("row", d=d))')
-    >>> cell.outputs = [nbformat.v4.new_output("stream", text="d = 4 ...")]
-    >>> only_prints_translated_text(cell)
-    True
-    >>> cell.source = "print(np.ones(2))"
-    >>> only_prints_translated_text(cell)
-    False
-    """
-    outputs = cell.get("outputs", [])
-    return (cell.cell_type == "code" and "print(qk.t(" in cell.source and bool(outputs)
-            and all(output.output_type == "stream" for output in outputs))
-
-
 def _widget_note(lang: str):
     """A markdown cell saying, in ``lang``, that this page's widget needs a running kernel."""
     note = nbformat.v4.new_markdown_cell(
@@ -502,14 +485,12 @@ def _for_pages(nb, lang: str, suffix: str):
 
 def for_slides(nb, lang: str = "en"):
     """A copy of ``nb`` ready for a deck: solution cells on a sub-slide of their own, links
-    to other lessons pointing at their decks, the code of cells that only print translated
-    text hidden, a note after each widget (see :func:`for_site`)."""
+    to other lessons pointing at their decks, a note after each widget (see :func:`for_site`).
+    Every code cell keeps its code: lesson cells print their own words (no ``qk.t``)."""
     out = _for_pages(nb, lang, ".slides.html")
     for cell in out.cells:
         if is_solution(cell) and slide_type(cell) not in SLIDE_STARTS + ("skip",):
             cell.metadata["slideshow"] = {"slide_type": "subslide"}
-        if only_prints_translated_text(cell):
-            cell.metadata["transient"] = {"remove_source": True}  # nbconvert skips the input
     return out
 
 
