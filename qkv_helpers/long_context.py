@@ -343,8 +343,14 @@ def receptive_field(window: int, layers: int) -> int:
     Each layer reaches ``window − 1`` positions further back: ``layers · (window − 1) + 1``
     (itself included), in a long enough sequence.
 
-    >>> receptive_field(window=4096, layers=32)      # Mistral 7B's window and depth
+    A theoretical reach: what the masks allow, not what a trained model uses. This course's
+    ``window`` counts the query itself; Mistral 7B v0.1's W = 4096 leaves it out, so it is
+    ``window=4097`` here (W·L = 131,072 positions back, plus the token itself).
+
+    >>> receptive_field(window=4096, layers=32)      # window 4096 (itself included), 32 layers
     131041
+    >>> receptive_field(window=4097, layers=32)      # Mistral 7B v0.1: W = 4096, 32 layers
+    131073
     """
     return validate.integer(layers, "layers", 1) * (validate.integer(window, "window", 1) - 1) + 1
 
