@@ -13,16 +13,16 @@ import importlib
 # Every numpy-only module is imported here, so that "go to definition" (jedi, in Jupyter
 # and editors) finds each name a lesson uses: qk.KVCache, qk.apply_rope, qk.kv_cache.arithmetic...
 from . import (
+    attention_steps,
     checks,
     decoding,
     encoder_decoder,
     fast,
+    float_limits,
     grouped_query,
     kv_cache,
     layer_norm,
     long_context,
-    numerics,
-    pipeline,
     positions,
     pretrained,
     quiz,

@@ -1,6 +1,6 @@
 """Bad input to the core math: a clear error naming the argument, or a right result.
 
-For every public entry point of attention.py, masks.py, numerics.py, kv_cache.py,
+For every public entry point of attention.py, masks.py, float_limits.py, kv_cache.py,
 decoding.py and fast.py (and, at the end, lessons 11-13's positions, grouped-query and tiled
 attention, the online softmax, the paged cache, erf and gelu), one argument at a time is
 replaced by anything hypothesis can draw: arrays of every dtype (float16/32/64, integers,
@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import qkv_helpers as qk
-from qkv_helpers import fast, numerics, tiled
+from qkv_helpers import fast, float_limits, tiled
 from qkv_helpers.layer_norm import layer_norm
 from qkv_helpers.positions import sinusoidal_positions
 
@@ -252,7 +252,7 @@ def test_the_issue_s_silent_cases_are_errors_now():
         np.testing.assert_array_equal(w, [0, 0, 1])
 
 
-# --- masks, numerics, layer norm, positions ---------------------------------------------
+# --- masks, float_limits, layer norm, positions ---------------------------------------------
 
 
 SIZES = st.one_of(PY_OBJECTS, st.integers(-3, 40))
@@ -275,7 +275,7 @@ def test_causal_mask(n_q, n_k, which):
 
 @SETTINGS
 @given(x=ANYTHING)
-def test_numerics_x(x):
+def test_float_limits_x(x):
     def naive_check(w):
         # the formula as written, in x's own float dtype (lesson 04 shows float16 overflow)
         given = np.asarray(x)
@@ -287,14 +287,14 @@ def test_numerics_x(x):
             want = e / e.sum(-1, keepdims=True)
         np.testing.assert_allclose(w, want, rtol=1e-12, equal_nan=True)  # NaN shown on purpose
 
-    clear_or_right(lambda: numerics.naive_softmax(x), "x", naive_check)
+    clear_or_right(lambda: float_limits.naive_softmax(x), "x", naive_check)
 
     def steps_check(steps):
         arr = np.asarray(x)
         close(steps.weights, ref_softmax(arr), steps.weights.dtype)
         assert (as_float64(steps.shifted) <= 0).all()
 
-    clear_or_right(lambda: numerics.max_subtraction_steps(x), "x", steps_check)
+    clear_or_right(lambda: float_limits.max_subtraction_steps(x), "x", steps_check)
 
 
 DTYPE_LIKE = st.one_of(PY_OBJECTS, st.sampled_from(
@@ -308,7 +308,7 @@ def test_exp_limit_and_positions_dtype(dtype):
     def limit_check(value):
         assert value == pytest.approx(np.log(float(np.finfo(dtype).max)))
 
-    clear_or_right(lambda: numerics.exp_limit(dtype), "dtype", limit_check)
+    clear_or_right(lambda: float_limits.exp_limit(dtype), "dtype", limit_check)
     clear_or_right(lambda: sinusoidal_positions(3, 4, dtype), "dtype",
                    lambda pe: (pe.dtype == np.dtype(dtype)) or pytest.fail("dtype"))
 

@@ -249,7 +249,7 @@ def lazy_offers(namespace: dict, want_function: bool):
 
 
 def _package_functions():
-    """The package's own public functions (qk.softmax, qk.numerics.naive_softmax...)."""
+    """The package's own public functions (qk.softmax, qk.float_limits.naive_softmax...)."""
     found = []
     for name, module in list(sys.modules.items()):
         if not name.startswith("qkv_helpers") or any(

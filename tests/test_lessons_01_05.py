@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 import qkv_helpers as qk
-from qkv_helpers import checks, numerics, score_scale, similarity, weighted_sum
+from qkv_helpers import checks, float_limits, score_scale, similarity, weighted_sum
 from qkv_helpers.lang import t
 
 finite = st.floats(-50, 50, allow_nan=False, allow_infinity=False)
@@ -100,21 +100,21 @@ def test_scaling_rejects_bad_dk():
         score_scale.dot_product_variance(0)
 
 
-# --- numerics -------------------------------------------------------------------------------
+# --- float_limits -------------------------------------------------------------------------------
 
 def test_naive_softmax_overflows_where_exp_does():
-    limit = numerics.exp_limit()
+    limit = float_limits.exp_limit()
     assert math.isfinite(math.exp(limit - 1e-9))
     with pytest.raises(OverflowError):
         math.exp(limit + 1e-6)
-    assert np.isnan(numerics.naive_softmax([limit + 1, 0.0])).any()
-    np.testing.assert_allclose(numerics.naive_softmax([limit - 5, 0.0]),
+    assert np.isnan(float_limits.naive_softmax([limit + 1, 0.0])).any()
+    np.testing.assert_allclose(float_limits.naive_softmax([limit - 5, 0.0]),
                                qk.softmax([limit - 5, 0.0]))
 
 
 @given(arrays(float, st.integers(1, 6), elements=finite), st.floats(-600, 600))
 def test_max_subtraction_is_shift_invariant(scores, shift):
-    steps = numerics.max_subtraction_steps(scores + shift)
+    steps = float_limits.max_subtraction_steps(scores + shift)
     assert steps.shifted.max() == 0.0 and steps.exps.max() == 1.0
     np.testing.assert_allclose(steps.weights, qk.softmax(scores), atol=1e-12)
 

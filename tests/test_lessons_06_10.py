@@ -21,7 +21,7 @@ from qkv_helpers.encoder_decoder import (
     permutation_check,
     top_keys,
 )
-from qkv_helpers.pipeline import pipeline_steps
+from qkv_helpers.attention_steps import pipeline_steps
 from qkv_helpers.quiz import QUESTIONS, grade, quiz_widget
 
 

@@ -146,7 +146,7 @@ def _cases_for_every_ax() -> list[Case]:
 def cases_issue_26() -> list[Case]:
     """The kinds of issue 26 for the entry points above that can meet them."""
     import qkv_helpers as qk
-    from qkv_helpers import pipeline as pl
+    from qkv_helpers import attention_steps as pl
     from qkv_helpers import plots
     from qkv_helpers.kv_cache import arithmetic as km
     from qkv_helpers.kv_cache import experiments as kv_experiments
@@ -178,7 +178,7 @@ def cases_issue_26() -> list[Case]:
             "w_q and w_k·1e160 (only the scores overflow)": (ex.x, ex.w_q * 1e160,
                                                              ex.w_k * 1e160)}.items():
         arg = "x" if what.startswith("x") else "w_q"
-        out.append(Case("pipeline.pipeline_steps", arg, what,
+        out.append(Case("attention_steps.pipeline_steps", arg, what,
                         lambda x=x, w_q=w_q, w_k=w_k: pl.pipeline_steps(x, w_q, w_k, ex.w_v)))
     # a plot given more queries than keys for a causal mask
     out.append(Case("plots.plot_masked_scores", "mask", "causal, 5 queries for 3 keys",
@@ -194,7 +194,7 @@ def cases() -> list[Case]:
     matplotlib.use("Agg")
     import qkv_helpers as qk
     from qkv_helpers import encoder_decoder as ed
-    from qkv_helpers import pipeline as pl
+    from qkv_helpers import attention_steps as pl
     from qkv_helpers import plots, score_scale, similarity, weighted_sum, widgets
     from qkv_helpers.kv_cache import arithmetic as km
     from qkv_helpers.kv_cache.experiments import to_words
@@ -275,7 +275,7 @@ def cases() -> list[Case]:
 
     # --- pipeline ----------------------------------------------------------------------------
     good = dict(x=ex.x, w_q=ex.w_q, w_k=ex.w_k, w_v=ex.w_v)
-    add_all("pipeline.pipeline_steps", pl.pipeline_steps, good,
+    add_all("attention_steps.pipeline_steps", pl.pipeline_steps, good,
             {"x": bad_arrays(ex.x), "w_q": bad_arrays(ex.w_q), "w_k": bad_arrays(ex.w_k),
              "w_v": bad_arrays(ex.w_v),
              "mask": [("int mask", np.ones((n, n), int)), ("wrong shape", np.ones((3, 3), bool)),

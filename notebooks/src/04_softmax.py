@@ -144,11 +144,13 @@ The largest float64 is about 1.8 × 10³⁰⁸, so `exp(x)` becomes infinity (`i
 """)
 
 lesson.code(ko="""
-print(round(qk.numerics.exp_limit(np.float64), 2), round(qk.numerics.exp_limit(np.float32), 2))
+limits = qk.float_limits.exp_limit(np.float64), qk.float_limits.exp_limit(np.float32)
+print(round(limits[0], 2), round(limits[1], 2))
 with np.errstate(over="ignore"):                 # 넘침 경고를 끄고 결과만 봐요
     print(np.exp(np.array([709.0, 710.0])))
 """, en="""
-print(round(qk.numerics.exp_limit(np.float64), 2), round(qk.numerics.exp_limit(np.float32), 2))
+limits = qk.float_limits.exp_limit(np.float64), qk.float_limits.exp_limit(np.float32)
+print(round(limits[0], 2), round(limits[1], 2))
 with np.errstate(over="ignore"):                 # silence the overflow warning, show the result
     print(np.exp(np.array([709.0, 710.0])))
 """)
@@ -160,14 +162,14 @@ Half precision (float16), common when running large models on GPUs, is far tight
 """)
 
 lesson.code(ko="""
-print(round(qk.numerics.exp_limit(np.float16), 2))         # float16에서 exp가 넘치는 곳
+print(round(qk.float_limits.exp_limit(np.float16), 2))     # float16에서 exp가 넘치는 곳
 half = np.array([2.0, 7.0, 12.0], dtype=np.float16)
-print(qk.numerics.naive_softmax(half))                     # 식 그대로: exp(12) = inf → NaN
+print(qk.float_limits.naive_softmax(half))                 # 식 그대로: exp(12) = inf → NaN
 print(qk.softmax(half), qk.softmax(half).dtype)            # 최댓값을 빼면: 문제없음
 """, en="""
-print(round(qk.numerics.exp_limit(np.float16), 2))         # where exp overflows in float16
+print(round(qk.float_limits.exp_limit(np.float16), 2))     # where exp overflows in float16
 half = np.array([2.0, 7.0, 12.0], dtype=np.float16)
-print(qk.numerics.naive_softmax(half))                     # from the formula: exp(12) = inf → NaN
+print(qk.float_limits.naive_softmax(half))                 # from the formula: exp(12) = inf → NaN
 print(qk.softmax(half), qk.softmax(half).dtype)            # maximum subtracted: fine
 """)
 
@@ -178,8 +180,8 @@ Feed the scores [1000, 1001, 1002] to softmax written straight from the formula:
 """)
 
 lesson.code("""
-print(qk.numerics.naive_softmax([1.0, 2.0, 3.0]))
-print(qk.numerics.naive_softmax([1000.0, 1001.0, 1002.0]))
+print(qk.float_limits.naive_softmax([1.0, 2.0, 3.0]))
+print(qk.float_limits.naive_softmax([1000.0, 1001.0, 1002.0]))
 """)
 
 lesson.md(slide="slide", ko="""
@@ -205,7 +207,7 @@ Use the property from above, "subtracting the same number from every score chang
 """)
 
 lesson.code("""
-steps = qk.numerics.max_subtraction_steps([1000.0, 1001.0, 1002.0])
+steps = qk.float_limits.max_subtraction_steps([1000.0, 1001.0, 1002.0])
 print(steps.shifted, steps.exps, steps.weights)
 print(qk.softmax([1000.0, 1001.0, 1002.0]), qk.softmax([1.0, 2.0, 3.0]))
 """)

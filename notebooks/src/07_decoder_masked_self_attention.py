@@ -113,20 +113,21 @@ lesson.md(slide="subslide", ko="""
 """)
 
 lesson.code(ko="""
-print(round(qk.numerics.exp_underflow_limit(np.float32), 2))       # 이보다 작으면 exp가 정확히 0
+print(round(qk.float_limits.exp_underflow_limit(np.float32), 2))   # 이보다 작으면 exp가 정확히 0
 w = qk.softmax(np.array([0.0, -50.0, -104.0], dtype=np.float32))
 print(w[1] > 0, w[2] == 0)          # −50: 아주 작지만 0은 아님, −104: 정확히 0
 row, hidden = np.array([[0.3, -1.2, 2.0]], dtype=np.float32), np.zeros((1, 3), dtype=bool)
-print(qk.numerics.fill_and_softmax(row, hidden))                       # 모두 가림, −∞: NaN
-print(qk.numerics.fill_and_softmax(row, hidden, fill=np.finfo(np.float32).min))  # 큰 음수: 고른 값
+print(qk.float_limits.fill_and_softmax(row, hidden))         # 모두 가림, −∞: NaN
+# 큰 음수: 고른 값
+print(qk.float_limits.fill_and_softmax(row, hidden, fill=np.finfo(np.float32).min))
 """, en="""
-print(round(qk.numerics.exp_underflow_limit(np.float32), 2))       # below this, exp is exactly 0
+print(round(qk.float_limits.exp_underflow_limit(np.float32), 2))   # below this, exp is exactly 0
 w = qk.softmax(np.array([0.0, -50.0, -104.0], dtype=np.float32))
 print(w[1] > 0, w[2] == 0)          # −50: tiny but not 0; −104: exactly 0
 row, hidden = np.array([[0.3, -1.2, 2.0]], dtype=np.float32), np.zeros((1, 3), dtype=bool)
-print(qk.numerics.fill_and_softmax(row, hidden))                       # all hidden, −∞: NaN
+print(qk.float_limits.fill_and_softmax(row, hidden))         # all hidden, −∞: NaN
 # large negative: uniform
-print(qk.numerics.fill_and_softmax(row, hidden, fill=np.finfo(np.float32).min))
+print(qk.float_limits.fill_and_softmax(row, hidden, fill=np.finfo(np.float32).min))
 """)
 
 lesson.md(slide="slide", ko="""

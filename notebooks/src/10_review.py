@@ -79,7 +79,7 @@ Computing the picture's steps one by one: their shapes, a check that the final o
 """)
 
 lesson.code("""
-steps = qk.pipeline.pipeline_steps(ex.x, ex.w_q, ex.w_k, ex.w_v)
+steps = qk.attention_steps.pipeline_steps(ex.x, ex.w_q, ex.w_k, ex.w_v)
 for name, array in zip(steps._fields, steps):
     print(f"{name:8s}", array.shape)
 print(np.allclose(steps.output, qk.scaled_dot_product_attention(ex.q, ex.k, ex.v).output))

@@ -28,7 +28,7 @@ def check_masked_output(answer, x, w_q, w_k, w_v, name: str = "my_output") -> Fe
         return got
     from ..attention import softmax
     from ..masks import causal_mask
-    from ..pipeline import pipeline_steps
+    from ..attention_steps import pipeline_steps
 
     x = np.asarray(x, dtype=float)
     mask = causal_mask(x.shape[0])  # (tokens, tokens)

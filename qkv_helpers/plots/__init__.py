@@ -30,7 +30,7 @@ from .kv_cache import (
     plot_total_flops,
 )
 from .long_context import plot_cost_loglog, plot_roofline, plot_serving_memory  # lesson 13
-from .pipeline import plot_pipeline
+from .attention_steps import plot_pipeline
 from .positions import (
     plot_position_similarity,
     plot_position_vectors,

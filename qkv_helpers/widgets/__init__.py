@@ -13,7 +13,7 @@ from .heads import head_selector
 from .kv_cache import kv_cache_stepper
 from .long_context import paged_cache_view, tiling_animation  # lesson 13
 from .masking import causal_mask_explorer
-from .pipeline import pipeline_explorer
+from .attention_steps import pipeline_explorer
 from .positions import rope_explorer
 from .real_model import minilm_explorer
 from .scores_and_weights import (

@@ -11,7 +11,7 @@ from .. import _validate as validate
 from .. import style
 from ..examples import running_example
 from ..lang import t
-from ..pipeline import PipelineSteps, pipeline_steps
+from ..attention_steps import PipelineSteps, pipeline_steps
 from ._common import as_matrix, check_labels, optional_index
 
 __all__ = ["plot_pipeline"]
@@ -53,7 +53,7 @@ def plot_pipeline(steps: PipelineSteps | None = None, tokens=None, *,
     Parameters
     ----------
     steps : PipelineSteps, optional
-        Defaults to the running example's (:func:`qkv_helpers.pipeline.pipeline_steps`).
+        Defaults to the running example's (:func:`qkv_helpers.attention_steps.pipeline_steps`).
     tokens : sequence of str, optional
         Row labels; default the running example's tokens.
     fig : matplotlib Figure, optional
@@ -77,7 +77,7 @@ def plot_pipeline(steps: PipelineSteps | None = None, tokens=None, *,
         ex = running_example()
         steps = pipeline_steps(ex.x, ex.w_q, ex.w_k, ex.w_v) if steps is None else steps
         tokens = ex.tokens if tokens is None else tokens
-    validate.instance_of(steps, "steps", PipelineSteps, "from qkv_helpers.pipeline.pipeline_steps")
+    validate.instance_of(steps, "steps", PipelineSteps, "from qkv_helpers.attention_steps.pipeline_steps")
     for name in PipelineSteps._fields:
         as_matrix(getattr(steps, name), f"steps.{name}")  # finite, 2-D
     tokens = check_labels(tokens, steps.x.shape[0], "tokens", "rows of x")

@@ -7,8 +7,8 @@ import ipywidgets as widgets
 from .. import _validate as validate
 from ..examples import RunningExample, running_example
 from ..lang import t
-from ..pipeline import pipeline_steps
-from ..plots.pipeline import plot_pipeline
+from ..attention_steps import pipeline_steps
+from ..plots.attention_steps import plot_pipeline
 from ._artists import animate
 from ._live import LiveFigure, Panel
 
