@@ -43,6 +43,7 @@ Examples
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from typing import NamedTuple
@@ -381,12 +382,13 @@ class Corpus(NamedTuple):
     """The (subject, place) combinations never seen in training."""
 
 
-def _sentences_of(subject: str, place: str) -> tuple[list, list, list]:
+@functools.cache  # the tables do not change: work it out once per pair
+def _sentences_of(subject: str, place: str) -> tuple[tuple, tuple, tuple]:
     """What a sentence with this subject and place can say: its (verb, preposition) pairs
     and the adjectives (``None`` first) of each noun."""
-    actions = [(v, p) for v in VERBS for p in PREPOSITIONS
-               if nonsense(subject, v, p, place) is None]
-    return actions, [None, *adjectives_for(subject)], [None, *adjectives_for(place)]
+    actions = tuple((v, p) for v in VERBS for p in PREPOSITIONS
+                    if nonsense(subject, v, p, place) is None)
+    return actions, (None, *adjectives_for(subject)), (None, *adjectives_for(place))
 
 
 def _random_pair_of(rng, subject, place) -> Pair:
