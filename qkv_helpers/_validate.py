@@ -452,6 +452,85 @@ def attention_args(q, k, v, mask=None, scale=None):
     return q, k, v, mask, scale
 
 
+def _weights_in_range(p: np.ndarray, name: str) -> None:
+    """Attention weights: in 0..1, each row summing to 1 (up to float32 rounding)."""
+    if p.size and (p.min() < 0 or p.max() > 1 + 1e-6):
+        raise ValueError(f"{name} must be attention weights in 0..1 (the forward's softmax), "
+                         f"got values in {p.min():g}..{p.max():g} (shape {p.shape})")
+    sums = p.sum(axis=-1)
+    if p.size and np.abs(sums - 1).max() > 1e-3:
+        where = tuple(int(i) for i in np.argwhere(np.abs(sums - 1) > 1e-3)[0])
+        raise ValueError(f"{name} must be attention weights whose rows sum to 1 (the "
+                         f"forward's softmax), got a row summing to {sums[where]:g} at "
+                         f"index {where} (shape {p.shape})")
+
+
+def _same_dtype(*arrays):
+    dtype = np.result_type(*arrays)
+    return tuple(a.astype(dtype, copy=False) for a in arrays)
+
+
+def softmax_backward_args(d_p, p):
+    """``softmax_backward``'s ``d_p`` and ``p``: real arrays of one shape, p in 0..1."""
+    p = array(p, "p", bools=False, empty=False, shape="(..., n_q, n_k)")
+    _weights_in_range(p, "p")
+    d_p = array(d_p, "d_p", bools=False, shape=f"{p.shape}, p's")
+    if d_p.shape != p.shape:
+        raise ValueError(f"d_p must have the shape of p {p.shape} (one gradient per weight), "
+                         f"got shape {d_p.shape}")
+    return _same_dtype(d_p, p)
+
+
+def attention_backward_args(d_out, q, k, v, p):
+    """``attention_backward``'s arguments: q, k, v that fit (as for the forward), the
+    forward's weights ``p (..., n_q, n_k)`` and ``d_out`` shaped like the output."""
+    q, k, v = (array(x, name, min_ndim=2, bools=False, empty=False)
+               for x, name in ((q, "q"), (k, "k"), (v, "v")))
+    batch = attention_shapes(q.shape, k.shape, v.shape)
+    n_q, n_k, d_v = q.shape[-2], k.shape[-2], v.shape[-1]
+    p_shape, out_shape = (*batch, n_q, n_k), (*batch, n_q, d_v)
+    p = array(p, "p", min_ndim=2, bools=False, shape="(..., n_q, n_k)")
+    if p.shape != p_shape:
+        raise ValueError(f"p must be the forward's weights (..., n_q, n_k) = {p_shape} for q "
+                         f"{q.shape} and k {k.shape}, got shape {p.shape}")
+    _weights_in_range(p, "p")
+    d_out = array(d_out, "d_out", min_ndim=2, bools=False, shape="(..., n_q, d_v)")
+    if d_out.shape != out_shape:
+        raise ValueError(f"d_out must have the output's shape (..., n_q, d_v) = {out_shape} "
+                         f"for q {q.shape} and v {v.shape}, got shape {d_out.shape}")
+    return _same_dtype(d_out, q, k, v, p)
+
+
+def one_head_args(q, k, v):
+    """q, k, v of one head: 2-D ``(n, d)`` arrays that fit, in one dtype."""
+    q, k, v = (array(x, name, ndim=2, bools=False, empty=False, shape=shape)
+               for x, name, shape in ((q, "q", "(n_q, d_k)"), (k, "k", "(n_k, d_k)"),
+                                      (v, "v", "(n_k, d_v)")))
+    attention_shapes(q.shape, k.shape, v.shape)
+    return _same_dtype(q, k, v)
+
+
+def recompute_backward_args(d_out, q, k, v, out, lse, block_size):
+    """``recompute_backward``'s arguments: one head's q, k, v, the forward's ``out
+    (n_q, d_v)`` and ``lse (n_q,)``, ``d_out`` shaped like ``out``, a block size >= 1."""
+    q, k, v = one_head_args(q, k, v)
+    out_shape = (q.shape[0], v.shape[1])
+    named = {}
+    for x, name in ((d_out, "d_out"), (out, "out")):
+        named[name] = array(x, name, ndim=2, bools=False, shape="(n_q, d_v)")
+        if named[name].shape != out_shape:
+            raise ValueError(f"{name} must have the output's shape (n_q, d_v) = {out_shape} "
+                             f"for q {q.shape} and v {v.shape}, got shape "
+                             f"{named[name].shape}")
+    lse = array(lse, "lse", ndim=1, bools=False, shape="(n_q,)")
+    if lse.shape != (q.shape[0],):
+        raise ValueError(f"lse must hold one log-sum-exp per query row, shape "
+                         f"({q.shape[0]},) for q {q.shape}, got shape {lse.shape}")
+    block_size = integer(block_size, "block_size", 1)
+    d_out, q, k, v, out, lse = _same_dtype(named["d_out"], q, k, v, named["out"], lse)
+    return d_out, q, k, v, out, lse, block_size
+
+
 def attention_shapes(q_shape, k_shape, v_shape) -> tuple[int, ...]:
     """Check that q, k, v of these shapes fit together; return their batch shape."""
     n_q, d_k = q_shape[-2:]

@@ -35,6 +35,7 @@ __all__ = [
 ]
 
 
+@validate.by(validate.one_head_args)
 def forward_with_logsumexp(q, k, v):
     """The forward pass and what each backward keeps: ``(out, P, L)``.
 
@@ -53,11 +54,13 @@ def forward_with_logsumexp(q, k, v):
     return p @ v, p, lse
 
 
+@validate.by(validate.attention_backward_args)
 def plain_backward(d_out, q, k, v, p):
     """The backward of lesson 14, reading the kept ``P (n_q, n_k)``: ``(d_q, d_k, d_v)``."""
-    return attention_backward(d_out, q, k, v, p)
+    return attention_backward.unchecked(d_out, q, k, v, p)
 
 
+@validate.by(validate.recompute_backward_args)
 def recompute_backward(d_out, q, k, v, out, lse, block_size: int = 64):
     """The same gradients from ``out`` and ``lse (n_q,)`` only, ``P`` recomputed by blocks.
 
@@ -72,7 +75,6 @@ def recompute_backward(d_out, q, k, v, out, lse, block_size: int = 64):
     ``D_i = Σ_j P_ij d_P_ij = d_out_i · out_i``: the term of :func:`softmax_backward` that
     needs the whole row, computed once from the output.
     """
-    block_size = validate.integer(block_size, "block_size", 1)
     scale = q.dtype.type(1 / math.sqrt(q.shape[-1]))
     big_d = (d_out * out).sum(axis=-1, keepdims=True)  # (n_q, 1)
     d_q = np.zeros_like(q)  # (n_q, d_k)
@@ -144,13 +146,15 @@ def measure_backward(lengths, d: int = 64, block_size: int = 64, seed: int = 0) 
     for n in lengths:
         n = validate.integer(n, "n", 1)
         q, k, v, d_out = (rng.standard_normal((n, d), dtype=np.float32) for _ in range(4))
-        out, p, lse = forward_with_logsumexp(q, k, v)
+        out, p, lse = forward_with_logsumexp.unchecked(q, k, v)
         rows["lengths"].append(n)
         rows["kept_plain"].append(p.nbytes + out.nbytes)
         rows["kept_recompute"].append(lse.nbytes + out.nbytes)
-        rows["peak_plain"].append(measure_peak_memory(plain_backward, d_out, q, k, v, p))
-        rows["peak_recompute"].append(measure_peak_memory(recompute_backward, d_out, q, k, v,
-                                                          out, lse, block_size))
+        # the formulas alone (.unchecked): the arguments are known to be right here
+        rows["peak_plain"].append(measure_peak_memory(plain_backward.unchecked,
+                                                      d_out, q, k, v, p))
+        rows["peak_recompute"].append(measure_peak_memory(recompute_backward.unchecked,
+                                                          d_out, q, k, v, out, lse, block_size))
         rows["flops_plain"].append(backward_flops(n, d, False))
         rows["flops_recompute"].append(backward_flops(n, d, True))
         del p

@@ -21,6 +21,7 @@ import math
 
 import numpy as np
 
+from . import _validate as validate
 from .attention import scaled_dot_product_attention
 
 __all__ = [
@@ -140,6 +141,7 @@ def attention(q, k, v, mask=None):
     return scaled_dot_product_attention(q, k, v, mask=mask)
 
 
+@validate.by(validate.softmax_backward_args)
 def softmax_backward(d_p, p):
     """The softmax's Jacobian (lesson 03), applied to each row: ``d_s = J·d_p``.
 
@@ -150,6 +152,7 @@ def softmax_backward(d_p, p):
     return p * (d_p - (d_p * p).sum(axis=-1, keepdims=True))  # (..., n_q, n_k)
 
 
+@validate.by(validate.attention_backward_args)
 def attention_backward(d_out, q, k, v, p):
     """Gradients of ``out = P·v`` with ``P = softmax(q·kᵀ·scale)``, ``scale = 1/√d_k``.
 

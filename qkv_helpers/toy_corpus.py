@@ -8,9 +8,17 @@ One small grammar makes every sentence::
     the big cat sat on the mat   →   큰 고양이가 매트 위에 앉았다
 
 Korean needs two reorderings: the verb moves to the end, and the preposition becomes
-a postposition after the noun (on → 위에, in → 안에, under → 아래에, behind → 뒤에).
+a postposition after the noun (on → 위에, in → 안에, under → 아래에, behind → 뒤에;
+in Korean school grammar each is a noun, 위/안/아래/뒤, with the particle 에).
 The subject particle is 이 after a syllable with a final consonant (받침) and 가
 after one without (곰이, 개가): :func:`subject_particle` reads it from the syllable.
+
+Every sentence makes sense (:func:`nonsense` says why one would not): the subjects are
+animals (a person such as 선생님 would need honorific verbs), "in" goes only with a
+place that has an inside (상자 안에, never 나무 안에), a big animal does not fit in or
+under a small thing, one hides behind a thing but not on it, and a colour goes only with
+a noun that comes in it (:data:`PLACE_PREPOSITIONS`, :data:`VERB_PREPOSITIONS`,
+:data:`COLOURS`, ...).
 
 One token per English word and per Korean eojeol (어절, the space-separated words).
 Each Korean token comes from exactly one English word: :attr:`Pair.alignment` holds
@@ -35,7 +43,9 @@ Examples
 
 from __future__ import annotations
 
+import functools
 import itertools
+import math
 from typing import NamedTuple
 
 import numpy as np
@@ -44,30 +54,52 @@ from . import _validate as validate
 
 __all__ = [
     "ADJECTIVES",
+    "BIG_ANIMALS",
+    "CANNOT",
+    "COLOURS",
     "PLACES",
+    "PLACE_PREPOSITIONS",
     "PREPOSITIONS",
     "SPECIALS",
     "SUBJECTS",
     "VERBS",
+    "VERB_PREPOSITIONS",
     "Corpus",
     "Pair",
     "Vocabulary",
     "build_sentence",
     "has_final_consonant",
+    "adjectives_for",
     "make_corpus",
+    "nonsense",
     "subject_particle",
 ]
 
 SUBJECTS = {
     "cat": "고양이", "dog": "개", "bear": "곰", "rabbit": "토끼", "bird": "새",
-    "child": "아이", "fox": "여우", "student": "학생", "horse": "말", "snake": "뱀",
-    "lion": "사자", "monkey": "원숭이", "teacher": "선생님", "frog": "개구리",
+    "mouse": "쥐", "fox": "여우", "deer": "사슴", "horse": "말", "chicken": "닭",
+    "lion": "사자", "monkey": "원숭이", "sheep": "양", "frog": "개구리",
     "duck": "오리", "tiger": "호랑이",
 }
-"""English subject → Korean noun (the particle 이/가 is added by the rule)."""
+"""English subject → Korean noun (the particle 이/가 is added by the rule). All animals:
+a verb needs no honorific form for them (a teacher would take 선생님께서 … 앉으셨다)."""
+
+BIG_ANIMALS = frozenset({"bear", "deer", "horse", "lion", "sheep", "tiger"})
+"""The subjects too big to sit in a box or lie under a chair (see :data:`PLACE_PREPOSITIONS`)."""
 
 VERBS = {"sat": "앉았다", "lay": "누웠다", "stood": "섰다", "hid": "숨었다", "was": "있었다"}
 """English verb (past tense) → Korean verb; each takes a place with 에."""
+
+VERB_PREPOSITIONS = {
+    "sat": ("on", "in", "under", "behind"), "lay": ("on", "in", "under", "behind"),
+    "stood": ("on", "under", "behind"), "hid": ("in", "under", "behind"),
+    "was": ("on", "in", "under", "behind"),
+}
+"""The prepositions each verb takes: one hides in, under or behind a thing, not on it;
+one stands on, under or behind it (상자 안에 섰다 is odd Korean)."""
+
+CANNOT = {"horse": ("sat",), "deer": ("sat",), "bird": ("lay",), "frog": ("stood",)}
+"""Verbs an animal does not do: a horse does not sit, a frog does not stand."""
 
 PREPOSITIONS = {"on": "위에", "in": "안에", "under": "아래에", "behind": "뒤에"}
 """English preposition → Korean postposition (it follows the noun)."""
@@ -79,8 +111,42 @@ PLACES = {
 }
 """English place noun → Korean noun (no particle: the postposition follows)."""
 
+ANY, SMALL = "any", "small"
+PLACE_PREPOSITIONS = {
+    "mat": {"on": ANY},
+    "bed": {"on": SMALL, "under": SMALL, "behind": ANY},
+    "table": {"on": SMALL, "under": SMALL, "behind": ANY},
+    "chair": {"on": SMALL, "under": SMALL, "behind": ANY},
+    "box": {"in": SMALL, "on": SMALL, "behind": SMALL},
+    "tree": {"under": ANY, "behind": ANY},
+    "car": {"in": SMALL, "on": SMALL, "under": SMALL, "behind": ANY},
+    "bag": {"in": SMALL, "behind": SMALL},
+    "desk": {"on": SMALL, "under": SMALL, "behind": ANY},
+    "sofa": {"on": SMALL, "under": SMALL, "behind": ANY},
+    "rock": {"on": ANY, "behind": ANY},
+    "house": {"in": SMALL, "behind": ANY},
+    "bench": {"on": SMALL, "under": SMALL, "behind": ANY},
+    "bridge": {"on": ANY, "under": ANY},
+}
+"""For each place, the prepositions that make sense with it and who fits there: ``"any"``
+animal, or only a ``"small"`` one (not in :data:`BIG_ANIMALS`). "in" only with a place
+that has an inside (a box, a car, a bag, a house: 상자 안에, never 나무 안에 or 침대 안에);
+"under" only with a place that has room under it."""
+
 ADJECTIVES = {"big": "큰", "small": "작은", "red": "빨간", "white": "하얀", "black": "검은"}
 """English adjective → Korean adjective (before the noun in both languages)."""
+
+COLOURS = {
+    "cat": ("white", "black"), "dog": ("white", "black"), "bear": ("white", "black"),
+    "rabbit": ("white", "black"), "bird": ("red", "white", "black"), "mouse": ("white",),
+    "fox": ("white",), "horse": ("white", "black"), "chicken": ("white", "black"),
+    "sheep": ("white", "black"), "duck": ("white",), "tiger": ("white",),
+    "rock": ("white", "black"), "bridge": ("red", "white"),
+    **dict.fromkeys(("mat", "bed", "table", "chair", "box", "car", "bag", "desk", "sofa",
+                     "house", "bench"), ("red", "white", "black")),
+}
+"""The colours a noun can have (none listed: no colour; a red tiger is not a thing). Every
+noun can be big or small."""
 
 SPECIALS = ("<pad>", "<bos>", "<eos>")
 """Padding, beginning and end of sentence: ids 0, 1, 2."""
@@ -152,13 +218,75 @@ def _choice(value, name: str, table: dict, optional: bool = False):
     return value
 
 
+def adjectives_for(noun: str) -> tuple:
+    """The adjectives that make sense before ``noun``: big, small and its colours.
+
+    >>> adjectives_for("tiger"), adjectives_for("tree")
+    (('big', 'small', 'white'), ('big', 'small'))
+    """
+    return ("big", "small", *COLOURS.get(noun, ()))
+
+
+def nonsense(subject: str, verb: str, preposition: str, place: str,
+             subject_adjective: str | None = None,
+             place_adjective: str | None = None) -> tuple | None:
+    """Why a sentence of known words makes no sense, or ``None`` if it does.
+
+    The reason is ``(rule, fields)``: ``rule`` one of ``"place"`` (the place does not
+    take the preposition), ``"size"`` (the animal is too big for it), ``"verb"`` (the
+    verb does not take the preposition), ``"animal"`` (the animal does not do that) and
+    ``"adjective"``; ``fields`` the words involved and what is allowed instead.
+
+    >>> nonsense("cat", "sat", "in", "tree")
+    ('place', {'preposition': 'in', 'place': 'tree', 'allowed': 'under, behind'})
+    >>> nonsense("cat", "sat", "in", "box") is None
+    True
+    """
+    where = PLACE_PREPOSITIONS[place]
+    if preposition not in where:
+        return "place", {"preposition": preposition, "place": place,
+                         "allowed": ", ".join(where)}
+    if where[preposition] == SMALL and subject in BIG_ANIMALS:
+        return "size", {"subject": subject, "preposition": preposition, "place": place}
+    if preposition not in VERB_PREPOSITIONS[verb]:
+        return "verb", {"verb": verb, "preposition": preposition,
+                        "allowed": ", ".join(VERB_PREPOSITIONS[verb])}
+    if verb in CANNOT.get(subject, ()):
+        return "animal", {"subject": subject, "verb": verb}
+    for which, adjective, noun in (("subject_adjective", subject_adjective, subject),
+                                   ("place_adjective", place_adjective, place)):
+        if adjective is not None and adjective not in adjectives_for(noun):
+            return "adjective", {"which": which, "adjective": adjective, "noun": noun,
+                                 "allowed": ", ".join(adjectives_for(noun))}
+    return None
+
+
+_NONSENSE = {
+    "place": "preposition {preposition!r} makes no sense with place {place!r}: the {place} "
+             "takes {allowed}",
+    "size": "subject {subject!r} is too big to be {preposition} place {place!r} (the "
+            "{subject} is in BIG_ANIMALS)",
+    "verb": "verb {verb!r} makes no sense with preposition {preposition!r}: {verb} takes "
+            "{allowed}",
+    "animal": "subject {subject!r} does not go with verb {verb!r}: a {subject} does not do "
+              "that (CANNOT)",
+    "adjective": "{which} {adjective!r} makes no sense before {noun!r}: it takes {allowed}",
+}
+
+
 def build_sentence(subject: str, verb: str, preposition: str, place: str,
                    subject_adjective: str | None = None,
                    place_adjective: str | None = None) -> Pair:
     """One sentence of the grammar and its Korean translation, from its words.
 
+    A sentence that makes no sense (:func:`nonsense`) is refused with the reason.
+
     >>> build_sentence("bear", "hid", "under", "table", place_adjective="red").korean
-    ('곰이', '빨간', '탁자', '아래에', '숨었다')
+    Traceback (most recent call last):
+        ...
+    ValueError: subject 'bear' is too big to be under place 'table' (the bear is in BIG_ANIMALS)
+    >>> build_sentence("cat", "hid", "under", "table", place_adjective="red").korean
+    ('고양이가', '빨간', '탁자', '아래에', '숨었다')
     """
     subject = _choice(subject, "subject", SUBJECTS)
     verb = _choice(verb, "verb", VERBS)
@@ -166,6 +294,9 @@ def build_sentence(subject: str, verb: str, preposition: str, place: str,
     place = _choice(place, "place", PLACES)
     subject_adjective = _choice(subject_adjective, "subject_adjective", ADJECTIVES, True)
     place_adjective = _choice(place_adjective, "place_adjective", ADJECTIVES, True)
+    why = nonsense(subject, verb, preposition, place, subject_adjective, place_adjective)
+    if why is not None:
+        raise ValueError(_NONSENSE[why[0]].format(**why[1]))
 
     english, korean, alignment = ["the"], [], []
 
@@ -251,13 +382,22 @@ class Corpus(NamedTuple):
     """The (subject, place) combinations never seen in training."""
 
 
+@functools.cache  # the tables do not change: work it out once per pair
+def _sentences_of(subject: str, place: str) -> tuple[tuple, tuple, tuple]:
+    """What a sentence with this subject and place can say: its (verb, preposition) pairs
+    and the adjectives (``None`` first) of each noun."""
+    actions = tuple((v, p) for v in VERBS for p in PREPOSITIONS
+                    if nonsense(subject, v, p, place) is None)
+    return actions, (None, *adjectives_for(subject)), (None, *adjectives_for(place))
+
+
 def _random_pair_of(rng, subject, place) -> Pair:
-    adjectives = [None, *ADJECTIVES]
-    verbs, preps = list(VERBS), list(PREPOSITIONS)
+    actions, subject_adjectives, place_adjectives = _sentences_of(subject, place)
+    verb, preposition = actions[rng.integers(len(actions))]
     return build_sentence(
-        subject, verbs[rng.integers(len(verbs))], preps[rng.integers(len(preps))], place,
-        subject_adjective=adjectives[rng.integers(len(adjectives))],
-        place_adjective=adjectives[rng.integers(len(adjectives))])
+        subject, verb, preposition, place,
+        subject_adjective=subject_adjectives[rng.integers(len(subject_adjectives))],
+        place_adjective=place_adjectives[rng.integers(len(place_adjectives))])
 
 
 def make_corpus(n_train: int = 3000, n_valid: int = 200, n_heldout: int = 200,
@@ -280,23 +420,24 @@ def make_corpus(n_train: int = 3000, n_valid: int = 200, n_heldout: int = 200,
     n_heldout = validate.integer(n_heldout, "n_heldout", 1, 100_000, why=why)
     heldout_fraction = validate.real_number(heldout_fraction, "heldout_fraction", 0.0, 0.5,
                                             low_open=True)
-    n_combos = len(SUBJECTS) * len(PLACES)
-    n_held = round(heldout_fraction * n_combos)
+    # every (subject, place) that some sentence of the grammar can have
+    combos = [c for c in itertools.product(SUBJECTS, PLACES) if _sentences_of(*c)[0]]
+    n_held = round(heldout_fraction * len(combos))
     if heldout_fraction == 0.5 or n_held == 0:
         raise ValueError(f"heldout_fraction must be in (0, 0.5) and set aside at least one of "
-                         f"the {n_combos} (subject, place) combinations, got {heldout_fraction}")
-    per_combo = len(VERBS) * len(PREPOSITIONS) * (len(ADJECTIVES) + 1) ** 2
-    for name, n, room in (("n_train + n_valid", n_train + n_valid, n_combos - n_held),
-                          ("n_heldout", n_heldout, n_held)):
-        if n > room * per_combo:
-            raise ValueError(f"{name} must be at most {room * per_combo}: the grammar has "
-                             f"that many different sentences for this split, got {n}")
+                         f"the {len(combos)} (subject, place) combinations, got "
+                         f"{heldout_fraction}")
     rng = np.random.default_rng(validate.seed(seed))
-    combos = list(itertools.product(SUBJECTS, PLACES))  # every (subject, place)
     order = rng.permutation(len(combos))
-    held = {combos[i] for i in order[: round(heldout_fraction * len(combos))]}
+    held = {combos[i] for i in order[:n_held]}
     seen = [c for c in combos if c not in held]
     held_list = sorted(held)
+    for name, n, pool in (("n_train + n_valid", n_train + n_valid, seen),
+                          ("n_heldout", n_heldout, held_list)):
+        room = sum(math.prod(map(len, _sentences_of(*c))) for c in pool)
+        if n > room:
+            raise ValueError(f"{name} must be at most {room}: the grammar has that many "
+                             f"different sentences for this split, got {n}")
 
     used: set = set()
 

@@ -63,7 +63,7 @@ _ATTN = ("w_q", "w_k", "w_v", "w_o")
 TRAINED_WEIGHTS = Path(__file__).parent / "data" / "translator.npz"
 """The committed weights of lesson 14's translator, written by ``make train``."""
 
-TRAINING_SETTINGS = {"steps": 300, "batch_size": 32, "lr": 2e-2, "warmup": 20, "n_heads": 1,
+TRAINING_SETTINGS = {"steps": 300, "batch_size": 32, "lr": 1e-2, "warmup": 20, "n_heads": 1,
                      "encoder_self_attention": False, "seed": 0}
 """The settings :data:`TRAINED_WEIGHTS` was trained with (``train``'s defaults)."""
 
@@ -542,7 +542,7 @@ class TrainingRun(NamedTuple):
     vocab: Vocabulary
 
 
-def train(steps: int = 300, batch_size: int = 32, lr: float = 2e-2, warmup: int = 20,
+def train(steps: int = 300, batch_size: int = 32, lr: float = 1e-2, warmup: int = 20,
           n_heads: int = 1, encoder_self_attention: bool = False, seed: int = 0,
           n_train: int = 3000, eval_every: int = 10, n_eval: int = 100,
           stop_at: float | None = None, callback=None, dtype=np.float32) -> TrainingRun:

@@ -145,7 +145,7 @@ def _small_batch():
     # unequal lengths: padding in the source and in the target
     vocab = Vocabulary()
     pairs = [build_sentence("cat", "sat", "on", "mat", "big", "red"),
-             build_sentence("bear", "hid", "under", "box"),
+             build_sentence("bear", "hid", "behind", "rock"),
              build_sentence("dog", "was", "in", "car", place_adjective="small")]
     return vocab, make_batch(pairs, vocab)
 

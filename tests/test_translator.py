@@ -25,12 +25,25 @@ def test_training_from_the_seed_reproduces_the_committed_weights(trained):
                    for r in meta["history"]]
     # pinned: the curve of the committed weights (100 held-out sentences, every 10 steps)
     first_95 = next(r["step"] for r in run.history if r["exact_match"] >= 0.95)
-    assert first_95 == 120
+    assert first_95 == 130
     assert run.history[0]["alignment"] < 0.25  # chance: about one in 8 source tokens
-    assert (run.history[-1]["exact_match"], round(run.history[-1]["alignment"], 3)) == (1.0, 0.991)
+    assert (run.history[-1]["exact_match"], round(run.history[-1]["alignment"], 3)) == (1.0, 0.955)
     # alignment forms before accuracy does
     formed = next(r["step"] for r in run.history if r["alignment"] >= 0.8)
-    assert formed < first_95 and run.history[formed // 10]["exact_match"] < 0.5
+    assert formed == 90 and run.history[formed // 10]["exact_match"] == 0.5
+    assert (run.history[6]["step"], run.history[6]["exact_match"]) == (60, 0.02)
+    assert run.history[6]["alignment"] > 0.5
+
+
+@pytest.mark.parametrize("seed, first_95, alignment", [(1, 110, 1.0), (2, 120, 0.927)])
+def test_training_reaches_the_target_from_other_seeds(seed, first_95, alignment):
+    # every seed draws its own corpus, batches and initial weights. At lr 2e-2 seed 2 stalls at
+    # 91% exact match (the postposition's row reads <eos> in half the held-out sentences and
+    # guesses from the place); at lr 1e-2 seeds 0-4 all reach 100%
+    run = tr.train(**{**tr.TRAINING_SETTINGS, "seed": seed})
+    assert next(r["step"] for r in run.history if r["exact_match"] >= 0.95) == first_95
+    assert run.history[-1]["exact_match"] == 1.0
+    assert round(run.history[-1]["alignment"], 3) == alignment
 
 
 def test_the_trained_model_translates_unseen_combinations(trained):
@@ -56,7 +69,7 @@ def test_tiny_transformer_holds_the_trained_weights(trained):
     model, _ = trained
     vocab = Vocabulary()
     tiny = tr.to_tiny_transformer(model)
-    pair = build_sentence("tiger", "lay", "under", "bridge", "white", "black")
+    pair = build_sentence("tiger", "lay", "under", "bridge", "white", "red")
     batch = tr.make_batch([pair], vocab)
     ours, _ = model.forward(batch)
     theirs = tiny.forward(batch.target_in[0], source_ids=batch.source[0])
@@ -81,3 +94,45 @@ def test_lesson_08_example_gives_the_trained_cross_attention(trained):
     assert tuple(ex.alignment) == pair.alignment
     with pytest.raises(ValueError, match="one head"):
         tr.trained_translation_example(tr.Translator(len(Vocabulary()), n_heads=2))
+
+
+def test_the_rows_that_miss_their_gold_word_are_the_models_defaults(trained):
+    # lesson 14, section 5: almost every row whose cross-attention misses its gold word is the
+    # subject row of "duck" (it reads the first "the") or the verb row of "stood" (it reads
+    # <eos>): tokens that carry no word, and the model answers 오리가 / 섰다 when it gets nothing
+    from collections import Counter
+
+    model, _ = trained
+    corpus, vocab = make_corpus(), Vocabulary()
+    weights = model.cross_attention(tr.make_batch(corpus.heldout, vocab))[:, 0]
+    missed = Counter()
+    for w, pair in zip(weights, corpus.heldout):
+        source = [*pair.english, "<eos>"]
+        for i, gold in enumerate(pair.alignment):
+            if w[i].argmax() != gold:
+                missed[pair.english[gold], source[w[i].argmax()]] += 1
+    assert missed.most_common(2) == [(("stood", "<eos>"), 36), (("duck", "the"), 18)]
+    assert sum(missed.values()) == 55
+    # only the first "the" (the same vector in every sentence) or only <eos> left as keys
+    held = corpus.heldout[0]
+    assert held.words[1] == "duck"
+    batch = tr.make_batch([held], vocab)
+    memory = model.encode(batch.source)
+    for keep, word in ((0, "오리가"), (len(held.english), "섰다")):
+        only = np.zeros_like(batch.source)
+        only[0, keep] = batch.source[0, keep]
+        logits = model.decode(batch.target_in[:, :2], memory, only)
+        assert vocab.decode(logits[0].argmax(-1)) == [word, word]
+
+
+def test_twice_the_learning_rate_stalls_seed_2():
+    # lesson 14, section 4: at lr 0.02 seed 2 stops at 91% exact match; the postposition's
+    # row reads <eos> (which holds no preposition) in half the held-out sentences
+    run = tr.train(**{**tr.TRAINING_SETTINGS, "seed": 2, "lr": 2e-2})
+    assert max(r["exact_match"] for r in run.history) == 0.92
+    assert run.history[-1]["exact_match"] == 0.91
+    corpus, vocab = run.corpus, run.vocab
+    weights = run.model.cross_attention(tr.make_batch(corpus.heldout, vocab))[:, 0]
+    on_eos = sum(int(w[len(p.korean) - 2].argmax()) == len(p.english)
+                 for w, p in zip(weights, corpus.heldout))
+    assert on_eos == 104 and len(corpus.heldout) == 200

@@ -51,7 +51,8 @@ def _package_backward_code() -> set:
     codes = set()
     for module in (_backprop, _attention_backward, sys.modules[__name__]):
         for key, value in vars(module).items():
-            code = getattr(value, "__code__", None)
+            # a validated entry point (validate.by) wraps its formula: look at the formula
+            code = getattr(getattr(value, "unchecked", value), "__code__", None)
             if (code is not None and code.co_filename == module.__file__
                     and ("backward" in key or "gradient" in key)):
                 codes.add(code)
@@ -147,7 +148,7 @@ def check_verb_attention(answer, model, pair, name: str = "my_word") -> Feedback
     >>> from qkv_helpers.toy_corpus import build_sentence
     >>> from qkv_helpers.translator import load_trained
     >>> model = load_trained()[0]
-    >>> pair = build_sentence("duck", "lay", "in", "bag", "red")
+    >>> pair = build_sentence("duck", "lay", "in", "bag", "white")
     >>> check_verb_attention("lay", model, pair).ok, check_verb_attention("bag", model, pair).ok
     (True, False)
     """

@@ -9,7 +9,7 @@ import numpy as np
 from .._validate import instance_of, integer
 from ..lang import t
 from ..plots.training import alignment_formed_step, draw_alignment_maps, draw_training_curves
-from ..toy_corpus import ADJECTIVES, PLACES, PREPOSITIONS, SUBJECTS, VERBS, build_sentence
+from ..toy_corpus import ADJECTIVES, PLACES, PREPOSITIONS, SUBJECTS, VERBS, build_sentence, nonsense
 from ..translator import TrainingRun, Translator, make_batch
 from ._artists import animate
 from ._live import LiveFigure, Panel
@@ -96,6 +96,8 @@ def attention_learning_explorer(run: TrainingRun) -> Panel:
         handle = draw_alignment_maps(map_axes, panel.state["weights"], target, source,
                                      pair.alignment)
         draw_training_curves(curve_axes, run.history, formed)
+        for ax in curve_axes:  # narrower than the lesson's own figure: the title on two lines
+            ax.set_title(ax.get_title().replace(" (", "\n(", 1))
         handle["marks"] = [ax.axvline(panel.state["step"], color="black", linewidth=2)
                            for ax in curve_axes]
         gold = [p for ax in map_axes for p in ax.patches]  # drawn over the changing maps
@@ -128,6 +130,13 @@ def sentence_translator(model: Translator, vocab=None) -> Panel:
     >>> panel.controls["place"].value = "bed"
     >>> panel.state["translation"], panel.state["correct"]
     (['고양이가', '침대', '위에', '앉았다'], True)
+
+    A sentence that makes no sense is not translated: the caption says why, the picture
+    stays on the last sentence that made sense.
+
+    >>> panel.controls["preposition"].value = "in"
+    >>> panel.state["nonsense"][0], panel.state["translation"]
+    ('place', ['고양이가', '침대', '위에', '앉았다'])
     """
     from ..toy_corpus import Vocabulary
 
@@ -136,24 +145,32 @@ def sentence_translator(model: Translator, vocab=None) -> Panel:
         vocab, "vocab", Vocabulary, "qk.toy_corpus.Vocabulary(), or leave it out")
     # "" for no adjective: a Dropdown shows a value of None as no selection at all
     adjectives = [(t("w_l14_none"), ""), *((a, a) for a in ADJECTIVES)]
+
+    def dropdown(options, value, label):
+        return widgets.Dropdown(options=options, value=value, description=t(label),
+                                style={"description_width": "initial"},
+                                layout={"width": "auto"})
+
     controls = {
-        "subject_adjective": widgets.Dropdown(options=adjectives, value="",
-                                              layout={"width": "110px"}),
-        "subject": widgets.Dropdown(options=list(SUBJECTS), value="cat",
-                                    layout={"width": "110px"}),
-        "verb": widgets.Dropdown(options=list(VERBS), value="sat", layout={"width": "90px"}),
-        "preposition": widgets.Dropdown(options=list(PREPOSITIONS), value="on",
-                                        layout={"width": "100px"}),
-        "place_adjective": widgets.Dropdown(options=adjectives, value="",
-                                            layout={"width": "110px"}),
-        "place": widgets.Dropdown(options=list(PLACES), value="mat",
-                                  layout={"width": "110px"}),
+        "subject_adjective": dropdown(adjectives, "", "w_l14_adjective"),
+        "subject": dropdown(list(SUBJECTS), "cat", "w_l14_subject"),
+        "verb": dropdown(list(VERBS), "sat", "w_l14_verb"),
+        "preposition": dropdown(list(PREPOSITIONS), "on", "w_l14_preposition"),
+        "place_adjective": dropdown(adjectives, "", "w_l14_adjective"),
+        "place": dropdown(list(PLACES), "mat", "w_l14_place"),
     }
 
     def update(panel: Panel) -> None:
         c = {name: control.value for name, control in controls.items()}
-        pair = build_sentence(c["subject"], c["verb"], c["preposition"], c["place"],
-                              c["subject_adjective"] or None, c["place_adjective"] or None)
+        words = (c["subject"], c["verb"], c["preposition"], c["place"],
+                 c["subject_adjective"] or None, c["place_adjective"] or None)
+        why = nonsense(*words)
+        if why is not None and panel.state:  # keep the last sentence that made sense
+            rule, fields = why
+            panel.state["nonsense"] = why
+            panel.caption.value = t("w_l14_nonsense", why=t(f"w_l14_nonsense_{rule}", **fields))
+            return
+        pair = build_sentence(*words)
         translation = model.translate([pair], vocab)[0]
         batch = make_batch([pair], vocab)
         ids = vocab.encode(translation)[: _MAX_TARGET - 1]
@@ -164,7 +181,7 @@ def sentence_translator(model: Translator, vocab=None) -> Panel:
         weights = cache["dec.cross"][5][0].mean(axis=0)  # (n_tgt, n_src), heads averaged
         correct = tuple(translation) == pair.korean
         panel.state = dict(pair=pair, translation=translation, weights=weights,
-                           correct=correct)
+                           correct=correct, nonsense=None)
         panel.caption.value = t("w_l14_translation", english=" ".join(pair.english),
                                 korean=" ".join(translation),
                                 verdict=t("w_l14_right" if correct else "w_l14_wrong",
@@ -217,5 +234,7 @@ def sentence_translator(model: Translator, vocab=None) -> Panel:
         set_labels(handle, panel.state)
         return True  # the tick labels are part of the background
 
-    return Panel("sentence_translator", controls,
-                 LiveFigure(draw, figsize=(6.4, 4.8), update=change), update)
+    panel = Panel("sentence_translator", controls,
+                  LiveFigure(draw, figsize=(6.4, 4.8), update=change), update)
+    panel.children[0].layout.flex_flow = "row wrap"  # six labelled dropdowns: two rows if need be
+    return panel
