@@ -27,8 +27,8 @@ def check_masked_output(answer, x, w_q, w_k, w_v, name: str = "my_output") -> Fe
     if isinstance(got, Feedback):
         return got
     from ..attention import softmax
-    from ..masks import causal_mask
     from ..attention_steps import pipeline_steps
+    from ..masks import causal_mask
 
     x = np.asarray(x, dtype=float)
     mask = causal_mask(x.shape[0])  # (tokens, tokens)
