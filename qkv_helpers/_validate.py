@@ -26,6 +26,8 @@ import sys
 
 import numpy as np
 
+from .lang import t
+
 
 def array(x, name: str, *, min_ndim: int = 1, ndim: int | tuple[int, ...] | None = None,
           shape: str | None = None, widen: bool = False, bools: bool = True,
@@ -54,6 +56,7 @@ def array(x, name: str, *, min_ndim: int = 1, ndim: int | tuple[int, ...] | None
     ...
     TypeError: v is a masked array, whose mask numpy would ignore: pass v.filled(value)...
     """
+    __tracebackhide__ = True  # IPython shows the learner's line and the lesson's function
     need = f", shape {shape}" if shape else ""
     if _masked(x):
         raise TypeError(f"{name} is a masked array, whose mask numpy would ignore: pass "
@@ -363,6 +366,7 @@ def by(check):
 
         @functools.wraps(formula)
         def entry(*args, **kwargs):
+            __tracebackhide__ = True
             try:
                 bound = signature.bind(*args, **kwargs)
             except TypeError as err:  # a missing or unknown argument: Python's own message
@@ -441,6 +445,7 @@ def attention_args(q, k, v, mask=None, scale=None):
     ``scale`` as a float > 0 (or None: the formula's default). Each failure is an error
     naming the argument, what it got and what it needs.
     """
+    __tracebackhide__ = True
     q, k, v = (array(x, name, min_ndim=2, bools=False, empty=False)
                for x, name in ((q, "q"), (k, "k"), (v, "v")))
     dtype = np.result_type(q, k, v)
@@ -477,40 +482,31 @@ def attention_shapes(q_shape, k_shape, v_shape) -> tuple[int, ...]:
 
 def attention_mask(mask, score_shape: tuple[int, ...]) -> np.ndarray:
     """The mask as a bool array that broadcasts to ``score_shape`` with a key in every row."""
+    __tracebackhide__ = True
     if _masked(mask):
         raise TypeError("mask is a masked array, whose own mask numpy would ignore: pass a "
                         "plain boolean array (True = may attend)")
     if isinstance(mask, (str, bytes)):
-        raise TypeError(f"mask must be a boolean array (True = may attend), got the string "
-                        f"{mask!r}")
+        raise TypeError(t("err_mask_string", got=repr(mask)))
     try:
         mask = np.asarray(mask)
     except (ValueError, TypeError) as err:
         raise TypeError(f"mask must be a boolean array; numpy could not read it as one: "
                         f"{err}") from None
     if mask.dtype != np.bool_:
-        raise TypeError(
-            f"mask must be a boolean array (True = may attend), got dtype {mask.dtype}; "
-            "for a 0/1 array use mask.astype(bool)"
-        )
+        raise TypeError(t("err_mask_dtype", dtype=mask.dtype))
     try:
         shape = np.broadcast_shapes(mask.shape, score_shape)
     except ValueError:
         shape = None
     if shape is None or shape[-2:] != score_shape[-2:]:
-        raise ValueError(
-            f"mask of shape {mask.shape} does not broadcast to the scores' shape "
-            f"(..., n_q, n_k) = {score_shape}"
-        )
+        raise ValueError(t("err_mask_shape", shape=mask.shape, scores=score_shape))
     rows = mask.reshape((1,) * (2 - mask.ndim) + mask.shape)  # a scalar or 1-D mask: one row
     no_key = ~rows.any(axis=-1)
     if no_key.any():
         where = tuple(int(i) for i in np.argwhere(no_key)[0])
-        raise ValueError(
-            f"mask allows no key for query row {where[-1]} (mask index {where[:-1]}, "
-            f"mask shape {mask.shape}): every query needs at least one True in its row, "
-            "otherwise its softmax would be 0/0 = NaN"
-        )
+        raise ValueError(t("err_mask_no_key", row=where[-1], index=where[:-1],
+                           shape=mask.shape))
     return mask
 
 
@@ -611,6 +607,7 @@ MAX_POSITION = 2**53
 
 def token_positions(positions, n: int | None, name: str = "positions") -> np.ndarray:
     """``positions`` as an int64 array of non-negative integers (``0..n-1`` when None)."""
+    __tracebackhide__ = True
     if positions is None and n is not None:
         return np.arange(n)
     if positions is None or isinstance(positions, (str, bytes)):
@@ -641,8 +638,7 @@ def token_positions(positions, n: int | None, name: str = "positions") -> np.nda
     if np.any(arr > MAX_POSITION):  # beyond it, m · θ in float64 is no longer exact
         raise ValueError(f"{name} must be at most {MAX_POSITION}, got {arr.tolist()}")
     if n is not None and arr.shape[0] != n:
-        raise ValueError(f"{name} has {arr.shape[0]} entries but x has n = {n} tokens "
-                         "(one position per token, x of shape (..., n, d))")
+        raise ValueError(t("err_positions_count", name=name, count=arr.shape[0], n=n))
     return arr.astype(np.int64)
 
 
@@ -655,7 +651,10 @@ def even_dim(d, name: str) -> int:
 
 def rope_args(x, positions, base):
     """``x (..., n, d)`` with ``d`` even, its ``n`` positions (``0..n-1`` when None), ``base``."""
-    x = array(x, "x", min_ndim=2)
+    __tracebackhide__ = True
+    x = array(x, "x", min_ndim=1)
+    if x.ndim == 1:  # one vector: apply_rope turns rows, one per position
+        raise ValueError(t("err_rope_one_vector", shape=x.shape, row=(1, *x.shape)))
     n, d = x.shape[-2], x.shape[-1]
     if d % 2:
         raise ValueError(f"x must have an even last dimension d (RoPE rotates pairs), "

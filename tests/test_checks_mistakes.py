@@ -54,6 +54,18 @@ PER_SEQUENCE = kv_cache_bytes(32, 8, 128, 12_000, 1, 2)
 CACHE = kv_cache_bytes(32, 8, 128, 8192, 4, 2)
 
 
+X_DOG = np.random.default_rng(1).normal(size=EX.x.shape[1])  # any new word's embedding
+W3 = qk.softmax(EX.k[:3] @ EX.q[1] / np.sqrt(EX.d_k))  # "cat"'s weights over 3 keys
+TR = qk.translation_example()
+TR_Q, TR_K, TR_V = (TR.target_x @ w for w in (TR.w_q, TR.w_k, TR.w_v))
+SCALED = TR_Q @ TR_K.T / np.sqrt(TR_Q.shape[1])
+CAUSAL = qk.causal_mask(TR.target_x.shape[0])
+
+
+def masked(answer):
+    return checks.check_masked_output(answer, TR.target_x, TR.w_q, TR.w_k, TR.w_v)
+
+
 def merge(answer):
     return checks.check_merged_halves(answer, S, V8)
 
@@ -66,6 +78,11 @@ MISTAKES = [  # (what the learner did, the check with the answer, the message ke
      "check_l00_transposed"),
     ("00 d_model as the columns", lambda: checks.check_q_shape((12, 8), EX, n_tokens=12),
      "check_l00_d_model"),
+    # lesson 01: the key of a new word (the guide: d_model and d_k mixed up)
+    ("01 the embedding itself", lambda: checks.check_new_key(X_DOG, EX, X_DOG),
+     "check_l01_embedding"),
+    ("01 W_Q for W_K", lambda: checks.check_new_key(X_DOG @ EX.w_q, EX, X_DOG),
+     "check_l01_other_matrix"),
     # lesson 03: the spread of q·k before scaling
     ("03 the variance", lambda: checks.check_score_spread(96, d_k=96), "check_l03_variance"),
     ("03 after scaling", lambda: checks.check_score_spread(1.0, d_k=96),
@@ -76,6 +93,12 @@ MISTAKES = [  # (what the learner did, the check with the answer, the message ke
     ("03 rounded to 10", lambda: checks.check_score_spread(10, d_k=96), "check_close"),
     ("03 an arbitrary number", lambda: checks.check_score_spread(42, d_k=96),
      "check_l03_wrong"),
+    # lesson 05: "cat"'s contextual vector in "The cat sat" (the guide: the weights
+    # multiply the keys; the output is the token's own value)
+    ("05 weights times keys", lambda: checks.check_prefix_context(W3 @ EX.k[:3], EX, "cat", 3),
+     "check_l05_keys"),
+    ("05 its own value", lambda: checks.check_prefix_context(EX.v[1], EX, "cat", 3),
+     "check_l05_own_value"),
     # lesson 07: the mask with a cache
     ("07 True = hidden", lambda: checks.check_causal_mask(~qk.causal_mask(2, 5), 2, 5),
      "check_l07_inverted"),
@@ -85,6 +108,12 @@ MISTAKES = [  # (what the learner did, the check with the answer, the message ke
      "check_l07_square"),
     ("07 sees the future", lambda: checks.check_causal_mask(np.ones((2, 5), bool), 2, 5),
      "check_l07_sees_future"),
+    # lesson 10: masked self-attention (the guide: masking with 0 instead of −∞)
+    ("10 masked with 0", lambda: masked(qk.softmax(np.where(CAUSAL, SCALED, 0.0)) @ TR_V),
+     "check_l10_masked_with_zero"),
+    ("10 masked after softmax", lambda: masked((qk.softmax(SCALED) * CAUSAL) @ TR_V),
+     "check_l10_masked_after_softmax"),
+    ("10 no mask", lambda: masked(qk.softmax(SCALED) @ TR_V), "check_l10_unmasked"),
     # lesson 09: the bytes of a cache, and the batch that fits
     ("09 bytes in GiB", lambda: checks.check_kv_cache_bytes(4, **BYTES), "check_l09_gib"),
     ("09 bytes in GB", lambda: checks.check_kv_cache_bytes(CACHE / 1e9, **BYTES),
