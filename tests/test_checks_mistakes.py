@@ -287,6 +287,16 @@ def test_lesson_07_refuses_a_mask_made_by_causal_mask(kernel, cell):
     assert kernel(cell).key == "check_l07_used_causal_mask"
 
 
+def test_lesson_07_rule_follows_a_mask_made_in_an_earlier_cell(kernel):
+    kernel("mask = qk.causal_mask(7)\nmask.shape")  # the lesson's own cell, above
+    kernel("my_mask = mask[3:5, :5]\nmy_mask.shape")
+    assert kernel(CHECK_MASK).key == "check_l07_used_causal_mask"
+    assert kernel(f"my_mask = mask[3:5, :5].copy()\n{CHECK_MASK}").key == (
+        "check_l07_used_causal_mask")
+    kernel("mask = np.tri(7, dtype=bool)  # made by hand now\nmask.shape")
+    assert kernel(f"my_mask = mask[3:5, :5]\n{CHECK_MASK}").ok is True
+
+
 def test_lesson_07_rule_reads_the_cell_that_assigned_the_mask(kernel):
     kernel("mask = qk.causal_mask(7)\nmask.shape")  # the lesson's own cell, above
     assert kernel("my_mask = np.array([[k <= 3 + i for k in range(5)] for i in range(2)])\n"

@@ -2,10 +2,9 @@
 
 Some exercises state a rule a value cannot show: lesson 07's mask "not with
 ``qk.causal_mask``", lesson 13's merge "from the six values only". An array does not
-remember where it came from, so the check reads the learner's code: the last cell (in
-IPython's input history, else the source file of the caller) that assigns the answer's
-name, and follows the assignments of that cell in order, marking every name whose value
-depends on a forbidden input. When no source can be found (a script fed through
+remember where it came from, so the check reads the learner's code: every cell that ran
+(IPython's input history, else the source file of the caller), and follows their
+assignments in order, marking every name whose value depends on a forbidden input. When no source can be found (a script fed through
 ``exec``, a test), nothing is claimed: the rule is not enforced rather than guessed.
 """
 
@@ -47,27 +46,27 @@ def _parse(source):
 
 
 def assigning_cell(name: str):
-    """The parsed source of the learner's latest cell that assigns ``name``, or None.
+    """The learner's code that ran before this check, as one parsed module, if some of it
+    assigns ``name``; else None.
 
-    The cell running the check comes first (its source is in ``linecache`` under the
-    cell's file name), then IPython's history ``_ih`` from the newest entry back.
+    In IPython that is every cell of the input history ``_ih``, in the order they ran
+    (cells that are not Python, with magics, are left out), so a name assigned in an
+    earlier cell is followed too; elsewhere, the caller's own source file if
+    ``linecache`` has it.
     """
     frame = _learner_frame()
     if frame is None:
         return None
-    sources = []
-    filename = frame.f_code.co_filename
-    lines = linecache.getlines(filename, frame.f_globals)
-    if lines:
-        sources.append("".join(lines))
+    lines = linecache.getlines(frame.f_code.co_filename, frame.f_globals)
+    current = "".join(lines) if lines else None
     history = frame.f_globals.get("_ih")
-    if isinstance(history, list):
-        sources.extend(reversed([s for s in history if isinstance(s, str)]))
-    for source in sources:
-        tree = _parse(source)
-        if tree is not None and _assigns(tree, name):
-            return tree
-    return None
+    sources = [s for s in history if isinstance(s, str)] if isinstance(history, list) else []
+    if current is not None and (not sources or sources[-1].strip() != current.strip()):
+        sources.append(current)
+    trees = [tree for tree in map(_parse, sources) if tree is not None]
+    if not any(_assigns(tree, name) for tree in trees):
+        return None
+    return ast.Module(body=[node for tree in trees for node in tree.body], type_ignores=[])
 
 
 def _names_read(node: ast.AST) -> set[str]:
