@@ -859,7 +859,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "w_l11_grid_title": "모든 헤드 (행: 레이어, 열: 헤드)",
         "w_l11_title": "레이어 {layer}, 헤드 {head}: {label}",
         "w_l11_caption": "레이어 {layer}, 헤드 {head} (토큰 {n}개). 각 행의 가중치가 평균적으로 어디로 가는지 보면 앞 토큰 {previous}, 다음 토큰 {next}, 같은 단어 {same_word}, [CLS] {cls}, [SEP] {sep}. 넓게 보기 {broad} → <b>{label}</b>.",
-        "w_l11_error": "이 문장은 쓸 수 없어요({error}). 직전 문장을 그대로 보여 줘요.",
+        "w_l11_error": "이 문장은 쓸 수 없어요. {error}. 직전 문장을 그대로 보여 줘요.",
         "l11_pattern_previous": "앞 토큰",
         "l11_pattern_next": "다음 토큰",
         "l11_pattern_same_word": "같은 단어",

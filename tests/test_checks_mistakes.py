@@ -54,6 +54,7 @@ PER_SEQUENCE = kv_cache_bytes(32, 8, 128, 12_000, 1, 2)
 CACHE = kv_cache_bytes(32, 8, 128, 8192, 4, 2)
 
 
+ANGLE = qk.similarity.dot_and_angle(EX.q[5], EX.k[1])
 X_DOG = np.random.default_rng(1).normal(size=EX.x.shape[1])  # any new word's embedding
 W3 = qk.softmax(EX.k[:3] @ EX.q[1] / np.sqrt(EX.d_k))  # "cat"'s weights over 3 keys
 TR = qk.translation_example()
@@ -83,6 +84,13 @@ MISTAKES = [  # (what the learner did, the check with the answer, the message ke
      "check_l01_embedding"),
     ("01 W_Q for W_K", lambda: checks.check_new_key(X_DOG @ EX.w_q, EX, X_DOG),
      "check_l01_other_matrix"),
+    # lesson 02: the angle between "mat"'s query and "cat"'s key
+    ("02 the angle rounded", lambda: checks.check_angle(round(ANGLE.angle_deg), EX, "mat", "cat"),
+     "check_close"),
+    ("02 radians", lambda: checks.check_angle(np.radians(ANGLE.angle_deg), EX, "mat", "cat"),
+     "check_l02_radians"),
+    ("02 the cosine", lambda: checks.check_angle(ANGLE.cos_angle, EX, "mat", "cat"),
+     "check_l02_cosine"),
     # lesson 03: the spread of q·k before scaling
     ("03 the variance", lambda: checks.check_score_spread(96, d_k=96), "check_l03_variance"),
     ("03 after scaling", lambda: checks.check_score_spread(1.0, d_k=96),
@@ -204,7 +212,7 @@ def test_the_mistakes_are_told_apart():
     shared = {k for k in keys if keys.count(k) > 1}
     assert shared <= {("09", "check_l09_gib"), ("12", "check_close"), ("13", "check_close"),
                       ("13", "check_l13_group_not_flat"), ("13", "check_string"),
-                      ("03", "check_close")}, shared
+                      ("03", "check_close"), ("02", "check_close")}, shared
 
 
 def test_merging_without_l_does_not_show_the_target():

@@ -145,3 +145,18 @@ def test_ipython_shows_the_lessons_line_not_the_validation():
     assert "ValueError" in shown and "쿼리 행 0" in shown, shown
     assert "skipping hidden" in shown, shown
     assert shown.count("File ") <= 1 and "functools" not in shown, shown
+
+
+def test_lesson_11_widget_says_why_a_sentence_cannot_be_used_in_korean():
+    from qkv_helpers.widgets.real_model import minilm_explorer
+
+    qk.setup(lang="ko")
+    try:
+        panel = minilm_explorer(model=qk.pretrained.load_minilm())
+        panel.controls["text"].value = "word " * 600
+        caption = panel.caption.value
+    finally:
+        qk.setup(lang="en")
+    assert "이 문장은 쓸 수 없어요" in caption and "토큰이 너무 많아요" in caption, caption
+    assert "602" in caption and "512" in caption
+    assert "tokens long" not in caption and "shorten" not in caption, caption

@@ -4,8 +4,9 @@ Some exercises state a rule a value cannot show: lesson 07's mask "not with
 ``qk.causal_mask``", lesson 13's merge "from the six values only". An array does not
 remember where it came from, so the check reads the learner's code: every cell that ran
 (IPython's input history, else the source file of the caller), and follows their
-assignments in order, marking every name whose value depends on a forbidden input. When no source can be found (a script fed through
-``exec``, a test), nothing is claimed: the rule is not enforced rather than guessed.
+assignments in order, marking every name whose value depends on a forbidden input. When
+no source can be found (a script fed through ``exec``, a test), nothing is claimed: the
+rule is not enforced rather than guessed.
 """
 
 from __future__ import annotations
