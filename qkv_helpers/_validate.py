@@ -99,12 +99,13 @@ def array(x, name: str, *, min_ndim: int = 1, ndim: int | tuple[int, ...] | None
     if ndim is not None:
         allowed = (ndim,) if isinstance(ndim, int) else tuple(ndim)
         if arr.ndim not in allowed:
-            raise ValueError(f"{name} must have {' or '.join(map(str, allowed))} dimension(s)"
-                             f"{need}; got shape {arr.shape}")
+            raise ValueError(t("err_ndim", name=name, ndim=" or ".join(map(str, allowed)),
+                               need=t("err_need_shape", shape=shape) if shape else "",
+                               got=arr.shape))
     elif arr.ndim < min_ndim:
         needed = shape or "(" + ", ".join(["..."] + [f"dim{i}" for i in range(min_ndim)]) + ")"
-        raise ValueError(f"{name} must have at least {min_ndim} dimension(s), shape {needed}; "
-                         f"got shape {arr.shape}")
+        raise ValueError(t("err_min_ndim", name=name, ndim=min_ndim, needed=needed,
+                           got=arr.shape))
     if not empty and arr.size == 0:
         axis = arr.shape.index(0) if arr.ndim else 0
         raise ValueError(f"{name} must not be empty: got shape {arr.shape}, axis {axis} has "
@@ -446,6 +447,10 @@ def attention_args(q, k, v, mask=None, scale=None):
     naming the argument, what it got and what it needs.
     """
     __tracebackhide__ = True
+    for x, name in ((q, "q"), (k, "k"), (v, "v")):
+        if isinstance(x, np.ndarray) and x.ndim == 1:  # one token's vector, (d,)
+            raise ValueError(t("err_attention_one_vector", name=name, got=x.shape,
+                               row=(1, *x.shape)))
     q, k, v = (array(x, name, min_ndim=2, bools=False, empty=False)
                for x, name in ((q, "q"), (k, "k"), (v, "v")))
     dtype = np.result_type(q, k, v)
@@ -462,15 +467,9 @@ def attention_shapes(q_shape, k_shape, v_shape) -> tuple[int, ...]:
     n_q, d_k = q_shape[-2:]
     n_k = k_shape[-2]
     if k_shape[-1] != d_k:
-        raise ValueError(
-            f"q and k must have the same d_k (last dimension): q has shape {q_shape} "
-            f"(..., n_q, d_k), k has shape {k_shape}, needed (..., n_k, {d_k})"
-        )
+        raise ValueError(t("err_q_k_width", q=q_shape, k=k_shape, d_k=d_k))
     if v_shape[-2] != n_k:
-        raise ValueError(
-            f"k and v must have the same number of tokens n_k: k has shape {k_shape} "
-            f"(..., n_k, d_k), v has shape {v_shape}, needed (..., {n_k}, d_v)"
-        )
+        raise ValueError(t("err_k_v_tokens", k=k_shape, v=v_shape, n_k=n_k))
     try:
         return np.broadcast_shapes(q_shape[:-2], k_shape[:-2], v_shape[:-2])
     except ValueError:

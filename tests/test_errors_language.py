@@ -2,7 +2,8 @@
 
 ``qk.setup(lang=...)`` (``set_language``) chooses the language of these errors as of every
 other text: a mask that hides a whole row (lesson 11's exercise), ``apply_rope`` on one
-vector (lesson 12's), a sentence too long for the model (lesson 11's widget), the paged
+vector (lesson 12's) or attention on one query (lesson 05's), q, k, v that do not fit
+together, a sentence too long for the model (lesson 11's widget), the paged
 cache's full block pool (lesson 13). The error types stay (ValueError, TypeError,
 MemoryError), and every message names the argument, what it got and the fix. In IPython
 the package's validation frames are hidden, so the traceback ends at the lesson's function.
@@ -42,6 +43,19 @@ def _mask_of_wrong_shape():
     qk.scaled_dot_product_attention(x, x, x, mask=np.ones((2, 3), bool))
 
 
+def _attention_on_one_vector():  # lesson 05: ex.q[cat] is one query, (4,)
+    ex = qk.running_example()
+    qk.scaled_dot_product_attention(ex.q[1], ex.k, ex.v)
+
+
+def _q_and_k_of_different_widths():
+    qk.scaled_dot_product_attention(np.ones((2, 4)), np.ones((3, 5)), np.ones((3, 4)))
+
+
+def _k_and_v_of_different_lengths():
+    qk.scaled_dot_product_attention(np.ones((2, 4)), np.ones((3, 4)), np.ones((5, 4)))
+
+
 def _rope_on_one_vector():  # lesson 12: ex.q[ex.index("cat")] is one vector, (4,)
     qk.apply_rope(qk.running_example().q[1], [7])
 
@@ -65,6 +79,15 @@ ERRORS = [  # (the mistake, the error type, words of the English message, of the
      ["mask", "float64", "mask.astype(bool)"]),
     (_mask_of_wrong_shape, ValueError, ["mask of shape (2, 3) does not broadcast", "(3, 3)"],
      ["mask", "(2, 3)", "(3, 3)"]),
+    (_attention_on_one_vector, ValueError, ["q must have at least 2 dimension", "shape (4,)",
+                                            "q[None, :]", "(1, 4)"],
+     ["q", "(4,)", "q[None, :]", "(1, 4)"]),
+    (_q_and_k_of_different_widths, ValueError, ["same d_k", "(2, 4)", "(3, 5)",
+                                                "(..., n_k, 4)"],
+     ["d_k", "(2, 4)", "(3, 5)", "(..., n_k, 4)"]),
+    (_k_and_v_of_different_lengths, ValueError, ["same number of tokens n_k", "(5, 4)",
+                                                 "(..., 3, d_v)"],
+     ["n_k", "(3, 4)", "(5, 4)", "(..., 3, d_v)"]),
     (_rope_on_one_vector, ValueError, ["x must have at least 2 dimensions", "shape (4,)",
                                        "x[None, :]", "(1, 4)", "positions=[m]"],
      ["x", "(4,)", "x[None, :]", "(1, 4)", "positions=[m]"]),
