@@ -128,6 +128,8 @@ MISTAKES = [  # (what the learner did, the check with the answer, the message ke
      "check_l09_gib"),
     ("09 bytes rounded", lambda: checks.check_kv_cache_bytes(4.29e9, **BYTES),
      "check_l09_close"),
+    ("09 bytes off by one", lambda: checks.check_kv_cache_bytes(CACHE + 1, **BYTES),
+     "check_l09_wrong"),
     ("09 query heads", lambda: checks.check_kv_cache_bytes(4 * CACHE, **BYTES),
      "check_l09_query_heads"),
     ("09 GB taken for GiB", lambda: checks.check_max_batch(25, **BATCH),

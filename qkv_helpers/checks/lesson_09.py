@@ -58,8 +58,8 @@ def check_kv_cache_bytes(answer, *, layers: int, kv_heads: int, head_dim: int, t
             return wrong(key, name=name, got=_show(got), bytes_per_value=bytes_per_value,
                          batch=batch, layers=layers, kv_heads=kv_heads,
                          query_heads=query_heads)
-    if _close_number(float(got), expected, 1e-2):  # 4.29e9 for 4,294,967,296
-        return wrong("check_l09_close", name=name, got=shown)
+    if any(float(got) == float(f"{expected:.{digits}g}") for digits in range(1, 10)):
+        return wrong("check_l09_close", name=name, got=shown)  # 4.29e9 for 4,294,967,296
     return wrong("check_l09_wrong", name=name, got=shown, ratio=ratio)
 
 
