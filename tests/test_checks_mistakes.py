@@ -348,6 +348,19 @@ def test_lesson_13_accepts_the_merge_from_the_six_values(kernel):
     assert kernel(cell).ok is True
 
 
+def test_lesson_13_lets_the_learner_reuse_the_name_s(kernel):
+    solution = """
+    m = max(first.m, second.m)
+    w1, w2 = first.l * np.exp(first.m - m), second.l * np.exp(second.m - m)
+    s = w1 + w2   # the learner's own s: the summed weight
+    my_output = (w1 * first.output + w2 * second.output) / s
+    """
+    scores = "np.random.default_rng(13).normal(size=8) * 2"  # s itself is the learner's now
+    cell = (f"{EXERCISE_13}\n{textwrap.dedent(solution).strip()}\n"
+            f"qk.checks.check_merged_halves(my_output, {scores}, v8)")
+    assert kernel(cell).ok is True
+
+
 def test_without_the_learners_source_the_rules_are_not_guessed():
     namespace = {"np": np, "qk": qk}
     exec("my_mask = qk.causal_mask(2, 5)", namespace)

@@ -92,10 +92,12 @@ def _targets(node: ast.AST) -> set[str]:
             and isinstance(n.ctx, ast.Store)}
 
 
-def depends_on(tree: ast.AST, name: str, *, names=(), calls=(), given=()) -> bool:
+def depends_on(tree: ast.AST, name: str, *, names=(), calls=(), given=(),
+               made_from=()) -> bool:
     """Whether, in ``tree``, the value finally assigned to ``name`` depends on one of
-    ``names`` (the forbidden inputs: assigning them in the cell, as the exercise cell
-    does, keeps them forbidden) or on a call of one of ``calls``.
+    ``names`` (the forbidden inputs; assigning one from a name of ``made_from``, as the
+    exercise cell makes ``s`` from ``rng``, keeps it forbidden, any other assignment
+    frees the name for the learner's own use) or on a call of one of ``calls``.
 
     Statements are followed in order: an assignment marks its targets when its value
     reads a marked name or calls a forbidden function, and clears them otherwise; a
@@ -112,7 +114,7 @@ def depends_on(tree: ast.AST, name: str, *, names=(), calls=(), given=()) -> boo
     >>> depends_on(ast.parse("my_mask = qk.causal_mask(5)[3:]"), "my_mask", calls={"causal_mask"})
     True
     """
-    sources, calls, given = set(names), set(calls), set(given)
+    sources, calls, given, made_from = set(names), set(calls), set(given), set(made_from)
     marked = set(sources)
 
     def tainted(node) -> bool:
@@ -127,8 +129,10 @@ def depends_on(tree: ast.AST, name: str, *, names=(), calls=(), given=()) -> boo
                 bad = value is not None and tainted(value)
                 if isinstance(node, ast.AugAssign):
                     bad = bad or bool(_targets(node.target) & marked)
+                remade = value is not None and bool(_names_read(value) & made_from)
                 for target in targets - given:
-                    (marked.add if bad or target in sources else marked.discard)(target)
+                    forbidden = bad or (target in sources and remade)
+                    (marked.add if forbidden else marked.discard)(target)
             elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
                 if tainted(node):
                     marked.add(node.name)

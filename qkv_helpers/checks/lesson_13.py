@@ -163,4 +163,5 @@ def _uses_the_scores(name: str) -> bool:
     (all eight scores and values) instead of only the two halves ``first`` and ``second``."""
     tree = assigning_cell(name)
     return tree is not None and depends_on(tree, name, names={"s", "v8"},
-                                           given={"first", "second", "rng"})
+                                           given={"first", "second", "rng"},
+                                           made_from={"rng"})
