@@ -139,24 +139,25 @@ def integer(x, name: str, low: int | None = None, high: int | None = None, *,
     ...
     ValueError: d_model must be at most 65536 (weights of d_model² numbers), got 1000000000000
     """
+    __tracebackhide__ = True
     if low == 1 and (high is None or why is not None):
-        needs = "a positive integer"
+        needs = t("err_int_positive")
     elif low is not None and high is not None:
-        needs = f"an integer in {low}..{high}"
+        needs = t("err_int_range", low=low, high=high)
     elif low is not None:
-        needs = f"an integer >= {low}"
+        needs = t("err_int_low", low=low)
     elif high is not None:
-        needs = f"an integer <= {high}"
+        needs = t("err_int_high", high=high)
     else:
-        needs = "an integer"
+        needs = t("err_int_any")
     if isinstance(x, (bool, np.bool_)) or not isinstance(x, numbers.Integral):
-        raise TypeError(f"{name} must be {needs}, got {_describe(x)}")
+        raise TypeError(t("err_int_needed", name=name, needs=needs, got=_describe(x)))
     value = int(x)
     if why is not None and high is not None and value > high:
         shown = value if len(str(value)) <= 30 else f"an integer of {len(str(value))} digits"
         raise ValueError(f"{name} must be at most {high} ({why}), got {shown}")
     if (low is not None and value < low) or (high is not None and value > high):
-        raise ValueError(f"{name} must be {needs}, got {value}")
+        raise ValueError(t("err_int_needed", name=name, needs=needs, got=value))
     return value
 
 
@@ -666,17 +667,14 @@ def rope_args(x, positions, base):
 
 def mask_sizes(n_q, n_k=None):
     """``n_q`` and ``n_k`` (``n_q`` when None) for a mask held in memory, ``n_k >= n_q``."""
+    __tracebackhide__ = True
     n_q = integer(n_q, "n_q", 1, 2**20, why="a mask row per query")
     n_k = n_q if n_k is None else integer(n_k, "n_k", 1, 2**20, why="a mask column per key")
     if n_q * n_k > 2**32:
         raise ValueError(f"n_q · n_k must be at most 2**32 entries for a mask held in memory, "
                          f"got n_q = {n_q}, n_k = {n_k}")
     if n_k < n_q:
-        raise ValueError(
-            f"n_k must be at least n_q (the queries are the last n_q of the n_k positions), "
-            f"got n_q = {n_q}, n_k = {n_k}: a mask of shape ({n_q}, {n_k}) would leave "
-            f"query rows with no key"
-        )
+        raise ValueError(t("err_mask_sizes", n_q=n_q, n_k=n_k))
     return n_q, n_k
 
 

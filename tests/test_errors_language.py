@@ -56,6 +56,14 @@ def _k_and_v_of_different_lengths():
     qk.scaled_dot_product_attention(np.ones((2, 4)), np.ones((3, 4)), np.ones((5, 4)))
 
 
+def _mask_of_a_float_size():
+    qk.causal_mask(2.5)
+
+
+def _mask_with_fewer_keys_than_queries():  # lesson 07: n_q and n_k swapped
+    qk.causal_mask(5, 2)
+
+
 def _rope_on_one_vector():  # lesson 12: ex.q[ex.index("cat")] is one vector, (4,)
     qk.apply_rope(qk.running_example().q[1], [7])
 
@@ -88,6 +96,10 @@ ERRORS = [  # (the mistake, the error type, words of the English message, of the
     (_k_and_v_of_different_lengths, ValueError, ["same number of tokens n_k", "(5, 4)",
                                                  "(..., 3, d_v)"],
      ["n_k", "(3, 4)", "(5, 4)", "(..., 3, d_v)"]),
+    (_mask_of_a_float_size, TypeError, ["n_q must be a positive integer", "float 2.5"],
+     ["n_q", "양의 정수", "float 2.5"]),
+    (_mask_with_fewer_keys_than_queries, ValueError, ["n_k must be at least n_q", "(5, 2)"],
+     ["n_k", "n_q = 5", "(5, 2)"]),
     (_rope_on_one_vector, ValueError, ["x must have at least 2 dimensions", "shape (4,)",
                                        "x[None, :]", "(1, 4)", "positions=[m]"],
      ["x", "(4,)", "x[None, :]", "(1, 4)", "positions=[m]"]),
