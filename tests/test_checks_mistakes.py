@@ -67,6 +67,16 @@ def masked(answer):
     return checks.check_masked_output(answer, TR.target_x, TR.w_q, TR.w_k, TR.w_v)
 
 
+def _softmax_over_columns(x):
+    e = np.exp(x - x.max(axis=0, keepdims=True))
+    return e / e.sum(axis=0, keepdims=True)
+
+
+def _softmax_over_everything(x):
+    e = np.exp(x - x.max())
+    return e / e.sum()
+
+
 def merge(answer):
     return checks.check_merged_halves(answer, S, V8)
 
@@ -101,6 +111,11 @@ MISTAKES = [  # (what the learner did, the check with the answer, the message ke
     ("03 rounded to 10", lambda: checks.check_score_spread(10, d_k=96), "check_close"),
     ("03 an arbitrary number", lambda: checks.check_score_spread(42, d_k=96),
      "check_l03_wrong"),
+    # lesson 04: a stable softmax (the guide: normalising over the wrong axis)
+    ("04 over the columns", lambda: checks.check_stable_softmax(_softmax_over_columns),
+     "check_l04_columns"),
+    ("04 over the whole array", lambda: checks.check_stable_softmax(_softmax_over_everything),
+     "check_l04_whole_array"),
     # lesson 05: "cat"'s contextual vector in "The cat sat" (the guide: the weights
     # multiply the keys; the output is the token's own value)
     ("05 weights times keys", lambda: checks.check_prefix_context(W3 @ EX.k[:3], EX, "cat", 3),
