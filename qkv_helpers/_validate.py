@@ -532,9 +532,8 @@ def mha_args(self, **args):
     def tokens(x, name):
         x = array(x, name, min_ndim=2, bools=False, empty=False)
         if x.shape[-1] != self.d_model:
-            raise ValueError(
-                f"{name} must have shape (..., tokens, d_model) = (..., tokens, "
-                f"{self.d_model}), got {x.shape}")
+            raise ValueError(t("err_mha_tokens", name=name, d_model=self.d_model,
+                               got=x.shape))
         return x.astype(np.result_type(x, self.dtype), copy=False)
 
     if "q" in args:  # attend(q, k, v, mask): the checks of attention itself
@@ -574,21 +573,15 @@ def repeat_kv_args(x, group):
 
 def gqa_args(q, k, v, mask=None):
     """The arguments of ``grouped_query_attention``: q, k, v once, with their heads."""
+    __tracebackhide__ = True
     q, k, v = (array(x, name, min_ndim=3, bools=False, empty=False)
                for x, name in ((q, "q"), (k, "k"), (v, "v")))
     n_q_heads, n_kv_heads = q.shape[-3], k.shape[-3]
     if v.shape[-3] != n_kv_heads:
-        raise ValueError(
-            f"k and v must have the same number of K/V heads: k has shape {k.shape} "
-            f"(..., n_kv_heads, n_k, d), v has shape {v.shape}, "
-            f"needed (..., {n_kv_heads}, n_k, d_v)"
-        )
+        raise ValueError(t("err_gqa_kv_heads", k=k.shape, v=v.shape, n_kv_heads=n_kv_heads))
     if n_q_heads % n_kv_heads:
-        raise ValueError(
-            f"the query heads must split into equal groups, one per K/V head: q has "
-            f"{n_q_heads} heads (shape {q.shape}), k and v have {n_kv_heads} (shape {k.shape}); "
-            f"n_q_heads must be a multiple of n_kv_heads"
-        )
+        raise ValueError(t("err_gqa_groups", n_q_heads=n_q_heads, q=q.shape,
+                           n_kv_heads=n_kv_heads, k=k.shape))
     dtype = np.result_type(q, k, v)
     q, k, v = (a.astype(dtype, copy=False) for a in (q, k, v))
     group = n_q_heads // n_kv_heads  # k and v as attention will see them, heads repeated:

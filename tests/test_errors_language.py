@@ -64,6 +64,14 @@ def _mask_with_fewer_keys_than_queries():  # lesson 07: n_q and n_k swapped
     qk.causal_mask(5, 2)
 
 
+def _query_heads_in_unequal_groups():  # lesson 13: 6 query heads cannot share 4 K/V heads
+    qk.grouped_query_attention(np.ones((6, 2, 4)), np.ones((4, 3, 4)), np.ones((4, 3, 4)))
+
+
+def _multi_head_input_of_the_wrong_width():
+    qk.MultiHeadAttention(8, 2)(np.ones((3, 6)))
+
+
 def _rope_on_one_vector():  # lesson 12: ex.q[ex.index("cat")] is one vector, (4,)
     qk.apply_rope(qk.running_example().q[1], [7])
 
@@ -100,6 +108,11 @@ ERRORS = [  # (the mistake, the error type, words of the English message, of the
      ["n_q", "양의 정수", "float 2.5"]),
     (_mask_with_fewer_keys_than_queries, ValueError, ["n_k must be at least n_q", "(5, 2)"],
      ["n_k", "n_q = 5", "(5, 2)"]),
+    (_query_heads_in_unequal_groups, ValueError, ["equal groups", "6 heads", "(4, 3, 4)",
+                                                  "multiple of n_kv_heads"],
+     ["6개", "4개", "(4, 3, 4)", "n_kv_heads의 배수"]),
+    (_multi_head_input_of_the_wrong_width, ValueError, ["(..., tokens, 8)", "got (3, 6)"],
+     ["(..., 토큰, 8)", "(3, 6)"]),
     (_rope_on_one_vector, ValueError, ["x must have at least 2 dimensions", "shape (4,)",
                                        "x[None, :]", "(1, 4)", "positions=[m]"],
      ["x", "(4,)", "x[None, :]", "(1, 4)", "positions=[m]"]),
