@@ -26,6 +26,8 @@ import sys
 
 import numpy as np
 
+from .lang import t
+
 
 def array(x, name: str, *, min_ndim: int = 1, ndim: int | tuple[int, ...] | None = None,
           shape: str | None = None, widen: bool = False, bools: bool = True,
@@ -54,6 +56,7 @@ def array(x, name: str, *, min_ndim: int = 1, ndim: int | tuple[int, ...] | None
     ...
     TypeError: v is a masked array, whose mask numpy would ignore: pass v.filled(value)...
     """
+    __tracebackhide__ = True  # IPython shows the learner's line and the lesson's function
     need = f", shape {shape}" if shape else ""
     if _masked(x):
         raise TypeError(f"{name} is a masked array, whose mask numpy would ignore: pass "
@@ -96,12 +99,13 @@ def array(x, name: str, *, min_ndim: int = 1, ndim: int | tuple[int, ...] | None
     if ndim is not None:
         allowed = (ndim,) if isinstance(ndim, int) else tuple(ndim)
         if arr.ndim not in allowed:
-            raise ValueError(f"{name} must have {' or '.join(map(str, allowed))} dimension(s)"
-                             f"{need}; got shape {arr.shape}")
+            raise ValueError(t("err_ndim", name=name, ndim=" or ".join(map(str, allowed)),
+                               need=t("err_need_shape", shape=shape) if shape else "",
+                               got=arr.shape))
     elif arr.ndim < min_ndim:
         needed = shape or "(" + ", ".join(["..."] + [f"dim{i}" for i in range(min_ndim)]) + ")"
-        raise ValueError(f"{name} must have at least {min_ndim} dimension(s), shape {needed}; "
-                         f"got shape {arr.shape}")
+        raise ValueError(t("err_min_ndim", name=name, ndim=min_ndim, needed=needed,
+                           got=arr.shape))
     if not empty and arr.size == 0:
         axis = arr.shape.index(0) if arr.ndim else 0
         raise ValueError(f"{name} must not be empty: got shape {arr.shape}, axis {axis} has "
@@ -135,24 +139,25 @@ def integer(x, name: str, low: int | None = None, high: int | None = None, *,
     ...
     ValueError: d_model must be at most 65536 (weights of d_model² numbers), got 1000000000000
     """
+    __tracebackhide__ = True
     if low == 1 and (high is None or why is not None):
-        needs = "a positive integer"
+        needs = t("err_int_positive")
     elif low is not None and high is not None:
-        needs = f"an integer in {low}..{high}"
+        needs = t("err_int_range", low=low, high=high)
     elif low is not None:
-        needs = f"an integer >= {low}"
+        needs = t("err_int_low", low=low)
     elif high is not None:
-        needs = f"an integer <= {high}"
+        needs = t("err_int_high", high=high)
     else:
-        needs = "an integer"
+        needs = t("err_int_any")
     if isinstance(x, (bool, np.bool_)) or not isinstance(x, numbers.Integral):
-        raise TypeError(f"{name} must be {needs}, got {_describe(x)}")
+        raise TypeError(t("err_int_needed", name=name, needs=needs, got=_describe(x)))
     value = int(x)
     if why is not None and high is not None and value > high:
         shown = value if len(str(value)) <= 30 else f"an integer of {len(str(value))} digits"
         raise ValueError(f"{name} must be at most {high} ({why}), got {shown}")
     if (low is not None and value < low) or (high is not None and value > high):
-        raise ValueError(f"{name} must be {needs}, got {value}")
+        raise ValueError(t("err_int_needed", name=name, needs=needs, got=value))
     return value
 
 
@@ -363,6 +368,7 @@ def by(check):
 
         @functools.wraps(formula)
         def entry(*args, **kwargs):
+            __tracebackhide__ = True
             try:
                 bound = signature.bind(*args, **kwargs)
             except TypeError as err:  # a missing or unknown argument: Python's own message
@@ -441,6 +447,11 @@ def attention_args(q, k, v, mask=None, scale=None):
     ``scale`` as a float > 0 (or None: the formula's default). Each failure is an error
     naming the argument, what it got and what it needs.
     """
+    __tracebackhide__ = True
+    for x, name in ((q, "q"), (k, "k"), (v, "v")):
+        if isinstance(x, np.ndarray) and x.ndim == 1:  # one token's vector, (d,)
+            raise ValueError(t("err_attention_one_vector", name=name, got=x.shape,
+                               row=(1, *x.shape)))
     q, k, v = (array(x, name, min_ndim=2, bools=False, empty=False)
                for x, name in ((q, "q"), (k, "k"), (v, "v")))
     dtype = np.result_type(q, k, v)
@@ -536,15 +547,9 @@ def attention_shapes(q_shape, k_shape, v_shape) -> tuple[int, ...]:
     n_q, d_k = q_shape[-2:]
     n_k = k_shape[-2]
     if k_shape[-1] != d_k:
-        raise ValueError(
-            f"q and k must have the same d_k (last dimension): q has shape {q_shape} "
-            f"(..., n_q, d_k), k has shape {k_shape}, needed (..., n_k, {d_k})"
-        )
+        raise ValueError(t("err_q_k_width", q=q_shape, k=k_shape, d_k=d_k))
     if v_shape[-2] != n_k:
-        raise ValueError(
-            f"k and v must have the same number of tokens n_k: k has shape {k_shape} "
-            f"(..., n_k, d_k), v has shape {v_shape}, needed (..., {n_k}, d_v)"
-        )
+        raise ValueError(t("err_k_v_tokens", k=k_shape, v=v_shape, n_k=n_k))
     try:
         return np.broadcast_shapes(q_shape[:-2], k_shape[:-2], v_shape[:-2])
     except ValueError:
@@ -556,40 +561,31 @@ def attention_shapes(q_shape, k_shape, v_shape) -> tuple[int, ...]:
 
 def attention_mask(mask, score_shape: tuple[int, ...]) -> np.ndarray:
     """The mask as a bool array that broadcasts to ``score_shape`` with a key in every row."""
+    __tracebackhide__ = True
     if _masked(mask):
         raise TypeError("mask is a masked array, whose own mask numpy would ignore: pass a "
                         "plain boolean array (True = may attend)")
     if isinstance(mask, (str, bytes)):
-        raise TypeError(f"mask must be a boolean array (True = may attend), got the string "
-                        f"{mask!r}")
+        raise TypeError(t("err_mask_string", got=repr(mask)))
     try:
         mask = np.asarray(mask)
     except (ValueError, TypeError) as err:
         raise TypeError(f"mask must be a boolean array; numpy could not read it as one: "
                         f"{err}") from None
     if mask.dtype != np.bool_:
-        raise TypeError(
-            f"mask must be a boolean array (True = may attend), got dtype {mask.dtype}; "
-            "for a 0/1 array use mask.astype(bool)"
-        )
+        raise TypeError(t("err_mask_dtype", dtype=mask.dtype))
     try:
         shape = np.broadcast_shapes(mask.shape, score_shape)
     except ValueError:
         shape = None
     if shape is None or shape[-2:] != score_shape[-2:]:
-        raise ValueError(
-            f"mask of shape {mask.shape} does not broadcast to the scores' shape "
-            f"(..., n_q, n_k) = {score_shape}"
-        )
+        raise ValueError(t("err_mask_shape", shape=mask.shape, scores=score_shape))
     rows = mask.reshape((1,) * (2 - mask.ndim) + mask.shape)  # a scalar or 1-D mask: one row
     no_key = ~rows.any(axis=-1)
     if no_key.any():
         where = tuple(int(i) for i in np.argwhere(no_key)[0])
-        raise ValueError(
-            f"mask allows no key for query row {where[-1]} (mask index {where[:-1]}, "
-            f"mask shape {mask.shape}): every query needs at least one True in its row, "
-            "otherwise its softmax would be 0/0 = NaN"
-        )
+        raise ValueError(t("err_mask_no_key", row=where[-1], index=where[:-1],
+                           shape=mask.shape))
     return mask
 
 
@@ -615,9 +611,8 @@ def mha_args(self, **args):
     def tokens(x, name):
         x = array(x, name, min_ndim=2, bools=False, empty=False)
         if x.shape[-1] != self.d_model:
-            raise ValueError(
-                f"{name} must have shape (..., tokens, d_model) = (..., tokens, "
-                f"{self.d_model}), got {x.shape}")
+            raise ValueError(t("err_mha_tokens", name=name, d_model=self.d_model,
+                               got=x.shape))
         return x.astype(np.result_type(x, self.dtype), copy=False)
 
     if "q" in args:  # attend(q, k, v, mask): the checks of attention itself
@@ -657,21 +652,15 @@ def repeat_kv_args(x, group):
 
 def gqa_args(q, k, v, mask=None):
     """The arguments of ``grouped_query_attention``: q, k, v once, with their heads."""
+    __tracebackhide__ = True
     q, k, v = (array(x, name, min_ndim=3, bools=False, empty=False)
                for x, name in ((q, "q"), (k, "k"), (v, "v")))
     n_q_heads, n_kv_heads = q.shape[-3], k.shape[-3]
     if v.shape[-3] != n_kv_heads:
-        raise ValueError(
-            f"k and v must have the same number of K/V heads: k has shape {k.shape} "
-            f"(..., n_kv_heads, n_k, d), v has shape {v.shape}, "
-            f"needed (..., {n_kv_heads}, n_k, d_v)"
-        )
+        raise ValueError(t("err_gqa_kv_heads", k=k.shape, v=v.shape, n_kv_heads=n_kv_heads))
     if n_q_heads % n_kv_heads:
-        raise ValueError(
-            f"the query heads must split into equal groups, one per K/V head: q has "
-            f"{n_q_heads} heads (shape {q.shape}), k and v have {n_kv_heads} (shape {k.shape}); "
-            f"n_q_heads must be a multiple of n_kv_heads"
-        )
+        raise ValueError(t("err_gqa_groups", n_q_heads=n_q_heads, q=q.shape,
+                           n_kv_heads=n_kv_heads, k=k.shape))
     dtype = np.result_type(q, k, v)
     q, k, v = (a.astype(dtype, copy=False) for a in (q, k, v))
     group = n_q_heads // n_kv_heads  # k and v as attention will see them, heads repeated:
@@ -690,6 +679,7 @@ MAX_POSITION = 2**53
 
 def token_positions(positions, n: int | None, name: str = "positions") -> np.ndarray:
     """``positions`` as an int64 array of non-negative integers (``0..n-1`` when None)."""
+    __tracebackhide__ = True
     if positions is None and n is not None:
         return np.arange(n)
     if positions is None or isinstance(positions, (str, bytes)):
@@ -720,8 +710,7 @@ def token_positions(positions, n: int | None, name: str = "positions") -> np.nda
     if np.any(arr > MAX_POSITION):  # beyond it, m · θ in float64 is no longer exact
         raise ValueError(f"{name} must be at most {MAX_POSITION}, got {arr.tolist()}")
     if n is not None and arr.shape[0] != n:
-        raise ValueError(f"{name} has {arr.shape[0]} entries but x has n = {n} tokens "
-                         "(one position per token, x of shape (..., n, d))")
+        raise ValueError(t("err_positions_count", name=name, count=arr.shape[0], n=n))
     return arr.astype(np.int64)
 
 
@@ -734,7 +723,10 @@ def even_dim(d, name: str) -> int:
 
 def rope_args(x, positions, base):
     """``x (..., n, d)`` with ``d`` even, its ``n`` positions (``0..n-1`` when None), ``base``."""
-    x = array(x, "x", min_ndim=2)
+    __tracebackhide__ = True
+    x = array(x, "x", min_ndim=1)
+    if x.ndim == 1:  # one vector: apply_rope turns rows, one per position
+        raise ValueError(t("err_rope_one_vector", shape=x.shape, row=(1, *x.shape)))
     n, d = x.shape[-2], x.shape[-1]
     if d % 2:
         raise ValueError(f"x must have an even last dimension d (RoPE rotates pairs), "
@@ -747,17 +739,14 @@ def rope_args(x, positions, base):
 
 def mask_sizes(n_q, n_k=None):
     """``n_q`` and ``n_k`` (``n_q`` when None) for a mask held in memory, ``n_k >= n_q``."""
+    __tracebackhide__ = True
     n_q = integer(n_q, "n_q", 1, 2**20, why="a mask row per query")
     n_k = n_q if n_k is None else integer(n_k, "n_k", 1, 2**20, why="a mask column per key")
     if n_q * n_k > 2**32:
         raise ValueError(f"n_q · n_k must be at most 2**32 entries for a mask held in memory, "
                          f"got n_q = {n_q}, n_k = {n_k}")
     if n_k < n_q:
-        raise ValueError(
-            f"n_k must be at least n_q (the queries are the last n_q of the n_k positions), "
-            f"got n_q = {n_q}, n_k = {n_k}: a mask of shape ({n_q}, {n_k}) would leave "
-            f"query rows with no key"
-        )
+        raise ValueError(t("err_mask_sizes", n_q=n_q, n_k=n_k))
     return n_q, n_k
 
 

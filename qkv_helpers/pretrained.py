@@ -42,6 +42,7 @@ import numpy as np
 
 from . import _validate as validate
 from .attention import MultiHeadAttention
+from .lang import t
 from .layer_norm import LayerNorm
 
 __all__ = [
@@ -262,10 +263,8 @@ class MiniLM:
                     f"{where} ({text!r}) gives no token besides [CLS] and [SEP]: "
                     "give a sentence with letters, digits or punctuation")
             if length > self.max_positions:
-                raise ValueError(
-                    f"{where} is {length} tokens long ({len(text)} characters), but the model "
-                    f"has only {self.max_positions} positions ([CLS] and [SEP] included): "
-                    "shorten it or split it into sentences")
+                raise ValueError(t("err_text_too_long", where=where, length=length,
+                                   chars=len(text), positions=self.max_positions))
         n = max(lengths)
         input_ids = np.zeros((len(texts), n), np.int64)  # (batch, n), [PAD] = 0
         mask = np.zeros((len(texts), n), bool)  # (batch, n)
@@ -481,6 +480,20 @@ def classify_heads(scores: dict[str, np.ndarray], threshold: float = 0.5) -> np.
     labels = np.where(stacked.max(0) >= threshold, np.array(pointing, dtype=object)[best],
                       np.where(scores["broad"] >= threshold, "broad", "mixed"))
     return labels.astype(str)
+
+
+def pattern_name(pattern: str) -> str:
+    """A head pattern's name in the lesson's language, as the widget shows it.
+
+    >>> from qkv_helpers.lang import set_language
+    >>> set_language("ko"); pattern_name("previous"); set_language("en")
+    '앞 토큰'
+    >>> pattern_name("broad"), pattern_name("mixed")
+    ('broad', 'mixed')
+    """
+    if pattern not in HEAD_PATTERNS + ("mixed",):
+        raise ValueError(f"pattern must be one of {HEAD_PATTERNS + ('mixed',)}, got {pattern!r}")
+    return t("l11_pattern_" + pattern)
 
 
 def strongest_heads(scores: dict[str, np.ndarray]) -> list[tuple[str, int, int, float]]:

@@ -405,7 +405,8 @@ def test_check_kv_cache_bytes(language):
         right * 4: "check_l09_query_heads",
         right * 8: "check_l09_bits",
         4: "check_l09_gib",
-        right + 1: "check_l09_wrong",
+        right + 1: "check_l09_nearly",  # not "1 times the right number" (issue 23)
+        right + 10**8: "check_l09_wrong",
     }
     for answer, key in slips.items():
         feedback = checks.check_kv_cache_bytes(answer, **CONFIG)

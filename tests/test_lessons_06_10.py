@@ -244,7 +244,8 @@ def test_check_causal_mask():
     assert checks.check_causal_mask(qk.causal_mask(2, 5).astype(int), 2, 5).ok is True
     assert checks.check_causal_mask(..., 2, 5).ok is None
     square = checks.check_causal_mask(np.tri(2, 5, dtype=bool), 2, 5)  # the n_q = n_k mask
-    assert square.ok is False and "cannot see key 1" in square.message
+    assert square.ok is False and square.key == "check_l07_top_left"  # named (issue 23)
+    assert "positions 3 to 4" in square.message
     assert "(5, 5)" in checks.check_causal_mask(qk.causal_mask(5), 2, 5).message
     assert "True/False" in checks.check_causal_mask(np.full((2, 5), 0.5), 2, 5).message
     future = checks.check_causal_mask(np.ones((2, 5), bool), 2, 5)

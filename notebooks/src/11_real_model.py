@@ -200,16 +200,17 @@ fig = qk.plots.plot_head_scores(scores)
 """)
 
 lesson.md(slide="subslide", ko="""
-아래 첫 부분은 패턴마다 가장 강한 헤드예요(패턴, 레이어, 헤드, 점수 순서). 마지막 줄은 헤드를 분류한 개수예요. 헤드마다 점수가 0.5 이상인 패턴 중 가장 강한 것으로 분류하고, 그런 패턴이 없으면 넓게 보기 점수가 0.5 이상일 때 "broad"(넓게 보기), 아니면 "mixed"(섞임)로 분류해요.
+아래 첫 부분은 패턴마다 가장 강한 헤드예요(패턴, 레이어, 헤드, 점수 순서). 마지막 줄은 헤드를 분류한 개수예요. 헤드마다 점수가 0.5 이상인 패턴 중 가장 강한 것으로 분류하고, 그런 패턴이 없으면 넓게 보기 점수가 0.5 이상일 때 "넓게 보기", 아니면 "섞임"으로 분류해요.
 """, en="""
 The strongest head for each pattern (pattern, layer, head, score), and how many heads fall in each class when a head is labelled by its strongest pattern scoring at least 0.5 ("broad" if none does but its broadness is at least 0.5, otherwise "mixed").
 """)
 
 lesson.code("""
-for row in qk.pretrained.strongest_heads(scores):
-    print(row)
+for pattern, layer, head, score in qk.pretrained.strongest_heads(scores):
+    print((qk.pretrained.pattern_name(pattern), layer, head, score))
 labels = qk.pretrained.classify_heads(scores)              # (6, 12)
-print({str(label): int((labels == label).sum()) for label in np.unique(labels)})
+print({qk.pretrained.pattern_name(label): int((labels == label).sum())
+       for label in np.unique(labels)})
 """)
 
 lesson.md(slide="subslide", ko="""

@@ -150,12 +150,95 @@ def _shape(answer, name: str, ndim: int):
 
 
 def _show(value) -> str:
-    """A short text for a learner's value in a message."""
+    """A short text for a learner's value in a message, numbers rounded for reading
+    (4 significant digits: 1.1000442649886781 is shown as 1.1)."""
     try:
-        text = repr(value)
+        if isinstance(value, (float, np.floating)):
+            text = f"{float(value):.4g}"
+        elif isinstance(value, np.ndarray) and value.dtype.kind in "iuf" and value.size <= 64:
+            text = np.array2string(value, precision=4, separator=", ", suppress_small=True)
+        else:
+            text = repr(value)
     except Exception:  # noqa: BLE001
         text = type(value).__name__
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _apart(got, expected) -> tuple[str, str]:
+    """Both values as text, rounded for reading: 4 significant digits (3 decimals for
+    arrays), or as many more as it takes for the two texts to differ.
+
+    >>> _apart(2.2, 2.2000885)
+    ('2.2', '2.2001')
+    >>> _apart(np.array([-0.308, 0.755]), np.array([-0.30812, 0.75533]))
+    ('[-0.308, 0.755]', '[-0.3081, 0.7553]')
+    >>> _apart(np.array([-0.308, 0.755, -0.124]), np.array([-0.30843, 0.75472, -0.12402]))
+    ('[-0.308, 0.755, -0.124]', '[-0.3084, 0.7547, -0.124]')
+    """
+    if np.ndim(got) == 0 and np.ndim(expected) == 0:
+        for digits in range(4, 18):
+            a, b = f"{float(got):.{digits}g}", f"{float(expected):.{digits}g}"
+            if a != b:
+                return a, b
+        return a, b
+    got, expected = np.asarray(got, dtype=float), np.asarray(expected, dtype=float)
+    for digits in range(3, 18):
+        a, b = (_decimals(x, digits) for x in (got, expected))
+        if a != b:
+            return a, b
+    return a, b
+
+
+def _decimals(x: np.ndarray, digits: int) -> str:
+    """``x`` as a flat list rounded to ``digits`` decimals, trailing zeros dropped."""
+    items = (np.format_float_positional(v, precision=digits, unique=False, trim="-")
+             for v in x.ravel())
+    return "[" + ", ".join(items) + "]"
+
+
+def _rounded(got, expected, rtol: float = 1e-3) -> bool:
+    """Whether ``got`` looks like ``expected`` rounded (to some number of decimals or of
+    significant digits, as a learner copies printed digits), or is within ``rtol`` of it.
+
+    Only roundings that keep ``expected`` within 5% count: 0 is not 0.4 "rounded".
+
+    >>> _rounded(2.2, 2.2000885), _rounded(10, np.sqrt(96)), _rounded(0, 0.4)
+    (True, True, False)
+    >>> _rounded(np.array([-0.308, 0.755]), np.array([-0.30812, 0.75533]))
+    True
+    """
+    got, expected = np.asarray(got, dtype=float), np.asarray(expected, dtype=float)
+    if got.shape != expected.shape or not np.isfinite(got).all():
+        return False
+    scale = float(np.abs(expected).max(initial=0.0))
+    if scale == 0.0:
+        return False
+    if float(np.abs(got - expected).max(initial=0.0)) <= rtol * scale:
+        return True
+    candidates = [np.round(expected, d) for d in range(0, 10)]
+    if expected.ndim == 0:
+        candidates += [float(f"{float(expected):.{s}g}") for s in range(1, 10)]
+    for rounded in candidates:
+        if (float(np.abs(rounded - expected).max(initial=0.0)) <= 0.05 * scale
+                and np.allclose(got, rounded, rtol=1e-9, atol=1e-12)):
+            return True
+    return False
+
+
+def close_but_not_right(got, expected, name: str) -> Feedback | None:
+    """The "close: you may have rounded" feedback when ``got`` is ``expected`` rounded
+    (see :func:`_rounded`), both values shown to the digits where they differ; else None.
+    Every check calls it after its own tolerance has failed."""
+    if not _rounded(got, expected):
+        return None
+    if np.size(expected) > 8:  # a whole matrix is too long to read: the worst entry
+        got, expected = np.asarray(got, dtype=float), np.asarray(expected, dtype=float)
+        diff = np.abs(got - expected)
+        index = tuple(int(i) for i in np.unravel_index(diff.argmax(), diff.shape))
+        shown, needed = _apart(got[index], expected[index])
+        return wrong("check_close_at", name=name, index=index, got=shown, needed=needed)
+    shown, needed = _apart(got, expected)
+    return wrong("check_close", name=name, got=shown, needed=needed)
 
 
 @never_raises
@@ -168,8 +251,11 @@ def check_array(answer, expected, name: str, atol: float = 1e-6) -> Feedback:
     diff = np.abs(got - expected)
     if diff.max(initial=0.0) > atol + 1e-6 * np.abs(expected).max(initial=0.0):
         index = tuple(int(i) for i in np.unravel_index(diff.argmax(), diff.shape))
-        return wrong("check_values", name=name, index=index,
-                     got=f"{got[index]:.4g}", needed=f"{expected[index]:.4g}")
+        if _rounded(got, expected):
+            shown, needed = _apart(got[index], expected[index])
+            return wrong("check_close_at", name=name, index=index, got=shown, needed=needed)
+        shown, needed = _apart(got[index], expected[index])
+        return wrong("check_values", name=name, index=index, got=shown, needed=needed)
     return right(name=name)
 
 
@@ -190,6 +276,10 @@ def check_value(answer, expected, name: str, rtol: float = 1e-6) -> Feedback:
         ok = _close_number(got, expected, rtol)
     if ok:
         return right(name=name)
+    if not isinstance(expected, tuple):
+        close = close_but_not_right(got, expected, name)
+        if close is not None:
+            return close
     return wrong("check_wrong_value", name=name, got=_show(got))
 
 

@@ -20,6 +20,8 @@ def check_q_shape(answer, example, n_tokens: int, name: str = "my_shape") -> Fee
     (True, False)
     >>> check_q_shape((12.0, 4.0), ex, n_tokens=12).ok
     False
+    >>> check_q_shape((12, 8), ex, n_tokens=12).key
+    'check_l00_d_model'
     """
     x = np.zeros((n_tokens, example.x.shape[1]))  # (n_tokens, d_model)
     needed = (x @ example.w_q).shape  # (n_tokens, d_k)
@@ -30,4 +32,7 @@ def check_q_shape(answer, example, n_tokens: int, name: str = "my_shape") -> Fee
         return wrong("check_l00_shown_sentence", name=name, got=got, n_tokens=n_tokens)
     if got == needed[::-1] and got != needed:
         return wrong("check_l00_transposed", name=name, got=got)
+    d_model = example.x.shape[1]
+    if got == (n_tokens, d_model) and got != needed:  # the columns of X, not of W_Q
+        return wrong("check_l00_d_model", name=name, got=got, d_model=d_model)
     return check_value(got, needed, name)

@@ -22,6 +22,9 @@ def check_new_key(answer, example, x_new, name: str = "my_key") -> Feedback:
     if isinstance(got, Feedback):
         return got
     x_new = np.asarray(x_new, dtype=float)  # (d_model,)
+    if _close(got, x_new):
+        return wrong("check_l01_embedding", name=name, d_model=x_new.shape[-1],
+                     d_k=example.w_k.shape[1])
     for other, w in (("Q", example.w_q), ("V", example.w_v)):
         if _close(got, x_new @ w):
             return wrong("check_l01_other_matrix", name=name, other=f"x·W_{other}")

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from ._answers import _close, _close_number, _number, _real_array, check_array
+from ._answers import _close, _close_number, _number, _real_array, check_array, close_but_not_right
 from ._feedback import Feedback, never_raises, right, wrong
 
 
@@ -68,5 +68,8 @@ def check_angle(answer, example, query: str, key: str, name: str = "my_angle") -
             return wrong("check_l02_cosine", name=name)
         if _close_number(got, d.dot, 1e-3):
             return wrong("check_l02_dot", name=name)
+        close = close_but_not_right(got, d.angle_deg, name)
+        if close is not None:
+            return close
         return wrong("check_wrong_value", name=name, got=f"{got:.4g}")
     return right(name=name)

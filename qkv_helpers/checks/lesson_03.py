@@ -7,7 +7,7 @@ import math
 
 import numpy as np  # noqa: F401  (the examples below use it)
 
-from ._answers import _close_number, _number
+from ._answers import _close_number, _number, _show, close_but_not_right
 from ._feedback import Feedback, never_raises, right, wrong
 
 
@@ -18,6 +18,8 @@ def check_score_spread(answer, d_k: int, name: str = "my_std") -> Feedback:
 
     >>> check_score_spread(np.sqrt(96), 96).ok, check_score_spread(96, 96).ok
     (True, False)
+    >>> check_score_spread(10, 96).key, check_score_spread(42, 96).key
+    ('check_close', 'check_l03_wrong')
     """
     got = _number(answer, name)
     if isinstance(got, Feedback):
@@ -30,7 +32,14 @@ def check_score_spread(answer, d_k: int, name: str = "my_std") -> Feedback:
         return wrong("check_l03_variance", name=name, d_k=d_k)
     if _close_number(got, 1.0, 1e-2):
         return wrong("check_l03_after_scaling", name=name)
-    return wrong("check_wrong_value", name=name, got=f"{got:.4g}")
+    if _close_number(got, 1 / expected, 1e-2):
+        return wrong("check_l03_factor", name=name)
+    if _close_number(got, d_k / 2, 1e-2) or _close_number(got, math.sqrt(d_k / 2), 1e-2):
+        return wrong("check_l03_half", name=name, d_k=d_k)
+    close = close_but_not_right(got, expected, name)
+    if close is not None:
+        return close
+    return wrong("check_l03_wrong", name=name, got=_show(got), d_k=d_k)
 
 
 @functools.lru_cache(maxsize=8)

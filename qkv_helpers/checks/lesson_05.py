@@ -41,4 +41,8 @@ def check_prefix_context(answer, example, token: str, n_tokens: int,
             return wrong("check_l05_not_renormalised", name=name, n=n_tokens)
         if _close(got, v.sum(axis=0)) or _close(got, example.v.sum(axis=0)):
             return wrong("check_l05_unweighted", name=name)
+        if _close(got, short.weights[i] @ k):
+            return wrong("check_l05_keys", name=name)
+        if _close(got, example.v[i]):
+            return wrong("check_l05_own_value", name=name, token=token)
     return check_array(got, expected, name)

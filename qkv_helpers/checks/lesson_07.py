@@ -8,6 +8,13 @@ import numpy as np
 
 from ._answers import _real_array
 from ._feedback import Feedback, never_raises, not_answered, right, unanswered, wrong
+from ._source import assigning_cell, depends_on
+
+
+def _uses_causal_mask(name: str) -> bool:
+    """Whether the learner's cell that assigned ``name`` computes it with ``causal_mask``."""
+    tree = assigning_cell(name)
+    return tree is not None and depends_on(tree, name, calls={"causal_mask"})
 
 
 @never_raises
@@ -63,18 +70,31 @@ def check_causal_mask(answer, n_q: int, n_k: int, name: str = "my_mask") -> Feed
     ❌ In my_mask, query row 0 (position 3) may see key 4, which is in its future.
     >>> check_causal_mask(np.tri(2, 5, k=3, dtype=bool), 2, 5)
     ✅ Right! my_mask is correct.
+    >>> check_causal_mask(np.tri(2, 5, dtype=bool), 2, 5).key
+    'check_l07_top_left'
+
+    The exercise says "not ``qk.causal_mask``": when the cell that assigned the answer
+    can be read (a notebook's cell), an answer computed with it is refused.
     """
     from ..masks import causal_mask
 
     got = _real_array(answer, name)
     if isinstance(got, Feedback):
         return got
+    if _uses_causal_mask(name):
+        return wrong("check_l07_used_causal_mask", name=name)
+    if got.shape == (n_k, n_k) and n_k != n_q:
+        return wrong("check_l07_square", name=name, got=got.shape, n_q=n_q, needed=(n_q, n_k))
     if got.shape != (n_q, n_k):
         return wrong("check_shape", name=name, got=got.shape, needed=(n_q, n_k))
     if not np.isin(got, (0, 1)).all():
         return wrong("check_l07_not_bool", name=name)
     got = got.astype(bool)
     expected = causal_mask(n_q, n_k)  # (n_q, n_k)
+    if (got == ~expected).all():
+        return wrong("check_l07_inverted", name=name)
+    if n_q != n_k and (got == np.tri(n_q, n_k, dtype=bool)).all():
+        return wrong("check_l07_top_left", name=name, first=n_k - n_q, last=n_k - 1)
     for row, col in np.argwhere(got != expected):
         key = "check_l07_sees_future" if got[row, col] else "check_l07_hides_past"
         return wrong(key, name=name, row=int(row), col=int(col),

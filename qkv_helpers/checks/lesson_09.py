@@ -43,6 +43,7 @@ def check_kv_cache_bytes(answer, *, layers: int, kv_heads: int, head_dim: int, t
         return wrong("check_l09_huge", name=name)
     slips = [  # (what the answer would be, message key), most telling first
         (expected / 2**30, "check_l09_gib"),
+        (expected / 1e9, "check_l09_gib"),
         (expected * 8, "check_l09_bits"),
         (expected / 2, "check_l09_half"),
         (expected * 2, "check_l09_double"),
@@ -54,9 +55,13 @@ def check_kv_cache_bytes(answer, *, layers: int, kv_heads: int, head_dim: int, t
         slips.insert(0, (expected * query_heads / kv_heads, "check_l09_query_heads"))
     for value, key in slips:
         if value != expected and _close_number(float(got), value, 1e-9):
-            return wrong(key, name=name, got=shown, bytes_per_value=bytes_per_value,
+            return wrong(key, name=name, got=_show(got), bytes_per_value=bytes_per_value,
                          batch=batch, layers=layers, kv_heads=kv_heads,
                          query_heads=query_heads)
+    if any(float(got) == float(f"{expected:.{digits}g}") for digits in range(1, 10)):
+        return wrong("check_l09_close", name=name, got=shown)  # 4.29e9 for 4,294,967,296
+    if ratio == "1":  # a few bytes off: "1 times the right number" would read as right
+        return wrong("check_l09_nearly", name=name, got=shown)
     return wrong("check_l09_wrong", name=name, got=shown, ratio=ratio)
 
 
@@ -71,6 +76,8 @@ def check_max_batch(answer, *, memory_gib: float, layers: int, kv_heads: int, he
     True
     >>> check_max_batch(28, memory_gib=40, **config).ok
     False
+    >>> check_max_batch(25, memory_gib=40, **config).key  # 40 GB taken for 40 GiB
+    'check_l09_gb_for_gib'
     """
     from ..kv_cache.arithmetic import kv_cache_bytes
 
@@ -87,4 +94,20 @@ def check_max_batch(answer, *, memory_gib: float, layers: int, kv_heads: int, he
         return right(name=name)
     if got == expected + 1:
         return wrong("check_l09_rounded_up", name=name)
+    memory = memory_gib * 2**30
+
+    def fits(bytes_each: float, memory: float = memory) -> int:
+        return int(memory // bytes_each)
+
+    slips = [  # (what the answer would be, message key), most telling first
+        (fits(per_sequence, memory_gib * 1e9), "check_l09_gb_for_gib"),
+        (fits(per_sequence / 2), "check_l09_batch_half"),
+        (fits(per_sequence * 2), "check_l09_batch_double"),
+        (fits(per_sequence / layers), "check_l09_batch_one_layer"),
+        (fits(per_sequence * 8), "check_l09_batch_bits"),
+    ]
+    for value, key in slips:
+        if value != expected and got == value:
+            return wrong(key, name=name, got=got, memory_gib=_show(memory_gib),
+                         bytes_per_value=bytes_per_value, layers=layers)
     return wrong("check_wrong_value", name=name, got=_show(got))

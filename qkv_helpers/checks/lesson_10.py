@@ -27,8 +27,8 @@ def check_masked_output(answer, x, w_q, w_k, w_v, name: str = "my_output") -> Fe
     if isinstance(got, Feedback):
         return got
     from ..attention import softmax
-    from ..masks import causal_mask
     from ..attention_steps import pipeline_steps
+    from ..masks import causal_mask
 
     x = np.asarray(x, dtype=float)
     mask = causal_mask(x.shape[0])  # (tokens, tokens)
@@ -39,4 +39,9 @@ def check_masked_output(answer, x, w_q, w_k, w_v, name: str = "my_output") -> Fe
         if _close(got, softmax(np.where(mask, steps.q @ steps.k.T, -np.inf)) @ steps.v):
             return wrong("check_l06_unscaled", name=name,
                          root=f"{np.sqrt(steps.q.shape[1]):.0f}")
+        scaled = steps.q @ steps.k.T / np.sqrt(steps.q.shape[1])  # (tokens, tokens)
+        if _close(got, softmax(np.where(mask, scaled, 0.0)) @ steps.v):
+            return wrong("check_l10_masked_with_zero", name=name)
+        if _close(got, (softmax(scaled) * mask) @ steps.v):
+            return wrong("check_l10_masked_after_softmax", name=name)
     return check_array(got, steps.output, name)

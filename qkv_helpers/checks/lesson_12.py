@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
-from ._answers import _close_number, _number, _show
+import numpy as np
+
+from ._answers import _close_number, _number, _show, close_but_not_right
 from ._feedback import Feedback, never_raises, right, wrong
 
 
-def _rope_score(example, query_token: str, m: int, key_token: str, n: int) -> float:
+def _rope_score(example, query_token: str, m: int, key_token: str, n: int,
+                rows=None) -> float:
+    """The dot product of ``query_token``'s query turned for position ``m`` and
+    ``key_token``'s key turned for ``n`` (``rows``: other (q, k) rows, for the slips)."""
     from ..positions import apply_rope
 
     q = example.q[example.index(query_token)][None, :]  # (1, d_k)
     k = example.k[example.index(key_token)][None, :]  # (1, d_k)
+    if rows is not None:
+        q, k = (r[None, :] for r in rows)
     return float(apply_rope(q, [m])[0] @ apply_rope(k, [n])[0])
 
 
@@ -24,6 +31,8 @@ def check_rope_score(answer, example, *, query_token: str, query_position: int,
     >>> args = dict(query_token="cat", query_position=7, key_token="sat", key_position=3)
     >>> check_rope_score("1.0", ex, **args).ok, check_rope_score(ex.q[1] @ ex.k[2], ex, **args).ok
     (False, False)
+    >>> check_rope_score(2.2, ex, **args).key  # the printed 2.2 for 2.2000885...
+    'check_close'
     """
     expected = _rope_score(example, query_token, query_position, key_token, key_position)
     got = _number(answer, name)
@@ -31,11 +40,29 @@ def check_rope_score(answer, example, *, query_token: str, query_position: int,
         return got
     if _close_number(got, expected, 1e-6):
         return right(name=name)
-    swapped = _rope_score(example, query_token, key_position, key_token, query_position)
-    if _close_number(got, swapped, 1e-6):
-        return wrong("check_l12_swapped", name=name)
-    if _close_number(got, _rope_score(example, query_token, 0, key_token, 0), 1e-6):
-        return wrong("check_l12_not_rotated", name=name)
+    root = float(np.sqrt(example.q.shape[-1]))
+    m, n = query_position, key_position
+    q, k = example.q[example.index(query_token)], example.k[example.index(key_token)]
+    slips = [  # (what the answer would be, message key), most telling first
+        (expected / root, "check_l12_scaled"),
+        (_rope_score(example, query_token, n, key_token, m), "check_l12_swapped"),
+        (float(q @ k), "check_l12_not_rotated"),
+        (float(q @ k) / root, "check_l12_not_rotated"),
+        (_rope_score(example, query_token, m, key_token, 0), "check_l12_one_rotated"),
+        (_rope_score(example, query_token, 0, key_token, n), "check_l12_one_rotated"),
+        (_rope_score(example, query_token, m, key_token, n,
+                     rows=(example.q[example.index(key_token)],
+                           example.k[example.index(query_token)])), "check_l12_tokens_swapped"),
+        (_rope_score(example, query_token, m, key_token, n,
+                     rows=(q, example.q[example.index(key_token)])), "check_l12_query_as_key"),
+    ]
+    for value, key in slips:
+        if not _close_number(value, expected, 1e-6) and _close_number(got, value, 1e-6):
+            return wrong(key, name=name, root=f"{root:.4g}", query_token=query_token,
+                         key_token=key_token)
+    close = close_but_not_right(got, expected, name)
+    if close is not None:
+        return close
     return wrong("check_wrong_value", name=name, got=_show(got))
 
 

@@ -6,8 +6,9 @@ import functools
 
 import numpy as np
 
-from ._answers import _real_array
+from ._answers import _real_array, _show, close_but_not_right
 from ._feedback import Feedback, never_raises, not_answered, right, unanswered, wrong
+from ._source import assigning_cell, depends_on
 
 
 @never_raises
@@ -24,12 +25,20 @@ def check_gqa_group(answer, *, n_q_heads: int, n_kv_heads: int, kv_head: int,
     True
     >>> check_gqa_group(list(range(5, 64, 8)), n_q_heads=64, n_kv_heads=8, kv_head=5).ok
     False
+    >>> check_gqa_group([list(range(40, 48))], n_q_heads=64, n_kv_heads=8, kv_head=5).key
+    'check_l13_group_not_flat'
     """
     if not_answered(answer):
         return unanswered()
+    if isinstance(answer, (range, set, frozenset)):
+        answer = sorted(answer) if all(isinstance(i, int) for i in answer) else list(answer)
     if isinstance(answer, (str, bytes)) or not isinstance(answer, (list, tuple, np.ndarray)):
         return wrong("check_rows_not_ints", name=name)
-    items = list(np.asarray(answer).ravel()) if isinstance(answer, np.ndarray) else list(answer)
+    if isinstance(answer, np.ndarray) and answer.ndim != 1:
+        return wrong("check_l13_group_not_flat", name=name, got=answer.shape)
+    if any(isinstance(i, (list, tuple, np.ndarray, range)) for i in answer):
+        return wrong("check_l13_group_not_flat", name=name, got=_kind_of_nested(answer))
+    items = list(answer)
     if not all(isinstance(i, (int, np.integer)) and not isinstance(i, (bool, np.bool_))
                for i in items):
         return wrong("check_rows_not_ints", name=name)
@@ -44,6 +53,15 @@ def check_gqa_group(answer, *, n_q_heads: int, n_kv_heads: int, kv_head: int,
     if len(got) != len(expected):
         return wrong("check_l13_group_size", name=name, count=len(got), group=len(expected))
     return wrong("check_l13_group_wrong", name=name, group=len(expected))
+
+
+def _kind_of_nested(answer) -> str:
+    """The nested answer's shape, such as ``(1, 8)``, or ``[[...]]`` if it has none."""
+    try:
+        shape = np.shape(answer)
+    except (ValueError, TypeError):
+        return "[[...]]"
+    return str(shape) if len(shape) > 1 else "[[...]]"
 
 
 @functools.lru_cache(maxsize=1024)
@@ -69,7 +87,11 @@ def check_merged_halves(answer, scores, v, name: str = "my_output") -> Feedback:
 
     ``scores (n_k,)`` and ``v (n_k, d_v)``; the expected answer is
     ``softmax(scores) @ v`` from the package. Recognises the average of the two halves'
-    outputs and the sum without rescaling.
+    outputs, the merge without rescaling, without the sums ``l``, with the sign of the
+    rescaling flipped, without the final division, and the plain sum; a value the learner
+    rounded gets "close". The exercise says "only these six values": when the cell that
+    assigned the answer can be read (a notebook's cell), an answer computed from ``s`` or
+    ``v8`` is refused.
 
     >>> from qkv_helpers.lang import set_language
     >>> set_language("en")
@@ -82,6 +104,10 @@ def check_merged_halves(answer, scores, v, name: str = "my_output") -> Feedback:
     True
     >>> check_merged_halves("1, 2", s, v).ok, check_merged_halves(1j, s, v).ok
     (False, False)
+    >>> check_merged_halves(["4.2", "5.2"], s, v).key
+    'check_string'
+    >>> check_merged_halves(np.round(softmax(s) @ v, 3), s, v).key
+    'check_close'
     """
     if not_answered(answer):
         return unanswered()
@@ -95,32 +121,47 @@ def check_merged_halves(answer, scores, v, name: str = "my_output") -> Feedback:
             raise ValueError
     except (TypeError, ValueError, OverflowError):
         return wrong("check_not_numbers", name="scores, v", kind=type(scores).__name__)
-    if isinstance(answer, (str, bytes)) or np.iscomplexobj(answer):
-        return wrong("check_not_numbers", name=name, kind=type(answer).__name__)
-    numbers_only = _real_array(answer, name)  # refuses "4.171" (numpy would convert it)
-    if isinstance(numbers_only, Feedback) and numbers_only.ok is False:
-        return numbers_only
-    try:
-        got = np.asarray(answer, dtype=float)
-    except (TypeError, ValueError, OverflowError):
-        return wrong("check_not_numbers", name=name, kind=type(answer).__name__)
+    got = _real_array(answer, name)  # refuses "4.171" and ["1", "2"] (numpy would convert)
+    if isinstance(got, Feedback):
+        return got
     if got.shape != expected.shape:
         got = got.reshape(-1) if got.size == expected.size else got
         if got.shape != expected.shape:
             return wrong("check_shape", name=name, got=got.shape, needed=expected.shape)
-    if not np.isfinite(got).all():
-        return wrong("check_not_finite", name=name)
-    shown = np.array2string(got, precision=3)
+    if _uses_the_scores(name):
+        return wrong("check_l13_merge_not_six", name=name)
     if np.allclose(got, expected, rtol=1e-6, atol=1e-9):
-        return right("check_l13_merge_right", name=name, got=shown)
+        return right("check_l13_merge_right", name=name, got=np.array2string(got, precision=3))
     half = scores.size // 2
     parts = [(scores[:half], v[:half]), (scores[half:], v[half:])]
-    average = sum(softmax(s) @ w for s, w in parts) / 2
-    exps = [(np.exp(s - s.max()), w) for s, w in parts]
-    no_rescale = sum(e @ w for e, w in exps) / sum(e.sum() for e, _ in exps)
-    if np.allclose(got, average, rtol=1e-6, atol=1e-9):
-        return wrong("check_l13_merge_average", name=name)
-    if np.allclose(got, no_rescale, rtol=1e-6, atol=1e-9):
-        return wrong("check_l13_merge_no_rescale", name=name)
-    return wrong("check_l13_merge_wrong", name=name, got=shown,
-                 needed=np.array2string(expected, precision=3))
+    m_new = scores.max()
+    outputs = [softmax(s) @ w for s, w in parts]  # each half's o / l
+    sums = [np.exp(s - s.max()).sum() for s, _ in parts]  # each half's l
+    shifts = [np.exp(s.max() - m_new) for s, _ in parts]  # exp(m_old − m_new)
+    o1, o2 = outputs  # each half's output o / l
+    l1, l2 = sums  # each half's l
+    e1, e2 = shifts  # each half's exp(m_old − m_new)
+    slips = [  # (what the answer would be, message key), most telling first
+        ((o1 + o2) / 2, "check_l13_merge_average"),
+        ((l1 * o1 + l2 * o2) / (l1 + l2), "check_l13_merge_no_rescale"),
+        ((e1 * o1 + e2 * o2) / (e1 + e2), "check_l13_merge_no_l"),
+        (e1 * l1 * o1 + e2 * l2 * o2, "check_l13_merge_not_divided"),
+        ((l1 / e1 * o1 + l2 / e2 * o2) / (l1 / e1 + l2 / e2), "check_l13_merge_sign"),
+        (o1 + o2, "check_l13_merge_sum"),
+    ]
+    for value, key in slips:
+        if not np.allclose(value, expected) and np.allclose(got, value, rtol=1e-6, atol=1e-9):
+            return wrong(key, name=name)
+    close = close_but_not_right(got, expected, name)
+    if close is not None:
+        return close
+    return wrong("check_l13_merge_wrong", name=name, got=_show(got))
+
+
+def _uses_the_scores(name: str) -> bool:
+    """Whether the learner's cell that assigned ``name`` computes it from ``s`` or ``v8``
+    (all eight scores and values) instead of only the two halves ``first`` and ``second``."""
+    tree = assigning_cell(name)
+    return tree is not None and depends_on(tree, name, names={"s", "v8"},
+                                           given={"first", "second", "rng"},
+                                           made_from={"rng"})

@@ -20,6 +20,7 @@ import numbers
 import numpy as np
 
 from .. import _validate as validate
+from ..lang import t
 
 __all__ = ["PagedKVCache"]
 
@@ -133,12 +134,9 @@ class PagedKVCache:
         table, length, new = self._tables[seq], self._lengths[seq], k.shape[1]
         needed = -(-(length + new) // self.block_size) - len(table)  # blocks to add
         if needed > len(self._free):
-            raise MemoryError(
-                f"the pool is out of blocks: sequence {seq} needs {needed} more block(s) of "
-                f"{self.block_size} tokens for {new} new token(s), but only {len(self._free)} "
-                f"of {self.n_blocks} are free. Nothing was appended; free() a finished "
-                "sequence or make the cache with more n_blocks"
-            )
+            raise MemoryError(t("err_pool_full", seq=seq, needed=needed,
+                                block_size=self.block_size, new=new, free=len(self._free),
+                                n_blocks=self.n_blocks))
         for _ in range(needed):
             table.append(self._free.pop())
         done = 0
