@@ -59,4 +59,4 @@ def pipeline_explorer(example: RunningExample | None = None, token: str = "cat")
             outline.set_y(panel.state["row"] - 0.5)
 
     return Panel("pipeline_explorer", {"query": slider},
-                 LiveFigure(draw, figsize=(15.0, 5.6), update=change), update)
+                 LiveFigure(draw, figsize=(12.0, 4.8), update=change), update)
