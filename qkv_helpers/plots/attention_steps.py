@@ -9,9 +9,9 @@ from matplotlib.patches import ConnectionPatch, Rectangle
 
 from .. import _validate as validate
 from .. import style
+from ..attention_steps import PipelineSteps, pipeline_steps
 from ..examples import running_example
 from ..lang import t
-from ..attention_steps import PipelineSteps, pipeline_steps
 from ._common import as_matrix, check_labels, optional_index
 
 __all__ = ["plot_pipeline"]
@@ -77,7 +77,8 @@ def plot_pipeline(steps: PipelineSteps | None = None, tokens=None, *,
         ex = running_example()
         steps = pipeline_steps(ex.x, ex.w_q, ex.w_k, ex.w_v) if steps is None else steps
         tokens = ex.tokens if tokens is None else tokens
-    validate.instance_of(steps, "steps", PipelineSteps, "from qkv_helpers.attention_steps.pipeline_steps")
+    validate.instance_of(steps, "steps", PipelineSteps,
+                         "from qkv_helpers.attention_steps.pipeline_steps")
     for name in PipelineSteps._fields:
         as_matrix(getattr(steps, name), f"steps.{name}")  # finite, 2-D
     tokens = check_labels(tokens, steps.x.shape[0], "tokens", "rows of x")

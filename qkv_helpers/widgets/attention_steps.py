@@ -5,9 +5,9 @@ from __future__ import annotations
 import ipywidgets as widgets
 
 from .. import _validate as validate
+from ..attention_steps import pipeline_steps
 from ..examples import RunningExample, running_example
 from ..lang import t
-from ..attention_steps import pipeline_steps
 from ..plots.attention_steps import plot_pipeline
 from ._artists import animate
 from ._live import LiveFigure, Panel
