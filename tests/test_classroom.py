@@ -472,6 +472,18 @@ def test_figure_alt_names_the_section_and_the_cells_comment():
     assert alt == "Figure: 03. Scaling · 2. The histogram — the spread at d_k = 256"
 
 
+@pytest.mark.parametrize("lang", LANGS)
+def test_widget_notes_carry_the_widget_pictures_alt_text(lang):
+    nb = read(lang, "12_positions")
+    for page in (classroom.for_site(nb, lang), classroom.for_slides(nb, lang)):
+        notes = [c.source for c in page.cells if "course-widget-note" in c.source]
+        assert notes and all('data-alt="' + classroom.TEXTS[lang]["figure"] + ": " in n
+                             for n in notes)
+    for name in ("course_lab", "course_reveal"):
+        template = (classroom.TEMPLATES / name / "index.html.j2").read_text(encoding="utf-8")
+        assert "courseWidgetAlt" in template and "note.dataset.alt" in template
+
+
 def test_symbol_font_draws_the_feedback_symbols():
     from fontTools.ttLib import TTFont
 

@@ -503,10 +503,15 @@ def shows_a_widget(cell) -> bool:
         WIDGET_MIME in output.get("data", {}) for output in cell.get("outputs", []))
 
 
-def _widget_note(lang: str):
-    """A markdown cell saying, in ``lang``, that this page's widget needs a running kernel."""
+def _widget_note(lang: str, alt: str = ""):
+    """A markdown cell saying, in ``lang``, that this page's widget needs a running kernel.
+
+    ``alt`` is the widget picture's alt text: the widget manager draws the picture without
+    one, and the page's script (``courseWidgetAlt`` in the templates) copies it from here.
+    """
+    data = f' data-alt="{html.escape(alt)}"' if alt else ""
     note = nbformat.v4.new_markdown_cell(
-        f'<p class="course-widget-note">{html.escape(TEXTS[lang]["widget_note"])}</p>')
+        f'<p class="course-widget-note"{data}>{html.escape(TEXTS[lang]["widget_note"])}</p>')
     note.metadata["slideshow"] = {"slide_type": "-"}  # on the widget's slide
     return note
 
@@ -570,7 +575,7 @@ def _for_pages(nb, lang: str, suffix: str):
             cell = solution_as_code(cell)
         cells.append(cell)
         if shows_a_widget(cell):
-            cells.append(_widget_note(lang))
+            cells.append(_widget_note(lang, figure_alt(lang, title, heading, cell.source)))
     out.cells = cells
     return out
 

@@ -8,7 +8,9 @@ walks its slides in JavaScript and, on each, measures:
   which a projector audience does not see);
 - every block of code and of printed text: a line wider than its block (``scrollWidth >
   clientWidth``) is cut at the right edge;
-- anything wider than the slide itself.
+- anything wider than the slide itself;
+
+and, per deck, that every picture (plots and widgets) has alt text.
 
 Each deck shrinks the font of a slide that does not fit, down to 80 % (``courseFit`` in
 ``tools/classroom_templates/course_reveal/index.html.j2``); the measurements are taken
@@ -87,7 +89,8 @@ _MEASURE = """(limits) => {
                 wide: wide, cut: cut});
     }
   });
-  return {slides: R.getTotalSlides(), bad: out, shrunk: shrunk};
+  const noAlt = Array.from(document.images).filter(i => !i.alt).length;
+  return {slides: R.getTotalSlides(), bad: out, shrunk: shrunk, no_alt: noAlt};
 }"""
 
 
@@ -132,6 +135,9 @@ def check_decks(decks: list[Path], shots: Path | None = None) -> tuple[int, int,
             if errors:
                 failing += 1
                 lines.append(f"FAIL {name}: page errors {errors[:2]}")
+            if facts["no_alt"]:
+                failing += 1
+                lines.append(f"FAIL {name}: {facts['no_alt']} picture(s) without alt text")
         browser.close()
     if shrunk:
         lines.append(f"({len(shrunk)} slides shown in a smaller font to fit, down to "
