@@ -18,12 +18,13 @@ NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize
 # falls back with warnings on stderr, which strict nbval counts as output.
 export MPLCONFIGDIR := $(CURDIR)/$(VENV)/matplotlib
 
-.PHONY: lab test test-ui bench reference lint format notebooks clean help student slides html assignments class-report hub-test train
+.PHONY: lab test test-ui test-slides bench reference lint format notebooks clean help student slides html assignments class-report hub-test train
 
 help:
 	@echo "make lab       open the course in JupyterLab (installs on first run)"
 	@echo "make test      run the unit tests and every notebook under strict nbval"
 	@echo "make test-ui   open every notebook in headless Chromium (needs chromium)"
+	@echo "make test-slides  every slide fits 1280 x 720, in headless Chromium (needs chromium)"
 	@echo "make bench     speed benchmarks (installs the CPU build of torch 2.13.0)"
 	@echo "make reference lesson 11's reference outputs (installs torch and transformers)"
 	@echo "make train     retrain lesson 14's translator from its seed (qkv_helpers/data/translator.npz)"
@@ -103,6 +104,12 @@ train: $(STAMP)
 # Screenshots go to build/ui/. See tools/ui_test.py.
 test-ui: $(STAMP)
 	$(THREADS) $(PY) tools/ui_test.py
+
+# Every slide of every deck fits a 1280 x 720 projector: builds the decks (as make slides),
+# opens them in headless Chromium and fails on a slide taller than 720 px or a code line cut
+# at the right edge. See tools/slide_fit_test.py.
+test-slides: $(STAMP)
+	$(THREADS) $(PY) tools/slide_fit_test.py
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check qkv_helpers tests benchmarks tools

@@ -178,4 +178,5 @@ def quiz_widget(questions=QUESTIONS):
         title = widgets.HTML(t("quiz_question", number=number, text=question.text))
         blocks.append(widgets.VBox([title, radios[name], notes[name]]))
     panel.children = [*blocks, panel.caption]
+    panel.add_class("course-quiz")  # the slide decks lay the questions out in two columns
     return panel

@@ -345,8 +345,8 @@ def test_site_css_embeds_every_hangul_character_of_the_lessons(site):
     css = (site / "_static" / "course.css").read_text(encoding="utf-8")
     from fontTools.ttLib import TTFont
 
-    fonts = [TTFont(io.BytesIO(base64.b64decode(d)))
-             for d in re.findall(r"base64,([A-Za-z0-9+/=]+)", css)]
+    fonts = [TTFont(io.BytesIO(base64.b64decode(d))) for d in re.findall(
+        r'font-family: "NanumGothic";[^}]*base64,([A-Za-z0-9+/=]+)', css)]
     assert fonts
     used = classroom.hangul_in([(ROOT / "notebooks" / "ko" / f"{s}.ipynb").read_text(
         encoding="utf-8") for s in STEMS])
@@ -431,3 +431,111 @@ def test_site_page_shows_the_widget_note(site):
     page = (site / "ko" / "00_start_here.html").read_text(encoding="utf-8")
     assert 'class="course-widget-note"' in page
     assert classroom.TEXTS["ko"]["widget_note"] in page
+
+
+# --- figures, symbols and speaker notes --------------------------------------------------------
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_figure_has_alt_text_in_the_pages_language(site, decks, lang):
+    stem = "13_attention_at_scale"
+    for page in (site / lang / f"{stem}.html", decks / lang / f"{stem}.slides.html"):
+        text = page.read_text(encoding="utf-8")
+        alts = re.findall(r'<img[^>]*\salt="([^"]*)"', text)
+        images = len(re.findall(r"<img\s", text))
+        assert images >= 4 and len(alts) == images, (page.name, images, len(alts))
+        assert "No description has been provided" not in text
+        word = classroom.TEXTS[lang]["figure"]
+        assert all(alt.startswith(f"{word}: ") for alt in alts), alts[:3]
+        title = classroom.title_of(read(lang, stem))
+        assert all(html_unescape(alt).startswith(f"{word}: {title}") for alt in alts)
+        if lang == "ko":
+            assert all(classroom.hangul_in([alt]) for alt in alts)
+        else:
+            assert not any(classroom.hangul_in([alt]) for alt in alts)
+
+
+def html_unescape(text: str) -> str:
+    import html
+
+    return html.unescape(text)
+
+
+def test_figure_alt_names_the_section_and_the_cells_comment():
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell("# 03. Scaling"),
+                nbformat.v4.new_markdown_cell("text\n\n## 2. The **histogram**"),
+                nbformat.v4.new_code_cell("# the spread at d_k = 256\nax = plot()")]
+    nb.cells[2].outputs = [nbformat.v4.new_output(
+        "display_data", data={"image/png": "iVBORw0KGgo=", "text/plain": "<Figure>"})]
+    page = classroom.for_site(nb, "en")
+    alt = page.cells[2].outputs[0].metadata["image/png"]["alt"]
+    assert alt == "Figure: 03. Scaling · 2. The histogram — the spread at d_k = 256"
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_widget_notes_carry_the_widget_pictures_alt_text(lang):
+    nb = read(lang, "12_positions")
+    for page in (classroom.for_site(nb, lang), classroom.for_slides(nb, lang)):
+        notes = [c.source for c in page.cells if "course-widget-note" in c.source]
+        assert notes and all('data-alt="' + classroom.TEXTS[lang]["figure"] + ": " in n
+                             for n in notes)
+    for name in ("course_lab", "course_reveal"):
+        template = (classroom.TEMPLATES / name / "index.html.j2").read_text(encoding="utf-8")
+        assert "courseWidgetAlt" in template and "note.dataset.alt" in template
+
+
+def test_symbol_font_draws_the_feedback_symbols():
+    from fontTools.ttLib import TTFont
+
+    css = classroom.symbol_font_css()
+    assert 'font-family: "CourseSymbols"' in css
+    data = re.search(r"base64,([A-Za-z0-9+/=]+)", css).group(1)
+    cmap = TTFont(io.BytesIO(base64.b64decode(data))).getBestCmap()
+    for shown, drawn_as in classroom.SYMBOLS.items():
+        assert cmap[ord(shown)] == cmap[ord(drawn_as)], shown
+    assert ord("A") not in cmap and len(data) < 20_000  # only the symbols: small
+    assert "var(--course-symbols)" in classroom.COURSE_CSS
+    assert '"CourseSymbols"' in classroom.COURSE_CSS
+
+
+def test_site_css_embeds_the_symbol_font(site):
+    css = (site / "_static" / "course.css").read_text(encoding="utf-8")
+    assert 'font-family: "CourseSymbols"' in css
+
+
+def test_feedback_template_gets_the_symbol_font(tmp_path):
+    import assignments
+    import jinja2
+
+    template = (ROOT / "tools" / "feedback_template" / "index.html.j2").read_text(
+        encoding="utf-8")
+    assert "[[symbols]]" in template and '"CourseSymbols"' in template
+    assignments.write_feedback_template(tmp_path, "ko")
+    written = (tmp_path / "feedback_template" / assignments.FEEDBACK_NAME / "index.html.j2")
+    text = written.read_text(encoding="utf-8")
+    assert "[[symbols]]" not in text and classroom.symbol_font_css().strip() in text
+    jinja2.Environment().parse(text)  # still a template nbgrader can read
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_guide_gives_every_lesson_speaker_notes(lang):
+    notes = classroom.guide_notes(lang)
+    assert set(notes) == {stem[:2] for stem in STEMS}
+    ask = classroom.NOTE_LABELS[lang][0]
+    for number, text in notes.items():
+        assert f"**{ask}**" in text, number
+        assert "**Answer**" not in text and "**답**" not in text  # no exercise answers
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_decks_carry_the_guides_notes_on_the_title_and_exercise_slides(decks, lang):
+    stem = "03_scaling"
+    page = (decks / lang / f"{stem}.slides.html").read_text(encoding="utf-8")
+    asides = re.findall(r'<aside class="notes">(.*?)</aside>', page, flags=re.S)
+    exercises = sum("exercise" in classroom.tags(c) for c in read(lang, stem).cells)
+    assert exercises >= 1 and len(asides) == 1 + exercises
+    label = classroom.NOTE_LABELS[lang][1]  # "Watch for" / "조심할 점"
+    assert all(label in aside for aside in asides)
+    nb = classroom.for_slides(read(lang, stem), lang, "notes")
+    assert classroom.count_slides(nb) == classroom.count_slides(
+        classroom.for_slides(read(lang, stem), lang))  # notes add no slide

@@ -23,6 +23,7 @@ WIDGETS = ["widget_check", "dot_product_explorer", "query_explorer", "scaling_ex
            "temperature_explorer", "weighted_sum_stepper", "head_selector",
            "causal_mask_explorer", "cross_attention_explorer", "pipeline_explorer",
            "kv_cache_stepper",
+           "rope_explorer",  # lesson 12
            "tiling_animation", "paged_cache_view"]  # lesson 13
 
 

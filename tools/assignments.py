@@ -305,6 +305,8 @@ def _mathjax_source() -> str | None:
 
 def write_feedback_template(course: Path, lang: str) -> bool:
     """The feedback page's template in ``course/feedback_template/``; True if MathJax is in it."""
+    import classroom
+
     folder = course / "feedback_template" / FEEDBACK_NAME
     folder.mkdir(parents=True, exist_ok=True)
     mathjax = _mathjax_source()
@@ -315,7 +317,8 @@ def write_feedback_template(course: Path, lang: str) -> bool:
     else:
         (folder / "tex-svg.js").write_text(mathjax, encoding="utf-8")
     text = dict(FEEDBACK_TEXT[lang], mathjax="{{ resources.include_js('tex-svg.js') }}"
-                if mathjax is not None else "<!-- no MathJax: formulas stay TeX -->")
+                if mathjax is not None else "<!-- no MathJax: formulas stay TeX -->",
+                symbols=classroom.symbol_font_css())  # ✅ ❌ ✏️ without an emoji font
     template = FEEDBACK_TEMPLATE.read_text(encoding="utf-8")
     for key, value in text.items():
         template = template.replace(f"[[{key}]]", value)

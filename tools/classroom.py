@@ -81,12 +81,12 @@ SKIP_SUFFIXES = (".map", ".esm.js")  # source maps and ES-module builds are not 
 TEXTS = {
     "ko": {"home": "목차", "prev": "이전", "next": "다음", "other": "English",
            "solution": "풀이 보기", "lessons": "레슨", "slides": "슬라이드",
-           "title": "어텐션 Q·K·V 실습 코스",
+           "title": "어텐션 Q·K·V 실습 코스", "figure": "그림",
            "widget_note": "이 페이지에는 실행 중인 파이썬이 없어서, 컨트롤을 움직여도 그림과 글이 "
                           "바뀌지 않아요. JupyterLab에서 노트북을 실행하면 움직여요."},
     "en": {"home": "Contents", "prev": "Previous", "next": "Next", "other": "한국어",
            "solution": "Show the solution", "lessons": "Lessons", "slides": "Slides",
-           "title": "Hands-on Q/K/V attention",
+           "title": "Hands-on Q/K/V attention", "figure": "Figure",
            "widget_note": "No Python runs behind this page: moving the control changes neither "
                           "the picture nor the text. Run the notebook in JupyterLab to use it."},
 }
@@ -283,10 +283,13 @@ def korean_font_files() -> list[Path]:
 COURSE_CSS = """\
 /* The course's additions to nbconvert's styles (tools/classroom.py). */
 :root {
+  --course-symbols: "Apple Color Emoji", "Segoe UI Emoji", "Noto Color Emoji", "CourseSymbols";
   --jp-ui-font-family: system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans KR",
-                       "Malgun Gothic", "Apple SD Gothic Neo", "NanumGothic", sans-serif;
+                       "Malgun Gothic", "Apple SD Gothic Neo", "NanumGothic", sans-serif,
+                       var(--course-symbols);
   --jp-content-font-family: var(--jp-ui-font-family);
-  --jp-code-font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace, "NanumGothic";
+  --jp-code-font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace, "NanumGothic",
+                         var(--course-symbols);
 }
 body { font-family: var(--jp-ui-font-family); }
 .course-nav { max-width: 1100px; margin: 8px auto 0; padding: 6px 20px;
@@ -299,7 +302,8 @@ body { font-family: var(--jp-ui-font-family); }
 img.widget-image { height: auto; max-width: 100%; align-self: flex-start; }
 /* Slides: a 1280 x 720 projector; headings as written (no capitals); Korean fallback font. */
 html:root {
-  --r-main-font: "Source Sans Pro", Helvetica, "Noto Sans KR", "NanumGothic", sans-serif;
+  --r-main-font: "Source Sans Pro", Helvetica, "Noto Sans KR", "NanumGothic", sans-serif,
+                 var(--course-symbols);
   --r-heading-font: var(--r-main-font);
   --r-main-font-size: 28px;
   --r-code-font: var(--jp-code-font-family);
@@ -315,14 +319,29 @@ html:root {
 .reveal .jp-RenderedHTMLCommon { font-size: 0.85em; line-height: 1.35; }
 .reveal .jp-RenderedHTMLCommon table { font-size: 0.8em; }
 .reveal .jp-CodeCell { font-size: 0.85em; }
-/* Plots fill the slide's width as far as a 720 px slide allows, centred; a widget's
-   picture keeps the size its layout gives (not distorted by a height limit). */
-.reveal .jp-RenderedImage img { display: block; margin: 0 auto; width: auto; height: 440px;
+/* No "In [3]:" prompts on a slide: the code gets the whole width. */
+.reveal .jp-InputPrompt, .reveal .jp-OutputPrompt { display: none; }
+/* Plots fill the slide's width as far as a 720 px slide allows, centred (15.5em: 434 px at
+   the deck's 28 px, smaller with the slide's font when the deck shrinks a slide to fit);
+   a widget's picture keeps the size its layout gives (not distorted by a height limit). */
+.reveal .jp-RenderedImage img { display: block; margin: 0 auto; width: auto; height: 15.5em;
                                 max-width: 100%; object-fit: contain; }
 .reveal img.widget-image { max-height: none; }
-/* Printed text (tables of numbers) in one monospace font, Hangul two columns wide. */
+/* Printed text (tables of numbers) in one monospace font, Hangul two columns wide. An error
+   message, and printed lines still too wide at the smallest font a slide may take
+   (courseFit in the deck's template), wrap at the slide's edge rather than being cut. */
 .reveal .jp-OutputArea-output pre { font-family: var(--jp-code-font-family);
                                     font-size: 0.75em; line-height: 1.3; white-space: pre; }
+.reveal .jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"] pre,
+.reveal .jp-OutputArea-output[data-mime-type="application/vnd.jupyter.error"] pre,
+.reveal .jp-RenderedText[data-mime-type="application/vnd.jupyter.stderr"] pre,
+.reveal .course-wrap .jp-OutputArea-output pre { white-space: pre-wrap;
+                                                  overflow-wrap: anywhere; }
+/* The quiz (lesson 10): its ten questions in two columns, the score below them, drawn at
+   85 % (its widgets' sizes are in px: the slide's smaller font does not reach them). */
+.reveal .course-quiz { display: grid !important; grid-template-columns: 1fr 1fr;
+                       column-gap: 32px; zoom: 0.85; }
+.reveal .course-quiz > :last-child { grid-column: 1 / -1; }
 .course-widget-note { font-size: 0.8em; color: #555; border-left: 4px solid #E69F00;
                       padding: 2px 8px; margin: 4px 0; }
 /* A slide that is still too tall scrolls instead of being cut off. */
@@ -376,13 +395,50 @@ def font_face_css(chars: set[str]) -> str:
     return "\n".join(rules) + "\n"
 
 
+# The feedback symbols the checkers print (qkv_helpers.checks): ✅ ❌ ✏️. They are emoji, in
+# no font the course ships; on a machine without an emoji font they are empty boxes. The
+# pages list the usual emoji fonts first, then "CourseSymbols": matplotlib's DejaVu Sans
+# (always installed with the course) cut down to its ✔ ✖ ✏, with ✅ drawn as ✔ and ❌ as
+# ✖ — plain outlines every browser draws, embedded like NanumGothic.
+SYMBOLS = {"\u2705": "\u2714", "\u274c": "\u2716", "\u270f": "\u270f"}  # shown: drawn as
+
+
+def symbol_font_css() -> str:
+    """An ``@font-face`` rule for "CourseSymbols" (see :data:`SYMBOLS`), as a data URL."""
+    import base64
+    import io
+
+    import matplotlib
+    from fontTools import subset
+
+    logging.getLogger("fontTools").setLevel(logging.ERROR)
+    path = Path(matplotlib.get_data_path()) / "fonts" / "ttf" / "DejaVuSans.ttf"
+    options = subset.Options()
+    options.layout_features = []
+    options.name_IDs = []  # no names: the page calls it by the @font-face name
+    font = subset.load_font(str(path), options)
+    subsetter = subset.Subsetter(options)
+    subsetter.populate(unicodes=[ord(c) for c in set(SYMBOLS.values())] + [0xFE0F])
+    subsetter.subset(font)
+    for table in font["cmap"].tables:
+        if table.isUnicode():
+            for shown, drawn_as in SYMBOLS.items():
+                table.cmap[ord(shown)] = table.cmap[ord(drawn_as)]
+    buffer = io.BytesIO()
+    font.save(buffer)
+    data = base64.b64encode(buffer.getvalue()).decode("ascii")
+    return (f'@font-face {{ font-family: "CourseSymbols"; '
+            f'src: url("data:font/ttf;base64,{data}") format("truetype"); }}\n')
+
+
 def install_static(static: Path, chars: set[str]) -> None:
     """Fill ``static`` (a page folder's ``_static/``) with the CSS (NanumGothic for
     ``chars`` embedded) and the JavaScript from the npm tarballs."""
     if static.exists():
         shutil.rmtree(static)
     static.mkdir(parents=True)
-    (static / "course.css").write_text(font_face_css(chars) + COURSE_CSS, encoding="utf-8")
+    (static / "course.css").write_text(font_face_css(chars) + symbol_font_css() + COURSE_CSS,
+                                       encoding="utf-8")
     for name, (version, files) in NPM_PACKAGES.items():
         for inner, dest in files:
             _extract(_tarball(name, version), inner, static / dest)
@@ -447,10 +503,15 @@ def shows_a_widget(cell) -> bool:
         WIDGET_MIME in output.get("data", {}) for output in cell.get("outputs", []))
 
 
-def _widget_note(lang: str):
-    """A markdown cell saying, in ``lang``, that this page's widget needs a running kernel."""
+def _widget_note(lang: str, alt: str = ""):
+    """A markdown cell saying, in ``lang``, that this page's widget needs a running kernel.
+
+    ``alt`` is the widget picture's alt text: the widget manager draws the picture without
+    one, and the page's script (``courseWidgetAlt`` in the templates) copies it from here.
+    """
+    data = f' data-alt="{html.escape(alt)}"' if alt else ""
     note = nbformat.v4.new_markdown_cell(
-        f'<p class="course-widget-note">{html.escape(TEXTS[lang]["widget_note"])}</p>')
+        f'<p class="course-widget-note"{data}>{html.escape(TEXTS[lang]["widget_note"])}</p>')
     note.metadata["slideshow"] = {"slide_type": "-"}  # on the widget's slide
     return note
 
@@ -465,32 +526,118 @@ def solution_as_code(cell):
     return code
 
 
+def _plain(markdown: str) -> str:
+    """A line of markdown as plain text: no heading marks, emphasis, code ticks or links.
+
+    >>> _plain("## 2. **Tiled** `attention` [here](x.ipynb)")
+    '2. Tiled attention here'
+    """
+    text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", markdown.lstrip("#").strip())
+    return re.sub(r"[*_`]+", "", text).strip()
+
+
+def figure_alt(lang: str, title: str, heading: str, code: str) -> str:
+    r"""The alt text of a figure, in the lesson's language: where it is and what made it.
+
+    The lesson's title, the section's heading and the code cell's first comment, which
+    says what the cell shows (a plot's own title is not kept in its PNG).
+
+    >>> figure_alt("en", "13. Attention at scale", "1. A cost", "# the slope\nax = plot()")
+    'Figure: 13. Attention at scale · 1. A cost — the slope'
+    >>> figure_alt("ko", "03. 스케일링", "", "ax = qk.plots.plot_score_histogram(256)")
+    '그림: 03. 스케일링'
+    """
+    where = " · ".join(part for part in (title, heading) if part)
+    first = code.strip().splitlines()[0] if code.strip() else ""
+    comment = first.lstrip("#").strip() if first.startswith("#") else ""
+    return f"{TEXTS[lang]['figure']}: {where}" + (f" — {comment}" if comment else "")
+
+
 def _for_pages(nb, lang: str, suffix: str):
     """A copy of ``nb`` with links to other lessons ending in ``suffix``, solutions as code
-    cells without output, and, after each widget, a note that it does not move without a
-    kernel."""
+    cells without output, alt text in ``lang`` on every figure (:func:`figure_alt`), and,
+    after each widget, a note that it does not move without a kernel."""
     out = copy.deepcopy(nb)
     cells = []
+    title, heading = title_of(out), ""
     for cell in out.cells:
         if cell.cell_type == "markdown":
+            headings = [line for line in cell.source.splitlines() if line.startswith("#")]
+            if headings and not headings[-1].startswith("# "):
+                heading = _plain(headings[-1])
             cell.source = relink(cell.source, suffix)
+        if cell.cell_type == "code":
+            for output in cell.get("outputs", []):
+                if "image/png" in output.get("data", {}):
+                    meta = output.setdefault("metadata", {}).setdefault("image/png", {})
+                    meta["alt"] = figure_alt(lang, title, heading, cell.source)
         if is_solution(cell) and cell.cell_type == "raw":
             cell = solution_as_code(cell)
         cells.append(cell)
         if shows_a_widget(cell):
-            cells.append(_widget_note(lang))
+            cells.append(_widget_note(lang, figure_alt(lang, title, heading, cell.source)))
     out.cells = cells
     return out
 
 
-def for_slides(nb, lang: str = "en"):
+GUIDE = ROOT / "docs" / "teacher-guide.{lang}.md"
+# The teacher guide's bullets that become speaker notes: its questions for the class and the
+# misconceptions to watch for (not its answers to the exercises: a deck may be handed out).
+NOTE_LABELS = {"ko": ("질문", "조심할 점", "주의할 오해"), "en": ("Ask", "Watch for")}
+
+
+def guide_notes(lang: str, guide: Path | None = None) -> dict[str, str]:
+    """The speaker notes of each lesson, from the teacher guide in ``lang``: lesson number
+    ("03") → its "Ask" and "Watch for" bullets (markdown), in the guide's words.
+
+    >>> notes = guide_notes("en")
+    >>> notes["03"].startswith("**Ask**") and "**Watch for**" in notes["03"]
+    True
+    >>> "**질문**" in guide_notes("ko")["03"]
+    True
+    """
+    path = guide or Path(str(GUIDE).format(lang=lang))
+    notes: dict[str, list[str]] = {}
+    lesson, keep = None, False
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.startswith("#"):
+            match = re.match(r"### (\d\d)\. ", line)
+            lesson, keep = (match.group(1) if match else None), False
+        elif lesson and line.startswith("- "):
+            keep = any(line.startswith(f"- **{label}**") for label in NOTE_LABELS[lang])
+            if keep:
+                notes.setdefault(lesson, []).append(line[2:].strip())
+        elif lesson and keep and line.startswith("  "):
+            notes[lesson][-1] += " " + line.strip()
+        elif not line.strip():
+            keep = False
+    return {number: "\n\n".join(items) for number, items in notes.items()}
+
+
+def _speaker_notes(text: str):
+    """A cell reveal.js shows only in its speaker view (press S): ``<aside class="notes">``."""
+    cell = nbformat.v4.new_markdown_cell(text)
+    cell.metadata["slideshow"] = {"slide_type": "notes"}
+    return cell
+
+
+def for_slides(nb, lang: str = "en", notes: str | None = None):
     """A copy of ``nb`` ready for a deck: solution cells on a sub-slide of their own, links
     to other lessons pointing at their decks, a note after each widget (see :func:`for_site`).
-    Every code cell keeps its code: lesson cells print their own words (no ``qk.t``)."""
+    Every code cell keeps its code: lesson cells print their own words (no ``qk.t``).
+
+    notes : speaker notes (markdown; e.g. the lesson's from :func:`guide_notes`), put on the
+        title slide and on every exercise's slide, where the class meets the mistakes.
+    """
     out = _for_pages(nb, lang, ".slides.html")
-    for cell in out.cells:
+    cells = []
+    for index, cell in enumerate(out.cells):
         if is_solution(cell) and slide_type(cell) not in SLIDE_STARTS + ("skip",):
             cell.metadata["slideshow"] = {"slide_type": "subslide"}
+        cells.append(cell)
+        if notes and (index == 0 or "exercise" in tags(cell)):
+            cells.append(_speaker_notes(notes))
+    out.cells = cells
     return out
 
 
@@ -554,6 +701,7 @@ def build_pages(kind: str, out: Path, notebooks: Path = NOTEBOOKS,
     exporter = _exporter(kind, assets)
     written, entries = [], {}
     for lang in LANGS:
+        notes = guide_notes(lang) if kind == "slides" else {}
         folder = out / lang
         if folder.exists():
             shutil.rmtree(folder)
@@ -564,7 +712,8 @@ def build_pages(kind: str, out: Path, notebooks: Path = NOTEBOOKS,
         for path in paths:
             nb = nbformat.read(path, as_version=4)
             entries[lang].append((path.stem, title_of(nb)))
-            nb = for_slides(nb, lang) if kind == "slides" else for_site(nb, lang)
+            nb = (for_slides(nb, lang, notes.get(path.stem[:2])) if kind == "slides"
+                  else for_site(nb, lang))
             resources = _course_resources(lang, path.stem, all_stems, suffix, assets)
             exporter.language_code = lang  # <html lang=...>: the browser picks Korean glyphs
             body, _ = exporter.from_notebook_node(nb, resources=resources)

@@ -236,7 +236,7 @@ Here is a taste of lesson 13.
 **MQA and GQA: a smaller KV cache.** The cache takes 2 · layers · kv_heads · head_dim · tokens · batch · bytes_per_value bytes. Multi-query attention (MQA) lets every query head share **one** K/V head; grouped-query attention (GQA) lets a group of query heads share each K/V head. For a model with 8 query heads, keep 1,024 tokens with different numbers of K/V heads: the cache is proportional to the number of K/V heads.
 """)
 
-lesson.code(ko="""
+lesson.code(slide="subslide", ko="""
 for kv_heads in (8, 2, 1):                # 멀티헤드(8), GQA(2), MQA(1)
     cache = qk.KVCache(n_heads=kv_heads, head_dim=64, capacity=1024)
     kv = np.zeros((kv_heads, 1024, 64), np.float32)                  # (KV 헤드, 토큰, head_dim)

@@ -262,6 +262,7 @@ lesson.md(slide="slide", ko="""
 
 - m을 움직이면 파란 화살표가 돌아요. 첫 쌍은 빨리, 둘째 쌍은 거의 안 돌아요.
 - m과 n을 **같은 칸 수만큼** 움직여 보세요. 화살표는 돌지만 빨간 점은 그대로예요.
+- 오른쪽 곡선은 줄어들지 않아요. d_k = 4에는 쌍이 두 개뿐이라, 빠른 쌍 때문에 점수가 위아래로 출렁이고(약 6.3칸마다 한 바퀴) 느린 쌍의 몫(초록 점선)은 거의 그대로예요. 앞에서 본 감쇠는 속도가 서로 다른 쌍이 많을 때(64차원) 나타나요.
 """, en="""
 ## Turn it yourself
 
@@ -269,6 +270,7 @@ lesson.md(slide="slide", ko="""
 
 - Move m: the blue arrows turn, the first pair fast, the second hardly at all.
 - Move m and n **by the same amount**: the arrows turn, the red dot stays.
+- The curve on the right does not fall off. With d_k = 4 there are only two pairs: the fast pair makes the score swing up and down (one turn every 6.3 positions) around the slow pair's share (green dashes), which hardly changes. The decay above needs many pairs turning at different speeds (64 dimensions).
 """)
 
 lesson.code(slide="subslide", source="qk.widgets.rope_explorer()", ignore_output=True)

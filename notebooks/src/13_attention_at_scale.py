@@ -75,7 +75,7 @@ for n, scores, plain in zip(lengths, costs.score_bytes, costs.plain_peak):
     print(f"n = {n:4d}   {scores / mib:5.1f} MiB   {plain / mib:5.1f} MiB")
 """)
 
-lesson.md(ko="""
+lesson.md(slide="subslide", ko="""
 최대 메모리는 거의 점수 행렬 크기 그대로예요. float32 값 하나는 4바이트라서, n = 4096이면 행렬 하나가 4096 × 4096 × 4바이트 = 64 MiB예요(1 MiB = 2²⁰바이트, 약 105만 바이트). 이런 행렬이 헤드마다, 배치의 시퀀스마다 하나씩 있어요. 추론에서는 레이어를 차례로 계산하면서 앞 레이어의 점수 행렬을 버리니 레이어 수는 곱하지 않아요. 학습에서는 역전파에 쓰려고 모든 레이어의 것을 들고 있어서 레이어 수까지 곱해요.
 
 로그-로그 그래프는 두 축을 모두 로그 눈금으로 그린 그래프예요. 여기서 기울기가 2에 가까우면 n²에 비례한다는 뜻이에요. 기울기를 구해 봐요(n = 256은 고정 비용이 커서 빼요).
@@ -245,7 +245,7 @@ print(work.flops, long_context.attention_flops(300, 300, 16))                   
 print(300 * 300 * 8, 64 * 64 * 8)     # bytes: the score matrix plain attention writes out, one tile
 """)
 
-lesson.code(ko="""
+lesson.code(slide="subslide", ko="""
 # 어텐션 가중치 P를 저장해 역전파에 써요
 plain_train = long_context.attention_training_flops(4096, 4096, 64)
 # 역전파 때 점수 S = Q·Kᵀ를 다시 계산해요
@@ -605,7 +605,7 @@ Now measure serving 64 requests with random lengths from 1 to 2048, on one small
  All three numbers are read from the cache objects: the bytes the tokens really use, the bytes of the blocks the paged cache holds, and the bytes of one `KVCache(capacity=2048)` per request.
 """)
 
-lesson.code(ko="""
+lesson.code(slide="subslide", ko="""
 lengths_64 = long_context.request_lengths(64, max_len=2048, seed=0)
 memory = long_context.serve_requests(lengths_64, max_len=2048, block_size=16, n_heads=2,
                                      head_dim=32, tokens_per_step=16)
@@ -673,7 +673,7 @@ lesson.md(slide="subslide", ko="""
 - Decoding a **batch** of 64 requests reads the weights once and shares them among 64: the intensity rises with the batch. That is why servers batch requests.
 """)
 
-lesson.code(ko="""
+lesson.code(slide="subslide", ko="""
 llama, a100 = long_context.LLAMA_2_7B, long_context.A100_80GB
 steps = {"프리필, 토큰 2048개": long_context.step_cost(llama, new_tokens=2048),
          "디코드, 배치 1": long_context.step_cost(llama, new_tokens=1, context=2048),

@@ -17,6 +17,7 @@ from .attention_maps import (
     plot_masked_scores,
     plot_query_bars,
 )
+from .attention_steps import plot_pipeline
 
 # Each part of the course adds its plots below, one import line per module.
 # (isort: these come after style.apply() on purpose.)
@@ -30,7 +31,6 @@ from .kv_cache import (
     plot_total_flops,
 )
 from .long_context import plot_cost_loglog, plot_roofline, plot_serving_memory  # lesson 13
-from .attention_steps import plot_pipeline
 from .positions import (
     plot_position_similarity,
     plot_position_vectors,

@@ -52,6 +52,18 @@ def check_labels(labels, n: int, name: str, axis: str) -> list[str]:
     return labels
 
 
+def text_color_on(color, alpha: float = 1.0) -> str:
+    """"black" or "white": whichever reads on ``color`` (drawn with ``alpha`` over white).
+
+    >>> text_color_on("#F0E442"), text_color_on("#0072B2"), text_color_on("#0072B2", 0.3)
+    ('black', 'white', 'black')
+    """
+    from matplotlib.colors import to_rgb
+
+    r, g, b = (alpha * c + (1 - alpha) for c in to_rgb(color))
+    return "black" if 0.299 * r + 0.587 * g + 0.114 * b > 0.5 else "white"
+
+
 def annotate_cells(ax: Axes, values: np.ndarray, image, fmt: str = "{:.2f}",
                    skip: np.ndarray | None = None) -> None:
     """Write each cell's value in it, dark on light cells and light on dark ones."""
@@ -59,10 +71,8 @@ def annotate_cells(ax: Axes, values: np.ndarray, image, fmt: str = "{:.2f}",
     for (i, j), value in np.ndenumerate(values):
         if skip is not None and skip[i, j]:
             continue
-        r, g, b, _ = cmap(norm(value))
-        light = 0.299 * r + 0.587 * g + 0.114 * b > 0.5
         ax.text(j, i, fmt.format(value), ha="center", va="center", fontsize="small",
-                color="black" if light else "white")
+                color=text_color_on(cmap(norm(value))))
 
 
 def as_series(values, name: str, n: int | None = None, *, low: float | None = None,

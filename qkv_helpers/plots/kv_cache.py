@@ -63,10 +63,16 @@ def plot_cache_growth(tokens, measured_bytes, formula_bytes, *, uncached_bytes=N
                                     per="tokens")
         ax.plot(tokens, allocated_bytes, "-", color=style.COLORS[2], linewidth=2,
                 label=t("p_kv_allocated"))
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # tokens are whole numbers
     ax.set_xlabel(t("p_kv_tokens"))
     ax.set_ylabel(t("p_kv_bytes"))
     ax.set_title(t("p_kv_growth_title"))
-    ax.set_ylim(bottom=0)
+    # Room above the highest line for the legend (up to four rows), so that it covers none
+    # of the lines (the reserved bytes are a flat line at the top).
+    highest = max(formula_bytes.max(), measured_bytes.max(),
+                  0 if allocated_bytes is None else allocated_bytes.max(), 1)
+    rows = 2 + (uncached_bytes is not None) + (allocated_bytes is not None)
+    ax.set_ylim(0, highest * (1 + 0.17 * rows))
     ax.legend(fontsize="small", loc="upper left")
     return ax
 
@@ -169,11 +175,11 @@ def plot_speedup(lengths, measured, flop_ratio, predicted=None, *, overhead_us=N
 
 
 def plot_cache_fill(values, capacity: int, *, tokens=None, n_heads: int | None = None,
-                    ax: Axes | None = None) -> Axes:
+                    vmax: float | None = None, ax: Axes | None = None) -> Axes:
     """The cache as a grid: a row per (layer, head), a column per position up to ``capacity``.
 
-    Kept positions are coloured by ``values`` (e.g. the length of each key vector); the
-    positions not yet filled are hatched.
+    Kept positions are coloured by ``values`` (e.g. the length of each key vector), on the
+    colour scale drawn beside the grid; the positions not yet filled are hatched.
 
     Parameters
     ----------
@@ -184,12 +190,17 @@ def plot_cache_fill(values, capacity: int, *, tokens=None, n_heads: int | None =
         The words at the kept positions, for the x tick labels.
     n_heads : int, optional
         Heads per layer, to label the rows "layer l, head h" (otherwise "row r").
+    vmax : float, optional
+        The top of the colour scale (default: the largest value). A widget that adds
+        columns step by step fixes it, so that a colour keeps its meaning.
 
     Examples
     --------
     >>> ax = plot_cache_fill(np.ones((8, 3)), 6, tokens=["The", "cat", "sat"], n_heads=4)
     >>> [label.get_text() for label in ax.get_xticklabels()][:3]
     ['The', 'cat', 'sat']
+    >>> ax.images[0].colorbar.ax.get_ylabel() == t("p_kv_fill_scale")
+    True
     """
     values = validate.array(values, "values", ndim=2, shape="(layers · heads, tokens kept)",
                             widen=True, empty=True)
@@ -208,12 +219,15 @@ def plot_cache_fill(values, capacity: int, *, tokens=None, n_heads: int | None =
                              f" got {n_heads}")
     if tokens is not None:
         tokens = check_labels(tokens, kept, "tokens", "cache")
-    ax = new_axes(ax, figsize=(6.4, 3.2))
+    if vmax is None:
+        vmax = float(values.max()) if kept and values.max() > 0 else 1.0
+    vmax = validate.real_number(vmax, "vmax", low=0.0, low_open=True)
+    ax = new_axes(ax, figsize=(7.2, 3.2))
     grid = np.full((rows, capacity), np.nan)  # (rows, capacity)
     grid[:, :kept] = values
-    vmax = float(values.max()) if kept else 1.0
-    ax.imshow(np.ma.masked_invalid(grid), cmap=style.CMAP, vmin=0.0, vmax=vmax,
-              aspect="auto", interpolation="nearest")
+    image = ax.imshow(np.ma.masked_invalid(grid), cmap=style.CMAP, vmin=0.0, vmax=vmax,
+                      aspect="auto", interpolation="nearest")
+    ax.figure.colorbar(image, ax=ax, label=t("p_kv_fill_scale"), fraction=0.05, pad=0.02)
     ax.add_patch(_hatched(kept, rows, capacity))
     if n_heads:
         labels = [t("p_kv_fill_row", layer=r // n_heads, head=r % n_heads) for r in range(rows)]

@@ -5,31 +5,50 @@ from __future__ import annotations
 import matplotlib.pyplot as plt  # noqa: F401  (the doctests close their figures)
 import numpy as np
 from matplotlib.axes import Axes
-from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter
+from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullFormatter
 
 from .. import _validate as validate
 from .. import style
 from ..lang import t
 from ._common import as_series, new_axes
 
-__all__ = ["plot_cost_loglog", "plot_roofline", "plot_serving_memory"]
+__all__ = ["plot_cost_loglog", "plot_roofline", "plot_serving_memory", "readable_number"]
 
 
-_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+_SUFFIXES = ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
 
 
-def _powers_of_ten(value, _position=None) -> str:
-    """Tick label ``10ⁿ`` in plain text (no mathtext: its default font has no minus sign)."""
-    exponent = np.log10(value) if value > 0 else np.nan
-    if not np.isfinite(exponent) or abs(exponent - round(exponent)) > 1e-9:
+def readable_number(value, _position=None) -> str:
+    """A log axis' tick label as a plain number: 0.1, 1, 10, 100, 1k, 10k, 1M, 3M, 1G.
+
+    Superscript exponents (10¹, 10², 10³) are specks on a projector; plain numbers with
+    k, M, G, T (thousand, million, billion, trillion) read at a glance. Only values with one
+    significant digit get a label (the ticks of a log axis); others get none.
+
+    >>> [readable_number(v) for v in (0.1, 1, 10, 300, 1e3, 3e4, 1e6, 2e9, 1e12, 1.5)]
+    ['0.1', '1', '10', '300', '1k', '30k', '1M', '2G', '1T', '']
+    """
+    value = float(value)
+    if not np.isfinite(value) or value <= 0:
         return ""
-    return "10" + str(int(round(exponent))).translate(_SUPERSCRIPT)
+    digits = f"{value:.0e}"  # e.g. '3e+04': one significant digit
+    if not np.isclose(float(digits), value, rtol=1e-6):
+        return ""
+    for size, suffix in _SUFFIXES:
+        if value >= size:
+            return f"{value / size:g}{suffix}"
+    return f"{value:g}"
 
 
 def _plain_log_ticks(ax: Axes, x: bool = True, y: bool = True) -> None:
+    """Label the log axes' decades with :func:`readable_number`, and also 3× each decade
+    when an axis spans fewer than three decades (else it would show one or two labels)."""
     for axis, on in ((ax.xaxis, x), (ax.yaxis, y)):
         if on:
-            axis.set_major_formatter(FuncFormatter(_powers_of_ten))
+            low, high = axis.get_view_interval()
+            few = np.log10(max(high, 1e-300) / max(low, 1e-300)) < 3
+            axis.set_major_locator(LogLocator(base=10, subs=(1.0, 3.0) if few else (1.0,)))
+            axis.set_major_formatter(FuncFormatter(readable_number))
             axis.set_minor_formatter(NullFormatter())
 
 

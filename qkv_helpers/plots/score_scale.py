@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 from matplotlib.axes import Axes
+from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator
 
 from .. import _validate as validate
 from .. import style
@@ -13,12 +14,44 @@ from ..lang import t
 from ..score_scale import random_queries_keys
 from ._common import as_series, new_axes
 
-__all__ = ["plot_score_histogram", "plot_variance_vs_dk"]
+__all__ = ["plot_score_histogram", "plot_variance_vs_dk", "score_histograms"]
+
+
+def score_histograms(raw, d_k: int, limit: float, bins: int = 60):
+    """Bin edges and densities of the raw scores and of the scaled ones (raw / √d_k).
+
+    The raw scores get ``bins`` bins over ``±limit``; the scaled scores the same bins with
+    every edge divided by √d_k, so each bin holds the same scores in both. On the raw
+    scores' bins the scaled scores would fill two or three bins, a spike that shows no
+    shape. Histograms on bins of different widths compare only as densities (each has area
+    1): the scaled one is the raw one, √d_k times narrower and √d_k times taller. Scores
+    beyond ``±limit`` are counted in the outermost bin.
+
+    Returns ``(edges_raw, density_raw, edges_scaled, density_scaled)``.
+
+    >>> e_raw, h_raw, e_scaled, h_scaled = score_histograms([-2.0, 0.5, 3.0], 4, 4.0, bins=4)
+    >>> e_raw.tolist(), e_scaled.tolist()
+    ([-4.0, -2.0, 0.0, 2.0, 4.0], [-2.0, -1.0, 0.0, 1.0, 2.0])
+    >>> h_raw.round(3).tolist(), h_scaled.round(3).tolist()  # one score in each of bins 1-3
+    ([0.0, 0.167, 0.167, 0.167], [0.0, 0.333, 0.333, 0.333])
+    """
+    raw = as_series(raw, "raw")  # (n,)
+    d_k = validate.integer(d_k, "d_k", 1)
+    limit = validate.real_number(limit, "limit", low=0.0, low_open=True)
+    bins = validate.integer(bins, "bins", 1)
+    edges_raw = np.linspace(-limit, limit, bins + 1)  # (bins + 1,)
+    density_raw = np.histogram(np.clip(raw, -limit, limit), bins=edges_raw,
+                               density=True)[0]  # (bins,)
+    root = math.sqrt(d_k)
+    return edges_raw, density_raw, edges_raw / root, density_raw * root
 
 
 def plot_score_histogram(d_k: int, *, n: int = 4000, seed: int = 0, ax: Axes | None = None,
                          limit: float | None = None) -> Axes:
     """Histograms of ``q·k`` and ``q·k/√d_k`` for ``n`` random pairs of width ``d_k``.
+
+    As densities (area 1), the scaled scores on the raw scores' bins divided by √d_k:
+    see :func:`score_histograms`.
 
     Parameters
     ----------
@@ -28,8 +61,8 @@ def plot_score_histogram(d_k: int, *, n: int = 4000, seed: int = 0, ax: Axes | N
     Examples
     --------
     >>> ax = plot_score_histogram(16)
-    >>> len(ax.get_legend().get_texts())
-    2
+    >>> len(ax.get_legend().get_texts()), len(ax.patches)  # one outline per histogram
+    (2, 2)
     """
     q, k = random_queries_keys(d_k, n, seed)
     if limit is not None:
@@ -38,11 +71,14 @@ def plot_score_histogram(d_k: int, *, n: int = 4000, seed: int = 0, ax: Axes | N
     scaled = raw / math.sqrt(d_k)  # (n,)
     ax = new_axes(ax, figsize=(6.4, 3.6))
     limit = limit or float(np.abs(raw).max())
-    bins = np.linspace(-limit, limit, 61)
-    ax.hist(np.clip(raw, -limit, limit), bins=bins, alpha=0.6, color=style.COLORS[0],
-            label=t("p_scal_raw", var=f"{raw.var():.1f}"))
-    ax.hist(np.clip(scaled, -limit, limit), bins=bins, alpha=0.6, color=style.COLORS[1],
-            label=t("p_scal_scaled", var=f"{scaled.var():.2f}"))
+    e_raw, h_raw, e_scaled, h_scaled = score_histograms(raw, d_k, limit)
+    ax.stairs(h_raw, e_raw, fill=True, alpha=0.6, linewidth=0, color=style.COLORS[0],
+              label=t("p_scal_raw", var=f"{raw.var():.1f}"))
+    ax.stairs(h_scaled, e_scaled, fill=True, alpha=0.6, linewidth=0, color=style.COLORS[1],
+              label=t("p_scal_scaled", var=f"{scaled.var():.2f}"))
+    ax.set_xlim(-limit, limit)
+    # Room above the tallest bin for the legend, so that it covers no bar.
+    ax.set_ylim(0, 1.45 * max(h_raw.max(), h_scaled.max()))
     ax.set_xlabel(t("score"))
     ax.set_ylabel(t("p_scal_count"))
     ax.set_title(t("p_scal_hist_title", d_k=d_k))
@@ -71,6 +107,12 @@ def plot_variance_vs_dk(d_ks, raw, scaled, *, ax: Axes | None = None) -> Axes:
     ax.plot(d_ks, scaled, "s-", color=style.COLORS[1], label=t("p_scal_scaled_short"))
     ax.set_xscale("log", base=2)
     ax.set_yscale("log", base=2)
+    # Plain numbers every other power of 2 (1, 4, 16, 64, ...): superscripts (2⁴, 2⁶) are
+    # small on a projector, and the lessons' d_k are written as plain numbers.
+    for axis in (ax.xaxis, ax.yaxis):
+        axis.set_major_locator(LogLocator(base=4))
+        axis.set_major_formatter(FuncFormatter(lambda value, _pos: f"{value:g}"))
+        axis.set_minor_locator(NullLocator())
     ax.set_xlabel("d_k")
     ax.set_ylabel(t("p_scal_variance"))
     ax.set_title(t("p_scal_var_title"))

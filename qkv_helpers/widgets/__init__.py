@@ -6,6 +6,7 @@ the panel's data and picture changed.
 """
 
 from ._live import LiveFigure, Panel
+from .attention_steps import pipeline_explorer
 
 # Each part of the course adds its widgets below, one import line per module.
 from .cross import cross_attention_explorer
@@ -13,7 +14,6 @@ from .heads import head_selector
 from .kv_cache import kv_cache_stepper
 from .long_context import paged_cache_view, tiling_animation  # lesson 13
 from .masking import causal_mask_explorer
-from .attention_steps import pipeline_explorer
 from .positions import rope_explorer
 from .real_model import minilm_explorer
 from .scores_and_weights import (

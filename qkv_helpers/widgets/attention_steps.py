@@ -5,9 +5,9 @@ from __future__ import annotations
 import ipywidgets as widgets
 
 from .. import _validate as validate
+from ..attention_steps import pipeline_steps
 from ..examples import RunningExample, running_example
 from ..lang import t
-from ..attention_steps import pipeline_steps
 from ..plots.attention_steps import plot_pipeline
 from ._artists import animate
 from ._live import LiveFigure, Panel
@@ -59,4 +59,4 @@ def pipeline_explorer(example: RunningExample | None = None, token: str = "cat")
             outline.set_y(panel.state["row"] - 0.5)
 
     return Panel("pipeline_explorer", {"query": slider},
-                 LiveFigure(draw, figsize=(15.0, 5.6), update=change), update)
+                 LiveFigure(draw, figsize=(12.0, 4.8), update=change), update)

@@ -22,7 +22,8 @@ def kv_cache_stepper(prompt: str = "The cat sat", max_tokens: int = 20) -> Panel
 
     The panel opens with the prompt already run (its keys and values in the cache, the
     first new word chosen). Left: the cache, a row per (layer, head), a column per
-    position, coloured by the length of each kept key; empty positions hatched. Right:
+    position, coloured by the length of each kept key (one colour scale for the whole
+    run, beside the grid); empty positions hatched. Right:
     the FLOPs of every step so far, with the cache and without. The caption gives the
     words, the cache's bytes by the formula and this step's FLOPs.
 
@@ -80,6 +81,12 @@ def kv_cache_stepper(prompt: str = "The cat sat", max_tokens: int = 20) -> Panel
     sizes = dict(d_model=model.d_model, n_layers=model.n_layers,
                  vocab_size=model.vocab_size, d_ff=model.d_ff)
     first_context = len(decoder.prompt)
+    # One colour scale for the whole run: decoding is greedy, so a run to max_tokens made
+    # now holds every key the stepper will show (a kept key's length never changes).
+    whole_run = CachedDecoder(model, prompt_ids, capacity=max_tokens)
+    while len(whole_run) < max_tokens:
+        whole_run.step()
+    longest_key = float(whole_run.key_norms().max())
     most_flops = step_flops(max_tokens, max_tokens, **sizes)
     contexts = np.arange(first_context, max_tokens + 1)  # (steps,): every step's context
 
@@ -87,6 +94,7 @@ def kv_cache_stepper(prompt: str = "The cat sat", max_tokens: int = 20) -> Panel
         state = panel.state
         left, right = fig.subplots(1, 2, width_ratios=[1.5, 1.0])
         plot_cache_fill(state["key_norms"], max_tokens, n_heads=model.n_heads, ax=left,
+                        vmax=longest_key,
                         tokens=to_words(decoder.ids[: state["cache_tokens"]]).split())
         # Every step's bars made now, empty until the step is done.
         empty = np.zeros(len(contexts))  # (steps,)
@@ -111,8 +119,7 @@ def kv_cache_stepper(prompt: str = "The cat sat", max_tokens: int = 20) -> Panel
         grid = np.full((rows, max_tokens), np.nan)  # (rows, capacity)
         grid[:, :kept] = values
         image = left.images[0]
-        image.set_data(np.ma.masked_invalid(grid))
-        image.norm.vmax = float(values.max()) if kept else 1.0  # as plot_cache_fill sets it
+        image.set_data(np.ma.masked_invalid(grid))  # on the fixed scale of the colour bar
         hatched = left.patches[0]
         hatched.set_x(kept - 0.5)
         hatched.set_width(max_tokens - kept)

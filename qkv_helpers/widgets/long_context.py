@@ -13,10 +13,14 @@ from .. import style
 from ..kv_cache import PagedKVCache
 from ..lang import t
 from ..long_context import online_softmax_trace
+from ..plots._common import text_color_on
 from ._artists import animate
 from ._live import LiveFigure, Panel
 
 __all__ = ["paged_cache_view", "tiling_animation"]
+
+#: Opacity of the fill of a held block (its text colour is chosen for the colour seen).
+FILL_ALPHA = 0.85
 
 
 def tiling_animation(n_keys: int = 24, block_size: int = 4, d_v: int = 3, seed: int = 3,
@@ -210,37 +214,46 @@ def paged_cache_view(n_blocks: int = 24, block_size: int = 4, n_sequences: int =
 
     def draw(fig, panel: Panel) -> dict:
         ax = fig.add_subplot()
-        fills, labels = [], []
+        fills, labels, numbers = [], [], []
         for b in range(n_blocks):
             r, c = divmod(b, cols)
             ax.add_patch(Rectangle((c, -r), 0.92, -0.85, facecolor="white", edgecolor="grey",
                                    linewidth=1))
             fills.append(ax.add_patch(Rectangle((c, -r), 0.0, -0.85, edgecolor="none",
-                                                alpha=0.85)))
+                                                alpha=FILL_ALPHA)))
             labels.append(ax.text(c + 0.46, -r - 0.42, "", ha="center", va="center",
                                   fontsize="small"))
-            ax.text(c + 0.04, -r - 0.1, str(b), fontsize=7, color="grey", va="top")
+            # The block's number, drawn over its fill (so animated, like the fill).
+            numbers.append(ax.text(c + 0.04, -r - 0.08, str(b), fontsize=8, color="0.35",
+                                   va="top"))
         ax.set_xlim(-0.1, cols + 0.1)
         ax.set_ylim(-rows - 0.1, 0.2)
         ax.set_aspect("equal")
         ax.axis("off")
         ax.set_title(t("w_s13_pool_title", n=n_blocks, size=block_size))
-        handle = dict(fills=fills, labels=labels)
-        animate(*fills, *labels)
+        handle = dict(fills=fills, labels=labels, numbers=numbers)
+        animate(*fills, *labels, *numbers)
         change(handle, panel)
         return handle
 
     def change(handle: dict, panel: Panel) -> None:
         state = panel.state
-        for b, (fill, label) in enumerate(zip(handle["fills"], handle["labels"])):
+        for b, (fill, label, number) in enumerate(zip(handle["fills"], handle["labels"],
+                                                      handle["numbers"])):
             owner, filled = state["owners"][b], state["filled"][b]
             held = owner >= 0
             fill.set_visible(held)
             label.set_visible(held)
+            # Text on the fill in black or white, whichever reads on the request's colour;
+            # the number sits in the first slot, the label in the middle of the block.
+            color = style.COLORS[owner % len(style.COLORS)] if held else "white"
+            on_fill = text_color_on(color, FILL_ALPHA)
+            number.set_color(on_fill if held and filled > 0 else "0.35")
             if held:
                 fill.set_width(0.92 * filled / block_size)
-                fill.set_facecolor(style.COLORS[owner % len(style.COLORS)])
+                fill.set_facecolor(color)
                 label.set_text(f"R{owner}\n{filled}/{block_size}")
+                label.set_color(on_fill if 2 * filled > block_size else "black")
 
     return Panel("paged_cache_view", {"time": slider},
                  LiveFigure(draw, figsize=(9.0, 3.8), update=change), update)

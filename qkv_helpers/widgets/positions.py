@@ -47,9 +47,21 @@ def rope_explorer(query_position: int = 3, key_position: int = 1) -> Panel:
     d = q.shape[-1]
     half = d // 2
     distances = np.arange(-MAX_POSITION, MAX_POSITION + 1)  # (41,)
-    # the score for every distance: q at position |Δ| or 0, k at 0 or |Δ|
-    curve = np.array([float(apply_rope(q, [max(s, 0)])[0] @ apply_rope(k, [max(-s, 0)])[0])
-                      for s in distances])  # (41,)
+
+
+    def score_curve(keep: np.ndarray) -> np.ndarray:
+        """The score for every distance, from the dimensions in ``keep`` only: q at
+        position |Δ| or 0, k at 0 or |Δ|. Each pair turns on its own, so the pairs'
+        curves add up to the whole one."""
+        q_part, k_part = q * keep, k * keep  # (1, 4) each
+        return np.array([float(apply_rope(q_part, [max(s, 0)])[0]
+                               @ apply_rope(k_part, [max(-s, 0)])[0])
+                         for s in distances])  # (41,)
+
+    curve = score_curve(np.ones(d))  # (41,)
+    # The slow pair's share: with d_k = 4 there are only two speeds, so the score swings
+    # with the fast pair around the slow pair's nearly constant share, and does not decay.
+    slow = score_curve(np.isin(np.arange(d), [half - 1, d - 1]).astype(float))  # (41,)
     m_slider = widgets.IntSlider(value=query_position, min=0, max=MAX_POSITION,
                                  description=t("w_rope_m"), style=_STYLE)
     n_slider = widgets.IntSlider(value=key_position, min=0, max=MAX_POSITION,
@@ -95,14 +107,20 @@ def rope_explorer(query_position: int = 3, key_position: int = 1) -> Panel:
         axes[0].plot([], [], color="tab:orange", label=t("w_rope_k"))
         axes[0].legend(loc="lower left", fontsize=8, frameon=False)
         ax = axes[2]
-        ax.plot(distances, curve, color="0.4", lw=1.2)
+        # Positions are whole numbers: a dot per distance, joined by a faint line.
+        ax.plot(distances, curve, "o-", color="0.35", lw=0.6, markersize=3.5,
+                label=t("w_rope_curve_all"))
+        ax.plot(distances, slow, "--", color="tab:green", lw=1.5,
+                label=t("w_rope_curve_slow", first=half - 1, second=d - 1))
+        ax.legend(loc="lower center", fontsize=8, ncols=2, frameon=False,
+                  bbox_to_anchor=(0.5, 1.0), borderaxespad=0.2)
         marker, = ax.plot([state["m"] - state["n"]], [state["score"]], "o", color="tab:red",
                           markersize=8)
         animate(marker)
         ax.axhline(0, color="0.85", lw=0.8)
         ax.set_xlabel(t("p_pos_distance"))
         ax.set_ylabel(t("p_pos_score"))
-        ax.set_title(t("w_rope_curve_title"), fontsize=10)
+        ax.set_title(t("w_rope_curve_title"), fontsize=10, pad=22)
         handle["marker"] = marker
         return handle
 
@@ -114,5 +132,5 @@ def rope_explorer(query_position: int = 3, key_position: int = 1) -> Panel:
             k_arrow.xy = tuple(state["k"][pair])
         handle["marker"].set_data([state["m"] - state["n"]], [state["score"]])
 
-    live = LiveFigure(draw, figsize=(9.6, 3.4), update=change)
+    live = LiveFigure(draw, figsize=(9.6, 3.8), update=change)
     return Panel("rope_explorer", {"m": m_slider, "n": n_slider}, live, update)

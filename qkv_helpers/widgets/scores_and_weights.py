@@ -13,7 +13,7 @@ from .. import _validate as validate
 from ..attention import scaled_dot_product_attention, softmax
 from ..examples import running_example
 from ..lang import t
-from ..plots.score_scale import plot_score_histogram
+from ..plots.score_scale import plot_score_histogram, score_histograms
 from ..plots.similarity import plot_vectors_2d
 from ..plots.softmax_curves import plot_softmax_curves
 from ..score_scale import dk_stats, random_queries_keys
@@ -197,7 +197,6 @@ def scaling_explorer(d_k: int = 4) -> Panel:
     slider = widgets.SelectionSlider(options=list(DK_VALUES), value=int(d_k),
                                      description=t("w_dk_slider"), style=_STYLE)
     limit = 4.0 * np.sqrt(max(DK_VALUES)) / 2  # the histogram's fixed half-width
-    bins = np.linspace(-limit, limit, 61)  # as plot_score_histogram makes them
     state: dict = {}
 
     def scores(d: int) -> tuple[np.ndarray, np.ndarray]:
@@ -206,8 +205,14 @@ def scaling_explorer(d_k: int = 4) -> Panel:
         raw = np.einsum("nd,nd->n", q, k)  # (4000,)
         return raw, raw / np.sqrt(d)
 
-    def counts(values: np.ndarray) -> np.ndarray:
-        return np.histogram(np.clip(values, -limit, limit), bins=bins)[0]  # (60,)
+    def densities(d: int) -> tuple[np.ndarray, np.ndarray]:
+        """The heights plot_score_histogram draws for d: raw and scaled, (60,) each."""
+        _, raw, _, scaled = score_histograms(scores(d)[0], d, limit)
+        return raw, scaled
+
+    def scaled_edges(d: int) -> np.ndarray:
+        """The scaled histogram's bin edges for d (the raw ones / √d), (61,)."""
+        return score_histograms([0.0], d, limit)[2]
 
     def update(panel: Panel) -> None:
         stats = dk_stats(slider.value)
@@ -216,8 +221,8 @@ def scaling_explorer(d_k: int = 4) -> Panel:
                      weights_scaled=stats.weights_scaled, max_raw=stats.max_raw,
                      max_scaled=stats.max_scaled, grad_raw=stats.grad_raw,
                      grad_scaled=stats.grad_scaled, var_raw=float(raw.var()),
-                     var_scaled=float(scaled.var()), counts_raw=counts(raw),
-                     counts_scaled=counts(scaled))
+                     var_scaled=float(scaled.var()))
+        state["density_raw"], state["density_scaled"] = densities(slider.value)
         panel.state = state
         panel.caption.value = t("w_dk_caption", d_k=slider.value,
                                 max_raw=f"{stats.max_raw:.2f}",
@@ -228,11 +233,10 @@ def scaling_explorer(d_k: int = 4) -> Panel:
     def draw(fig, *_) -> dict:
         left, right = fig.subplots(1, 2)
         plot_score_histogram(state["d_k"], ax=left, limit=limit)
-        # One count axis for every d_k (the tallest bin of any), so it stays put.
-        tallest = max(max(counts(raw).max(), counts(scaled).max())
-                      for raw, scaled in map(scores, DK_VALUES))
-        left.set_ylim(0, 1.4 * tallest)  # room above the tallest bin for the legend
-        hist_raw, hist_scaled = left.patches[:60], left.patches[60:120]
+        # One density axis for every d_k (the tallest bin of any), so it stays put.
+        tallest = max(max(raw.max(), scaled.max()) for raw, scaled in map(densities, DK_VALUES))
+        left.set_ylim(0, 1.45 * tallest)  # room above the tallest bin for the legend
+        hist_raw, hist_scaled = left.patches[:2]  # one outline per histogram
         x = np.arange(len(state["weights_raw"]))
         bars_raw = right.bar(x - 0.2, state["weights_raw"], width=0.4, label=t("w_dk_unscaled"))
         bars_scaled = right.bar(x + 0.2, state["weights_scaled"], width=0.4,
@@ -244,16 +248,15 @@ def scaling_explorer(d_k: int = 4) -> Panel:
         right.set_ylabel(t("weights"))
         right.set_title(t("w_dk_weights_title"))  # the same size as the left panel's
         right.legend(fontsize="small", loc="upper center", ncols=2)
-        animate(*hist_raw, *hist_scaled, left.get_legend(), left.title, *bars_raw,
+        animate(hist_raw, hist_scaled, left.get_legend(), left.title, *bars_raw,
                 *bars_scaled, right.get_legend())
         return dict(hist_raw=hist_raw, hist_scaled=hist_scaled, left=left,
                     bars_raw=list(bars_raw), bars_scaled=list(bars_scaled))
 
     def change(handle: dict, *_) -> None:
+        handle["hist_scaled"].set_data(edges=scaled_edges(state["d_k"]))
         for key in ("raw", "scaled"):
-            for patch, count in zip(handle[f"hist_{key}"], state[f"counts_{key}"]):
-                patch.set_height(count)
-                patch.set_visible(count > 0)  # an empty bin draws nothing: skip it
+            handle[f"hist_{key}"].set_data(state[f"density_{key}"])
             for bar, weight in zip(handle[f"bars_{key}"], state[f"weights_{key}"]):
                 bar.set_height(weight)
         left = handle["left"]
