@@ -501,3 +501,15 @@ def test_an_output_widget_shows_its_outputs_and_a_loop_of_children_ends():
     page = static_widgets.snapshot(states, "box", "note")
     assert "<pre>a &lt; b\n</pre>" in page and 'src="data:image/png;base64,AAAA"' in page
     assert "ValueError: bad" in page and page.count("AAAA") == 1
+
+
+def test_every_lesson_is_released_by_one_nbgrader_call_and_some_by_one_each(tmp_path):
+    for stem in ("03_scaling", "04_softmax", "09_kv_cache"):
+        (tmp_path / "source" / stem).mkdir(parents=True)
+    (tmp_path / "source" / "my_quiz").mkdir()  # a teacher's own: never matched
+    every = ["03_scaling", "04_softmax", "09_kv_cache"]
+    assert assignments.release_patterns(tmp_path, every) == [assignments.LESSON_PATTERN]
+    import fnmatch
+    assert fnmatch.filter(["my_quiz", *every], assignments.LESSON_PATTERN) == every
+    assert assignments.release_patterns(tmp_path, every[:2]) == every[:2]
+    assert assignments.release_patterns(tmp_path, ["04_softmax"]) == ["04_softmax"]
