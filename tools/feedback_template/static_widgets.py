@@ -117,7 +117,7 @@ def _draw(states: dict, model_id: str, seen: set) -> str:
     description = html.escape(str(state.get("description") or ""))
     children = [found for found in (_model(states, ref) for ref in state.get("children", []))
                 if found is not None]
-    if name in CONTAINERS or (children and name not in ("OutputModel",)):
+    if name in CONTAINERS or children:  # a box, or any widget that holds others
         direction = CONTAINERS.get(name, "column")
         inner = "".join(_draw(states, child_id, seen) for child_id, _ in children)
         wrap = "flex-wrap:wrap;align-items:center;" if direction == "row" else ""
