@@ -513,3 +513,18 @@ def test_every_lesson_is_released_by_one_nbgrader_call_and_some_by_one_each(tmp_
     assert fnmatch.filter(["my_quiz", *every], assignments.LESSON_PATTERN) == every
     assert assignments.release_patterns(tmp_path, every[:2]) == every[:2]
     assert assignments.release_patterns(tmp_path, ["04_softmax"]) == ["04_softmax"]
+
+
+def test_make_assignments_writes_every_lesson_with_exercises_lesson_09_too(tmp_path):
+    """What make assignments writes (without nbgrader's release): a folder per lesson that
+    has exercises, with an answer and a test cell per exercise (lesson 09: two)."""
+    assert assignments.main(["--out", str(tmp_path), "--no-release"]) == 0
+    with_exercises = [s for s in STEMS
+                      if any("exercise" in c.tags for c in assignments.load(s).cells)]
+    assert "09_kv_cache" in with_exercises
+    for lang in LANGS:
+        written = sorted(p.name for p in (tmp_path / lang / "source").iterdir())
+        assert written == with_exercises
+        nb = nbformat.read(tmp_path / lang / "source" / "09_kv_cache" / "09_kv_cache.ipynb",
+                           as_version=4)
+        assert len(_graded(nb, "grade")) == len(_graded(nb, "solution")) == 2
