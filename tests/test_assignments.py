@@ -23,7 +23,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
-sys.path.insert(0, str(ROOT / "tools" / "feedback_template"))  # static_widgets
+sys.path.insert(0, str(ROOT / "tools" / "feedback_template"))  # feedback_page
 
 import assignments  # noqa: E402
 from nbsource import LANGS  # noqa: E402
@@ -277,17 +277,21 @@ def test_nbgrader_autogrades_a_class_of_five(tmp_path, lang, stem):
     import copy
     import html
 
-    import static_widgets
+    import feedback_page
 
     snapshots = copy.deepcopy(graded)
-    assert static_widgets.replace_widgets(snapshots, text["widget"]) >= 1
+    assert feedback_page.replace_widgets(snapshots, text["widget"]) >= 1
     shown = [o.data["text/html"] for c in snapshots.cells for o in c.get("outputs", [])
              if "qkv-widget-snapshot" in o.get("data", {}).get("text/html", "")]
     pictures = [re.findall(r'<img src="data:image/png;base64,([^"]+)"', s) for s in shown]
     assert shown and all(len(p) == 1 for p in pictures)
     assert page.count('class="qkv-widget-snapshot"') == len(shown)
-    assert all(p in page for (p,) in pictures) and static_widgets.WIDGET_VIEW not in page
+    assert all(p in page for (p,) in pictures) and feedback_page.WIDGET_VIEW not in page
     assert page.count(html.escape(text["widget"])) == len(shown)
+    # The stopped cell: the course's message, without the kernel's KeyboardInterrupt.
+    assert "KeyboardInterrupt" in _outputs_text(answer) and "KeyboardInterrupt" not in page
+    assert html.escape(assignments.TIMEOUT_TEXT[lang].format(
+        seconds=assignments.EXERCISE_SECONDS)) in page
 
     # The class report: per exercise who got it right and which mistakes, per student.
     import class_report
@@ -446,7 +450,7 @@ def _saved(models: dict) -> dict:
 
 
 def test_a_widget_becomes_what_it_showed_on_the_feedback_page():
-    import static_widgets
+    import feedback_page
 
     ref = "IPY_MODEL_{}".format
     nb = nbformat.v4.new_notebook(metadata=_saved({
@@ -468,13 +472,13 @@ def test_a_widget_becomes_what_it_showed_on_the_feedback_page():
     nb.cells = [
         nbformat.v4.new_code_cell("qk.widgets.kv_cache_stepper()", outputs=[
             nbformat.v4.new_output("display_data", data={
-                static_widgets.WIDGET_VIEW: view, "text/plain": "<Panel: kv_cache_stepper>"})]),
+                feedback_page.WIDGET_VIEW: view, "text/plain": "<Panel: kv_cache_stepper>"})]),
         nbformat.v4.new_code_cell("unsaved()", outputs=[nbformat.v4.new_output(
-            "display_data", data={static_widgets.WIDGET_VIEW: {"model_id": "lost"}})]),
+            "display_data", data={feedback_page.WIDGET_VIEW: {"model_id": "lost"}})]),
         nbformat.v4.new_code_cell("1", outputs=[nbformat.v4.new_output(
             "execute_result", data={"text/plain": "1"}, execution_count=1)]),
     ]
-    assert static_widgets.replace_widgets(nb, "Moves in <JupyterLab>") == 2
+    assert feedback_page.replace_widgets(nb, "Moves in <JupyterLab>") == 2
     first, lost = (c.outputs[0].data for c in nb.cells[:2])
     assert set(first) == {"text/html", "text/plain"} and set(lost) == {"text/html"}
     page = first["text/html"]
@@ -489,7 +493,7 @@ def test_a_widget_becomes_what_it_showed_on_the_feedback_page():
 
 
 def test_an_output_widget_shows_its_outputs_and_a_loop_of_children_ends():
-    import static_widgets
+    import feedback_page
 
     states = _saved({
         "out": ("OutputModel", {"outputs": [
@@ -498,7 +502,7 @@ def test_an_output_widget_shows_its_outputs_and_a_loop_of_children_ends():
             {"output_type": "error", "ename": "ValueError", "evalue": "bad", "traceback": []}]}),
         "box": ("VBoxModel", {"children": ["IPY_MODEL_box", "IPY_MODEL_out"]}),
     })["widgets"]["application/vnd.jupyter.widget-state+json"]["state"]
-    page = static_widgets.snapshot(states, "box", "note")
+    page = feedback_page.snapshot(states, "box", "note")
     assert "<pre>a &lt; b\n</pre>" in page and 'src="data:image/png;base64,AAAA"' in page
     assert "ValueError: bad" in page and page.count("AAAA") == 1
 
@@ -528,3 +532,20 @@ def test_make_assignments_writes_every_lesson_with_exercises_lesson_09_too(tmp_p
         nb = nbformat.read(tmp_path / lang / "source" / "09_kv_cache" / "09_kv_cache.ipynb",
                            as_version=4)
         assert len(_graded(nb, "grade")) == len(_graded(nb, "solution")) == 2
+
+
+def test_a_stopped_cell_keeps_the_courses_message_and_loses_the_keyboardinterrupt():
+    import feedback_page
+
+    def error(ename, text):
+        return nbformat.v4.new_output("error", ename=ename, evalue="", traceback=[text])
+
+    stopped = nbformat.v4.new_code_cell("while True: pass", outputs=[
+        nbformat.v4.new_output("stream", name="stdout", text="started\n"),
+        error("KeyboardInterrupt", "KeyboardInterrupt"), error("TimeoutError", "⏱ 5 s")])
+    own = nbformat.v4.new_code_cell("raise KeyboardInterrupt", outputs=[
+        error("KeyboardInterrupt", "KeyboardInterrupt")])
+    nb = nbformat.v4.new_notebook(cells=[stopped, own])
+    assert feedback_page.drop_interrupts(nb) == 1
+    assert [o.get("ename", o.output_type) for o in stopped.outputs] == ["stream", "TimeoutError"]
+    assert own.outputs[0].ename == "KeyboardInterrupt"  # not stopped by the autograder: kept

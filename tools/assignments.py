@@ -123,19 +123,20 @@ c.Execute.extra_arguments = ["--HistoryManager.hist_file=:memory:",
 c.HTMLExporter.template_name = {template!r}
 c.HTMLExporter.extra_template_basedirs = [
     os.path.join(c.CourseDirectory.root, "feedback_template")]
-# Widgets on the feedback pages (no kernel runs there): what each widget showed when the
-# autograder ran it, from the state saved in the notebook (feedback_template/static_widgets.py).
+# Feedback pages (feedback_template/feedback_page.py): each widget as it was when graded
+# (no kernel runs there), from the state saved in the notebook; a cell stopped at its time
+# limit shows the message above, without the kernel's KeyboardInterrupt.
 import sys  # noqa: E402
 _here = os.path.join(c.CourseDirectory.root, "feedback_template")
 if _here not in sys.path:
     sys.path.insert(0, _here)
-c.HTMLExporter.preprocessors = ["static_widgets.StaticWidgets"]
-c.StaticWidgets.note = {widget_note!r}
+c.HTMLExporter.preprocessors = ["feedback_page.FeedbackPage"]
+c.FeedbackPage.widget_note = {widget_note!r}
 '''
 
 # The feedback page's own texts (the rest of the page is the graded notebook).
 FEEDBACK_TEMPLATE = Path(__file__).resolve().parent / "feedback_template" / "index.html.j2"
-STATIC_WIDGETS = FEEDBACK_TEMPLATE.with_name("static_widgets.py")
+FEEDBACK_PAGE = FEEDBACK_TEMPLATE.with_name("feedback_page.py")
 FEEDBACK_NAME = "qkv_feedback"
 FEEDBACK_TEXT = {
     "ko": {"lang": "ko", "score": "점수", "answer": "내 답", "test_cell": "자동 채점 테스트",
@@ -322,7 +323,7 @@ def write_feedback_template(course: Path, lang: str) -> bool:
     """The feedback page's template in ``course/feedback_template/``; True if MathJax is in it."""
     folder = course / "feedback_template" / FEEDBACK_NAME
     folder.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(STATIC_WIDGETS, folder.parent / STATIC_WIDGETS.name)
+    shutil.copyfile(FEEDBACK_PAGE, folder.parent / FEEDBACK_PAGE.name)
     mathjax = _mathjax_source()
     if mathjax is None:
         print("warning: npm could not fetch MathJax: feedback pages will show formulas as "

@@ -1,4 +1,4 @@
-"""Widgets on a feedback page: what the widget showed, not an empty box.
+"""What a feedback page shows beyond the graded notebook itself: widgets and stopped cells.
 
 A feedback page (``nbgrader generate_feedback``: the graded notebook as HTML) runs no kernel
 and loads no script from elsewhere, so a widget's output would be blank. The autograder
@@ -6,12 +6,16 @@ saved every widget's state in the notebook (nbclient stores it), and that state 
 the widget showed: the picture (an ``Image``'s PNG bytes, or an ``Output``'s outputs), its
 caption (``HTML``/``Label`` values) and its controls with their values. :func:`snapshot`
 draws that as plain HTML, under a line (in the course's language) saying the controls move
-in JupyterLab; :class:`StaticWidgets`, an nbconvert preprocessor, puts it in place of each
-widget output.
+in JupyterLab; :func:`replace_widgets` puts it in place of each widget output.
 
-``tools/assignments.py`` copies this file into every course folder
-(``feedback_template/static_widgets.py``) and names the preprocessor in the folder's
-``nbgrader_config.py``. Standard library only, besides nbconvert's ``Preprocessor``.
+A cell the autograder stopped at its time limit shows the course's message ("did not finish
+in 5 s ... look at your loop"); :func:`drop_interrupts` removes the ``KeyboardInterrupt``
+the kernel printed just before it (the same news, as English jargon).
+
+:class:`FeedbackPage`, an nbconvert preprocessor, does both. ``tools/assignments.py`` copies
+this file into every course folder (``feedback_template/feedback_page.py``) and names the
+preprocessor in the folder's ``nbgrader_config.py``. Standard library only, besides
+nbconvert's ``Preprocessor``.
 """
 
 from __future__ import annotations
@@ -170,18 +174,41 @@ def replace_widgets(nb, note: str) -> int:
     return count
 
 
+TIMEOUT_ERROR = "TimeoutError"  # the autograder's error for a cell it stopped (nbgrader_config)
+
+
+def drop_interrupts(nb) -> int:
+    """Remove the ``KeyboardInterrupt`` error of each cell the autograder stopped (a cell that
+    also shows the autograder's ``TimeoutError`` message); how many. A learner's own
+    KeyboardInterrupt elsewhere stays."""
+    count = 0
+    for cell in nb.get("cells", []):
+        outputs = cell.get("outputs", [])
+        errors = [o.get("ename") for o in outputs if o.get("output_type") == "error"]
+        if TIMEOUT_ERROR not in errors or "KeyboardInterrupt" not in errors:
+            continue
+        kept = [o for o in outputs if not (o.get("output_type") == "error"
+                                           and o.get("ename") == "KeyboardInterrupt")]
+        count += len(outputs) - len(kept)
+        cell["outputs"] = kept
+    return count
+
+
 try:
     from nbconvert.preprocessors import Preprocessor
     from traitlets import Unicode
 except ImportError:  # only the functions above, without nbconvert
     pass
 else:
-    class StaticWidgets(Preprocessor):
-        """nbconvert preprocessor: each widget output becomes :func:`snapshot`'s HTML."""
+    class FeedbackPage(Preprocessor):
+        """nbconvert preprocessor: widgets as :func:`snapshot` draws them, and stopped cells
+        without the kernel's KeyboardInterrupt (:func:`drop_interrupts`)."""
 
-        note = Unicode("The widget as the autograder ran it: its controls move in JupyterLab.",
-                       help="The line above each widget's picture.").tag(config=True)
+        widget_note = Unicode(
+            "The widget as the autograder ran it: its controls move in JupyterLab.",
+            help="The line above each widget's picture.").tag(config=True)
 
         def preprocess(self, nb, resources):
-            replace_widgets(nb, self.note)
+            replace_widgets(nb, self.widget_note)
+            drop_interrupts(nb)
             return nb, resources
