@@ -61,8 +61,25 @@ def environment(**extra: str) -> dict:
 
 
 def run(args: list[str], **extra: str) -> int:
+    """Run a command in the course folder and wait for it to end; its exit code.
+
+    Ctrl+C reaches the command too (the terminal sends it to every program it started, on
+    Windows as on macOS and Linux), which decides what to do (JupyterLab asks, then stops
+    its kernels): this launcher keeps waiting instead of killing it at once. A second
+    Ctrl+C asks the command to stop (terminate), a third stops it (kill).
+    """
     print("$", " ".join(str(a) for a in args), flush=True)
-    return subprocess.run(args, cwd=ROOT, env=environment(**extra)).returncode
+    process = subprocess.Popen([str(a) for a in args], cwd=ROOT, env=environment(**extra))
+    interrupts = 0
+    while True:
+        try:
+            return process.wait()
+        except KeyboardInterrupt:
+            interrupts += 1
+            if interrupts == 2:
+                process.terminate()
+            elif interrupts > 2:
+                process.kill()
 
 
 def setup() -> None:
@@ -70,7 +87,10 @@ def setup() -> None:
     if sys.version_info < (3, 10):  # noqa: UP036 - a learner may run an old Python
         sys.exit(f"Python >= 3.10 is needed, found {sys.version.split()[0]}")
     pyproject = ROOT / "pyproject.toml"
-    if STAMP.exists() and STAMP.stat().st_mtime >= pyproject.stat().st_mtime:
+    # Up to date, unless .venv has no Python for this system (a folder copied from a
+    # Windows laptop to a Mac, or the other way round, has the other one's layout).
+    if (STAMP.exists() and STAMP.stat().st_mtime >= pyproject.stat().st_mtime
+            and venv_python().exists()):
         return
     if run([sys.executable, "-m", "venv", str(VENV)]) != 0:
         sys.exit("could not create the virtual environment .venv")
@@ -95,8 +115,9 @@ def course_language() -> str:
 def lab(lang: str | None, ui: str | None, jupyter_args: list[str]) -> int:
     lang = lang or course_language()
     ui = ui or lang
-    args = [str(venv_python()), "-m", "jupyterlab", "--config=tools/jupyter_lab_config.py",
-            "--ServerApp.ip=127.0.0.1", "--ServerApp.root_dir=notebooks",
+    args = [str(venv_python()), "-m", "jupyterlab",
+            f"--config={ROOT / 'tools' / 'jupyter_lab_config.py'}",
+            "--ServerApp.ip=127.0.0.1", f"--ServerApp.root_dir={ROOT / 'notebooks'}",
             f"--LabApp.default_url=/lab/tree/{lang}/00_start_here.ipynb",
             f"--LabApp.app_settings_dir={ROOT / 'tools' / 'lab_ui' / ui}"]
     if hasattr(os, "geteuid") and os.geteuid() == 0:
@@ -138,7 +159,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "test":
         return test([*others, *args.pytest_args])
     if args.command == "class-report":
-        return run([str(venv_python()), "tools/class_report.py", *others, *args.report_args])
+        return run([str(venv_python()), str(ROOT / "tools" / "class_report.py"), *others,
+                    *args.report_args])
     return 0
 
 

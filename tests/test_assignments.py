@@ -1,11 +1,12 @@
 """nbgrader assignments generated from the lessons (tools/assignments.py, make assignments).
 
 The structure is checked for every lesson in both languages; the real nbgrader then runs on
-one lesson (04, whose answers are the learner's own functions): ``generate_assignment``, and
-``autograde`` of a simulated class of five (the solutions; the untouched release; the last
-answer made wrong; the first answer a function that raises; the first answer a function
-that never returns), with the scores read back from the gradebook and the timed-out
-student's feedback read from the graded notebook.
+two lessons, 04 (whose answers are the learner's own functions) in Korean and 09 (whose
+answers are numbers) in English: ``generate_assignment``, and ``autograde`` of a simulated
+class of five (the solutions; the untouched release; the last answer made wrong; the first
+answer raising; the first answer a loop that never ends), with the scores read back from
+the gradebook, the timed-out student's feedback read from the graded notebook, and the
+feedback pages.
 """
 
 from __future__ import annotations
@@ -22,12 +23,23 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
+sys.path.insert(0, str(ROOT / "tools" / "feedback_template"))  # feedback_page
 
 import assignments  # noqa: E402
 from nbsource import LANGS  # noqa: E402
 
 STEMS = sorted(p.stem for p in (ROOT / "notebooks" / "src").glob("[0-9][0-9]_*.py"))
 AUTOGRADED = "04_softmax"  # the lesson the real nbgrader runs on: its answers are functions
+# The class of five: each lesson once, each language once (the suite's time stays that of two).
+CLASSES = [("ko", "04_softmax"), ("en", "09_kv_cache")]
+# The mistakes the class report names for the broken answers (first exercise: the loop, the
+# error, the untouched release; last exercise: the untouched release, the wrong answer).
+CLASS_MISTAKES = {
+    "04_softmax": ({"grade_timeout", "check_l04_raised", "check_not_answered"},
+                   {"check_not_answered", "check_l04_wrong_on"}),
+    "09_kv_cache": ({"grade_timeout", "grade_error", "check_not_answered"},
+                    {"check_not_answered", "check_l09_rounded_up"}),
+}
 
 
 def _graded(nb, kind: str):
@@ -113,8 +125,9 @@ def _answer_body(source: str) -> str:
                      if line not in (assignments.BEGIN, assignments.END))
 
 
-# The first answer of each kind of broken submission: a function (lesson 04's answers are).
-# Each prints a line when it is called, so the graded notebook shows how often it ran.
+# The first answer of each kind of broken submission: a function (lesson 04's answers are)
+# or a value (lesson 09's). Each loop prints a line when it starts, so the graded notebook
+# shows how often it ran.
 RAISES = '''def {name}(x):
     raise ValueError("my mistake")
 '''
@@ -124,6 +137,13 @@ LOOPS = '''def {name}(x):
     while i < len(x):   # i never grows: this never ends
         x = x * 1.0
     return x
+'''
+RAISES_VALUE = '''{name} = int("my mistake")
+'''
+LOOPS_VALUE = '''print("{name} called")
+{name} = 0
+while {name} >= 0:   # this never ends
+    {name} += 1
 '''
 
 
@@ -158,8 +178,10 @@ def simulated_class(course: Path, stem: str, exercises) -> dict[str, dict[str, s
 
     wrong = dict(solved)
     wrong[answer_ids[-1]] += MAKE_WRONG.format(name=last.answer_names[0])
+    function = f"def {first.answer_names[0]}(" in solved[answer_ids[0]]
+    raises, loops = (RAISES, LOOPS) if function else (RAISES_VALUE, LOOPS_VALUE)
     students = {"right": solved, "untouched": {}, "wrong": wrong,
-                "raising": with_first(RAISES), "looping": with_first(LOOPS)}
+                "raising": with_first(raises), "looping": with_first(loops)}
     for student, answers in students.items():
         nb = nbformat.read(course / "release" / stem / name, as_version=4)
         for cell in _graded(nb, "solution"):
@@ -170,36 +192,36 @@ def simulated_class(course: Path, stem: str, exercises) -> dict[str, dict[str, s
     return students
 
 
-@pytest.mark.parametrize("lang", LANGS)
-def test_nbgrader_autogrades_a_class_of_five(tmp_path, lang):
+@pytest.mark.parametrize("lang,stem", CLASSES)
+def test_nbgrader_autogrades_a_class_of_five(tmp_path, lang, stem):
     pytest.importorskip("nbgrader")
     from nbgrader.api import Gradebook
 
     from qkv_helpers.lang import STRINGS
 
-    found = assignments.write_course(tmp_path, lang, [AUTOGRADED], points=2)
-    exercises = found[AUTOGRADED]
+    found = assignments.write_course(tmp_path, lang, [stem], points=2)
+    exercises = found[stem]
     course = tmp_path / lang
-    name = f"{AUTOGRADED}.ipynb"
-    done = assignments.nbgrader(course, "generate_assignment", AUTOGRADED, "--force",
+    name = f"{stem}.ipynb"
+    done = assignments.nbgrader(course, "generate_assignment", stem, "--force",
                                 check=False)
     assert done.returncode == 0, done.stdout + done.stderr
-    source = nbformat.read(course / "source" / AUTOGRADED / name, as_version=4)
-    release = nbformat.read(course / "release" / AUTOGRADED / name, as_version=4)
+    source = nbformat.read(course / "source" / stem / name, as_version=4)
+    release = nbformat.read(course / "release" / stem / name, as_version=4)
     for cell in _graded(release, "solution"):  # the release hides the solutions
         solution = next(c for c in _graded(source, "solution")
                         if c.metadata.nbgrader.grade_id == cell.metadata.nbgrader.grade_id)
         assert cell.source != solution.source and assignments.STUB[lang] in cell.source
     assert len(_graded(release, "grade")) == len(exercises)
 
-    simulated_class(course, AUTOGRADED, exercises)
+    simulated_class(course, stem, exercises)
     start = time.perf_counter()
-    done = assignments.nbgrader(course, "autograde", AUTOGRADED, "--force", check=False)
+    done = assignments.nbgrader(course, "autograde", stem, "--force", check=False)
     seconds = time.perf_counter() - start
     log = done.stdout + done.stderr
     assert done.returncode == 0, log
     assert "not a recognised" not in log and "not recognized" not in log, log
-    print(f"\nautograde, five submissions of {AUTOGRADED} ({lang}): {seconds:.1f} s")
+    print(f"\nautograde, five submissions of {stem} ({lang}): {seconds:.1f} s")
 
     points = 2
     total = points * len(exercises)
@@ -207,10 +229,10 @@ def test_nbgrader_autogrades_a_class_of_five(tmp_path, lang):
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
         def score(student, grade_id=None):
             if grade_id is None:
-                submission = gradebook.find_submission(AUTOGRADED, student)
+                submission = gradebook.find_submission(stem, student)
                 assert submission.max_score == total
                 return submission.score
-            return gradebook.find_grade(grade_id, AUTOGRADED, AUTOGRADED, student).score
+            return gradebook.find_grade(grade_id, stem, stem, student).score
 
         assert score("right") == total
         assert score("untouched") == 0
@@ -218,7 +240,7 @@ def test_nbgrader_autogrades_a_class_of_five(tmp_path, lang):
         for student in ("raising", "looping"):  # the other answers still count
             assert score(student) == total - points and score(student, first) == 0
 
-    graded = nbformat.read(course / "autograded" / "looping" / AUTOGRADED / name,
+    graded = nbformat.read(course / "autograded" / "looping" / stem / name,
                            as_version=4)
     answer = next(c for c in _graded(graded, "solution"))
     test = next(c for c in _graded(graded, "grade")
@@ -237,10 +259,10 @@ def test_nbgrader_autogrades_a_class_of_five(tmp_path, lang):
 
     # The feedback pages: the course's language around the notebook, MathJax in the page
     # (formulas render offline: no script is loaded from elsewhere).
-    done = assignments.nbgrader(course, "generate_feedback", AUTOGRADED, "--force",
+    done = assignments.nbgrader(course, "generate_feedback", stem, "--force",
                                 check=False)
     assert done.returncode == 0, done.stdout + done.stderr
-    page = (course / "feedback" / "looping" / AUTOGRADED / f"{AUTOGRADED}.html").read_text(
+    page = (course / "feedback" / "looping" / stem / f"{stem}.html").read_text(
         encoding="utf-8")
     if (course / "feedback_template" / assignments.FEEDBACK_NAME / "tex-svg.js").exists():
         assert "MathJax" in page and "cdnjs" not in page
@@ -250,6 +272,26 @@ def test_nbgrader_autogrades_a_class_of_five(tmp_path, lang):
     assert expected in page
     if lang == "ko":
         assert "Student's answer" not in page and "Score:" not in page
+    # Each widget shows what it showed when graded (its picture, its caption and controls),
+    # under a line in the course's language, instead of an empty box.
+    import copy
+    import html
+
+    import feedback_page
+
+    snapshots = copy.deepcopy(graded)
+    assert feedback_page.replace_widgets(snapshots, text["widget"]) >= 1
+    shown = [o.data["text/html"] for c in snapshots.cells for o in c.get("outputs", [])
+             if "qkv-widget-snapshot" in o.get("data", {}).get("text/html", "")]
+    pictures = [re.findall(r'<img src="data:image/png;base64,([^"]+)"', s) for s in shown]
+    assert shown and all(len(p) == 1 for p in pictures)
+    assert page.count('class="qkv-widget-snapshot"') == len(shown)
+    assert all(p in page for (p,) in pictures) and feedback_page.WIDGET_VIEW not in page
+    assert page.count(html.escape(text["widget"])) == len(shown)
+    # The stopped cell: the course's message, without the kernel's KeyboardInterrupt.
+    assert "KeyboardInterrupt" in _outputs_text(answer) and "KeyboardInterrupt" not in page
+    assert html.escape(assignments.TIMEOUT_TEXT[lang].format(
+        seconds=assignments.EXERCISE_SECONDS)) in page
 
     # The class report: per exercise who got it right and which mistakes, per student.
     import class_report
@@ -258,9 +300,9 @@ def test_nbgrader_autogrades_a_class_of_five(tmp_path, lang):
     assert report.students == ["looping", "raising", "right", "untouched", "wrong"]
     (listed,) = report.assignments.values()
     assert [(e.right, e.handed_in) for e in listed] == [(2, 5), (3, 5)]
-    first_mistakes = {m[0] for m in listed[0].mistakes}
-    assert first_mistakes == {"grade_timeout", "check_l04_raised", "check_not_answered"}
-    assert {m[0] for m in listed[1].mistakes} == {"check_not_answered", "check_l04_wrong_on"}
+    first_mistakes, last_mistakes = CLASS_MISTAKES[stem]
+    assert {m[0] for m in listed[0].mistakes} == first_mistakes
+    assert {m[0] for m in listed[-1].mistakes} == last_mistakes
     status = {s: "".join(class_report.SYMBOL[report.status[s][e.grade_id]] for e in listed)
               for s in report.students}
     assert status == {"looping": "✘✔", "raising": "✘✔", "right": "✔✔", "untouched": "··",
@@ -390,3 +432,120 @@ def test_a_moved_course_releases_and_grades_through_the_hub_exchange(tmp_path):
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
         (submission,) = gradebook.find_assignment(AUTOGRADED).submissions
         assert submission.score == submission.max_score == len(exercises)
+
+
+# --- widgets on the feedback pages -------------------------------------------------------------
+
+def _saved(models: dict) -> dict:
+    """A notebook's widget metadata as nbclient saves it: model id -> (name, state[, png])."""
+    state = {}
+    for model_id, (name, values, *png) in models.items():
+        entry = {"model_name": name, "model_module": "@jupyter-widgets/controls",
+                 "model_module_version": "2.0.0", "state": values}
+        if png:
+            entry["buffers"] = [{"data": png[0], "encoding": "base64", "path": ["value"]}]
+        state[model_id] = entry
+    return {"widgets": {"application/vnd.jupyter.widget-state+json": {
+        "state": state, "version_major": 2, "version_minor": 0}}}
+
+
+def test_a_widget_becomes_what_it_showed_on_the_feedback_page():
+    import feedback_page
+
+    ref = "IPY_MODEL_{}".format
+    nb = nbformat.v4.new_notebook(metadata=_saved({
+        "panel": ("VBoxModel", {"children": [ref("controls"), ref("picture"), ref("caption"),
+                                              ref("secret")]}),
+        "controls": ("HBoxModel", {"children": [ref("next"), ref("slider"), ref("menu"),
+                                                "IPY_MODEL_gone"]}),
+        "next": ("ButtonModel", {"description": "next token ▶"}),
+        "slider": ("FloatSliderModel", {"description": "temperature", "value": 0.5}),
+        "menu": ("DropdownModel", {"description": "head", "index": 1,
+                                   "_options_labels": ["head 0", "head 1 <b>"]}),
+        "picture": ("ImageModel", {"format": "png", "layout": ref("wide")}, "iVBORw0KGgo="),
+        "wide": ("LayoutModel", {"width": "512px"}),
+        "caption": ("HTMLModel", {"value": "Cache: <b>3</b> tokens"}),
+        "secret": ("LabelModel", {"value": "hidden text", "layout": ref("none")}),
+        "none": ("LayoutModel", {"display": "none"}),
+    }))
+    view = {"model_id": "panel", "version_major": 2, "version_minor": 0}
+    nb.cells = [
+        nbformat.v4.new_code_cell("qk.widgets.kv_cache_stepper()", outputs=[
+            nbformat.v4.new_output("display_data", data={
+                feedback_page.WIDGET_VIEW: view, "text/plain": "<Panel: kv_cache_stepper>"})]),
+        nbformat.v4.new_code_cell("unsaved()", outputs=[nbformat.v4.new_output(
+            "display_data", data={feedback_page.WIDGET_VIEW: {"model_id": "lost"}})]),
+        nbformat.v4.new_code_cell("1", outputs=[nbformat.v4.new_output(
+            "execute_result", data={"text/plain": "1"}, execution_count=1)]),
+    ]
+    assert feedback_page.replace_widgets(nb, "Moves in <JupyterLab>") == 2
+    first, lost = (c.outputs[0].data for c in nb.cells[:2])
+    assert set(first) == {"text/html", "text/plain"} and set(lost) == {"text/html"}
+    page = first["text/html"]
+    assert page.index("Moves in &lt;JupyterLab&gt;") < page.index("next token ▶")
+    assert page.index("next token ▶") < page.index("temperature <b>0.5</b>")
+    assert "head <b>head 1 &lt;b&gt;</b>" in page  # the label chosen, as text
+    assert '<img src="data:image/png;base64,iVBORw0KGgo="' in page and "width:512px" in page
+    assert page.index("<img") < page.index("Cache: <b>3</b> tokens")  # HTML stays HTML
+    assert "hidden text" not in page and "IPY_MODEL" not in page
+    assert "Moves in &lt;JupyterLab&gt;" in lost["text/html"] and "<img" not in lost["text/html"]
+    assert nb.cells[2].outputs[0].data == {"text/plain": "1"}
+
+
+def test_an_output_widget_shows_its_outputs_and_a_loop_of_children_ends():
+    import feedback_page
+
+    states = _saved({
+        "out": ("OutputModel", {"outputs": [
+            {"output_type": "stream", "name": "stdout", "text": "a < b\n"},
+            {"output_type": "display_data", "data": {"image/png": "AAAA", "text/plain": "F"}},
+            {"output_type": "error", "ename": "ValueError", "evalue": "bad", "traceback": []}]}),
+        "box": ("VBoxModel", {"children": ["IPY_MODEL_box", "IPY_MODEL_out"]}),
+    })["widgets"]["application/vnd.jupyter.widget-state+json"]["state"]
+    page = feedback_page.snapshot(states, "box", "note")
+    assert "<pre>a &lt; b\n</pre>" in page and 'src="data:image/png;base64,AAAA"' in page
+    assert "ValueError: bad" in page and page.count("AAAA") == 1
+
+
+def test_every_lesson_is_released_by_one_nbgrader_call_and_some_by_one_each(tmp_path):
+    for stem in ("03_scaling", "04_softmax", "09_kv_cache"):
+        (tmp_path / "source" / stem).mkdir(parents=True)
+    (tmp_path / "source" / "my_quiz").mkdir()  # a teacher's own: never matched
+    every = ["03_scaling", "04_softmax", "09_kv_cache"]
+    assert assignments.release_patterns(tmp_path, every) == [assignments.LESSON_PATTERN]
+    import fnmatch
+    assert fnmatch.filter(["my_quiz", *every], assignments.LESSON_PATTERN) == every
+    assert assignments.release_patterns(tmp_path, every[:2]) == every[:2]
+    assert assignments.release_patterns(tmp_path, ["04_softmax"]) == ["04_softmax"]
+
+
+def test_make_assignments_writes_every_lesson_with_exercises_lesson_09_too(tmp_path):
+    """What make assignments writes (without nbgrader's release): a folder per lesson that
+    has exercises, with an answer and a test cell per exercise (lesson 09: two)."""
+    assert assignments.main(["--out", str(tmp_path), "--no-release"]) == 0
+    with_exercises = [s for s in STEMS
+                      if any("exercise" in c.tags for c in assignments.load(s).cells)]
+    assert "09_kv_cache" in with_exercises
+    for lang in LANGS:
+        written = sorted(p.name for p in (tmp_path / lang / "source").iterdir())
+        assert written == with_exercises
+        nb = nbformat.read(tmp_path / lang / "source" / "09_kv_cache" / "09_kv_cache.ipynb",
+                           as_version=4)
+        assert len(_graded(nb, "grade")) == len(_graded(nb, "solution")) == 2
+
+
+def test_a_stopped_cell_keeps_the_courses_message_and_loses_the_keyboardinterrupt():
+    import feedback_page
+
+    def error(ename, text):
+        return nbformat.v4.new_output("error", ename=ename, evalue="", traceback=[text])
+
+    stopped = nbformat.v4.new_code_cell("while True: pass", outputs=[
+        nbformat.v4.new_output("stream", name="stdout", text="started\n"),
+        error("KeyboardInterrupt", "KeyboardInterrupt"), error("TimeoutError", "⏱ 5 s")])
+    own = nbformat.v4.new_code_cell("raise KeyboardInterrupt", outputs=[
+        error("KeyboardInterrupt", "KeyboardInterrupt")])
+    nb = nbformat.v4.new_notebook(cells=[stopped, own])
+    assert feedback_page.drop_interrupts(nb) == 1
+    assert [o.get("ename", o.output_type) for o in stopped.outputs] == ["stream", "TimeoutError"]
+    assert own.outputs[0].ename == "KeyboardInterrupt"  # not stopped by the autograder: kept

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 import sys
-from pathlib import Path
+from pathlib import Path, PureWindowsPath
+from types import SimpleNamespace
 
 import pytest
 
@@ -62,3 +64,159 @@ def test_the_test_commands_are_make_tests():
 def test_the_virtual_environment_is_where_make_puts_it():
     assert course.STAMP == ROOT / ".venv" / ".installed"
     assert course.venv_python().parent.parent == ROOT / ".venv"
+
+
+# --- Windows and macOS, simulated -----------------------------------------------------------
+# The launcher cannot run on Windows here: these tests give it a Windows folder
+# (PureWindowsPath, backslashes, a drive, a non-ASCII user name) and an os module as on
+# Windows (os.name == "nt", no os.geteuid), and check the commands it would run, without
+# running them.
+
+WINDOWS_ROOT = PureWindowsPath(r"C:\Users\학생\Downloads\qkv-attention-course")
+
+
+@pytest.fixture
+def windows(monkeypatch):
+    """course.py as on Windows: its folder, os.name, no geteuid; commands recorded."""
+    monkeypatch.setattr(course, "ROOT", WINDOWS_ROOT)
+    monkeypatch.setattr(course, "VENV", WINDOWS_ROOT / ".venv")
+    monkeypatch.setattr(course, "STAMP", WINDOWS_ROOT / ".venv" / ".installed")
+    # course.py's os, as on Windows (the real os module keeps its name: pytest needs it)
+    monkeypatch.setattr(course, "os", SimpleNamespace(name="nt", environ=os.environ))
+    ran = []
+    monkeypatch.setattr(course, "run", lambda args, **extra: ran.append((args, extra)) or 0)
+    return ran
+
+
+def _windows_paths(args) -> list[str]:
+    """The arguments (or option values) that name a file of the course folder."""
+    values = [str(a).split("=", 1)[-1] for a in args]
+    return [v for v in values if v.startswith(str(WINDOWS_ROOT))]
+
+
+def test_on_windows_the_virtual_environments_python_is_scripts_python_exe(windows):
+    assert str(course.venv_python()) == (
+        r"C:\Users\학생\Downloads\qkv-attention-course\.venv\Scripts\python.exe")
+    env = course.environment()
+    assert env["MPLCONFIGDIR"] == r"C:\Users\학생\Downloads\qkv-attention-course\.venv\matplotlib"
+    assert env["OMP_NUM_THREADS"] == env["OPENBLAS_NUM_THREADS"] == "1"
+
+
+def test_on_windows_lab_runs_jupyterlab_with_windows_paths_and_no_allow_root(windows):
+    assert course.lab("ko", None, ["--port=9999"]) == 0
+    ((args, _extra),) = windows
+    assert args[:3] == [str(course.venv_python()), "-m", "jupyterlab"]
+    assert "--allow-root" not in args and args[-1] == "--port=9999"
+    paths = _windows_paths(args)
+    assert paths[0] == str(course.venv_python())
+    assert {p.rsplit("\\", 1)[-1] for p in paths[1:]} == {"jupyter_lab_config.py", "notebooks",
+                                                          "ko"}
+    for path in paths:  # each a Windows path: no "/" joined into it
+        assert "/" not in path and PureWindowsPath(path).is_absolute()
+    # The URL is a URL (forward slashes), whatever the system.
+    assert "--LabApp.default_url=/lab/tree/ko/00_start_here.ipynb" in args
+
+
+def test_on_windows_setup_makes_the_venv_then_installs_with_its_python(windows, monkeypatch):
+    monkeypatch.setattr(course, "STAMP", _Stamp(exists=False))
+    course.setup()
+    commands = [args for args, _extra in windows]
+    assert commands[0] == [sys.executable, "-m", "venv", str(WINDOWS_ROOT / ".venv")]
+    assert commands[1:] == [[str(course.venv_python()), *step] for step in course.INSTALL]
+    assert course.STAMP.touched
+
+
+def test_setup_runs_again_when_the_venv_has_no_python_for_this_system(windows, monkeypatch):
+    """A course folder copied from a Mac: .installed is there, Scripts\\python.exe is not."""
+    monkeypatch.setattr(course, "STAMP", _Stamp(exists=True, mtime=2e9))
+    monkeypatch.setattr(course, "venv_python", lambda: _Stamp(exists=False))
+    monkeypatch.setattr(course, "ROOT", Path(course.__file__).parent)  # the real pyproject
+    course.setup()
+    assert windows and windows[0][0][1:3] == ["-m", "venv"]
+
+
+def test_setup_is_skipped_when_the_venv_is_up_to_date(windows, monkeypatch):
+    monkeypatch.setattr(course, "STAMP", _Stamp(exists=True, mtime=2e9))
+    monkeypatch.setattr(course, "venv_python", lambda: _Stamp(exists=True))
+    monkeypatch.setattr(course, "ROOT", Path(course.__file__).parent)  # the real pyproject
+    course.setup()
+    assert windows == []
+
+
+class _Stamp:
+    """A file that exists or not, with a modification time; records touch()."""
+
+    def __init__(self, exists: bool, mtime: float = 0.0):
+        self._exists, self._mtime, self.touched = exists, mtime, False
+
+    def exists(self) -> bool:
+        return self._exists
+
+    def stat(self):
+        return type("Stat", (), {"st_mtime": self._mtime})()
+
+    def touch(self) -> None:
+        self.touched = True
+
+    def __str__(self) -> str:
+        return r"C:\elsewhere\python.exe"
+
+
+def test_on_windows_test_and_class_report_use_the_venvs_python(windows, monkeypatch):
+    monkeypatch.setattr(course, "setup", lambda: windows.append(("setup", {})))
+    python = str(course.venv_python())
+    assert course.main(["test", "tests/test_softmax.py"]) == 0
+    assert course.main(["class-report", r"build\assignments\ko", "--lang", "en"]) == 0
+    assert course.main(["test"]) == 0
+    setup, (test_args, test_env), setup_again, (report, _), setup_third, *whole = windows
+    assert setup == setup_again == setup_third == ("setup", {})
+    assert test_args == [python, "-m", "pytest", "tests/test_softmax.py"]
+    assert test_env == {"MPLBACKEND": "Agg"}
+    assert report == [python, str(WINDOWS_ROOT / "tools" / "class_report.py"),
+                      r"build\assignments\ko", "--lang", "en"]
+    assert [args for args, _ in whole] == [[python, "-m", "pytest", *a] for a, _ in course.TESTS]
+
+
+@pytest.mark.parametrize("windows_locale,expected", [
+    (("English_United States", "1252"), "en"), (("Korean_Korea", "949"), "ko"),
+    (("en_US", "UTF-8"), "en"), (("ko_KR", "cp949"), "ko"), ((None, None), "ko"),
+])
+def test_the_course_language_follows_the_windows_locale(monkeypatch, windows_locale,
+                                                        expected):
+    """Windows sets no LANG: the language comes from the system's locale, whose names
+    there are "English_United States" (Python 3.11) or "en_US" (3.12+)."""
+    for name in ("LC_ALL", "LANG"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(course.locale, "getlocale", lambda: windows_locale)
+    assert course.course_language() == expected
+
+
+@pytest.mark.parametrize("interrupts,stopped", [(0, []), (1, []), (2, ["terminate"]),
+                                                 (3, ["terminate", "kill"])])
+def test_ctrl_c_lets_the_command_decide_and_the_launcher_returns_its_exit_code(
+        monkeypatch, interrupts, stopped):
+    """Ctrl+C reaches JupyterLab itself (which asks before stopping): the launcher goes on
+    waiting for it instead of killing it, and returns its exit code; a second Ctrl+C asks
+    it to stop, a third kills it."""
+    calls = []
+
+    class Process:
+        def __init__(self, args, cwd, env):
+            assert all(isinstance(a, str) for a in args) and cwd == course.ROOT
+            self.waits = 0
+
+        def wait(self):
+            self.waits += 1
+            if self.waits <= interrupts:
+                raise KeyboardInterrupt
+            return 130
+
+        def terminate(self):
+            calls.append("terminate")
+
+        def kill(self):
+            calls.append("kill")
+
+    monkeypatch.setattr(course.subprocess, "Popen", Process)
+    assert course.run([PureWindowsPath(r"C:\x\python.exe"), "-m", "jupyterlab"]) == 130
+    assert calls == stopped

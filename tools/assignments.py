@@ -71,10 +71,12 @@ TEST_HEADER = {
 COURSE_TITLE = {"ko": "qkv-attention-ko", "en": "qkv-attention-en"}
 
 # Time limits (seconds) when autograding. An exercise's cells (the learner's answer with its
-# check, and the test cell) get EXERCISE_SECONDS: every checker runs in well under a second,
-# so a learner's loop that never ends costs that, once. Other cells (the lesson's own code,
-# some of which measure timings) get LESSON_CELL_SECONDS.
-EXERCISE_SECONDS = 10
+# check, and the test cell) get EXERCISE_SECONDS: every exercise cell of every lesson, solved,
+# took at most 0.1 s to autograde (measured on a shared 2-core machine at load 5), so 5 s
+# leaves fifty times that for a slower answer or a busier server, and a learner's loop that
+# never ends costs 5 s, once. Other cells (the lesson's own code, some of which measure
+# timings) get LESSON_CELL_SECONDS.
+EXERCISE_SECONDS = 5
 LESSON_CELL_SECONDS = 120
 
 # What a timed-out cell shows (nbgrader interrupts its kernel and records this error).
@@ -121,16 +123,30 @@ c.Execute.extra_arguments = ["--HistoryManager.hist_file=:memory:",
 c.HTMLExporter.template_name = {template!r}
 c.HTMLExporter.extra_template_basedirs = [
     os.path.join(c.CourseDirectory.root, "feedback_template")]
+# Feedback pages (feedback_template/feedback_page.py): each widget as it was when graded
+# (no kernel runs there), from the state saved in the notebook; a cell stopped at its time
+# limit shows the message above, without the kernel's KeyboardInterrupt.
+import sys  # noqa: E402
+_here = os.path.join(c.CourseDirectory.root, "feedback_template")
+if _here not in sys.path:
+    sys.path.insert(0, _here)
+c.HTMLExporter.preprocessors = ["feedback_page.FeedbackPage"]
+c.FeedbackPage.widget_note = {widget_note!r}
 '''
 
 # The feedback page's own texts (the rest of the page is the graded notebook).
 FEEDBACK_TEMPLATE = Path(__file__).resolve().parent / "feedback_template" / "index.html.j2"
+FEEDBACK_PAGE = FEEDBACK_TEMPLATE.with_name("feedback_page.py")
 FEEDBACK_NAME = "qkv_feedback"
 FEEDBACK_TEXT = {
     "ko": {"lang": "ko", "score": "점수", "answer": "내 답", "test_cell": "자동 채점 테스트",
-           "comment": "선생님 코멘트", "top": "맨 위로", "late": "늦은 제출 감점"},
+           "comment": "선생님 코멘트", "top": "맨 위로", "late": "늦은 제출 감점",
+           "widget": "🎛 채점기가 노트북을 실행했을 때 위젯이 보여 준 모습이에요. 컨트롤은 "
+                     "JupyterLab에서 노트북을 실행해야 움직여요."},
     "en": {"lang": "en", "score": "Score", "answer": "Your answer", "test_cell": "Autograder test",
-           "comment": "Teacher's comment", "top": "top", "late": "Late submission penalty"},
+           "comment": "Teacher's comment", "top": "top", "late": "Late submission penalty",
+           "widget": "🎛 What the widget showed when the autograder ran the notebook. Its "
+                     "controls move when the notebook runs in JupyterLab."},
 }
 MATHJAX = ("mathjax", "3.2.2", "es5/tex-svg.js")  # the npm package classroom.py vendors too
 
@@ -270,7 +286,7 @@ def write_course(out: Path, lang: str, stems: list[str], points: int = POINTS) -
         CONFIG.format(lang=lang, course=COURSE_TITLE[lang], stub=STUB[lang],
                       exercise=EXERCISE_SECONDS, lesson=LESSON_CELL_SECONDS,
                       timeout_text=TIMEOUT_TEXT[lang].format(seconds=EXERCISE_SECONDS),
-                      template=FEEDBACK_NAME),
+                      template=FEEDBACK_NAME, widget_note=FEEDBACK_TEXT[lang]["widget"]),
         encoding="utf-8")
     write_feedback_template(course, lang)
     found = {}
@@ -309,6 +325,7 @@ def write_feedback_template(course: Path, lang: str) -> bool:
 
     folder = course / "feedback_template" / FEEDBACK_NAME
     folder.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(FEEDBACK_PAGE, folder.parent / FEEDBACK_PAGE.name)
     mathjax = _mathjax_source()
     if mathjax is None:
         print("warning: npm could not fetch MathJax: feedback pages will show formulas as "
@@ -339,6 +356,20 @@ def nbgrader(course: Path, *args: str, check: bool = True,
                           capture_output=True, text=True, env=env)
 
 
+LESSON_PATTERN = "[0-9][0-9]_*"  # every lesson's folder name (nbgrader globs assignment names)
+
+
+def release_patterns(course: Path, stems: list[str]) -> list[str]:
+    """The assignment names to give ``nbgrader generate_assignment`` for these lessons: one
+    pattern for all of them when they are every lesson folder in ``source/`` (each nbgrader
+    command spends seconds starting, 3-8 s on a busy machine: one call instead of fifteen),
+    else one name each."""
+    folders = {p.name for p in (course / "source").glob(LESSON_PATTERN) if p.is_dir()}
+    if len(stems) > 1 and folders == set(stems):
+        return [LESSON_PATTERN]
+    return list(stems)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("stems", nargs="*", help="lessons (default: all)")
@@ -356,8 +387,8 @@ def main(argv=None) -> int:
               f"{args.points} point(s) each")
         if args.no_release:
             continue
-        for stem in found:
-            result = nbgrader(course, "generate_assignment", stem, "--force", check=False)
+        for pattern in release_patterns(course, list(found)):
+            result = nbgrader(course, "generate_assignment", pattern, "--force", check=False)
             if result.returncode != 0:
                 print(result.stdout + result.stderr, file=sys.stderr)
                 return 1
