@@ -78,18 +78,19 @@ def backward() -> None:
     lengths = [256, 512, 1024, 2048, 4096]
     costs = ab.measure_backward(lengths)
     print("3. Attention's backward, one float32 head, d = 64 (MiB; GFLOP)")
-    print(f"   {'n':>6} {'kept P':>9} {'kept L':>8} {'peak plain':>11} {'peak recomp':>12} "
+    print(f"   {'n':>6} {'kept +P':>9} {'kept +L':>8} {'peak plain':>11} {'peak recomp':>12} "
           f"{'GFLOP plain':>12} {'GFLOP recomp':>13}")
     for i, n in enumerate(lengths):
         print(f"   {n:>6} {costs.kept_plain[i] / MIB:>9.2f} {costs.kept_recompute[i] / MIB:>8.3f} "
               f"{costs.peak_plain[i] / MIB:>11.2f} {costs.peak_recompute[i] / MIB:>12.2f} "
               f"{costs.flops_plain[i] / 1e9:>12.2f} {costs.flops_recompute[i] / 1e9:>13.2f}")
-    for n in (16384, 65536):  # kept: P (or L) and the output, (n, 64) float32, as measured
+    for n in (16384, 65536):  # kept: q, k, v, the output and P (or L), as measured
         flops = [ab.backward_flops(n, 64, recompute) / 1e9 for recompute in (False, True)]
-        kept_p, kept_l = (4 * n * n + 4 * n * 64) / MIB, (4 * n + 4 * n * 64) / MIB
+        kept_p, kept_l = (ab.kept_bytes(n, 64, recompute) / MIB for recompute in (False, True))
         print(f"   {n:>6} {kept_p:>9.0f} {kept_l:>8.3f} {'(extrapolated)':>11} "
               f"{'':>12} {flops[0]:>12.0f} {flops[1]:>13.0f}")
-    print("   (extrapolated rows: P = 4·n² bytes, L = 4·n bytes, plus the output 4·n·d)")
+    print("   (kept: q, k, v and the output, 4·4·n·d bytes, plus P = 4·n² or L = 4·n bytes; "
+          "extrapolated rows by attention_backward.kept_bytes)")
     ratio = costs.peak_plain[-1] / costs.peak_recompute[-1]
     print(f"   peak ratio plain / recompute at n = {lengths[-1]}: {ratio:.0f}×; FLOPs ratio 1.25")
 

@@ -3,9 +3,10 @@
 To compute the gradients of ``out = softmax(q·kᵀ/√d)·v`` the backward needs the
 attention weights ``P`` (lesson 14, :func:`qkv_helpers.backprop.attention_backward`).
 Plain training keeps ``P``, ``(n, n)`` numbers per head and layer, from the forward pass
-to the backward pass. FlashAttention keeps only each query row's log-sum-exp
-``L = log Σ_j exp(s_j)`` (``n`` numbers) and the output, and recomputes ``P`` block by
-block in the backward: ``P = exp(s − L)`` for one block of keys at a time. That costs
+to the backward pass. FlashAttention-2 keeps only each query row's log-sum-exp
+``L = log Σ_j exp(s_j)`` (``n`` numbers) and the output (FlashAttention-1 kept each row's
+max and sum instead of ``L``), and recomputes ``P`` block by block in the backward:
+``P = exp(s − L)`` for one block of keys at a time. That costs
 the score product ``q·kᵀ`` once more (more FLOPs) and never holds more than an
 ``(n, block)`` piece of ``P`` (far less memory).
 
@@ -40,7 +41,7 @@ def forward_with_logsumexp(q, k, v):
     """The forward pass and what each backward keeps: ``(out, P, L)``.
 
     ``out (n_q, d_v)``; ``P (n_q, n_k)``, what plain training keeps; ``L (n_q,)``, each
-    row's log-sum-exp of the scaled scores, what FlashAttention keeps instead. ``P`` is
+    row's log-sum-exp of the scaled scores, what FlashAttention-2 keeps instead. ``P`` is
     ``exp(s − L)``, the softmax of each row, computed in place in one ``(n_q, n_k)`` array.
     """
     scale = q.dtype.type(1 / math.sqrt(q.shape[-1]))
@@ -104,15 +105,20 @@ def backward_flops(n: int, d: int, recompute: bool) -> int:
 
 def kept_bytes(n: int, d: int, recompute: bool, itemsize: int = 4) -> int:
     """Bytes kept from the forward for the backward, as :func:`measure_backward` counts
-    them: the output ``(n, d)`` and either ``P (n, n)`` or the log-sum-exp ``(n,)``.
+    them: ``q``, ``k``, ``v`` and the output, ``4·n·d`` numbers, and either ``P (n, n)`` or
+    the log-sum-exp ``(n,)``.
 
-    (Both ways also keep q, k and v, 3·n·d numbers, which neither count includes.)
+    Both backwards read ``q``, ``k`` and ``v``. The plain one reads ``P``; the recomputing
+    one reads ``L`` and the output (for ``D = rowsum(d_out ⊙ out)``, without ``P``). The
+    output is kept in plain training too, as the input of ``W_o``'s backward. So the ratio
+    of the two is ``(n² + 4nd) / (n + 4nd)``, about ``n / (4d)`` for ``n`` much larger than
+    ``4d``.
 
     >>> kept_bytes(1024, 64, False) / 2**20, kept_bytes(1024, 64, True) / 2**20
-    (4.25, 0.25390625)
+    (5.0, 1.00390625)
     """
     n, d = validate.integer(n, "n", 1), validate.integer(d, "d", 1)
-    return itemsize * ((n if recompute else n * n) + n * d)
+    return itemsize * ((n if recompute else n * n) + 4 * n * d)
 
 
 class BackwardCosts(NamedTuple):
@@ -120,13 +126,13 @@ class BackwardCosts(NamedTuple):
 
     lengths: list
     kept_plain: list
-    """Bytes kept from forward to backward by plain training: ``P`` (and the output)."""
+    """Bytes kept from forward to backward by plain training: ``P``, and q, k, v, the output."""
     kept_recompute: list
-    """Bytes kept by FlashAttention's way: the log-sum-exp (and the output)."""
+    """Bytes kept by FlashAttention-2's way: the log-sum-exp, and q, k, v, the output."""
     peak_plain: list
-    """Peak bytes allocated during the plain backward (``P`` is already held)."""
+    """Peak bytes allocated during the plain backward, on top of what was kept."""
     peak_recompute: list
-    """Peak bytes allocated during the recomputing backward."""
+    """Peak bytes allocated during the recomputing backward, on top of what was kept."""
     flops_plain: list
     flops_recompute: list
 
@@ -148,8 +154,9 @@ def measure_backward(lengths, d: int = 64, block_size: int = 64, seed: int = 0) 
         q, k, v, d_out = (rng.standard_normal((n, d), dtype=np.float32) for _ in range(4))
         out, p, lse = forward_with_logsumexp.unchecked(q, k, v)
         rows["lengths"].append(n)
-        rows["kept_plain"].append(p.nbytes + out.nbytes)
-        rows["kept_recompute"].append(lse.nbytes + out.nbytes)
+        inputs = q.nbytes + k.nbytes + v.nbytes + out.nbytes  # read by both backwards
+        rows["kept_plain"].append(p.nbytes + inputs)
+        rows["kept_recompute"].append(lse.nbytes + inputs)
         # the formulas alone (.unchecked): the arguments are known to be right here
         rows["peak_plain"].append(measure_peak_memory(plain_backward.unchecked,
                                                       d_out, q, k, v, p))

@@ -165,7 +165,8 @@ def attention_backward(d_out, q, k, v, p):
         d_k = d_Sᵀ·q·scale        (..., n_k, d_k)
 
     It reads the attention weights P that the forward kept: (n_q, n_k) numbers per
-    head. (FlashAttention keeps only each row's log-sum-exp and recomputes P here.)
+    head. (FlashAttention-2 keeps only the output and each row's log-sum-exp, and
+    recomputes P here; FlashAttention-1 kept each row's max and sum.)
     """
     scale = q.dtype.type(1 / math.sqrt(q.shape[-1]))  # in q's dtype: float32 stays float32
     d_v = p.swapaxes(-1, -2) @ d_out  # (..., n_k, d_v)

@@ -35,13 +35,24 @@ from . import _validate as validate
 from . import backprop as bp
 from .decoding import sinusoidal_positions
 from .masks import causal_mask
-from .toy_corpus import Pair, Vocabulary, build_sentence, make_corpus  # noqa: F401 (Pair: doctests)
+from .toy_corpus import (  # noqa: F401
+    ADJECTIVES,
+    PLACES,
+    PREPOSITIONS,
+    SUBJECTS,
+    VERBS,
+    Pair,
+    Vocabulary,  # (Pair: doctests)
+    build_sentence,
+    make_corpus,
+)
 
 __all__ = [
     "Batch",
     "TrainingRun",
     "Translator",
     "alignment_agreement",
+    "alignment_by_role",
     "chance_agreement",
     "token_accuracy",
     "TRAINED_WEIGHTS",
@@ -384,8 +395,10 @@ def gradient_check(model: Translator, batch: Batch, entries: int = 10, eps: floa
 
     For each parameter, ``entries`` random entries (those of the embedding among the rows
     the batch uses) are nudged by ``±eps`` and the loss recomputed. The norm-based error
-    ``‖g − g_num‖ / (‖g‖ + ‖g_num‖)`` stays fair for a gradient that is exactly 0. Use a
-    float64 model: float32 rounding alone would give errors near 1e-3.
+    ``‖g − g_num‖ / (‖g‖ + ‖g_num‖)`` is pooled over a tensor's entries, so one entry whose
+    gradient is exactly 0 (a ``<pad>`` row) does not divide by zero. If every entry picked
+    from a tensor has gradient exactly 0 both ways, nothing was checked: that is an error,
+    not a perfect 0. Use a float64 model: float32 rounding alone would give errors near 1e-3.
     """
     validate.instance_of(model, "model", Translator,
                          "e.g. Translator(len(vocab), dtype=np.float64)")
@@ -415,7 +428,12 @@ def gradient_check(model: Translator, batch: Batch, entries: int = 10, eps: floa
             numeric[j] = (up - down) / (2 * eps)
         analytic = grads[name].reshape(-1)[picks]
         denom = np.linalg.norm(analytic) + np.linalg.norm(numeric)
-        errors[name] = 0.0 if denom == 0 else float(np.linalg.norm(analytic - numeric) / denom)
+        if denom == 0:
+            raise ValueError(f"gradient_check: all {len(picks)} entries picked from parameter "
+                             f"{name!r} {param.shape} have gradient exactly 0, analytic and "
+                             f"numeric, so nothing was checked; pick more entries or another "
+                             f"seed, or a model whose loss depends on {name!r}")
+        errors[name] = float(np.linalg.norm(analytic - numeric) / denom)
     return errors
 
 
@@ -477,6 +495,34 @@ def alignment_agreement(weights, pairs, heads="mean") -> float:
         hits += int((m[:n].argmax(-1) == np.array(p.alignment)).sum())
         total += n
     return hits / total
+
+
+ROLES = ("adjective", "subject", "place", "postposition", "verb")
+"""A Korean token's roles, named by the English word it translates (:func:`alignment_by_role`)."""
+
+
+def alignment_by_role(weights, pairs, heads="mean") -> dict:
+    """:func:`alignment_agreement` for each role of the Korean token: ``{role: (agreement,
+    rows)}`` over :data:`ROLES`, a role's rows those whose gold word is an adjective, a
+    subject, a place, a preposition (the postposition's row) or a verb; a role with no rows
+    in ``pairs`` is left out.
+
+    >>> pair = Pair(("the", "cat", "sat"), ("고양이가", "앉았다"), (1, 2))
+    >>> w = np.array([[[[0, 1, 0, 0], [0, 0, 0, 1], [1, 0, 0, 0]]]])   # 앉았다 → <eos>
+    >>> alignment_by_role(w, [pair])["verb"], alignment_by_role(w, [pair])["subject"]
+    ((0.0, 1), (1.0, 1))
+    """
+    weights = _check_weights(weights, pairs, heads)
+    maps = weights.mean(axis=1) if heads == "mean" else weights[:, heads]  # (B, n_tgt, n_src)
+    tables = {"adjective": ADJECTIVES, "subject": SUBJECTS, "place": PLACES,
+              "postposition": PREPOSITIONS, "verb": VERBS}
+    hits, rows = dict.fromkeys(ROLES, 0), dict.fromkeys(ROLES, 0)
+    for m, p in zip(maps, pairs):
+        for i, gold in enumerate(p.alignment):
+            role = next(r for r in ROLES if p.english[gold] in tables[r])
+            rows[role] += 1
+            hits[role] += int(m[i].argmax() == gold)
+    return {r: (hits[r] / rows[r], rows[r]) for r in ROLES if rows[r]}
 
 
 def where_attention_lands(weights, pairs, heads="mean") -> dict:

@@ -181,6 +181,32 @@ def test_translator_gradient_matches_finite_differences(n_heads, encoder_self_at
     assert not grads["embedding"][vocab.pad].any()
 
 
+def test_gradient_check_passes_a_right_backward_and_catches_a_wrong_one():
+    from qkv_helpers.translator import gradient_check
+
+    vocab, batch = _small_batch()
+    model = Translator(len(vocab), d_model=8, n_heads=2, d_ff=12, seed=1, dtype=np.float64)
+    errors = gradient_check(model, batch)
+    assert errors.keys() == model.params.keys() and max(errors.values()) < 1e-6
+    right = model.loss_and_grads
+    model.loss_and_grads = lambda b: (lambda loss, g: (loss, {**g, "w_out": 2 * g["w_out"]}))(
+        *right(b))  # one gradient twice too large: ‖2g − g‖ / (‖2g‖ + ‖g‖) = 1/3
+    wrong = gradient_check(model, batch)
+    assert wrong["w_out"] == pytest.approx(1 / 3, rel=1e-5) and wrong["dec.w_1"] < 1e-6
+
+
+def test_gradient_check_refuses_a_tensor_whose_entries_all_have_gradient_zero():
+    # with the cross-attention's W_v at 0 the loss does not depend on the encoder: every
+    # entry of its matrices has gradient exactly 0 both ways, so nothing would be checked
+    from qkv_helpers.translator import gradient_check
+
+    vocab, batch = _small_batch()
+    model = Translator(len(vocab), d_model=8, n_heads=1, d_ff=12, seed=1, dtype=np.float64)
+    model.params["dec.cross.w_v"][...] = 0
+    with pytest.raises(ValueError, match="parameter 'enc.self.w_q' .* gradient exactly 0"):
+        gradient_check(model, batch)
+
+
 def test_translator_gradient_in_a_random_direction():
     vocab, batch = _small_batch()
     model = Translator(len(vocab), d_model=8, n_heads=2, d_ff=12, seed=3, dtype=np.float64)

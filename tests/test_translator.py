@@ -136,3 +136,25 @@ def test_twice_the_learning_rate_stalls_seed_2():
     on_eos = sum(int(w[len(p.korean) - 2].argmax()) == len(p.english)
                  for w, p in zip(weights, corpus.heldout))
     assert on_eos == 104 and len(corpus.heldout) == 200
+
+
+def test_alignment_by_role_splits_the_agreement_by_the_gold_words_role(trained):
+    model, _ = trained
+    corpus, vocab = make_corpus(), Vocabulary()
+    pairs = corpus.heldout[:60]
+    weights = model.cross_attention(tr.make_batch(pairs, vocab))
+    roles = tr.alignment_by_role(weights, pairs)
+    # the roles' rows add up to all Korean rows, and their hits to alignment_agreement's
+    n_rows = sum(len(p.korean) for p in pairs)
+    assert sum(n for _, n in roles.values()) == n_rows
+    assert roles["verb"][1] == roles["subject"][1] == roles["place"][1] == len(pairs)
+    assert sum(a * n for a, n in roles.values()) / n_rows == pytest.approx(
+        tr.alignment_agreement(weights, pairs))
+    # by hand: the verb row looks at the verb only if its weight is moved there
+    pair = build_sentence("cat", "sat", "on", "mat")  # 고양이가 매트 위에 앉았다
+    w = np.zeros((1, 1, 5, 7))
+    w[0, 0, range(4), pair.alignment] = 1
+    assert tr.alignment_by_role(w, [pair]) == {
+        "subject": (1.0, 1), "place": (1.0, 1), "postposition": (1.0, 1), "verb": (1.0, 1)}
+    w[0, 0, 3] = np.eye(7)[6]  # 앉았다 → <eos>
+    assert tr.alignment_by_role(w, [pair])["verb"] == (0.0, 1)

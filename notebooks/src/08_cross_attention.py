@@ -156,11 +156,11 @@ print([tr.source_tokens[j] for j in cross.weights.argmax(axis=1)])
 lesson.md(slide="slide", ko="""
 ## 학습된 번역기가 찾은 정렬
 
-14강에서는 작은 영어→한국어 번역기를 numpy로 몇 초 만에 학습시켜요. 그 번역기에 같은 문장을 넣었을 때의 크로스 어텐션이에요(소문자에 마침표 없이, 원문 끝에 끝 토큰 &lt;eos&gt;가 붙어요). 행은 그 행이 **예측하는** 한국어 토큰이에요. 누구도 정렬을 알려 주지 않았어요. 번역 손실을 줄이려면 그곳을 봐야 해서 스스로 배운 거예요.
+14강에서는 작은 영어→한국어 번역기를 numpy로 몇 초 만에 학습시켜요. 그 번역기에 같은 문장을 넣었을 때의 크로스 어텐션이에요(소문자에 마침표 없이, 원문 끝에 끝 토큰 &lt;eos&gt;가 붙어요). 각 행에는 그 행이 **예측하는** 한국어 토큰이 적혀 있어요. 번역기는 학습 때 고양이와 매트가 함께 나오는 문장을 한 번도 보지 않았고, 누구도 정렬을 알려 주지 않았어요. 번역 손실을 줄이려면 그곳을 봐야 해서 스스로 배운 거예요.
 """, en="""
 ## The alignment a trained translator found
 
-Lesson 14 trains a small English→Korean translator in numpy, in a few seconds. Here is its cross-attention for the same sentence (lower case, no full stop, and the end token &lt;eos&gt; after the source). Each row is labelled with the Korean token it **predicts**. Nobody told it the alignment: it learned to look there because that lowers its translation loss.
+Lesson 14 trains a small English→Korean translator in numpy, in a few seconds. Here is its cross-attention for the same sentence (lower case, no full stop, and the end token &lt;eos&gt; after the source). Each row is labelled with the Korean token it **predicts**. The translator never saw a cat and a mat together in training, and nobody told it the alignment: it learned to look there because that lowers its translation loss.
 """)
 
 lesson.code(slide="subslide", source="""
