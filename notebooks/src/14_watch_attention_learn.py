@@ -163,8 +163,11 @@ lesson.md(slide="slide", ko="""
 
 lesson.code("""
 print(inspect.getsource(backprop.softmax_backward))
-print(inspect.getsource(backprop.attention_backward))
 """)
+
+lesson.code("""
+print(inspect.getsource(backprop.attention_backward))
+""", slide="subslide")
 
 lesson.md(slide="subslide", ko="""
 이 식들이 맞는지는 **유한 차분**으로 확인해요. 매개변수 하나를 아주 작은 수 ε만큼 올렸을 때와 내렸을 때 손실을 재서, 그 차이를 2ε로 나누면 그 매개변수에 대한 기울기의 근삿값이 돼요. 반올림 오차가 작도록 float64(배정밀도 실수)로 만든 헤드 2개짜리 모델을 쓰고, 인코더 셀프 어텐션도 켜서 모든 매개변수를 검사해요. **배치**(한 번에 함께 계산하는 문장 묶음) 하나로 재는데, 배치 속 문장은 길이가 서로 달라서 짧은 문장 뒤는 패딩으로 채워져 있어요. 매개변수 배열 18개(임베딩과 가중치 행렬) 하나하나에서 원소 10개씩을 무작위로 골라 검사하고, 상대 오차는 원소마다 나누지 않고 그 10개를 모아 노름으로 한 번에 재요: ‖g − g_수치‖ / (‖g‖ + ‖g_수치‖). 그래서 기울기가 정확히 0인 원소(패딩 토큰 &lt;pad&gt;의 임베딩)가 섞여 있어도 0으로 나누지 않아요. 뽑은 원소가 모두 0이면 아무것도 검사하지 못한 거라서, `gradient_check`는 통과로 치지 않고 오류를 내요. 1e-6보다 훨씬 작으면 식과 코드가 맞다는 뜻이에요.
@@ -207,7 +210,6 @@ qk.checks.check_attention_backward(my_backward)
 """)
 
 lesson.code(solution=True, ko="""
-# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
 def my_backward(q, k, v, d_out):
     scale = 1 / np.sqrt(len(q))
     p = qk.softmax(k @ q * scale)         # (n,)
@@ -218,7 +220,6 @@ def my_backward(q, k, v, d_out):
 
 qk.checks.check_attention_backward(my_backward).as_solution()
 """, en="""
-# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
 def my_backward(q, k, v, d_out):
     scale = 1 / np.sqrt(len(q))
     p = qk.softmax(k @ q * scale)         # (n,)
@@ -256,7 +257,7 @@ A source has 7 to 9 tokens with &lt;eos&gt;; the cell below computes how often a
 The training time depends on the computer (a few seconds on one CPU core).
 """)
 
-lesson.code(ko="""
+lesson.code(slide="subslide", ko="""
 bar = qk.widgets.training_progress(300)
 display(bar)
 run = translator.train(steps=300, seed=0, callback=bar.update)     # 인코더 셀프 어텐션 없음, 헤드 1개
@@ -269,7 +270,7 @@ run = translator.train(steps=300, seed=0, callback=bar.update)
 print(round(run.seconds, 1))              # seconds taken
 """, ignore_output=True)
 
-lesson.code(ko="""
+lesson.code(slide="subslide", ko="""
 formed = next(r["step"] for r in run.history if r["alignment"] >= 0.8)   # 그림의 회색 점선
 print(round(translator.chance_agreement(corpus.heldout[:100]), 3))   # 정렬 일치도의 우연 수준
 for r in run.history[:13]:                # 스텝, 손실, 완전 일치, 토큰 정확도, 정렬 일치도
@@ -287,7 +288,7 @@ for r in run.history[:13]:                # step, loss, exact match, token accur
 fig = qk.plots.plot_training_curves(run.history)
 """)
 
-lesson.md(ko="""
+lesson.md(slide="subslide", ko="""
 회색 세로 점선이 정렬 일치도가 처음 0.8에 닿은 스텝(위 표에서 그 스텝의 줄)이에요. 표의 손실은 직전 10스텝 동안 학습 배치에서 잰 손실의 평균이에요(스텝 0만은 아직 학습 전이라, 따로 둔 문장에서 잰 손실이에요). **토큰 정확도가 정렬 일치도보다 조금 앞서 올라가요**(스텝 30에서 0.39와 0.20). 토큰은 그 행이 정답 단어를 보기 전에도, 끝내 보지 않아도 맞을 수 있어요. 디코더가 앞서 나온 번역 토큰 같은 다른 단서로 맞히기도 하거든요. 그러니 이 학습에서 "정렬이 먼저 생긴다"고 말할 수는 없어요. 완전 일치는 둘보다 한참 뒤처지는데, 문장 하나가 맞으려면 그 문장의 토큰(&lt;eos&gt;까지 5~7개)이 모두 맞아야 하기 때문이에요. 처음 정렬 일치도(0.22)는 우연 수준(0.116)의 두 배쯤이고, 20스텝 무렵에는 오히려 그 아래로 내려갔다가 올라가요.
 
 이 결과는 시드(`seed`, 난수의 시작값)에 따라 조금씩 달라요. 시드는 말뭉치와 따로 둘 조합도 정하니, 시드마다 자기만의 따로 둔 문장으로 평가해요. 시드 0~4로 학습하면 모두 완전 일치 100%에 닿지만, 95%를 넘는 스텝과 마지막 정렬 일치도는 시드마다 달라요(`benchmarks/bench_translator.py`가 시드마다 재요). 학습률을 두 배(0.02)로 올리면 다섯 시드 중 시드 2만 완전 일치 91%(평가에 쓰는 따로 둔 문장 100개에서)에서 멈춰요. 따로 둔 문장 200개 중 104개에서 후치사 행이 전치사가 아니라 &lt;eos&gt;를 보고, 장소만 보고 후치사를 짐작하거든요. 이 수업은 시드 0으로 고정해요. 그래야 어느 컴퓨터에서 돌려도 같은 숫자와 그림이 나올 거예요(float32 계산이라 BLAS 라이브러리에 따라 끝자리는 다를 수 있어요). 08강과 09강이 쓰는 저장된 번역기와도 같고요.
@@ -369,7 +370,7 @@ Now change one setting at a time and train again with the same settings otherwis
 `where_attention_lands` sorts where each Korean token's row looks most into four kinds: its gold word, "the", &lt;eos&gt;, another word.
 """)
 
-lesson.code(ko="""
+lesson.code(slide="subslide", ko="""
 runs = {(1, False): run,                  # (헤드 수, 인코더 셀프 어텐션)
         (2, False): translator.train(seed=0, n_heads=2, eval_every=300),
         (1, True): translator.train(seed=0, encoder_self_attention=True, eval_every=300),
@@ -397,7 +398,7 @@ for (heads, self_attention), r in runs.items():   # exact match, where attention
           translator.describe_landing(lands), per_head)
 """)
 
-lesson.md(ko="""
+lesson.md(slide="subslide", ko="""
 헤드만 늘리면 헤드 평균의 정렬은 그대로예요(0.95). 정렬을 흐트러뜨리는 건 **인코더 셀프 어텐션**이에요. 셀프 어텐션을 켠 두 모델은 한국어 토큰의 28%와 39%가 정답 단어가 아닌 곳, 주로 &lt;eos&gt;와 "the"를 봐요. 헤드 평균 때문에 생긴 일도 아니에요. 평균을 낼 것이 없는 헤드 1개짜리 모델에서도 정답 단어를 찾는 행은 72%뿐이고, 헤드 2개짜리에서는 평균(0.61)이 두 헤드 각각(0.6)보다 낮지 않아요. (헤드별 숫자만으로는 이걸 알 수 없어요. 셀프 어텐션이 없는 헤드 2개짜리 모델은 두 헤드가 일을 나눠 맡아서, 헤드 하나씩 보면 0.79와 0.76인데 평균을 내면 0.95예요.) 그래도 번역은 거의 다 맞아요(완전 일치 100%와 99%). 앞에서 본 문장(`held`)을 헤드별로 그린 아래 그림을 보세요. "숨었다"의 행이 "hid"를 보지 않아요. 헤드 0은 두 "the"를, 헤드 1은 &lt;eos&gt;를 봐요. "뒤에"의 행도 "behind"가 아니라 &lt;eos&gt;를 봐요. 그 아래 셀은 인코더 셀프 어텐션에서 원문 토큰의 행마다 "hid"에 준 가중치를 출력해요. 인코더 헤드 0에서 두 "the"의 행이 "hid"에 0.7쯤을 줘요. 인코더가 "hid"의 내용을 "the" 자리에 옮겨 담았으니, 크로스 어텐션 헤드 0은 "the"에서 동사를 읽을 수 있어요. 그런데 크로스 어텐션 헤드 1이 동사 행에서 가장 많이 보는 &lt;eos&gt;는 "hid"에서 거의 아무것도 가져오지 않았어요(인코더 헤드 0에서 0.07, 헤드 1에서 0). 가중치가 가장 큰 곳에 꼭 그 단어의 정보가 있는 건 아니에요.
 
 그러니 어텐션 가중치는 **모델이 어느 벡터를 읽었는지**를 알려 줄 뿐, 그 벡터에 **어느 단어의 정보가 들어 있는지**는 알려 주지 않아요. 레이어를 지나며 토큰의 정보가 섞이기(token mixing) 때문이에요(Brunner 외 2020, Abnar와 Zuidema 2020). 11강에서 본 것과 닮은 이야기예요. 어텐션 가중치, 각 토큰이 실제로 보탠 몫, 그리고 설명은 서로 다른 거예요.
@@ -456,11 +457,9 @@ qk.checks.check_verb_attention(my_word, run_sa.model, new_pair)
 """)
 
 lesson.code(solution=True, ko="""
-# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
 my_word = "<eos>"                         # "hid"가 아니에요: 헤드 1이 <eos>를 강하게 봐서 평균도 <eos>에서 가장 커요
 qk.checks.check_verb_attention(my_word, run_sa.model, new_pair).as_solution()
 """, en="""
-# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
 # not "hid": head 1 looks hard at <eos>, so the mean peaks there
 my_word = "<eos>"
 qk.checks.check_verb_attention(my_word, run_sa.model, new_pair).as_solution()
@@ -511,7 +510,6 @@ for i, n in enumerate(costs.lengths):
 for n in (4096, 32768):                   # 어림: 보관(일반), 보관(다시 계산)
     print(f"{n:5d}  {attention_backward.kept_bytes(n, 64, False) / mib:8.0f}  "
           f"{attention_backward.kept_bytes(n, 64, True) / mib:5.2f}")
-ax = qk.plots.plot_backward_memory(costs)
 """, en="""
 costs = attention_backward.measure_backward([128, 256, 512, 1024])
 mib = 2**20
@@ -523,10 +521,13 @@ for i, n in enumerate(costs.lengths):
 for n in (4096, 32768):                   # extrapolated: kept (plain), kept (recompute)
     print(f"{n:5d}  {attention_backward.kept_bytes(n, 64, False) / mib:8.0f}  "
           f"{attention_backward.kept_bytes(n, 64, True) / mib:5.2f}")
-ax = qk.plots.plot_backward_memory(costs)
 """)
 
-lesson.md(ko="""
+lesson.code("""
+ax = qk.plots.plot_backward_memory(costs)
+""", slide="subslide")
+
+lesson.md(slide="subslide", ko="""
 일반 역전파는 n이 두 배가 되면 남겨 두는 메모리가 네 배 가까이 돼요(n = 32768이면 헤드 하나에 4 GiB). 다시 계산하는 역전파는 두 배로만 늘어요. 역전파의 행렬 곱을 25% 더 하는 대신, q, k, v와 출력 말고 더 남겨 두는 메모리가 n²에 비례하던 것에서 n에 비례하게 줄어요. q, k, v와 출력(모두 4·n·d개)은 두 방법 모두 남기니, 남겨 두는 전체 메모리는 n/(4d)배쯤 차이 나요. n = 1024에서 약 5분의 1, n = 32768이면 130분의 1쯤으로 줄어요. GPU에서는 메모리를 읽고 쓰는 시간이 계산보다 오래 걸려서, FlashAttention처럼 여러 단계를 커널 하나로 합쳐 블록마다 계산하는 방식은 오히려 더 빠르기도 해요.
 """, en="""
 In the plain backward, twice n means nearly four times the memory kept (at n = 32768, 4 GiB for one head). In the recomputing backward it only doubles. 25% more of the backward's matrix products make the extra memory, beyond q, k, v and the output, fall from n² numbers to n. Both keep q, k, v and the output (4·n·d numbers), so the total kept shrinks by about n/(4d): about 5× at n = 1024, about 130× at n = 32768. On a GPU, moving memory costs more than arithmetic, so FlashAttention's fused, tiled kernel is often faster too.
@@ -580,7 +581,7 @@ broken = translator.train(steps=150, lr=0.3)     # change the setting and run it
 fig = qk.plots.plot_training_curves(broken.history)
 """)
 
-lesson.code(exercise=True, ko="""
+lesson.code(slide="subslide", exercise=True, ko="""
 my_diagnosis = ...                        # "a", "b", "c" 중 하나
 qk.checks.check_break_it(broken, my_diagnosis)
 """, en="""
@@ -589,11 +590,9 @@ qk.checks.check_break_it(broken, my_diagnosis)
 """)
 
 lesson.code(solution=True, ko="""
-# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
 my_diagnosis = "a"                        # lr = 0.3: 손실이 3 근처에 머물러요. n_train = 20이면 "b"
 qk.checks.check_break_it(broken, my_diagnosis).as_solution()
 """, en="""
-# 풀이 · Solution (열어 보기 전에 먼저 풀어 보세요 · try it before you open this)
 # lr = 0.3: the loss stays near 3. With n_train = 20: "b"
 my_diagnosis = "a"
 qk.checks.check_break_it(broken, my_diagnosis).as_solution()
