@@ -188,8 +188,6 @@ STRINGS: dict[str, dict[str, str]] = {
         "w_sum_caption_start": "Step 0: nothing added yet, so the sum is all zeros. Move the slider to add the keys one by one.",
         "w_sum_caption": "Step {step}/{n}: added {weight} × V[{word}] = {term}. Sum so far: {partial}.",
         "w_sum_caption_done": "All {n} keys added: {partial} is the contextual vector of <b>{token}</b>, the same as its row of weights @ V.",
-        "l03_saturation_row": "d_k = {d_k:5d}   largest weight: {raw:.2f} without scaling, {scaled:.2f} with",
-        "l03_gradient_row": "d_k = {d_k:5d}   gradient size: {raw:.3f} without scaling, {scaled:.3f} with",
         # lessons 06-08, 10
         "w_heads_option": "head {number}",
         "w_heads_title": "head {number}: attention weights",
@@ -383,9 +381,6 @@ STRINGS: dict[str, dict[str, str]] = {
         "check_l12_whole_position": "{name} should be a whole number (an int): positions count tokens.",
         "check_l12_distance_sign": "{name} keeps the distance's size but flips its sign: the key must stay behind the query by m − n.",
         # --- issue 12: lesson 03's gradient spread ---
-        "l03_spread_raw": "without scaling",
-        "l03_spread_scaled": "scaled",
-        "l03_spread_row": "{name:>16}: median {median:.2g}, mean {mean:.2f}, largest {top:.2f}, share below 0.01: {vanishing:.0%}",
         # --- lesson 11: the real model ---
         "w_l11_sentence": "sentence",
         "w_l11_layer": "layer",
@@ -471,10 +466,6 @@ STRINGS: dict[str, dict[str, str]] = {
         # --- lesson 13: attention at scale ---
         "p_s13_slope": "∝ n^{slope}",
         "p_s13_tokens": "tokens n",
-        "p_s13_seconds": "time (s)",
-        "p_s13_bytes": "peak memory (bytes)",
-        "p_s13_plain": "plain attention",
-        "p_s13_tiled": "tiled attention",
         "p_s13_used": "used by tokens",
         "p_s13_paged": "paged cache (held blocks)",
         "p_s13_max_len": "max_len per request",
@@ -495,8 +486,6 @@ STRINGS: dict[str, dict[str, str]] = {
         "w_s13_time": "time step",
         "w_s13_pool_title": "pool of {n} blocks × {size} tokens (white = free)",
         "w_s13_paged_caption": "Step {time}: {live} live request(s) hold {used} tokens in {blocks} blocks ({held} slots); {free} blocks free. Reserving max_len for each live request would take {reserved} slots (the pool has {pool}).",
-        "p_s13_prefill": "prefill, {n} tokens",
-        "p_s13_decode": "decode, batch {batch}",
         "check_l13_merge_right": "Right! Merging the two halves gives softmax over all the keys times V: {name} = {got}.",
         "check_l13_merge_average": "{name} is the average of the two halves' outputs. A half with more weight (a larger sum of exps) must count more: rescale each half's o and l by exp(m_old − m_new) (m_old that half's maximum, m_new the larger maximum) and divide the summed o by the summed l.",
         "check_l13_merge_no_rescale": "{name} adds o and l without rescaling: each half's numbers are measured against its own maximum. Multiply each by exp(m_old − m_new) first, m_old that half's maximum and m_new the larger maximum.",
@@ -706,8 +695,6 @@ STRINGS: dict[str, dict[str, str]] = {
         "w_sum_caption_start": "0단계: 아직 아무것도 더하지 않아서 합이 모두 0이에요. 슬라이더를 움직여 키를 하나씩 더해 보세요.",
         "w_sum_caption": "{step}/{n}단계 — 이번에 더한 항: {weight} × V[{word}] = {term} · 지금까지의 합: {partial}",
         "w_sum_caption_done": "키 {n}개를 모두 더했어요. 이 합이 <b>{token}</b>의 문맥 벡터예요: {partial}. weights @ V의 해당 행과 같아요.",
-        "l03_saturation_row": "d_k = {d_k:5d}   가장 큰 가중치: 스케일링 없이 {raw:.2f}, 스케일링 후 {scaled:.2f}",
-        "l03_gradient_row": "d_k = {d_k:5d}   기울기 크기: 스케일링 없이 {raw:.3f}, 스케일링 후 {scaled:.3f}",
         # lessons 06-08, 10
         "w_heads_option": "헤드 {number}",
         "w_heads_title": "헤드 {number}의 어텐션 가중치",
@@ -901,9 +888,6 @@ STRINGS: dict[str, dict[str, str]] = {
         "check_l12_whole_position": "{name}: 위치는 토큰을 세는 수라서 정수(int)여야 해요.",
         "check_l12_distance_sign": "{name}: 거리의 크기는 맞지만 방향이 반대예요. 키는 쿼리보다 m − n칸 앞에 있어야 해요.",
         # --- issue 12: lesson 03's gradient spread ---
-        "l03_spread_raw": "스케일링 없이",
-        "l03_spread_scaled": "스케일링 후",
-        "l03_spread_row": "{name:>8}: 중앙값 {median:.2g}, 평균 {mean:.2f}, 최댓값 {top:.2f}, 0.01보다 작은 비율 {vanishing:.0%}",
         # --- lesson 11: the real model ---
         "w_l11_sentence": "문장",
         "w_l11_layer": "레이어",
@@ -988,10 +972,6 @@ STRINGS: dict[str, dict[str, str]] = {
         # --- lesson 13: attention at scale ---
         "p_s13_slope": "∝ n^{slope}",
         "p_s13_tokens": "토큰 수 n",
-        "p_s13_seconds": "시간 (초)",
-        "p_s13_bytes": "최대 메모리 (바이트)",
-        "p_s13_plain": "보통 어텐션",
-        "p_s13_tiled": "타일 어텐션",
         "p_s13_used": "토큰이 실제로 쓰는 양",
         "p_s13_paged": "페이지 캐시 (잡은 블록)",
         "p_s13_max_len": "요청마다 max_len만큼 미리 잡기",
@@ -1012,8 +992,6 @@ STRINGS: dict[str, dict[str, str]] = {
         "w_s13_time": "시간 스텝",
         "w_s13_pool_title": "블록 풀: 블록 {n}개 × 토큰 {size}개 (흰색 = 빈 블록)",
         "w_s13_paged_caption": "스텝 {time}: 진행 중인 요청 {live}개가 토큰 {used}개를 블록 {blocks}개(자리 {held}개)에 담고 있어요. 빈 블록은 {free}개예요. 요청마다 max_len을 잡아 두면 자리 {reserved}개가 필요해요(풀 전체는 {pool}자리).",
-        "p_s13_prefill": "프리필, 토큰 {n}개",
-        "p_s13_decode": "디코드, 배치 {batch}",
         "check_l13_merge_right": "맞았어요! 두 절반을 합치면 모든 키에 대한 소프트맥스·V와 같아요: {name} = {got}",
         "check_l13_merge_average": "{name}: 두 절반의 출력을 그냥 평균 낸 값이에요. 가중치가 더 큰(지수 합이 더 큰) 쪽이 더 많이 반영돼야 해요. 각 절반의 o와 l에 exp(m_old − m_new)를 곱해(m_old는 그 절반의 최댓값, m_new는 둘 중 큰 최댓값) 새 기준에 맞춘 다음, 합친 o를 합친 l로 나눠 보세요.",
         "check_l13_merge_no_rescale": "{name}: o와 l을 그대로 더했어요. 각 절반의 값은 자기 최댓값을 기준으로 계산한 거예요. 먼저 더 큰 최댓값 m_new에 맞춰 각각 exp(m_old − m_new)를 곱해 주세요(m_old는 그 절반의 최댓값).",
