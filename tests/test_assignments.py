@@ -170,7 +170,9 @@ def simulated_class(course: Path, stem: str, exercises) -> dict[str, dict[str, s
     return students
 
 
-@pytest.mark.parametrize("lang", LANGS)
+# The Korean course's run (the same nbgrader steps, the Korean texts) is make test-all's.
+@pytest.mark.parametrize("lang", [pytest.param(lang, marks=pytest.mark.slow) if lang == "ko"
+                                  else lang for lang in LANGS])
 def test_nbgrader_autogrades_a_class_of_five(tmp_path, lang):
     pytest.importorskip("nbgrader")
     from nbgrader.api import Gradebook
@@ -300,6 +302,7 @@ print("enabled" if pkg is not None and pkg.enabled else "disabled")
 """
 
 
+@pytest.mark.slow  # a dozen nbgrader runs: make test-all (CI), with make hub-test
 def test_a_moved_course_releases_and_grades_through_the_hub_exchange(tmp_path):
     """Built in one folder, moved, then run as the teacher guide says on a hub:
     tools/nbgrader_hub.py setup (exchange folder, everyone's config, formgrader off) and
