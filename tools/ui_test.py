@@ -26,9 +26,12 @@ Usage::
     python tools/ui_test.py                      # every notebook under notebooks/
     python tools/ui_test.py --notebooks DIR      # another folder
     python tools/ui_test.py --only 03_scaling    # notebooks whose path contains a text
+    python tools/ui_test.py --jobs 2             # two at once (make test-ui), each with
+                                                 # a server and a browser of its own
 
 Prints one line per notebook and a summary ``N passed, M failed``; the exit status is 0
-only when every notebook passed.
+only when every notebook passed. The server loads the course's JupyterLab extension
+(tools/lab_ext), as make lab does.
 """
 
 from __future__ import annotations
