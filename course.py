@@ -41,7 +41,8 @@ NBVAL = ["--nbval", "--nbval-current-env", "--nbval-sanitize-with", "tests/nbval
 # two cores (pytest-xdist; TEST_JOBS=0 in the environment runs them in one process).
 TEST_JOBS = os.environ.get("TEST_JOBS", "2")
 TESTS = [
-    (["-n", TEST_JOBS, "--dist", "loadgroup", "--doctest-modules", "qkv_helpers", "tests"],
+    (["-n", TEST_JOBS, "--dist", "loadgroup", "-m", "not slow", "--doctest-modules",
+      "qkv_helpers", "tests"],
      {"MPLBACKEND": "Agg"}),
     (["-n", TEST_JOBS, "--dist", "loadfile", *NBVAL, "notebooks"], {}),
 ]

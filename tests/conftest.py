@@ -22,6 +22,12 @@ result is computed once per run, on one worker, instead of once per worker:
 
 Everything else goes to whichever worker is free. Tests write only below ``tmp_path``
 (unique per worker), so no two workers share a folder or a port.
+
+Each notebook is executed as few times as the tests need: once by make test's strict nbval
+(whose saved outputs the unit tests then read, e.g. the lazy student's Run All), once in
+this process per lesson (``lesson_run``, whose namespace the exercises are tried in).
+Tests that execute every notebook once more are marked ``slow`` (pyproject.toml): make test
+leaves them out, make test-all (CI) runs them.
 """
 
 from __future__ import annotations
@@ -66,6 +72,7 @@ def xdist_group_of(nodeid: str) -> str | None:
     return None
 
 
+@pytest.hookimpl(optionalhook=True)  # pytest -p no:xdist still runs
 def pytest_xdist_make_scheduler(config, log):
     """``--dist loadgroup`` with the groups of :func:`xdist_group_of`.
 

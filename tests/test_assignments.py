@@ -192,7 +192,9 @@ def simulated_class(course: Path, stem: str, exercises) -> dict[str, dict[str, s
     return students
 
 
-@pytest.mark.parametrize("lang,stem", CLASSES)
+# Lesson 09's class (the slower one: the lesson measures its cache) is make test-all's.
+@pytest.mark.parametrize("lang,stem", [pytest.param(*c, marks=pytest.mark.slow)
+                                       if c[1] == "09_kv_cache" else c for c in CLASSES])
 def test_nbgrader_autogrades_a_class_of_five(tmp_path, lang, stem):
     pytest.importorskip("nbgrader")
     from nbgrader.api import Gradebook
@@ -342,6 +344,7 @@ print("enabled" if pkg is not None and pkg.enabled else "disabled")
 """
 
 
+@pytest.mark.slow  # a dozen nbgrader runs: make test-all (CI), with make hub-test
 def test_a_moved_course_releases_and_grades_through_the_hub_exchange(tmp_path):
     """Built in one folder, moved, then run as the teacher guide says on a hub:
     tools/nbgrader_hub.py setup (exchange folder, everyone's config, formgrader off) and

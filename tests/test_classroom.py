@@ -86,11 +86,16 @@ def test_exercise_cells_show_not_answered_yet(student, lang):
                 assert needle in shown, f"{lang}/{stem} cell {cell.id}: {shown!r}"
 
 
+@pytest.mark.slow
 def test_student_copies_run_top_to_bottom_under_nbval_lax(student, tmp_path):
     """Every copy runs without an error, and each exercise still says "not answered yet".
 
     ``--nbval-lax`` only fails on errors; the exercise cells of this test's own copy get
     ``nbval-check-output``, so their feedback is compared with the saved "not answered".
+
+    make test-all (CI) only: the copies' code cells are the lessons' own, outputs included
+    (test_student_copy_is_the_lesson_without_its_solution_cells), and make test's strict
+    nbval already runs those cells in that order in a fresh kernel.
     """
     for lang in LANGS:
         (tmp_path / lang).mkdir()

@@ -57,10 +57,24 @@ def test_the_settings_set_the_language_and_hide_nbgrader(lang, locale):
 
 
 @pytest.mark.parametrize("lang", ["ko", "en"])
-def test_run_all_before_the_kernel_is_ready_gets_a_notice_not_dialogs(lang):
-    """Run All pressed while the kernel starts: JupyterLab 4.6 asks "Select Kernel" once per
-    code cell and wipes their outputs; with this setting it says the kernel is starting and
-    leaves the cells alone (tools/ui_test.py presses Run All at once on every lesson)."""
+def test_run_all_before_the_kernel_is_ready_waits_for_it(lang):
+    """Run All pressed while the kernel starts: JupyterLab 4.6 alone asks "Select Kernel" once
+    per code cell and wipes their outputs (or, with enableKernelInitNotification, says "still
+    initializing" in English and runs nothing). make lab's JupyterLab loads the course's
+    extension (tools/lab_ext), whose cell executor waits for the kernel, in place of
+    JupyterLab's own; tools/ui_test.py presses Run All at once on every lesson."""
+    from jupyterlab_server.config import get_page_config
+    from traitlets.config.loader import PyFileConfigLoader
+
+    config = PyFileConfigLoader("jupyter_lab_config.py", path=str(ROOT / "tools")).load_config()
+    paths = list(config.LabApp.extra_labextensions_path)
+    assert paths == [str(ROOT / "tools" / "lab_ext")]
+    assert "--config=tools/jupyter_lab_config.py" in lab_command(LANG_UI=lang)
+    page = get_page_config(paths, app_settings_dir=str(LAB_UI / lang))
+    assert "qkv-course-lab" in [e["name"] for e in page["federated_extensions"]]
+    assert "@jupyterlab/notebook-extension:cell-executor" in page["disabledExtensions"]
+    assert "@jupyter/nbgrader" in page["disabledExtensions"]
+    # the notice would stop Run All before the cells reach the extension's executor
     overrides = json.loads((LAB_UI / lang / "overrides.json").read_text(encoding="utf-8"))
-    tracker = overrides["@jupyterlab/notebook-extension:tracker"]
-    assert tracker["enableKernelInitNotification"] is True
+    tracker = overrides.get("@jupyterlab/notebook-extension:tracker", {})
+    assert not tracker.get("enableKernelInitNotification", False)

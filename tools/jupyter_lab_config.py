@@ -19,3 +19,11 @@ c.LabApp.check_for_updates_class = "jupyterlab.NeverCheckForUpdate"
 # whatever news_url says: tools/lab_ui/<ko|en>/overrides.json, the defaults' folder
 # (app_settings_dir) that `make lab` passes with the interface's language, answers "false",
 # so a learner can still change it in Settings.
+
+# The course's own JupyterLab extension (tools/lab_ext/README.md): Run All pressed while the
+# lesson's kernel is still starting waits for it and runs every cell. It replaces JupyterLab's
+# cell executor (which its package.json turns off while it is there).
+import os  # noqa: E402
+
+c.LabApp.extra_labextensions_path = [
+    os.path.join(os.path.dirname(os.path.abspath(__file__)), "lab_ext")]

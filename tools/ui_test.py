@@ -4,16 +4,17 @@ For each notebook under ``notebooks/`` (``ko/`` and ``en/``) this script
 
 1. opens it in JupyterLab in headless Chromium (Debian's ``/usr/bin/chromium``, driven by
    Python Playwright; ``playwright install`` is never needed),
-2. runs all cells with the menu command ``runmenu:run-all`` and waits until every code
-   cell has run,
+2. presses Run All (the menu command ``runmenu:run-all``) the moment JupyterLab shows it,
+   without waiting for the kernel, as a learner following the lesson's first instruction:
+   every code cell must run once, in order, in one kernel, with no "Select Kernel" dialog
+   and no output wiped (:func:`run_all_at_once`),
 3. fails on any error output, any text written to stderr, or a widget that did not render,
 4. moves one slider with the keyboard and checks that an output changed (an ``<img>``
    redrawn or a text updated by the kernel); a notebook without a slider (a quiz) gets
    the same test with a dropdown, radio buttons or a button (pressed with Enter),
-5. saves a screenshot of the whole notebook to ``build/ui/<lang>_<stem>.png``,
-6. opens it again in a fresh kernel and presses Run All the moment JupyterLab shows it,
-   without waiting for the kernel: every code cell must run once, in one kernel, with no
-   "Select Kernel" dialog, no error and no output wiped (:func:`run_all_at_once`).
+5. saves a screenshot of the whole notebook to ``build/ui/<lang>_<stem>.png``.
+
+One pass, one kernel run per notebook (:func:`check_notebook`).
 
 JupyterLab runs on a free port of 127.0.0.1 with a random token, a fresh server per run (so
 execution counts start at 1), temporary settings, workspaces and runtime folders, and serves
@@ -25,9 +26,12 @@ Usage::
     python tools/ui_test.py                      # every notebook under notebooks/
     python tools/ui_test.py --notebooks DIR      # another folder
     python tools/ui_test.py --only 03_scaling    # notebooks whose path contains a text
+    python tools/ui_test.py --jobs 2             # two at once (make test-ui), each with
+                                                 # a server and a browser of its own
 
 Prints one line per notebook and a summary ``N passed, M failed``; the exit status is 0
-only when every notebook passed.
+only when every notebook passed. The server loads the course's JupyterLab extension
+(tools/lab_ext), as make lab does.
 """
 
 from __future__ import annotations
@@ -50,6 +54,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+LAB_UI = ROOT / "tools" / "lab_ui"  # make lab passes --LabApp.app_settings_dir=LAB_UI/<ko|en>
+LAB_EXT = ROOT / "tools" / "lab_ext"  # the course's JupyterLab extension (jupyter_lab_config)
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_FLAGS = [
     "--no-sandbox",
@@ -145,11 +151,12 @@ JS_RUN_ALL_NOW = _js("""
 }
 """)
 
-# The lesson is on screen: its panel shows its cells (the kernel may still be starting).
+# The lesson is on screen: its file is loaded and its panel shows its cells (the kernel may
+# still be starting). Before the file is loaded a panel shows one empty placeholder cell.
 JS_CELLS_SHOWN = _js("""
 (path) => {
   const panel = (FIND_PANEL)(path);
-  return !!panel && panel.content.widgets.length > 0;
+  return !!panel && panel.context.isReady && panel.content.widgets.length > 0;
 }
 """)
 
@@ -161,6 +168,16 @@ JS_CODE_OUTPUTS = _js("""
   return Array.from(panel.content.model.cells)
       .filter(c => c.type === 'code' && c.sharedModel.getSource().trim() !== '')
       .map(c => c.outputs.length);
+}
+""")
+
+# The execution counts of the non-empty code cells (null: not run).
+JS_EXECUTION_COUNTS = _js("""
+(path) => {
+  const panel = (FIND_PANEL)(path);
+  return Array.from(panel.content.model.cells)
+      .filter(c => c.type === 'code' && c.sharedModel.getSource().trim() !== '')
+      .map(c => c.executionCount);
 }
 """)
 
@@ -213,6 +230,14 @@ JS_REPORT = _js("""
     stderr: outputs.filter(([, o]) => o.output_type === 'stream' && o.name === 'stderr')
         .map(([i, o]) => `code cell ${i}: ${joined(o.text)}`.slice(0, 600)),
     widgets: panel.node.querySelectorAll('.jp-OutputArea .jupyter-widgets').length,
+    // widget outputs drawn as their text (the model's text/plain) instead of the widget
+    widgets_as_text: code.flatMap((c, i) => {
+      const views = c.outputArea ? c.outputArea.widgets : [];
+      return c.model.outputs.toJSON().map((o, j) => [o, views[j]])
+          .filter(([o, v]) => o.data && o.data['application/vnd.jupyter.widget-view+json'] && v
+                  && !v.node.querySelector('.jupyter-widgets'))
+          .map(([, v]) => `code cell ${i + 1}: ${v.node.innerText.slice(0, 200)}`);
+    }),
     widget_errors: Array.from(panel.node.querySelectorAll('.jp-OutputArea-output'))
         .map(e => e.innerText)
         .filter(t => t.includes('Error displaying widget') || t.includes('Model not found'))
@@ -331,6 +356,7 @@ class LabServer:
             "--LabApp.expose_app_in_browser=True",
             "--LabApp.news_url=None",
             "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+            f"--LabApp.extra_labextensions_path={LAB_EXT}",  # as tools/jupyter_lab_config.py
             *self.extra_args,
         ]
         if hasattr(os, "geteuid") and os.geteuid() == 0:  # CI containers run as root
@@ -501,52 +527,50 @@ def run_all_at_once(page, path: str, problems: list[str], timeout_s: float, sent
                     replies: list, result: Result) -> None:
     """Press Run All the moment the lesson shows, without waiting for its kernel.
 
-    Passes when every code cell then runs, in one kernel, with no dialog ("Select Kernel")
-    and no output wiped. JupyterLab 4.6 cannot queue cells for a kernel that is still
-    starting: with the course's setting (tools/lab_ui, enableKernelInitNotification) it
-    says so in a notice and leaves every cell as it was, instead of asking for a kernel once
-    per cell and wiping their outputs. Then, as the notice says, Run All once more when the
-    kernel is ready: every cell must run. Any dialog, wiped output or error fails.
+    Passes when that one press runs every code cell, in one kernel, with no dialog ("Select
+    Kernel"), no notice and no output wiped. JupyterLab 4.6 alone cannot queue cells for a
+    kernel that is still starting: it asks for a kernel once per cell and wipes their
+    outputs, or (enableKernelInitNotification) says "still initializing" and runs nothing.
+    The course's extension (tools/lab_ext) makes the cells wait for the kernel instead.
     """
     code_outputs = page.evaluate(JS_CODE_OUTPUTS, path)
     n_code = len(code_outputs)
+    if n_code == 0:
+        problems.append("no code cell to run")
+        return
     page.evaluate(JS_RUN_ALL_NOW, path)
-    pressed = 1
     deadline = time.monotonic() + timeout_s
     dialogs: list[str] = []
+    toasts: list[str] = []
     while time.monotonic() < deadline:
         dialogs += _dialogs(page)
+        toasts += [t for t in page.locator(".Toastify__toast").all_inner_texts()
+                   if t not in toasts]
         if len(replies) >= n_code and page.evaluate(JS_IDLE, path):
             break
-        if not sent and pressed == 1 and page.evaluate(JS_IDLE, path):
-            toasts = " ".join(page.locator(".Toastify__toast").all_inner_texts())
-            now = page.evaluate(JS_CODE_OUTPUTS, path)
-            if KERNEL_STARTING not in toasts:
-                problems.append("Run All pressed at once ran nothing and said nothing")
+        if not sent and page.evaluate(JS_IDLE, path):
+            page.wait_for_timeout(2000)  # idle, and nothing sent: give it a moment
+            if not sent:
+                problems.append("Run All pressed at once ran nothing"
+                                + (f"; JupyterLab said: {' | '.join(toasts)}" if toasts else ""))
+                if page.evaluate(JS_CODE_OUTPUTS, path) != code_outputs:
+                    problems.append("... and it changed outputs without running")
                 return
-            if now != code_outputs:
-                problems.append("Run All pressed at once changed outputs without running")
-            result.note = "1st Run All: kernel still starting (JupyterLab said so); 2nd ran all"
-            dismiss_toasts(page)
-            page.evaluate(JS_RUN_ALL_NOW, path)
-            pressed = 2
         page.wait_for_timeout(250)
     else:
         problems.append(f"cells still running after {timeout_s:.0f} s "
                         f"({len(sent)} of {n_code} sent to the kernel)")
     for title in dialogs:
         problems.append(f"a dialog appeared during Run All: {title!r}")
+    for text in toasts:
+        if KERNEL_STARTING in text:
+            problems.append(f"JupyterLab said: {text!r}")
     if len(sent) != n_code:
         problems.append(f"{len(sent)} execute requests for {n_code} code cells")
 
 
-def check_run_all_at_once(page, server: LabServer, path: str, timeout_s: float) -> Result:
-    """Open ``path`` and press Run All as soon as JupyterLab shows it (see
-    :func:`run_all_at_once`); every code cell must run once, in one kernel, with no dialog."""
-    result = Result(f"{path}: Run All at once")
-    start = time.monotonic()
-    sent: list[int] = []  # execute requests the page sent to the kernel, and its replies
-    replies: list[int] = []
+def _watch_kernel_messages(page, sent: list, replies: list) -> None:
+    """Count the execute requests the page sends to a kernel, and the replies it gets."""
 
     def counter(kind: bytes, found: list):
         def count(payload) -> None:
@@ -560,8 +584,22 @@ def check_run_all_at_once(page, server: LabServer, path: str, timeout_s: float) 
         ws.on("framereceived", counter(b"execute_reply", replies))
 
     page.on("websocket", watch)
+
+
+def check_notebook(page, server: LabServer, path: str, shot: Path, timeout_s: float) -> Result:
+    """One pass per notebook, as a learner: open it, press Run All the moment it shows
+    (:func:`run_all_at_once`: every code cell runs once, in order, in one kernel, with no
+    dialog and no output wiped), then check what is on screen (no error, nothing on stderr,
+    every widget rendered, Hangul drawn), move a control (the output must change) and take
+    the screenshot."""
+    result = Result(path)
+    start = time.monotonic()
+    problems = result.problems
+    sent: list[int] = []
+    replies: list[int] = []
+    _watch_kernel_messages(page, sent, replies)
     url = (
-        f"{server.base}/lab/workspaces/now-{secrets.token_hex(4)}/tree/"
+        f"{server.base}/lab/workspaces/ui-{secrets.token_hex(4)}/tree/"
         f"{urllib.parse.quote(path)}?token={server.token}"
     )
     page.goto(url)
@@ -569,46 +607,29 @@ def check_run_all_at_once(page, server: LabServer, path: str, timeout_s: float) 
     # JupyterLab is up (its plugins active: the menus a learner clicks); the notebook's
     # kernel may still be starting.
     page.evaluate("async () => { await window.jupyterapp.restored; return true; }")
-    run_all_at_once(page, path, result.problems, timeout_s, sent, replies, result)
-    report = page.evaluate(JS_REPORT, path)
-    for text in report["errors"]:
-        result.problems.append("error output: " + text.replace("\n", " | "))
-    result.seconds = time.monotonic() - start
-    return result
-
-
-def check_notebook(page, server: LabServer, path: str, shot: Path, timeout_s: float) -> Result:
-    result = Result(path)
-    start = time.monotonic()
-    problems = result.problems
-    url = (
-        f"{server.base}/lab/workspaces/ui-{secrets.token_hex(4)}/tree/"
-        f"{urllib.parse.quote(path)}?token={server.token}"
-    )
-    page.goto(url)
-    page.wait_for_function(JS_KERNEL_IDLE, arg=path, timeout=90_000, polling=200)
-    dismiss_toasts(page)
     opened = time.monotonic()
+    saved_outputs = page.evaluate(JS_CODE_OUTPUTS, path)
+    run_all_at_once(page, path, problems, timeout_s, sent, replies, result)
+    ran = time.monotonic()
+    dismiss_toasts(page)
     if not page.evaluate(JS_HANGUL_DRAWN, path):
         problems.append(
             "Hangul shows as empty boxes in the browser: it has no Korean font "
             "(sudo apt-get install fonts-nanum)"
         )
-    page.evaluate(JS_RUN_ALL, path)
-    try:
-        page.wait_for_function(JS_ALL_DONE, arg=path, timeout=timeout_s * 1000, polling=250)
-    except Exception:
-        problems.append(f"cells still running after {timeout_s:.0f} s")
-    ran = time.monotonic()
     report = page.evaluate(JS_REPORT, path)
-    if report["widgets"] == 0 and not report["errors"]:
+    if (report["widgets"] == 0 or report["widgets_as_text"]) and not report["errors"]:
         try:  # widget views render a moment after the kernel replied
-            page.wait_for_selector(".jp-OutputArea .jupyter-widgets", timeout=20_000)
+            page.wait_for_function(f"(path) => ({JS_REPORT})(path).widgets > 0 && "
+                                   f"({JS_REPORT})(path).widgets_as_text.length === 0",
+                                   arg=path, timeout=20_000, polling=250)
         except Exception:
             pass
         report = page.evaluate(JS_REPORT, path)
     for text in report["errors"]:
         problems.append("error output: " + text.replace("\n", " | "))
+    for text in report["widgets_as_text"]:
+        problems.append("a widget shows as text: " + text.replace("\n", " | "))
     for text in report["stderr"]:
         problems.append("stderr output: " + text.replace("\n", " | "))
     for text in report["widget_errors"]:
@@ -617,8 +638,17 @@ def check_notebook(page, server: LabServer, path: str, shot: Path, timeout_s: fl
         problems.append(f"{report['not_run']} code cells did not run")
     if report["widgets"] == 0:
         problems.append("no widget rendered")
+    counts = page.evaluate(JS_EXECUTION_COUNTS, path)
+    if not report["errors"] and counts != list(range(1, len(counts) + 1)):
+        problems.append(f"execution counts {counts}: not every cell once, in order, "
+                        "in one kernel")
+    wiped = [i + 1 for i, (before, after) in enumerate(
+        zip(saved_outputs, page.evaluate(JS_CODE_OUTPUTS, path))) if before and not after]
+    if wiped and not report["errors"]:
+        problems.append(f"code cells {wiped} had outputs and have none after Run All")
     if not problems:
-        result.note = exercise_a_control(page, problems)
+        moved = exercise_a_control(page, problems)
+        result.note = "; ".join(n for n in (result.note, moved) if n)
     dismiss_toasts(page)
     height = min(page.evaluate(JS_NOTEBOOK_HEIGHT, path), MAX_SCREENSHOT_HEIGHT)
     page.set_viewport_size({"width": VIEWPORT["width"], "height": max(height, 600)})
@@ -635,7 +665,7 @@ def check_notebook(page, server: LabServer, path: str, shot: Path, timeout_s: fl
 
 # --- the interface in Korean (make lab LANG_UI=ko) -----------------------------------------
 
-LAB_UI = ROOT / "tools" / "lab_ui"  # make lab passes --LabApp.app_settings_dir=LAB_UI/<ko|en>
+
 KOREAN_MENUS = ["파일", "편집", "보기", "실행", "커널", "설정", "도움말"]
 ENGLISH_MENUS = ["File", "Edit", "View", "Run", "Kernel", "Settings", "Help"]
 
@@ -711,6 +741,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--chromium", default=CHROMIUM, help="path of the Chromium binary")
     parser.add_argument("--ui-language-only", action="store_true",
                         help="only check that the Korean run shows Korean menus")
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="notebooks tested at once, each set by a server and browser of "
+                             "its own (make test-ui: 2)")
+    parser.add_argument("--shard", help=argparse.SUPPRESS)  # "k/n": every n-th notebook from k
     args = parser.parse_args(argv)
 
     if not Path(args.chromium).exists():
@@ -727,9 +761,19 @@ def main(argv: list[str] | None = None) -> int:
         print(f"no notebooks found under {args.notebooks}", file=sys.stderr)
         return 1
     args.out.mkdir(parents=True, exist_ok=True)
-    if args.only is None and not args.ui_language_only:  # no screenshot of a gone notebook
-        for old in args.out.glob("*.png"):
+    if args.only is None and not args.ui_language_only and not args.shard:
+        for old in args.out.glob("*.png"):  # no screenshot of a gone notebook
             old.unlink()
+    if args.jobs > 1 and not args.shard and not args.ui_language_only:
+        return run_in_shards(args, argv if argv is not None else sys.argv[1:])
+    korean_ui = args.only is None
+    claims = None
+    if args.shard:  # the shards share the notebooks: each takes the next one nobody took
+        k, _n = (int(x) for x in args.shard.split("/"))
+        korean_ui = korean_ui and k == 0
+        claims = args.out / ".claims"
+        # the later lessons (longer runs) first, so that no shard ends alone with a long one
+        notebooks = sorted(notebooks, key=lambda p: (p.stem, p.as_posix()), reverse=True)
 
     results: list[Result] = []
 
@@ -750,7 +794,8 @@ def main(argv: list[str] | None = None) -> int:
             args.notebooks, served, ignore=shutil.ignore_patterns(".ipynb_checkpoints")
         )
         # The lessons' server has make lab's settings (tools/lab_ui), English interface.
-        server = LabServer(served, work, args.out / "jupyterlab.log",
+        log = "jupyterlab.log" if not args.shard else f"jupyterlab-{args.shard[0]}.log"
+        server = LabServer(served, work, args.out / log,
                            extra_args=[f"--LabApp.app_settings_dir={LAB_UI / 'en'}"])
         try:
             server.start()
@@ -761,7 +806,7 @@ def main(argv: list[str] | None = None) -> int:
                     executable_path=args.chromium, args=CHROMIUM_FLAGS, headless=True
                 )
                 try:
-                    if args.only is None:  # the interface's language, once per full run
+                    if korean_ui:  # the interface's language, once per full run
                         result = check_korean_ui(browser, served, work / "ui-ko", args.out)
                         results.append(result)
                         status = "PASS" if result.passed else "FAIL"
@@ -771,6 +816,8 @@ def main(argv: list[str] | None = None) -> int:
                             if detail:
                                 print(f"     {detail}", flush=True)
                     for relative in notebooks:
+                        if claims is not None and not claim(claims, relative):
+                            continue
                         path = relative.as_posix()
                         page = browser.new_page(viewport=VIEWPORT)
                         console_errors: list[str] = []
@@ -790,17 +837,6 @@ def main(argv: list[str] | None = None) -> int:
                         server.shutdown_kernels()
                         results.append(result)
                         report(result, shot)
-                        page = browser.new_page(viewport=VIEWPORT)
-                        try:
-                            result = check_run_all_at_once(page, server, path, args.timeout)
-                        except Exception as error:
-                            result = Result(f"{path}: Run All at once",
-                                            problems=[f"{type(error).__name__}: {error}"])
-                        page.close()
-                        server.shutdown_kernels()
-                        results.append(result)
-                        report(result, None)
-                        continue
 
                 finally:
                     browser.close()
@@ -810,7 +846,55 @@ def main(argv: list[str] | None = None) -> int:
     passed = sum(r.passed for r in results)
     failed = len(results) - passed
     print(f"{passed} passed, {failed} failed")
+    if args.shard:
+        k = args.shard.split("/")[0]
+        (args.out / f"shard-{k}.json").write_text(json.dumps([passed, failed]))
+        return 0 if failed == 0 else 1  # a shard may get no notebook (--only)
     return 0 if failed == 0 and passed > 0 else 1
+
+
+def claim(folder: Path, relative: Path) -> bool:
+    """Take a notebook for this shard: True for the one shard that created its claim file."""
+    try:
+        os.close(os.open(folder / relative.as_posix().replace("/", "_"),
+                         os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+        return True
+    except FileExistsError:
+        return False
+
+
+def run_in_shards(args, argv: list[str]) -> int:
+    """``--jobs n``: n copies of this script at once, each with its own JupyterLab server and
+    browser, each taking the next notebook no other has taken (on two cores one kernel
+    computes while the other notebook's page draws); then one summary."""
+    rest = []
+    skip = False
+    for arg in argv:  # the same arguments, without --jobs
+        if skip:
+            skip = False
+        elif arg == "--jobs":
+            skip = True
+        elif not arg.startswith("--jobs="):
+            rest.append(arg)
+    for old in args.out.glob("shard-*.json"):
+        old.unlink()
+    shutil.rmtree(args.out / ".claims", ignore_errors=True)
+    (args.out / ".claims").mkdir()
+    shards = [subprocess.Popen([sys.executable, str(Path(__file__).resolve()), *rest,
+                                "--shard", f"{k}/{args.jobs}"]) for k in range(args.jobs)]
+    codes = [shard.wait() for shard in shards]
+    shutil.rmtree(args.out / ".claims", ignore_errors=True)
+    passed = failed = 0
+    for k in range(args.jobs):
+        path = args.out / f"shard-{k}.json"
+        if path.exists():
+            p, f = json.loads(path.read_text())
+            passed, failed = passed + p, failed + f
+            path.unlink()
+        else:
+            failed += 1  # a shard that stopped before its summary
+    print(f"all {args.jobs} shards: {passed} passed, {failed} failed", flush=True)
+    return 0 if failed == 0 and passed > 0 and not any(codes) else 1
 
 
 if __name__ == "__main__":
