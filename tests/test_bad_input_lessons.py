@@ -31,8 +31,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 import qkv_helpers as qk  # noqa: E402
-from qkv_helpers import encoder_decoder as ed  # noqa: E402
 from qkv_helpers import attention_steps as pl  # noqa: E402
+from qkv_helpers import encoder_decoder as ed  # noqa: E402
 from qkv_helpers import plots, score_scale, similarity, weighted_sum, widgets  # noqa: E402
 from qkv_helpers.kv_cache import arithmetic as km  # noqa: E402
 from qkv_helpers.kv_cache.experiments import WORDS, to_words  # noqa: E402

@@ -193,8 +193,8 @@ def cases() -> list[Case]:
 
     matplotlib.use("Agg")
     import qkv_helpers as qk
-    from qkv_helpers import encoder_decoder as ed
     from qkv_helpers import attention_steps as pl
+    from qkv_helpers import encoder_decoder as ed
     from qkv_helpers import plots, score_scale, similarity, weighted_sum, widgets
     from qkv_helpers.kv_cache import arithmetic as km
     from qkv_helpers.kv_cache.experiments import to_words
