@@ -553,7 +553,7 @@ Lesson 08 showed that the encoder's K and V are the same at every decoder step. 
 This time not with a random model but with the **real translator** trained in lesson 14. It has `TinyTransformer`'s architecture (1 layer, 1 head, d_model 32), so its trained parameters go in (`translator.to_tiny_transformer`; its encoder's self-attention, which this translator doesn't have, gets zero weights and adds nothing). Give the source "the cat sat on the mat" (7 tokens with the end token &lt;eos&gt;), start from &lt;bos&gt; and generate 5 tokens: look at the translation, and at the FLOPs spent on cross-attention's K and V at each step. The cache's bytes include the K and V of these 7 source tokens too.
 """)
 
-lesson.code(ko="""
+lesson.code(slide="subslide", ko="""
 from qkv_helpers import toy_corpus, translator
 vocab = toy_corpus.Vocabulary()                   # 14강의 어휘: 특수 토큰 3개와 영어·한국어 단어, 모두 92개
 tiny = translator.to_tiny_transformer(translator.load_trained()[0])   # 14강의 학습으로 미리 만들어 둔 매개변수
