@@ -187,6 +187,23 @@ def cases_issue_26() -> list[Case]:
     return out
 
 
+def _collector(out: list[Case]):
+    """``add`` (one argument's bad values, the others good) and ``add_all`` (several
+    arguments' pools), both appending to ``out``; the good call is kept in GOOD_CALLS."""
+
+    def add(entry: str, fn: Callable, good: dict, arg: str, bads, correct=None):
+        GOOD_CALLS.setdefault(entry, (fn, good))
+        for what, value in bads:
+            kwargs = dict(good, **{arg: value})
+            out.append(Case(entry, arg, what, lambda fn=fn, kw=kwargs: fn(**kw), correct))
+
+    def add_all(entry: str, fn: Callable, good: dict, pools: dict, correct=None):
+        for arg, bads in pools.items():
+            add(entry, fn, good, arg, bads, correct)
+
+    return add, add_all
+
+
 def cases() -> list[Case]:
     """Every case of the battery."""
     import matplotlib
@@ -201,15 +218,7 @@ def cases() -> list[Case]:
 
     out: list[Case] = []
 
-    def add(entry: str, fn: Callable, good: dict, arg: str, bads, correct=None):
-        GOOD_CALLS.setdefault(entry, (fn, good))
-        for what, value in bads:
-            kwargs = dict(good, **{arg: value})
-            out.append(Case(entry, arg, what, lambda fn=fn, kw=kwargs: fn(**kw), correct))
-
-    def add_all(entry: str, fn: Callable, good: dict, pools: dict):
-        for arg, bads in pools.items():
-            add(entry, fn, good, arg, bads)
+    add, add_all = _collector(out)
 
     ex = qk.running_example()
     tr = qk.translation_example()
@@ -532,15 +541,7 @@ def cases_lessons_11_13() -> list[Case]:
 
     out: list[Case] = []
 
-    def add(entry: str, fn: Callable, good: dict, arg: str, bads, correct=None):
-        GOOD_CALLS.setdefault(entry, (fn, good))
-        for what, value in bads:
-            kwargs = dict(good, **{arg: value})
-            out.append(Case(entry, arg, what, lambda fn=fn, kw=kwargs: fn(**kw), correct))
-
-    def add_all(entry: str, fn: Callable, good: dict, pools: dict):
-        for arg, bads in pools.items():
-            add(entry, fn, good, arg, bads)
+    add, add_all = _collector(out)
 
     bad_dtypes = [("'banana'", "banana"), ("np.int64", np.int64), ("bool", bool),
                   ("complex", complex), ("None", None), ("an int", 3)]
@@ -892,15 +893,7 @@ def cases_lesson_14() -> list[Case]:
 
     out: list[Case] = []
 
-    def add(entry: str, fn: Callable, good: dict, arg: str, bads, correct=None):
-        GOOD_CALLS.setdefault(entry, (fn, good))
-        for what, value in bads:
-            kwargs = dict(good, **{arg: value})
-            out.append(Case(entry, arg, what, lambda fn=fn, kw=kwargs: fn(**kw), correct))
-
-    def add_all(entry: str, fn: Callable, good: dict, pools: dict, correct=None):
-        for arg, bads in pools.items():
-            add(entry, fn, good, arg, bads, correct)
+    add, add_all = _collector(out)
 
     def refused(feedback) -> bool:  # a checker's answer to a wrong or unreadable input
         return isinstance(feedback, Feedback) and feedback.ok is not True
