@@ -363,7 +363,8 @@ def hangul_in(texts) -> set[str]:
     ['「', '」', 'ㄱ', '고', '양', '이']
     """
     ranges = ((0x1100, 0x11FF), (0x3000, 0x303F), (0x3130, 0x318F), (0xAC00, 0xD7A3))
-    return {c for text in texts for c in text if any(a <= ord(c) <= b for a, b in ranges)}
+    used = set().union(*(set(text) for text in texts))  # each character once, not once per use
+    return {c for c in used if any(a <= ord(c) <= b for a, b in ranges)}
 
 
 def font_face_css(chars: set[str]) -> str:
