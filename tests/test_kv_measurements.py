@@ -11,6 +11,7 @@ import qkv_helpers as qk
 from qkv_helpers import lang
 from qkv_helpers.kv_cache import experiments as kx
 from qkv_helpers.kv_cache.arithmetic import kv_cache_bytes, step_flops
+from qkv_helpers.long_context import measure_peak_memory
 
 
 @given(prompt=st.integers(1, 5), new=st.integers(1, 12))
@@ -33,9 +34,9 @@ def test_generate_reserves_what_cache_memory_reports():
 
 
 def test_peak_bytes_sees_numpy_arrays():
-    peak = kx._peak_bytes(lambda: np.ones(100_000))  # 800 000 bytes, freed at once
+    peak = measure_peak_memory(lambda: np.ones(100_000))  # 800 000 bytes, freed at once
     assert 800_000 <= peak < 810_000
-    assert kx._peak_bytes(lambda: None) < 1_000
+    assert measure_peak_memory(lambda: None) < 1_000
 
 
 def test_step_memory_uncached_step_allocates_more_than_a_cached_one():

@@ -162,3 +162,21 @@ def test_causal_tile_work_halves_roughly():
     assert full == n * n and skip == n * (n + 1) // 2
     assert flops_full == sc.attention_flops(1024, 1024, 8)
     assert flops_skip / flops_full == pytest.approx((n + 1) / (2 * n))
+
+
+def test_peak_memory_turns_garbage_collection_off_while_it_measures_and_back_as_it_was():
+    import gc
+
+    seen = []
+    assert gc.isenabled()
+    sc.measure_peak_memory(lambda: seen.append(gc.isenabled()))
+    assert seen == [False] and gc.isenabled()
+    with pytest.raises(ZeroDivisionError):  # also when fn raises
+        sc.measure_peak_memory(lambda: 1 / 0)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        sc.measure_peak_memory(lambda: None)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

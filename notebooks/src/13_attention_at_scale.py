@@ -197,14 +197,14 @@ Now compare the peak memory measured in section 1. Tiled attention holds the sco
 lesson.code(ko="""
 for n, plain, tiled in zip(lengths, costs.plain_peak, costs.tiled_peak):
     # 보통, 타일, 보통 ÷ 타일
-    print(f"n = {n:4d}   {plain / mib:5.1f} MiB   {tiled / mib:4.1f} MiB   ×{plain / tiled:.0f}")
+    print(f"n = {n:4d}   {plain / mib:5.1f} MiB   {tiled / mib:5.2f} MiB   ×{plain / tiled:.0f}")
 ax = qk.plots.plot_cost_loglog(lengths,
                                {"보통 어텐션": costs.plain_peak, "타일 어텐션": costs.tiled_peak},
                                ylabel="최대 메모리 (바이트)")
 """, en="""
 for n, plain, tiled in zip(lengths, costs.plain_peak, costs.tiled_peak):
     # plain, tiled, how many times smaller
-    print(f"n = {n:4d}   {plain / mib:5.1f} MiB   {tiled / mib:4.1f} MiB   ×{plain / tiled:.0f}")
+    print(f"n = {n:4d}   {plain / mib:5.1f} MiB   {tiled / mib:5.2f} MiB   ×{plain / tiled:.0f}")
 ax = qk.plots.plot_cost_loglog(lengths,
                                {"plain attention": costs.plain_peak,
                                 "tiled attention": costs.tiled_peak},

@@ -22,6 +22,7 @@ import numpy as np
 
 from .. import _validate as validate
 from ..decoding import TinyTransformer
+from ..long_context import measure_peak_memory
 from .arithmetic import StepTimeFit, fit_step_time, predicted_speedup, step_flops
 
 __all__ = [
@@ -357,21 +358,6 @@ class StepMemory(NamedTuple):
     """``(n,)``: bytes of keys and values the cache keeps between steps (t tokens)."""
 
 
-def _peak_bytes(run) -> int:
-    """Peak bytes that ``run()`` allocates (tracemalloc), beyond what existed before."""
-    import gc
-    import tracemalloc
-
-    gc.collect()
-    tracemalloc.start()
-    try:
-        run()
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
-    return peak
-
-
 def step_memory(model: TinyTransformer, contexts, seed: int = 0) -> StepMemory:
     """Measure, with :mod:`tracemalloc`, the memory of one step with and without a cache.
 
@@ -400,11 +386,11 @@ def step_memory(model: TinyTransformer, contexts, seed: int = 0) -> StepMemory:
     peak_uncached, peak_cached, kept = [], [], []
     for t in contexts:
         prompt = ids[:t].tolist()
-        peak_uncached.append(_peak_bytes(
+        peak_uncached.append(measure_peak_memory(
             lambda p=prompt: model.generate(p, 1, use_cache=False)))
         decoder = CachedDecoder(model, prompt[:-1], capacity=int(t))
         decoder.step()  # the prefill: t − 1 tokens into the cache
-        peak_cached.append(_peak_bytes(decoder.step))  # one token, t keys and values
+        peak_cached.append(measure_peak_memory(decoder.step))  # one token, t keys and values
         kept.append(decoder.cache_bytes)
     return StepMemory(contexts, np.array(peak_uncached), np.array(peak_cached),
                       np.array(kept))
