@@ -6,6 +6,8 @@ test can move a control in Python and see the data change.
 
 from __future__ import annotations
 
+import functools
+
 import ipywidgets as widgets
 import numpy as np
 
@@ -199,6 +201,7 @@ def scaling_explorer(d_k: int = 4) -> Panel:
     limit = 4.0 * np.sqrt(max(DK_VALUES)) / 2  # the histogram's fixed half-width
     state: dict = {}
 
+    @functools.cache  # once per d_k: the slider comes back to values it has shown
     def scores(d: int) -> tuple[np.ndarray, np.ndarray]:
         """The 4000 raw and scaled scores plot_score_histogram and the caption use."""
         q, k = random_queries_keys(d, 4000, 0)  # (4000, d) each
