@@ -67,23 +67,23 @@ lab: $(STAMP)
 		--ServerApp.root_dir=notebooks \
 		--LabApp.default_url=/lab/tree/$(COURSE_LANG)/00_start_here.ipynb $(ALLOW_ROOT) $(LAB_UI)
 
-# Both cores (pytest-xdist): TEST_JOBS=0 runs everything in one process, TEST_JOBS=auto on every core.
-# Unit tests by xdist group (tests/conftest.py keeps the tests that share one lesson run or
-# one classroom build on one worker); nbval by file (a notebook's cells run in order, in one
-# kernel).
+# One pytest run: the unit tests, the doctests and every notebook under strict nbval, on both
+# cores (pytest-xdist; TEST_JOBS=0 runs everything in one process, TEST_JOBS=auto on every
+# core). tests/conftest.py groups what must share a worker: a notebook's cells (they run in
+# order, in one kernel), the tests that share one lesson run or one classroom build. The
+# tests draw with Agg and the notebooks inline; conftest.py sets that (not MPLBACKEND).
 # make test leaves out the tests marked slow (pyproject.toml): those execute every notebook
 # a second time (the student copies under nbval-lax, the shipped notebooks in a fresh
-# kernel), which the strict nbval step already does once; make test-all (CI) runs them too.
+# kernel), which the strict nbval items already do once, or run a whole class (nbgrader's
+# class of five, a Jupyter server culling kernels); make test-all (CI) runs them too.
 TEST_JOBS ?= 2
 test: $(STAMP)
-	MPLBACKEND=Agg $(THREADS) $(PY) -m pytest -n $(TEST_JOBS) --dist loadgroup -m "not slow" \
-		--doctest-modules qkv_helpers tests
-	$(THREADS) $(PY) -m pytest -n $(TEST_JOBS) --dist loadfile $(NBVAL) notebooks
+	$(THREADS) $(PY) -m pytest -n $(TEST_JOBS) --dist loadgroup -m "not slow" \
+		--doctest-modules qkv_helpers tests $(NBVAL) notebooks/ko notebooks/en
 
 test-all: $(STAMP)
-	MPLBACKEND=Agg $(THREADS) $(PY) -m pytest -n $(TEST_JOBS) --dist loadgroup \
-		--doctest-modules qkv_helpers tests
-	$(THREADS) $(PY) -m pytest -n $(TEST_JOBS) --dist loadfile $(NBVAL) notebooks
+	$(THREADS) $(PY) -m pytest -n $(TEST_JOBS) --dist loadgroup \
+		--doctest-modules qkv_helpers tests $(NBVAL) notebooks/ko notebooks/en
 
 # torch is only for comparing speed: never a dependency of the package or of make test.
 # 2.13.0 is a CPU build (a plain "pip install torch" may pull a multi-GB CUDA build).

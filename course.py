@@ -37,14 +37,14 @@ INSTALL = [
 # One BLAS thread: results and timings do not depend on the machine's cores.
 THREADS = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 NBVAL = ["--nbval", "--nbval-current-env", "--nbval-sanitize-with", "tests/nbval_sanitize.cfg"]
-# What `make test` runs (keep the two in step): the unit tests, then every notebook, each on
-# two cores (pytest-xdist; TEST_JOBS=0 in the environment runs them in one process).
+# What `make test` runs (keep the two in step): the unit tests and every notebook in one
+# pytest run on two cores (pytest-xdist; TEST_JOBS=0 in the environment runs them in one
+# process). tests/conftest.py chooses the plotting backends (Agg for tests, inline for the
+# notebooks' kernels).
 TEST_JOBS = os.environ.get("TEST_JOBS", "2")
 TESTS = [
     (["-n", TEST_JOBS, "--dist", "loadgroup", "-m", "not slow", "--doctest-modules",
-      "qkv_helpers", "tests"],
-     {"MPLBACKEND": "Agg"}),
-    (["-n", TEST_JOBS, "--dist", "loadfile", *NBVAL, "notebooks"], {}),
+      "qkv_helpers", "tests", *NBVAL, "notebooks/ko", "notebooks/en"], {}),
 ]
 
 
@@ -129,7 +129,7 @@ def lab(lang: str | None, ui: str | None, jupyter_args: list[str]) -> int:
 def test(pytest_args: list[str]) -> int:
     python = str(venv_python())
     if pytest_args:
-        return run([python, "-m", "pytest", *pytest_args], MPLBACKEND="Agg")
+        return run([python, "-m", "pytest", *pytest_args])
     for args, extra in TESTS:
         code = run([python, "-m", "pytest", *args], **extra)
         if code != 0:

@@ -26,7 +26,8 @@ Everything else goes to whichever worker is free. Tests write only below ``tmp_p
 Each notebook is executed as few times as the tests need: once by make test's strict nbval
 (whose saved outputs the unit tests then read, e.g. the lazy student's Run All), once in
 this process per lesson (``lesson_run``, whose namespace the exercises are tried in).
-Tests that execute every notebook once more are marked ``slow`` (pyproject.toml): make test
+Tests that execute every notebook once more, or run a whole class (nbgrader autograding five
+submissions, a Jupyter server culling kernels), are marked ``slow`` (pyproject.toml): make test
 leaves them out, make test-all (CI) runs them.
 """
 
@@ -36,8 +37,16 @@ import os
 import re
 from pathlib import Path
 
+import matplotlib
 import pytest
 from hypothesis import settings
+
+# One pytest run holds the unit tests and the notebooks (make test). The tests draw with
+# Agg in this process; the notebooks' kernels, started from this process's environment,
+# must draw inline as in JupyterLab (ipykernel chooses inline only when MPLBACKEND is unset),
+# so the backend is chosen here and not through the environment.
+matplotlib.use("Agg")
+os.environ.pop("MPLBACKEND", None)
 
 settings.register_profile(
     "ci", derandomize=True, deadline=None, database=None, max_examples=100, print_blob=True
@@ -60,9 +69,12 @@ def xdist_group_of(nodeid: str) -> str | None:
 
     ``tests/test_checks.py::test_every_exercise_check_keeps_the_contract[03_scaling-0]`` is
     in ``lesson-03_scaling``, every test of tests/test_classroom.py in
-    ``module-test_classroom``, ``tests/test_softmax.py::test_rows_sum_to_one`` in none.
+    ``module-test_classroom``, every cell of ``notebooks/ko/03_scaling.ipynb`` in that
+    notebook's group, ``tests/test_softmax.py::test_rows_sum_to_one`` in none.
     """
     path, _, rest = nodeid.partition("::")
+    if path.endswith(".ipynb"):  # nbval: a notebook's cells run in order, in one kernel
+        return path
     module = Path(path).stem
     if module in ONE_WORKER_MODULES:
         return f"module-{module}"

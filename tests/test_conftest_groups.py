@@ -20,3 +20,11 @@ def test_classroom_builds_share_a_worker_and_the_rest_goes_anywhere():
         "module-test_classroom"
     assert xdist_group_of("tests/test_softmax.py::test_rows_sum_to_one") is None
     assert xdist_group_of("qkv_helpers/attention.py::qkv_helpers.attention.softmax") is None
+
+
+def test_a_notebooks_cells_share_a_worker_and_notebooks_go_anywhere():
+    cell = "notebooks/ko/03_scaling.ipynb::Cell {}"
+    assert xdist_group_of(cell.format(0)) == xdist_group_of(cell.format(7)) \
+        == "notebooks/ko/03_scaling.ipynb"
+    assert xdist_group_of("notebooks/en/03_scaling.ipynb::Cell 0") != xdist_group_of(
+        cell.format(0))

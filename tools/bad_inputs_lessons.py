@@ -37,7 +37,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-os.environ.setdefault("MPLBACKEND", "Agg")
+import matplotlib
+
+# Agg in this process only: not through MPLBACKEND, which the kernels that make test starts
+# beside this module (nbval) would inherit, and then draw nothing inline.
+matplotlib.use("Agg")
 
 import numpy as np  # noqa: E402
 
