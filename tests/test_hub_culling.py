@@ -128,6 +128,7 @@ async def _culling(base: str, token: str) -> dict:
     return seen
 
 
+@pytest.mark.slow  # a real Jupyter server and the idle timeout waited out: make test-all (CI)
 def test_an_idle_kernel_is_culled_and_a_busy_one_is_not(tmp_path):
     args, environment = hub_settings()
     short = [a.replace("cull_idle_timeout=1800", f"cull_idle_timeout={IDLE_SECONDS}")
