@@ -374,7 +374,8 @@ def by(check):
             except TypeError as err:  # a missing or unknown argument: Python's own message
                 raise TypeError(f"{formula.__name__}(): {err}") from None
             bound.apply_defaults()
-            return formula(*check(**bound.arguments))
+            checked = check(**bound.arguments)  # in the function's order
+            return formula(**dict(zip(bound.arguments, checked)))
 
         entry.unchecked = formula
         return entry
@@ -417,9 +418,10 @@ def finite_product(result: np.ndarray, what: str, **inputs) -> None:
                                   f"({largest}): the inputs are too large for this dtype")
 
 
-def softmax_args(x, axis, temperature):
+def softmax_args(x, axis, temperature, out=None):
     """``x`` as softmax takes it (a float array, no NaN or +inf, a finite entry per row),
-    ``axis`` as an int, ``temperature`` as a float > 0."""
+    ``axis`` as an int, ``temperature`` as a float > 0, ``out`` None or a writable array of
+    x's shape and (float) dtype."""
     temperature = positive_number(temperature, "temperature")
     arr = array(x, "x", min_ndim=0, finite=False)
     if arr.ndim == 0:
@@ -436,7 +438,16 @@ def softmax_args(x, axis, temperature):
             f"every entry of x along axis {axis} is -inf at index {row} (x has shape "
             f"{arr.shape}): softmax over nothing is undefined"
         )
-    return arr, axis, temperature
+    if out is not None:
+        if not isinstance(out, np.ndarray):
+            raise TypeError(f"out must be a numpy array of x's shape {arr.shape} and dtype "
+                            f"{arr.dtype}, got {type(out).__name__}")
+        if out.shape != arr.shape or out.dtype != arr.dtype:
+            raise ValueError(f"out must have x's shape {arr.shape} and dtype {arr.dtype}, got "
+                             f"shape {out.shape} and dtype {out.dtype}")
+        if not out.flags.writeable:
+            raise ValueError(f"out must be writable; got a read-only array of shape {out.shape}")
+    return arr, axis, temperature, out
 
 
 def attention_args(q, k, v, mask=None, scale=None):

@@ -34,7 +34,8 @@ class AttentionResult(NamedTuple):
     """``(..., n_q, n_k)``: how much each query takes from each key's value; rows sum to 1."""
 
 
-def softmax(x, axis: int = -1, temperature: float = 1.0) -> np.ndarray:
+@validate.by(validate.softmax_args)
+def softmax(x, axis: int = -1, temperature: float = 1.0, *, out=None) -> np.ndarray:
     """Turn scores into probabilities: ``exp(x / T) / sum(exp(x / T))`` along ``axis``.
 
     Numerically stable for any finite scores (the row maximum is subtracted before
@@ -51,6 +52,10 @@ def softmax(x, axis: int = -1, temperature: float = 1.0) -> np.ndarray:
     temperature : float
         ``T > 0``. Large T flattens the distribution towards uniform; T → 0 sharpens
         it towards one-hot on the largest score.
+    out : numpy array, optional
+        Where to write the probabilities, as in numpy: an array of ``x``'s shape and float
+        dtype. ``out=x`` overwrites the scores; attention does, so that it makes no second
+        ``(n_q, n_k)`` array.
 
     Examples
     --------
@@ -63,26 +68,18 @@ def softmax(x, axis: int = -1, temperature: float = 1.0) -> np.ndarray:
     >>> softmax([1.0, 2.0], temperature=100.0).round(3)
     array([0.498, 0.502])
     """
-    x, axis, temperature = validate.softmax_args(x, axis, temperature)
-    return _softmax(x, axis, temperature)
-
-
-def _softmax(x: np.ndarray, axis: int = -1, temperature: float = 1.0, *,
-             in_place: bool = False) -> np.ndarray:
-    """:func:`softmax` on scores already checked: the formula, ``exp(x/T) / Σ exp(x/T)``.
-
-    Attention calls it on its own scores, ``in_place`` (they become the weights: no
-    second (n_q, n_k) array). float16 rows are summed in float32 (past 65,504 keys their
-    sum would overflow float16); the result keeps ``x``'s dtype.
-    """
     with np.errstate(over="ignore"):  # a spread wider than the dtype gives -inf: exp -> 0
-        shifted = np.subtract(x, x.max(axis=axis, keepdims=True),  # every entry <= 0
-                              out=x if in_place else None)
+        shifted = np.subtract(x, x.max(axis=axis, keepdims=True), out=out)  # every entry <= 0
         if temperature != 1.0:  # divided in float64: a tiny T in float16/32 would give 0/0
             shifted = shifted / np.float64(temperature)
     e = np.exp(shifted, out=shifted)  # entries in [0, 1], the largest of each row exactly 1
+    # float16 rows summed in float32: past 65,504 keys their sum would overflow float16
     e /= e.sum(axis=axis, keepdims=True, dtype=np.promote_types(e.dtype, np.float32))
-    return e.astype(x.dtype, copy=False)
+    if out is None:
+        return e.astype(x.dtype, copy=False)  # (a temperature made a float64 copy)
+    if e is not out:
+        out[...] = e
+    return out
 
 
 @validate.by(validate.attention_args)
@@ -133,7 +130,7 @@ def scaled_dot_product_attention(q, k, v, mask=None, scale=None) -> AttentionRes
     if mask is not None:
         scores = np.where(mask, scores, -np.inf)  # masked keys: exp(-inf) = weight 0
     validate.finite_scores(scores, q=q, k=k, scale=scale)
-    weights = _softmax(scores, in_place=True)  # (..., n_q, n_k), rows sum to 1
+    weights = softmax.unchecked(scores, out=scores)  # (..., n_q, n_k), rows sum to 1
     output = weights @ v  # (..., n_q, d_v): each query's weighted sum of values
     validate.finite_product(output, "the output weights·v", v=v)
     return AttentionResult(output, weights)

@@ -1,4 +1,4 @@
-"""softmax(x, axis=-1, temperature=1.0): small cases worked by hand, then properties.
+"""softmax(x, axis=-1, temperature=1.0, *, out=None): small cases worked by hand, then properties.
 
 Expected numbers are formulas (``e / (1 + e)``), not copies of the function's output.
 Error paths are in test_errors.py.
@@ -109,6 +109,34 @@ def test_the_input_is_not_changed():
     np.testing.assert_array_equal(x, before)
 
 
+def test_out_receives_the_probabilities_and_out_x_overwrites_the_scores():
+    x = np.array([[0.0, 1.0], [2.0, -np.inf]])
+    expected = np.array([[1 / (1 + E), E / (1 + E)], [1.0, 0.0]])
+    out = np.full((2, 2), 7.0)
+    assert softmax(x, out=out) is out
+    np.testing.assert_allclose(out, expected, rtol=1e-15)
+    assert x[1, 0] == 2.0  # x untouched
+    assert softmax(x, out=x) is x  # what attention does with its scores
+    np.testing.assert_allclose(x, expected, rtol=1e-15)
+    # with a temperature, whose division makes a float64 copy, the result still lands in out
+    y = np.array([1.0, 3.0], np.float32)
+    got = softmax(y, temperature=2.0, out=y)
+    assert got is y and y.dtype == np.float32
+    np.testing.assert_allclose(y, [1 / (1 + E), E / (1 + E)], rtol=1e-6)
+
+
+@pytest.mark.parametrize("out,message", [
+    ([0.0, 0.0], "out must be a numpy array of x's shape (2,) and dtype float64, got list"),
+    (np.zeros(3), "out must have x's shape (2,) and dtype float64, got shape (3,)"),
+    (np.zeros(2, np.float32), "and dtype float64, got shape (2,) and dtype float32"),
+    (np.broadcast_to(0.0, (2,)), "out must be writable; got a read-only array of shape (2,)"),
+])
+def test_a_wrong_out_is_named(out, message):
+    with pytest.raises((TypeError, ValueError)) as err:
+        softmax(np.array([0.0, 1.0]), out=out)
+    assert message in str(err.value)
+
+
 def test_temperature_extremes():
     x = [1.0, 3.0, 2.0]
     np.testing.assert_array_equal(softmax(x, temperature=1e-300), [0.0, 1.0, 0.0])
@@ -198,3 +226,11 @@ def test_float32_stays_float32(x, temperature):
     np.testing.assert_allclose(w.sum(axis=-1), 1.0, rtol=1e-5)
     np.testing.assert_allclose(w, softmax(x.astype(np.float64), temperature=temperature),
                                atol=1e-6)
+
+
+@given(hnp.arrays(np.float64, shapes, elements=finite), st.floats(0.1, 10.0))
+def test_out_gives_what_a_new_array_gives(x, temperature):
+    expected = softmax(x, temperature=temperature)
+    out = np.empty_like(x)
+    np.testing.assert_array_equal(softmax(x, temperature=temperature, out=out), expected)
+    np.testing.assert_array_equal(softmax(x, temperature=temperature, out=x), expected)
