@@ -78,3 +78,24 @@ def test_run_all_before_the_kernel_is_ready_waits_for_it(lang):
     overrides = json.loads((LAB_UI / lang / "overrides.json").read_text(encoding="utf-8"))
     tracker = overrides.get("@jupyterlab/notebook-extension:tracker", {})
     assert not tracker.get("enableKernelInitNotification", False)
+
+
+def test_a_non_editable_install_puts_the_extension_where_jupyterlab_looks():
+    """A hub's users' environment installs the course with pip (not editable) and runs no
+    jupyter_lab_config.py: pyproject.toml's data-files put every file of the extension in
+    <environment>/share/jupyter/labextensions/qkv-course-lab/ (make hub-test checks the
+    students' JupyterLab then lists it)."""
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10: tomllib is new in 3.11
+        tomllib = pytest.importorskip("tomli")
+    table = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    data_files = table["tool"]["setuptools"]["data-files"]
+    listed = {f"{folder}/{Path(f).name}" for folder, files in data_files.items() for f in files}
+    extension = ROOT / "tools" / "lab_ext" / "qkv-course-lab"
+    wanted = {f"share/jupyter/labextensions/qkv-course-lab/{p.relative_to(extension).as_posix()}"
+              for p in extension.rglob("*") if p.is_file()}
+    assert listed == wanted
+    sources = {f for files in data_files.values() for f in files}
+    assert sources == {p.relative_to(ROOT).as_posix() for p in extension.rglob("*")
+                       if p.is_file()}

@@ -75,6 +75,10 @@ COURSE_HUB_CONFIG = ROOT / "tools" / "hub_config.py"  # what the teacher guide i
 LESSONS = ["03_scaling", "09_kv_cache"]
 ALL_LESSONS = sorted(p.stem for p in (ROOT / "notebooks" / "ko").glob("[0-9][0-9]_*.ipynb"))
 
+# The JupyterLab extensions the page was served with (its page config): the course's own,
+# qkv-course-lab (Run All waits for the kernel), must be there, from the users' environment.
+JS_LAB_EXTENSIONS = """() => JSON.parse(document.getElementById('jupyter-config-data')
+    .textContent).federated_extensions.map(e => e.name)"""
 # Image sources in the visible notebook's outputs: "the picture changed" compares these.
 JS_IMAGES = """
 () => JSON.stringify(Array.from(
@@ -494,6 +498,14 @@ def _one_student(student: Student, hub: Hub, repo: Path, args, chromium: str,
                 if student.server is None:
                     student.problems.append("no single-user server process found")
                     return
+                extensions = page.evaluate(JS_LAB_EXTENSIONS)
+                if "qkv-course-lab" not in extensions:
+                    student.problems.append(
+                        "the course's JupyterLab extension (qkv-course-lab: Run All waits "
+                        "for the kernel) is not in the students' JupyterLab, which has: "
+                        + ", ".join(extensions))
+                    return
+                student.steps.append("the course's JupyterLab extension is loaded")
                 if not run_lesson(page, student, hub, path, args.timeout):
                     return
                 student.login_to_widget = time.monotonic() - login
