@@ -293,10 +293,10 @@ def test_lazy_student_catches_a_copyable_exercise():
     qkv_helpers.setup(lang="en")
     ex = qkv_helpers.running_example()
     namespace = {"ex": ex, "qk": qkv_helpers, "scores": ex.q @ ex.k.T}
-    copyable = Exercise("demo", 0, "my_k = ...\nqk.checks.check_projection_k(my_k, ex)")
+    copyable = Exercise("demo", 0, "my_k = ...\nqk.checks.check_array(my_k, ex.k, 'my_k')")
     offers = lazy_offers(namespace, want_function=False)
     assert any(copyable.run(namespace, offer).ok for offer in offers)  # ex.k
-    scores = Exercise("demo", 1, "my_s = ...\nqk.checks.check_score_matrix(my_s, ex)")
+    scores = Exercise("demo", 1, "my_s = ...\nqk.checks.check_array(my_s, ex.q @ ex.k.T, 'my_s')")
     assert any(scores.run(namespace, offer).ok for offer in offers)  # scores
     softmax = Exercise("demo", 2, "def my_f(x):\n    return ...\n"
                                   "qk.checks.check_array(my_f([1.0]), [1.0], 'f')")

@@ -29,7 +29,7 @@ exercise: it works from the cells' tags and the checker call):
   is kept as it is.
 
 A checker call is a top-level expression statement calling ``<something>.checks.<name>(...)``
-(``qk.checks.check_scaled_scores(my_scaled, ex)``). An exercise cell without one, or without
+(``qk.checks.check_score_spread(my_std, 64)``). An exercise cell without one, or without
 a solution cell after it, is an error that names the lesson and the cell.
 """
 

@@ -34,24 +34,15 @@ import numpy as np  # noqa: F401 (the doctest above)
 
 from ._answers import check_array, check_value, check_weights
 from ._feedback import Feedback, never_raises, not_answered
-from .earlier_exercises import (
-    check_contextual_vector,
-    check_cross_weights_shape,
-    check_decoder_output,
-    check_head_output,
-    check_projection_k,
-    check_scaled_scores,
-    check_score_matrix,
-)
 from .lesson_00 import check_q_shape
 from .lesson_01 import check_new_key, check_new_scores
 from .lesson_02 import check_angle, check_reordered_scores
 from .lesson_03 import check_score_spread
 from .lesson_04 import check_stable_log_softmax, check_stable_softmax
 from .lesson_05 import check_prefix_context
-from .lesson_06 import check_prefix_head
+from .lesson_06 import check_head_output, check_prefix_head
 from .lesson_07 import check_causal_mask, check_changed_rows
-from .lesson_08 import check_cross_shape
+from .lesson_08 import check_cross_shape, check_cross_weights_shape
 from .lesson_09 import check_kv_cache_bytes, check_max_batch
 from .lesson_10 import check_masked_output
 from .lesson_11 import check_head_weights
@@ -67,10 +58,8 @@ __all__ = [
     "check_break_it",
     "check_causal_mask",
     "check_changed_rows",
-    "check_contextual_vector",
     "check_cross_shape",
     "check_cross_weights_shape",
-    "check_decoder_output",
     "check_gqa_group",
     "check_head_output",
     "check_head_weights",
@@ -82,13 +71,10 @@ __all__ = [
     "check_new_scores",
     "check_prefix_context",
     "check_prefix_head",
-    "check_projection_k",
     "check_q_shape",
     "check_reordered_scores",
     "check_rope_score",
     "check_same_distance",
-    "check_scaled_scores",
-    "check_score_matrix",
     "check_score_spread",
     "check_stable_log_softmax",
     "check_stable_softmax",

@@ -4,8 +4,33 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._feedback import Feedback, never_raises
-from .earlier_exercises import check_cross_weights_shape
+from ._answers import _shape, check_value
+from ._feedback import Feedback, never_raises, wrong
+
+
+@never_raises
+def check_cross_weights_shape(answer, example, name: str = "my_shape",
+                              needed: tuple[int, int] | None = None) -> Feedback:
+    """Lesson 08: the shape of cross-attention's weights, (target tokens, source tokens).
+
+    >>> from qkv_helpers.lang import set_language
+    >>> from qkv_helpers import translation_example
+    >>> set_language("en")
+    >>> check_cross_weights_shape((5, 7), translation_example())
+    ✅ Right! my_shape is correct.
+    >>> check_cross_weights_shape((7, 5), translation_example()).ok
+    False
+    >>> check_cross_weights_shape((5.9, 7.2), translation_example()).ok
+    False
+    """
+    if needed is None:
+        needed = (len(example.target_tokens), len(example.source_tokens))
+    got = _shape(answer, name, 2)
+    if isinstance(got, Feedback):
+        return got
+    if got == needed[::-1] and needed[0] != needed[1]:
+        return wrong("check_l08_transposed", name=name, got=got)
+    return check_value(got, tuple(needed), name)
 
 
 @never_raises
