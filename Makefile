@@ -62,8 +62,11 @@ COURSE_LANG ?= $(if $(filter en%,$(or $(LC_ALL),$(LANG))),en,ko)
 LANG_UI ?= $(COURSE_LANG)
 LAB_UI  := --LabApp.app_settings_dir=$(CURDIR)/tools/lab_ui/$(if $(filter ko%,$(LANG_UI)),ko,en)
 
+# One BLAS thread here too (as python course.py lab and the hub's kernels): lesson 14 trains
+# in the notebook, and with two threads its training takes another path (its attention and
+# an exercise's answer differ from the saved outputs and the prose).
 lab: $(STAMP)
-	$(VENV)/bin/jupyter lab --config=tools/jupyter_lab_config.py --ServerApp.ip=127.0.0.1 \
+	$(THREADS) $(VENV)/bin/jupyter lab --config=tools/jupyter_lab_config.py --ServerApp.ip=127.0.0.1 \
 		--ServerApp.root_dir=notebooks \
 		--LabApp.default_url=/lab/tree/$(COURSE_LANG)/00_start_here.ipynb $(ALLOW_ROOT) $(LAB_UI)
 

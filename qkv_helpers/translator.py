@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from . import _validate as validate
 from . import backprop as bp
@@ -647,24 +648,27 @@ def train(steps: int = 300, batch_size: int = 32, lr: float = 1e-2, warmup: int 
             callback(record)
         return record
 
-    evaluate(0)
-    order = rng.permutation(len(corpus.train))
-    position = 0
-    step = 0
-    for step in range(1, steps + 1):
-        if position + batch_size > len(order):
-            order, position = rng.permutation(len(corpus.train)), 0
-        batch = make_batch([corpus.train[i] for i in order[position: position + batch_size]],
-                           vocab)
-        position += batch_size
-        loss, grads = model.loss_and_grads(batch)
-        bp.clip_by_norm(grads, 1.0)
-        bp.adam_step(model.params, grads, state, bp.learning_rate(step - 1, lr, warmup, steps))
-        losses.append(loss)
-        if step % eval_every == 0 or step == steps:
-            record = evaluate(step)
-            if stop_at is not None and record["exact_match"] >= stop_at:
-                break
+    # One BLAS thread while training: with more, numpy's matrix products round differently
+    # and the run takes another path (lesson 14's numbers and an exercise's answer differ).
+    with threadpool_limits(limits=1, user_api="blas"):
+        evaluate(0)
+        order = rng.permutation(len(corpus.train))
+        position = 0
+        step = 0
+        for step in range(1, steps + 1):
+            if position + batch_size > len(order):
+                order, position = rng.permutation(len(corpus.train)), 0
+            batch = make_batch([corpus.train[i] for i in order[position: position + batch_size]],
+                               vocab)
+            position += batch_size
+            loss, grads = model.loss_and_grads(batch)
+            bp.clip_by_norm(grads, 1.0)
+            bp.adam_step(model.params, grads, state, bp.learning_rate(step - 1, lr, warmup, steps))
+            losses.append(loss)
+            if step % eval_every == 0 or step == steps:
+                record = evaluate(step)
+                if stop_at is not None and record["exact_match"] >= stop_at:
+                    break
     return TrainingRun(model, history, snapshots, step, time.perf_counter() - start, corpus,
                        vocab)
 

@@ -99,3 +99,13 @@ def test_a_non_editable_install_puts_the_extension_where_jupyterlab_looks():
     sources = {f for files in data_files.values() for f in files}
     assert sources == {p.relative_to(ROOT).as_posix() for p in extension.rglob("*")
                        if p.is_file()}
+
+
+def test_make_lab_runs_the_lessons_with_one_blas_thread_as_make_test_and_the_hub_do():
+    """Lesson 14 trains in the notebook: with two BLAS threads its run takes another path
+    (the verb exercise's row peaks on "the", not on "<eos>" as in the saved outputs)."""
+    import course
+
+    command = lab_command()
+    for name, value in course.THREADS.items():
+        assert f"{name}={value}" in command.split(), command

@@ -158,3 +158,27 @@ def test_alignment_by_role_splits_the_agreement_by_the_gold_words_role(trained):
         "subject": (1.0, 1), "place": (1.0, 1), "postposition": (1.0, 1), "verb": (1.0, 1)}
     w[0, 0, 3] = np.eye(7)[6]  # 앉았다 → <eos>
     assert tr.alignment_by_role(w, [pair])["verb"] == (0.0, 1)
+
+
+def test_training_takes_the_same_path_with_more_blas_threads():
+    """With two BLAS threads numpy's products round differently and, unchecked, the run of
+    lesson 14's exercise took another path (the verb's row peaked on "the", not "<eos>"):
+    train() keeps BLAS at one thread, so a laptop with many cores gets the lesson's run."""
+    import io
+    import os
+    import subprocess
+    import sys
+
+    settings = "seed=0, encoder_self_attention=True, n_heads=2, eval_every=300"
+    code = ("import sys, numpy as np\n"
+            "from qkv_helpers import translator\n"
+            f"run = translator.train({settings})\n"
+            "np.savez(sys.stdout.buffer, **run.model.params)\n")
+    env = dict(os.environ, OMP_NUM_THREADS="2", OPENBLAS_NUM_THREADS="2", MKL_NUM_THREADS="2")
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                          check=True)
+    two_threads = np.load(io.BytesIO(done.stdout))
+    here = tr.train(seed=0, encoder_self_attention=True, n_heads=2, eval_every=300)
+    assert set(two_threads.files) == set(here.model.params)
+    for name, value in here.model.params.items():
+        np.testing.assert_array_equal(two_threads[name], value, err_msg=name)
