@@ -79,13 +79,17 @@ lab: $(STAMP)
 # a second time (the student copies under nbval-lax, the shipped notebooks in a fresh
 # kernel), which the strict nbval items already do once, or run a whole class (nbgrader's
 # class of five, a Jupyter server culling kernels); make test-all (CI) runs them too.
+# PYTHONDONTWRITEBYTECODE= (empty): Python caches each module's bytecode in __pycache__, its
+# default, which some machines (containers, CI images) turn off; then each of the run's
+# notebook kernels and subprocesses compiles qkv_helpers and the tests again.
 TEST_JOBS ?= 2
+TEST_ENV := $(THREADS) PYTHONDONTWRITEBYTECODE=
 test: $(STAMP)
-	$(THREADS) $(PY) -m pytest -n $(TEST_JOBS) --dist loadgroup -m "not slow" \
+	$(TEST_ENV) $(PY) -m pytest -n $(TEST_JOBS) --dist loadgroup -m "not slow" \
 		--doctest-modules qkv_helpers tests $(NBVAL) notebooks/ko notebooks/en
 
 test-all: $(STAMP)
-	$(THREADS) $(PY) -m pytest -n $(TEST_JOBS) --dist loadgroup \
+	$(TEST_ENV) $(PY) -m pytest -n $(TEST_JOBS) --dist loadgroup \
 		--doctest-modules qkv_helpers tests $(NBVAL) notebooks/ko notebooks/en
 
 # torch is only for comparing speed: never a dependency of the package or of make test.

@@ -41,10 +41,13 @@ NBVAL = ["--nbval", "--nbval-current-env", "--nbval-sanitize-with", "tests/nbval
 # pytest run on two cores (pytest-xdist; TEST_JOBS=0 in the environment runs them in one
 # process). tests/conftest.py chooses the plotting backends (Agg for tests, inline for the
 # notebooks' kernels).
+# PYTHONDONTWRITEBYTECODE empty: Python caches bytecode in __pycache__, its default, which
+# some machines turn off; then every kernel and subprocess of the run compiles it again.
 TEST_JOBS = os.environ.get("TEST_JOBS", "2")
+TEST_ENV = {"PYTHONDONTWRITEBYTECODE": ""}
 TESTS = [
     (["-n", TEST_JOBS, "--dist", "loadgroup", "-m", "not slow", "--doctest-modules",
-      "qkv_helpers", "tests", *NBVAL, "notebooks/ko", "notebooks/en"], {}),
+      "qkv_helpers", "tests", *NBVAL, "notebooks/ko", "notebooks/en"], TEST_ENV),
 ]
 
 
@@ -129,7 +132,7 @@ def lab(lang: str | None, ui: str | None, jupyter_args: list[str]) -> int:
 def test(pytest_args: list[str]) -> int:
     python = str(venv_python())
     if pytest_args:
-        return run([python, "-m", "pytest", *pytest_args])
+        return run([python, "-m", "pytest", *pytest_args], **TEST_ENV)
     for args, extra in TESTS:
         code = run([python, "-m", "pytest", *args], **extra)
         if code != 0:

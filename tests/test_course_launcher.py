@@ -58,7 +58,21 @@ def test_the_test_commands_are_make_tests():
         args = (line.split("-m pytest", 1)[1].replace("$(NBVAL)", nbval)
                 .replace("$(TEST_JOBS)", jobs.group(1)))
         made.append(shlex.split(args))
+        assert line.startswith("$(TEST_ENV) ")
     assert made == [args for args, _env in course.TESTS]
+
+
+def test_the_tests_run_with_the_same_environment_as_make_tests():
+    """Both cache bytecode (PYTHONDONTWRITEBYTECODE empty) and use one BLAS thread."""
+    makefile = (ROOT / "Makefile").read_text()
+    test_env = re.search(r"^TEST_ENV\s*:=\s*(.*)$", makefile, re.M).group(1).split()
+    threads = re.search(r"^THREADS\s*:=\s*(.*)$", makefile, re.M).group(1).split()
+    assert test_env[0] == "$(THREADS)"
+    made = dict(pair.split("=", 1) for pair in threads + test_env[1:])
+    assert made == {**course.THREADS, **course.TEST_ENV}
+    assert course.TEST_ENV == {"PYTHONDONTWRITEBYTECODE": ""}
+    assert all(env == course.TEST_ENV for _args, env in course.TESTS)
+    assert _makefile_recipe("test-all")[0].startswith("$(TEST_ENV) ")
 
 
 def test_the_virtual_environment_is_where_make_puts_it():
@@ -171,7 +185,7 @@ def test_on_windows_test_and_class_report_use_the_venvs_python(windows, monkeypa
     setup, (test_args, test_env), setup_again, (report, _), setup_third, *whole = windows
     assert setup == setup_again == setup_third == ("setup", {})
     assert test_args == [python, "-m", "pytest", "tests/test_softmax.py"]
-    assert test_env == {}  # tests/conftest.py chooses the plotting backends
+    assert test_env == course.TEST_ENV  # tests/conftest.py chooses the plotting backends
     assert report == [python, str(WINDOWS_ROOT / "tools" / "class_report.py"),
                       r"build\assignments\ko", "--lang", "en"]
     assert [args for args, _ in whole] == [[python, "-m", "pytest", *a] for a, _ in course.TESTS]
