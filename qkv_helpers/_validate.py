@@ -58,9 +58,7 @@ def array(x, name: str, *, min_ndim: int = 1, ndim: int | tuple[int, ...] | None
     """
     __tracebackhide__ = True  # IPython shows the learner's line and the lesson's function
     need = f", shape {shape}" if shape else ""
-    if _masked(x):
-        raise TypeError(f"{name} is a masked array, whose mask numpy would ignore: pass "
-                        f"{name}.filled(value) or only the entries you mean")
+    not_masked(x, name)
     if isinstance(x, (str, bytes)):
         raise TypeError(f"{name} must be an array of real numbers{need}, got dtype "
                         f"{np.asarray(x).dtype}: the string {x!r}")
@@ -120,6 +118,14 @@ def _masked(x) -> bool:
     """Whether ``x`` is a numpy masked array (without importing numpy.ma if nothing did)."""
     ma = sys.modules.get("numpy.ma")
     return ma is not None and isinstance(x, ma.MaskedArray)
+
+
+def not_masked(x, name: str) -> None:
+    """Refuse a numpy masked array: numpy's arithmetic and copies into plain arrays would
+    use the hidden entries as if no mask were there."""
+    if _masked(x):
+        raise TypeError(f"{name} is a masked array, whose mask numpy would ignore: pass "
+                        f"{name}.filled(value) or only the entries you mean")
 
 
 def integer(x, name: str, low: int | None = None, high: int | None = None, *,
@@ -439,6 +445,7 @@ def softmax_args(x, axis, temperature, out=None):
             f"{arr.shape}): softmax over nothing is undefined"
         )
     if out is not None:
+        not_masked(out, "out")
         if not isinstance(out, np.ndarray):
             raise TypeError(f"out must be a numpy array of x's shape {arr.shape} and dtype "
                             f"{arr.dtype}, got {type(out).__name__}")

@@ -166,3 +166,59 @@ def test_fit_step_time_refuses_a_column_of_zeros(steps, flops, name):
         km.fit_step_time(steps, flops, seconds)
     fit = km.fit_step_time([10, 10, 20], [1e6, 5e6, 2e7], [0.0011, 0.0015, 0.004])
     assert round(fit.overhead * 1e6) == 100 and round(fit.seconds_per_flop * 1e12) == 100
+
+
+# --- masked arrays, whose mask numpy ignores ----------------------------------------------------
+
+
+def _masked(a: np.ndarray) -> np.ma.MaskedArray:
+    hidden = np.zeros(a.shape, bool)
+    hidden.flat[0] = True
+    return np.ma.masked_array(a, mask=hidden)
+
+
+def _f32(*shape):
+    return np.random.default_rng(0).standard_normal(shape).astype(np.float32)
+
+
+def _paged_append(k, v):
+    cache = qk.PagedKVCache(2, 4, block_size=2, n_blocks=4)
+    cache.append(cache.new_sequence(), k, v)
+
+
+_MHA = qk.MultiHeadAttention(8, 2, seed=0)
+_QKV = dict(q=_f32(3, 4), k=_f32(5, 4), v=_f32(5, 2), mask=np.ones((3, 5), bool))
+_ONE_TOKEN = dict(k=_f32(2, 1, 4), v=_f32(2, 1, 4))
+ENTRY_POINTS = {
+    "softmax": (qk.softmax, dict(x=_f32(3, 4), out=_f32(3, 4))),
+    "scaled_dot_product_attention": (qk.scaled_dot_product_attention, _QKV),
+    "tiled_attention": (qk.tiled_attention, _QKV),
+    "grouped_query_attention": (qk.grouped_query_attention,
+                                dict(q=_f32(4, 3, 4), k=_f32(2, 5, 4), v=_f32(2, 5, 2))),
+    "blocked_attention": (qk.fast.blocked_attention, dict(q=_f32(3, 4), k=_f32(5, 4), v=_f32(5, 2))),
+    "one_query_attention": (qk.fast.one_query_attention,
+                            dict(q=_f32(1, 4), k=_f32(5, 4), v=_f32(5, 2))),
+    "decoder_attention": (lambda q, k, v: qk.fast.decoder_attention(q, k, v, causal=True),
+                          dict(q=_f32(1, 4), k=_f32(5, 4), v=_f32(5, 2))),
+    "weighted_sum_steps": (qk.weighted_sum.weighted_sum_steps,
+                           dict(weights=np.full(3, 1 / 3), v=_f32(3, 2))),
+    "dot_and_angle": (qk.similarity.dot_and_angle, dict(a=_f32(3), b=_f32(3))),
+    "apply_rope": (qk.apply_rope, dict(x=_f32(3, 4), positions=np.arange(3.0))),
+    "layer_norm": (qk.layer_norm.layer_norm, dict(x=_f32(3, 4))),
+    "MultiHeadAttention": (lambda x_q: _MHA(x_q), dict(x_q=_f32(3, 8))),
+    "KVCache.append": (lambda k, v: qk.KVCache(2, 4, capacity=4).append(k, v), _ONE_TOKEN),
+    "PagedKVCache.append": (_paged_append, _ONE_TOKEN),
+}
+
+
+@pytest.mark.parametrize("entry, argument", [(entry, argument)
+                                             for entry, (_, args) in ENTRY_POINTS.items()
+                                             for argument in args])
+def test_a_masked_array_is_refused_naming_the_argument(entry, argument):
+    """numpy copies and multiplies a masked array's hidden entries as if there were no mask:
+    KVCache.append kept them (its keys then differed from what the learner masked)."""
+    call, args = ENTRY_POINTS[entry]
+    call(**args)  # the plain arrays are fine
+    with pytest.raises(TypeError, match=rf"^{argument} is a masked array, whose (own )?mask "
+                                        r"numpy would ignore"):
+        call(**{**args, argument: _masked(args[argument])})

@@ -146,6 +146,7 @@ class KVCache:
             if not isinstance(a, np.ndarray):
                 raise TypeError(f"{name} must be a numpy array of shape {shape}, "
                                 f"got {type(a).__name__}")
+            validate.not_masked(a, name)
             if a.ndim != 3 or a.shape[0] != self.n_heads or a.shape[2] != self.head_dim:
                 raise ValueError(
                     f"{name} must have shape (n_heads, new_tokens, head_dim) = "
