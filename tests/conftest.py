@@ -23,6 +23,12 @@ result is computed once per run, on one worker, instead of once per worker:
 Everything else goes to whichever worker is free. Tests write only below ``tmp_path``
 (unique per worker), so no two workers share a folder or a port.
 
+- a lesson's two notebooks under strict nbval (their cells run in order, in one kernel per
+  notebook) join that group too: the lazy student's Run All in this run
+  (``test_shipped_notebook_after_run_all_shows_no_answer[...-fresh]``) is moved after the
+  notebook's cells, and reads the outputs nbval's kernel just gave (:func:`nbval_outputs`)
+  instead of executing the notebook again.
+
 Each notebook is executed as few times as the tests need: once by make test's strict nbval
 (whose saved outputs the unit tests then read, e.g. the lazy student's Run All), once in
 this process per lesson (``lesson_run``, whose namespace the exercises are tried in).
@@ -62,6 +68,21 @@ LESSON_RUN_MODULES = {"test_checks_lazy", "test_checks"}
 # copies, the slide decks, the site): all their tests on one worker.
 ONE_WORKER_MODULES = {"test_classroom"}
 _STEM_PARAM = re.compile(r"\[(\d\d_[A-Za-z0-9_]+?)(?:-[^\]]*)?\]$")
+# The lazy student's Run All in this run: it reads the outputs of the notebook's nbval cells.
+_FRESH_RUN_ALL = re.compile(r"^tests/test_checks_lazy\.py::"
+                            r"test_shipped_notebook_after_run_all_shows_no_answer"
+                            r"\[(\d\d_[A-Za-z0-9_]+)-(ko|en)-fresh\]$")
+
+
+def notebook_read_by(nodeid: str) -> str | None:
+    """The notebook (as nbval's node ids name it) whose nbval outputs a test reads, or None.
+
+    >>> notebook_read_by("tests/test_checks_lazy.py::"
+    ...                  "test_shipped_notebook_after_run_all_shows_no_answer[03_scaling-ko-fresh]")
+    'notebooks/ko/03_scaling.ipynb'
+    """
+    found = _FRESH_RUN_ALL.match(nodeid)
+    return f"notebooks/{found.group(2)}/{found.group(1)}.ipynb" if found else None
 
 
 def xdist_group_of(nodeid: str) -> str | None:
@@ -69,12 +90,14 @@ def xdist_group_of(nodeid: str) -> str | None:
 
     ``tests/test_checks.py::test_every_exercise_check_keeps_the_contract[03_scaling-0]`` is
     in ``lesson-03_scaling``, every test of tests/test_classroom.py in
-    ``module-test_classroom``, every cell of ``notebooks/ko/03_scaling.ipynb`` in that
-    notebook's group, ``tests/test_softmax.py::test_rows_sum_to_one`` in none.
+    ``module-test_classroom``, every cell of ``notebooks/ko/03_scaling.ipynb`` (and of
+    notebooks/en/03_scaling.ipynb) in ``lesson-03_scaling`` too,
+    ``tests/test_softmax.py::test_rows_sum_to_one`` in none.
     """
     path, _, rest = nodeid.partition("::")
     if path.endswith(".ipynb"):  # nbval: a notebook's cells run in order, in one kernel
-        return path
+        lesson = re.match(r"\d\d_", Path(path).stem)
+        return f"lesson-{Path(path).stem}" if lesson else path
     module = Path(path).stem
     if module in ONE_WORKER_MODULES:
         return f"module-{module}"
@@ -110,3 +133,53 @@ def _restore_language():
     before = lang.get_language()
     yield
     lang.set_language(before)
+
+
+def pytest_collection_modifyitems(items):
+    """Each test that reads a notebook's nbval outputs runs right after that notebook's
+    last cell (on the same worker: :func:`xdist_group_of`)."""
+    readers = {}
+    for item in items:
+        notebook = notebook_read_by(item.nodeid)
+        if notebook:
+            readers.setdefault(notebook, []).append(item)
+    if not readers:
+        return
+    moved = {id(item) for group in readers.values() for item in group}
+    ordered = [item for item in items if id(item) not in moved]
+    for notebook, group in readers.items():
+        cells = [i for i, item in enumerate(ordered) if item.nodeid.partition("::")[0] == notebook]
+        at = cells[-1] + 1 if cells else len(ordered)
+        ordered[at:at] = group
+    items[:] = ordered
+
+
+_NBVAL_OUTPUTS: dict[Path, dict[int, list]] = {}
+
+
+class _KeepNbvalOutputs:
+    """Keeps the outputs strict nbval's kernel gave each notebook cell (nbval's
+    ``test_outputs``, whether or not they matched), by notebook and code cell number.
+
+    A plugin of its own: this file's hooks reach only the items below tests/, and the
+    notebooks are in notebooks/."""
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_call(self, item):
+        try:
+            return (yield)
+        finally:
+            outputs = getattr(item, "test_outputs", None)
+            if outputs is not None and item.path.suffix == ".ipynb":
+                _NBVAL_OUTPUTS.setdefault(item.path.resolve(), {})[item.cell_num] = outputs
+
+
+def pytest_configure(config):
+    config.pluginmanager.register(_KeepNbvalOutputs(), "course-keep-nbval-outputs")
+
+
+@pytest.fixture
+def nbval_outputs():
+    """``{notebook path: {code cell number: outputs}}`` of the notebook cells strict nbval has
+    run in this process so far (empty when no notebook was given to pytest)."""
+    return _NBVAL_OUTPUTS
