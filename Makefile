@@ -76,9 +76,10 @@ lab: $(STAMP)
 # order, in one kernel), the tests that share one lesson run or one classroom build. The
 # tests draw with Agg and the notebooks inline; conftest.py sets that (not MPLBACKEND).
 # make test leaves out the tests marked slow (pyproject.toml): those execute every notebook
-# a second time (the student copies under nbval-lax, the shipped notebooks in a fresh
-# kernel), which the strict nbval items already do once, or run a whole class (nbgrader's
-# class of five, a Jupyter server culling kernels); make test-all (CI) runs them too.
+# a second time (the student copies under nbval-lax), search the outputs strict nbval's
+# kernels gave in this run for answers (the lazy student's Run All; run alone, they execute
+# the notebooks), or run a whole class (nbgrader's class of five, a Jupyter server culling
+# kernels); make test-all (CI) runs them too.
 # PYTHONDONTWRITEBYTECODE= (empty): Python caches each module's bytecode in __pycache__, its
 # default, which some machines (containers, CI images) turn off; then each of the run's
 # notebook kernels and subprocesses compiles qkv_helpers and the tests again.
