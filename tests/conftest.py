@@ -17,17 +17,16 @@ result is computed once per run, on one worker, instead of once per worker:
 - the English student copy of a lesson, executed once (``test_checks_lazy.lesson_run``) and
   reused by the lazy-student test and the checker contract (``tests/test_checks.py``):
   group ``lesson-<stem>``;
+- a lesson's two notebooks under strict nbval (their cells run in order, in one kernel per
+  notebook) join that group too: the lazy student's Run All in this run
+  (``test_shipped_notebook_after_run_all_shows_no_answer[...-fresh]``) is moved after the
+  notebook's cells, and reads the outputs nbval's kernel just gave (:func:`nbval_outputs`)
+  instead of executing the notebook again;
 - tests/test_classroom.py, whose module fixtures build the student copies, the slide decks
   and the site once for all lessons: group ``module-test_classroom``.
 
 Everything else goes to whichever worker is free. Tests write only below ``tmp_path``
 (unique per worker), so no two workers share a folder or a port.
-
-- a lesson's two notebooks under strict nbval (their cells run in order, in one kernel per
-  notebook) join that group too: the lazy student's Run All in this run
-  (``test_shipped_notebook_after_run_all_shows_no_answer[...-fresh]``) is moved after the
-  notebook's cells, and reads the outputs nbval's kernel just gave (:func:`nbval_outputs`)
-  instead of executing the notebook again.
 
 Each notebook is executed as few times as the tests need: once by make test's strict nbval
 (whose saved outputs the unit tests then read, e.g. the lazy student's Run All), once in
