@@ -119,7 +119,8 @@ train: $(STAMP)
 
 # Every notebook in headless Chromium (Debian's /usr/bin/chromium; no `playwright install`).
 # Screenshots go to build/ui/. See tools/ui_test.py.
-# Two notebooks at once (--jobs 2), each with a server and browser of its own.
+# Two notebooks at once (--jobs 2), each with a server and browser of its own; a browser
+# loads JupyterLab once and opens its next notebooks in it, as a learner goes from lesson to lesson.
 UI_JOBS ?= 2
 test-ui: $(STAMP)
 	$(THREADS) $(PY) tools/ui_test.py --jobs $(UI_JOBS)

@@ -14,7 +14,10 @@ For each notebook under ``notebooks/`` (``ko/`` and ``en/``) this script
    the same test with a dropdown, radio buttons or a button (pressed with Enter),
 5. saves a screenshot of the whole notebook to ``build/ui/<lang>_<stem>.png``.
 
-One pass, one kernel run per notebook (:func:`check_notebook`).
+One pass, one kernel run per notebook (:func:`check_notebook`). Each of the (two) browsers
+loads JupyterLab once, with its first notebook's URL, and opens the next notebooks in it,
+as a learner goes on from one lesson to the next; after a notebook with a problem the next
+one gets a fresh page.
 
 JupyterLab runs on a free port of 127.0.0.1 with a random token, a fresh server per run (so
 execution counts start at 1), temporary settings, workspaces and runtime folders, and serves
@@ -569,8 +572,10 @@ def run_all_at_once(page, path: str, problems: list[str], timeout_s: float, sent
         problems.append(f"{len(sent)} execute requests for {n_code} code cells")
 
 
-def _watch_kernel_messages(page, sent: list, replies: list) -> None:
-    """Count the execute requests the page sends to a kernel, and the replies it gets."""
+def _watch_kernel_messages(page, sent: list, replies: list):
+    """Count the execute requests the page sends to a kernel, and the replies it gets.
+
+    Returns the listener (``page.remove_listener("websocket", it)`` stops the counting)."""
 
     def counter(kind: bytes, found: list):
         def count(payload) -> None:
@@ -584,26 +589,66 @@ def _watch_kernel_messages(page, sent: list, replies: list) -> None:
         ws.on("framereceived", counter(b"execute_reply", replies))
 
     page.on("websocket", watch)
+    return watch
 
 
-def check_notebook(page, server: LabServer, path: str, shot: Path, timeout_s: float) -> Result:
+# A lesson done with: its tab closed (disposed, so its unsaved outputs bring no "Save?"
+# dialog), before its kernel is shut down.
+JS_CLOSE_ALL = """
+() => {
+  for (const widget of Array.from(window.jupyterapp.shell.widgets('main'))) widget.dispose();
+  return true;
+}
+"""
+
+# The next lesson, opened in the JupyterLab already on the page (as from the file browser).
+JS_OPEN_IN_APP = """
+(path) => {
+  void window.jupyterapp.commands.execute('docmanager:open', {path});
+  return true;
+}
+"""
+
+
+def check_notebook(page, server: LabServer, path: str, shot: Path, timeout_s: float,
+                   in_app: bool = False) -> Result:
     """One pass per notebook, as a learner: open it, press Run All the moment it shows
     (:func:`run_all_at_once`: every code cell runs once, in order, in one kernel, with no
     dialog and no output wiped), then check what is on screen (no error, nothing on stderr,
     every widget rendered, Hangul drawn), move a control (the output must change) and take
-    the screenshot."""
+    the screenshot.
+
+    ``in_app=False`` loads JupyterLab with the notebook's URL (a fresh workspace);
+    ``in_app=True`` opens it in the JupyterLab already loaded on ``page``.
+    """
     result = Result(path)
     start = time.monotonic()
-    problems = result.problems
     sent: list[int] = []
     replies: list[int] = []
-    _watch_kernel_messages(page, sent, replies)
-    url = (
-        f"{server.base}/lab/workspaces/ui-{secrets.token_hex(4)}/tree/"
-        f"{urllib.parse.quote(path)}?token={server.token}"
-    )
-    page.goto(url)
+    watch = _watch_kernel_messages(page, sent, replies)
+    try:
+        _open(page, server, path, in_app)
+        _check_opened(page, path, shot, timeout_s, result, sent, replies, start, in_app)
+    finally:
+        page.remove_listener("websocket", watch)
+    return result
+
+
+def _open(page, server: LabServer, path: str, in_app: bool) -> None:
+    if in_app:
+        page.set_viewport_size(VIEWPORT)  # the last screenshot made it as tall as its lesson
+        page.evaluate(JS_OPEN_IN_APP, path)
+    else:
+        page.goto(
+            f"{server.base}/lab/workspaces/ui-{secrets.token_hex(4)}/tree/"
+            f"{urllib.parse.quote(path)}?token={server.token}"
+        )
     page.wait_for_function(JS_CELLS_SHOWN, arg=path, timeout=90_000, polling=50)
+
+
+def _check_opened(page, path: str, shot: Path, timeout_s: float, result: Result, sent: list,
+                  replies: list, start: float, in_app: bool) -> None:
+    problems = result.problems
     # JupyterLab is up (its plugins active: the menus a learner clicks); the notebook's
     # kernel may still be starting.
     page.evaluate("async () => { await window.jupyterapp.restored; return true; }")
@@ -657,10 +702,9 @@ def check_notebook(page, server: LabServer, path: str, shot: Path, timeout_s: fl
     result.screenshot = shot
     result.seconds = time.monotonic() - start
     result.timing = (
-        f"open {opened - start:.1f} s, run {ran - opened:.1f} s, "
-        f"check {time.monotonic() - ran:.1f} s"
+        f"open {opened - start:.1f} s ({'in the open JupyterLab' if in_app else 'by URL'}), "
+        f"run {ran - opened:.1f} s, check {time.monotonic() - ran:.1f} s"
     )
-    return result
 
 
 # --- the interface in Korean (make lab LANG_UI=ko) -----------------------------------------
@@ -815,28 +859,48 @@ def main(argv: list[str] | None = None) -> int:
                         for detail in [result.note, *result.problems]:
                             if detail:
                                 print(f"     {detail}", flush=True)
+                    # One page: the first lesson loads JupyterLab by its URL, the next ones
+                    # open in it, as a learner goes on from lesson to lesson (loading
+                    # JupyterLab again took ~10 of a lesson's ~25 s on 2 busy cores). After
+                    # a lesson with a problem, the next one gets a fresh page.
+                    page = None
+                    console_errors: list[str] = []
                     for relative in notebooks:
                         if claims is not None and not claim(claims, relative):
                             continue
                         path = relative.as_posix()
-                        page = browser.new_page(viewport=VIEWPORT)
-                        console_errors: list[str] = []
-                        page.on("pageerror", lambda e, sink=console_errors: sink.append(str(e)))
+                        in_app = page is not None
+                        if page is None:
+                            page = browser.new_page(viewport=VIEWPORT)
+                            page.on("pageerror",
+                                    lambda e, sink=console_errors: sink.append(str(e)))
+                        console_errors.clear()
                         shot = args.out / screenshot_name(relative)
                         try:
-                            result = check_notebook(page, server, path, shot, args.timeout)
+                            result = check_notebook(page, server, path, shot, args.timeout,
+                                                    in_app=in_app)
                         except Exception as error:  # report, then go on with the next one
                             result = Result(path, problems=[f"{type(error).__name__}: {error}"])
                             try:
                                 page.screenshot(path=str(shot), full_page=True)
                             except Exception:
                                 pass
+                        try:  # the lesson's tab closed: errors on closing are its own
+                            if result.passed:
+                                page.evaluate(JS_CLOSE_ALL)
+                        except Exception as error:
+                            result.problems.append(
+                                f"closing the lesson: {type(error).__name__}: {error}")
                         for text in console_errors:
                             result.problems.append("JavaScript error: " + text[:300])
-                        page.close()
+                        if not result.passed:
+                            page.close()
+                            page = None
                         server.shutdown_kernels()
                         results.append(result)
                         report(result, shot)
+                    if page is not None:
+                        page.close()
 
                 finally:
                     browser.close()
