@@ -18,7 +18,7 @@ NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize
 # falls back with warnings on stderr, which strict nbval counts as output.
 export MPLCONFIGDIR := $(CURDIR)/$(VENV)/matplotlib
 
-.PHONY: lab test test-all test-ui test-slides bench reference lint format notebooks clean help student slides html assignments class-report hub-test train
+.PHONY: lab test test-all test-ui test-slides hub-env bench reference lint format notebooks clean help student slides html assignments class-report hub-test train
 
 help:
 	@echo "make lab       open the course in JupyterLab (installs on first run)"
@@ -188,6 +188,10 @@ $(CHP):
 	mkdir -p build/hub
 	npm install --prefix build/hub --no-save --no-audit --no-fund configurable-http-proxy@5
 
-hub-test: $(VENV)/.hub $(CHP)
+# make hub-env installs everything hub-test needs and stops (CI runs it beside test-slides).
+hub-env: $(VENV)/.hub $(CHP)
+	$(PY) tools/hub_test.py --users-env build/hub/users-env --prepare-only
+
+hub-test: hub-env
 	$(THREADS) $(PY) tools/hub_test.py --students $(HUB_STUDENTS) --lessons $(HUB_LESSONS) \
 		--users-env build/hub/users-env

@@ -609,7 +609,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--users-env", type=Path, default=None,
                         help="build the students' environment here as the teacher guide installs "
                              "it (from the repository) instead of using this .venv")
+    parser.add_argument("--prepare-only", action="store_true",
+                        help="only build the students' environment (--users-env), then stop "
+                             "(make hub-env; CI builds it while the slides are checked)")
     args = parser.parse_args(argv)
+    if args.prepare_only:
+        if args.users_env is None:
+            parser.error("--prepare-only needs --users-env")
+        users_env(args.users_env.resolve())
+        return 0
     if args.lessons == ["all"]:
         args.lessons = ALL_LESSONS
     if not CHP.exists():
@@ -626,9 +634,9 @@ def main(argv: list[str] | None = None) -> int:
     shutil.rmtree(shots, ignore_errors=True)
     shots.mkdir(parents=True)
     students = [Student(f"student{i + 1:02d}") for i in range(args.students)]
-    started = time.monotonic()
-    work = Path(tempfile.mkdtemp(prefix="qkv-hub-"))
     users_bin = users_env(args.users_env.resolve()) if args.users_env else BIN
+    started = time.monotonic()  # the class, not the installation of its environment
+    work = Path(tempfile.mkdtemp(prefix="qkv-hub-"))
     hub = Hub(work, args.lang, args.out / "jupyterhub.log", users_bin)
     hub_rss = proxy_rss = class_pss = 0
     hub_cpu = proxy_cpu = 0.0
