@@ -66,6 +66,13 @@ def test_heatmap_rejects_labels_that_do_not_match():
         plots.plot_attention_heatmap(np.ones(3), ["a", "b", "c"])
 
 
+def test_heatmap_title_says_what_it_shows(lang):
+    weights = plots.plot_attention_heatmap([[0.9, 0.1], [0.3, 0.7]], ["a", "b"])
+    scores = plots.plot_attention_heatmap([[-2.0, 1.0], [0.5, 0.0]], ["a", "b"], signed=True)
+    assert weights.get_title() == {"en": "attention weights", "ko": "어텐션 가중치"}[lang]
+    assert scores.get_title() == {"en": "similarity score", "ko": "유사도 점수"}[lang]
+
+
 def test_signed_heatmap_is_centred_on_zero():
     ax = plots.plot_attention_heatmap([[-2.0, 1.0], [0.5, 0.0]], ["a", "b"], signed=True)
     image = ax.images[0]

@@ -184,12 +184,8 @@ print(scores.shape)
 print(round(float(scores[cat, sat]), 3), round(float(ex.q[cat] @ ex.k[sat]), 3))
 """)
 
-lesson.code(slide="subslide", ko="""
-ax = qk.plots.plot_attention_heatmap(scores, ex.tokens, signed=True, highlight_row=cat,
-                                     title="유사도 점수")
-""", en="""
-ax = qk.plots.plot_attention_heatmap(scores, ex.tokens, signed=True, highlight_row=cat,
-                                     title="similarity score")
+lesson.code(slide="subslide", source="""
+ax = qk.plots.plot_attention_heatmap(scores, ex.tokens, signed=True, highlight_row=cat)
 """)
 
 lesson.md(slide="subslide", ko="""

@@ -72,12 +72,9 @@ lesson.md(slide="slide", ko="""
 First the scaled scores Q·Kᵀ/√d_k without a mask, the same as in lesson 06's encoder: every cell has a value, some negative.
 """)
 
-lesson.code(ko="""
+lesson.code("""
 scores = ex.q @ ex.k.T / np.sqrt(ex.d_k)
-ax = qk.plots.plot_attention_heatmap(scores, ex.tokens, signed=True, title="유사도 점수")
-""", en="""
-scores = ex.q @ ex.k.T / np.sqrt(ex.d_k)
-ax = qk.plots.plot_attention_heatmap(scores, ex.tokens, signed=True, title="similarity score")
+ax = qk.plots.plot_attention_heatmap(scores, ex.tokens, signed=True)
 """)
 
 lesson.md(slide="subslide", ko="""

@@ -47,7 +47,8 @@ def plot_attention_heatmap(weights, row_labels, col_labels=None, *, ax: Axes | N
     ax : matplotlib Axes, optional
         Draw here; otherwise a new figure.
     title : str, optional
-        Defaults to "attention weights" in the current language.
+        Defaults to "attention weights" (``signed=True``: "similarity score") in the
+        current language.
     annotate : bool
         Write each value in its cell.
     highlight_row : int, optional
@@ -89,7 +90,9 @@ def plot_attention_heatmap(weights, row_labels, col_labels=None, *, ax: Axes | N
     if highlight_row is not None:
         ax.add_patch(Rectangle((-0.5, highlight_row - 0.5), n_k, 1, fill=False,
                                edgecolor=HIGHLIGHT_COLOR, linewidth=3))
-    ax.set_title(t("weights") if title is None else title)
+    if title is None:
+        title = t("score") if signed else t("weights")
+    ax.set_title(title)
     return ax
 
 
