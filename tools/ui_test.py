@@ -627,84 +627,75 @@ def check_notebook(page, server: LabServer, path: str, shot: Path, timeout_s: fl
     replies: list[int] = []
     watch = _watch_kernel_messages(page, sent, replies)
     try:
-        _open(page, server, path, in_app)
-        _check_opened(page, path, shot, timeout_s, result, sent, replies, start, in_app)
-    finally:
-        page.remove_listener("websocket", watch)
-    return result
-
-
-def _open(page, server: LabServer, path: str, in_app: bool) -> None:
-    if in_app:
-        page.set_viewport_size(VIEWPORT)  # the last screenshot made it as tall as its lesson
-        page.evaluate(JS_OPEN_IN_APP, path)
-    else:
-        page.goto(
-            f"{server.base}/lab/workspaces/ui-{secrets.token_hex(4)}/tree/"
-            f"{urllib.parse.quote(path)}?token={server.token}"
-        )
-    page.wait_for_function(JS_CELLS_SHOWN, arg=path, timeout=90_000, polling=50)
-
-
-def _check_opened(page, path: str, shot: Path, timeout_s: float, result: Result, sent: list,
-                  replies: list, start: float, in_app: bool) -> None:
-    problems = result.problems
-    # JupyterLab is up (its plugins active: the menus a learner clicks); the notebook's
-    # kernel may still be starting.
-    page.evaluate("async () => { await window.jupyterapp.restored; return true; }")
-    opened = time.monotonic()
-    saved_outputs = page.evaluate(JS_CODE_OUTPUTS, path)
-    run_all_at_once(page, path, problems, timeout_s, sent, replies, result)
-    ran = time.monotonic()
-    dismiss_toasts(page)
-    if not page.evaluate(JS_HANGUL_DRAWN, path):
-        problems.append(
-            "Hangul shows as empty boxes in the browser: it has no Korean font "
-            "(sudo apt-get install fonts-nanum)"
-        )
-    report = page.evaluate(JS_REPORT, path)
-    if (report["widgets"] == 0 or report["widgets_as_text"]) and not report["errors"]:
-        try:  # widget views render a moment after the kernel replied
-            page.wait_for_function(f"(path) => ({JS_REPORT})(path).widgets > 0 && "
-                                   f"({JS_REPORT})(path).widgets_as_text.length === 0",
-                                   arg=path, timeout=20_000, polling=250)
-        except Exception:
-            pass
+        problems = result.problems
+        if in_app:
+            page.set_viewport_size(VIEWPORT)  # the last screenshot made it as tall as its lesson
+            page.evaluate(JS_OPEN_IN_APP, path)
+        else:
+            page.goto(
+                f"{server.base}/lab/workspaces/ui-{secrets.token_hex(4)}/tree/"
+                f"{urllib.parse.quote(path)}?token={server.token}"
+            )
+        page.wait_for_function(JS_CELLS_SHOWN, arg=path, timeout=90_000, polling=50)
+        # JupyterLab is up (its plugins active: the menus a learner clicks); the notebook's
+        # kernel may still be starting.
+        page.evaluate("async () => { await window.jupyterapp.restored; return true; }")
+        opened = time.monotonic()
+        saved_outputs = page.evaluate(JS_CODE_OUTPUTS, path)
+        run_all_at_once(page, path, problems, timeout_s, sent, replies, result)
+        ran = time.monotonic()
+        dismiss_toasts(page)
+        if not page.evaluate(JS_HANGUL_DRAWN, path):
+            problems.append(
+                "Hangul shows as empty boxes in the browser: it has no Korean font "
+                "(sudo apt-get install fonts-nanum)"
+            )
         report = page.evaluate(JS_REPORT, path)
-    for text in report["errors"]:
-        problems.append("error output: " + text.replace("\n", " | "))
-    for text in report["widgets_as_text"]:
-        problems.append("a widget shows as text: " + text.replace("\n", " | "))
-    for text in report["stderr"]:
-        problems.append("stderr output: " + text.replace("\n", " | "))
-    for text in report["widget_errors"]:
-        problems.append("widget failed: " + text.replace("\n", " | "))
-    if report["not_run"] and not report["errors"]:
-        problems.append(f"{report['not_run']} code cells did not run")
-    if report["widgets"] == 0:
-        problems.append("no widget rendered")
-    counts = page.evaluate(JS_EXECUTION_COUNTS, path)
-    if not report["errors"] and counts != list(range(1, len(counts) + 1)):
-        problems.append(f"execution counts {counts}: not every cell once, in order, "
-                        "in one kernel")
-    wiped = [i + 1 for i, (before, after) in enumerate(
-        zip(saved_outputs, page.evaluate(JS_CODE_OUTPUTS, path))) if before and not after]
-    if wiped and not report["errors"]:
-        problems.append(f"code cells {wiped} had outputs and have none after Run All")
-    if not problems:
-        moved = exercise_a_control(page, problems)
-        result.note = "; ".join(n for n in (result.note, moved) if n)
-    dismiss_toasts(page)
-    height = min(page.evaluate(JS_NOTEBOOK_HEIGHT, path), MAX_SCREENSHOT_HEIGHT)
-    page.set_viewport_size({"width": VIEWPORT["width"], "height": max(height, 600)})
-    page.wait_for_timeout(300)  # let the layout settle at the new size
-    page.screenshot(path=str(shot), full_page=True)
-    result.screenshot = shot
+        if (report["widgets"] == 0 or report["widgets_as_text"]) and not report["errors"]:
+            try:  # widget views render a moment after the kernel replied
+                page.wait_for_function(f"(path) => ({JS_REPORT})(path).widgets > 0 && "
+                                       f"({JS_REPORT})(path).widgets_as_text.length === 0",
+                                       arg=path, timeout=20_000, polling=250)
+            except Exception:
+                pass
+            report = page.evaluate(JS_REPORT, path)
+        for text in report["errors"]:
+            problems.append("error output: " + text.replace("\n", " | "))
+        for text in report["widgets_as_text"]:
+            problems.append("a widget shows as text: " + text.replace("\n", " | "))
+        for text in report["stderr"]:
+            problems.append("stderr output: " + text.replace("\n", " | "))
+        for text in report["widget_errors"]:
+            problems.append("widget failed: " + text.replace("\n", " | "))
+        if report["not_run"] and not report["errors"]:
+            problems.append(f"{report['not_run']} code cells did not run")
+        if report["widgets"] == 0:
+            problems.append("no widget rendered")
+        counts = page.evaluate(JS_EXECUTION_COUNTS, path)
+        if not report["errors"] and counts != list(range(1, len(counts) + 1)):
+            problems.append(f"execution counts {counts}: not every cell once, in order, "
+                            "in one kernel")
+        wiped = [i + 1 for i, (before, after) in enumerate(
+            zip(saved_outputs, page.evaluate(JS_CODE_OUTPUTS, path))) if before and not after]
+        if wiped and not report["errors"]:
+            problems.append(f"code cells {wiped} had outputs and have none after Run All")
+        if not problems:
+            moved = exercise_a_control(page, problems)
+            result.note = "; ".join(n for n in (result.note, moved) if n)
+        dismiss_toasts(page)
+        height = min(page.evaluate(JS_NOTEBOOK_HEIGHT, path), MAX_SCREENSHOT_HEIGHT)
+        page.set_viewport_size({"width": VIEWPORT["width"], "height": max(height, 600)})
+        page.wait_for_timeout(300)  # let the layout settle at the new size
+        page.screenshot(path=str(shot), full_page=True)
+        result.screenshot = shot
+        result.timing = (
+            f"open {opened - start:.1f} s ({'in the open JupyterLab' if in_app else 'by URL'}), "
+            f"run {ran - opened:.1f} s, check {time.monotonic() - ran:.1f} s"
+        )
+    finally:
+        page.remove_listener("websocket", watch)  # the next lesson counts its own
     result.seconds = time.monotonic() - start
-    result.timing = (
-        f"open {opened - start:.1f} s ({'in the open JupyterLab' if in_app else 'by URL'}), "
-        f"run {ran - opened:.1f} s, check {time.monotonic() - ran:.1f} s"
-    )
+    return result
 
 
 # --- the interface in Korean (make lab LANG_UI=ko) -----------------------------------------
