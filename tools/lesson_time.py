@@ -86,13 +86,13 @@ def _words(markdown: str) -> int:
     return len(re.findall(r"[\w·′'’\-]+", text))
 
 
-def measure(stem: str) -> LessonTime:
-    """Count what :func:`LessonTime` needs from ``notebooks/src/<stem>.py``."""
+def measure(stem: str, cells=None) -> LessonTime:
+    """Count what :func:`LessonTime` needs from ``notebooks/src/<stem>.py`` (or from some of
+    its ``cells``)."""
     from build_notebooks import load
 
-    lesson = load(stem)
     words = code = widgets = exercises = 0
-    for cell in lesson.cells:
+    for cell in load(stem).cells if cells is None else cells:
         if cell.kind == "markdown":
             words += _words(cell.source["en"])
         elif "solution" in cell.tags:
@@ -104,6 +104,40 @@ def measure(stem: str) -> LessonTime:
         else:
             code += 1
     return LessonTime(stem, words, code, widgets, exercises)
+
+
+def headings(stem: str) -> list[dict[str, str]]:
+    """The lesson's section headings (``## ...``), each in both languages."""
+    from build_notebooks import load
+
+    found = []
+    for cell in load(stem).cells:
+        if cell.kind != "markdown":
+            continue
+        pair = {lang: next((line[3:].strip() for line in cell.source[lang].splitlines()
+                            if line.startswith("## ")), None) for lang in ("ko", "en")}
+        if pair["en"]:
+            found.append(pair)
+    return found
+
+
+def parts(stem: str, cuts: list[str]) -> list[LessonTime]:
+    """The lesson cut before each heading in ``cuts`` (English, in order): each part counted
+    by the same method, so a teacher sees whether each fits a period."""
+    from build_notebooks import load
+
+    lesson = load(stem)
+    bounds, remaining = [0], list(cuts)
+    for index, cell in enumerate(lesson.cells):
+        if (remaining and cell.kind == "markdown"
+                and any(line[3:].strip() == remaining[0]
+                        for line in cell.source["en"].splitlines() if line.startswith("## "))):
+            bounds.append(index)
+            remaining.pop(0)
+    if remaining:
+        raise ValueError(f"{stem}: no heading {remaining[0]!r} (in this order)")
+    bounds.append(len(lesson.cells))
+    return [measure(stem, lesson.cells[a:b]) for a, b in zip(bounds, bounds[1:])]
 
 
 def stated(stem: str) -> dict[str, int | None]:
