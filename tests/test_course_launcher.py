@@ -67,8 +67,8 @@ def test_make_runs_course_py_for_every_command_they_share():
 @pytest.mark.parametrize("target", ["student", "lint", "class-report", "test", "lab", "clean"])
 def test_make_n_shows_the_course_py_command(target):
     try:
-        out = subprocess.run(["make", "-n", "-W", "pyproject.toml", target], cwd=ROOT,
-                             capture_output=True, text=True, check=True).stdout
+        out = subprocess.run(["make", "-n", "--no-print-directory", "-W", "pyproject.toml",
+                              target], cwd=ROOT, capture_output=True, text=True, check=True).stdout
     except FileNotFoundError:  # pragma: no cover
         pytest.skip("make is not installed")
     assert f"course.py {target}" in out.splitlines()[-1]

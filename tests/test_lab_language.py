@@ -22,12 +22,31 @@ pytestmark = pytest.mark.skipif(shutil.which("make") is None, reason="needs make
 
 
 def lab_command(**env_overrides) -> str:
+    """The JupyterLab command make lab starts in this environment: make lab is
+    ``python3 course.py lab --lang .. --ui ..`` (the Makefile reads the locale), and course.py's
+    lab builds the command, with course.THREADS in its environment."""
+    import course
+
     env = {k: v for k, v in os.environ.items()
-           if k not in ("LANG", "LC_ALL", "LC_MESSAGES", "LANG_UI", "COURSE_LANG")}
+           if k not in ("LANG", "LC_ALL", "LC_MESSAGES", "LANG_UI", "COURSE_LANG",
+                        "MAKELEVEL", "MAKEFLAGS", "MFLAGS")}
     env.update(env_overrides)
-    out = subprocess.run(["make", "-n", "-s", "lab"], cwd=ROOT, env=env, check=True,
-                         capture_output=True, text=True).stdout
-    return next(line for line in out.replace("\\\n", " ").splitlines() if "jupyter lab" in line)
+    out = subprocess.run(["make", "-n", "-s", "--no-print-directory", "-W", "pyproject.toml",
+                          "lab"], cwd=ROOT, env=env, check=True, capture_output=True,
+                         text=True).stdout
+    line = next(x for x in out.splitlines() if "course.py lab" in x).split()
+    lang, ui = line[line.index("--lang") + 1], line[line.index("--ui") + 1]
+    started = []
+    real_run = course.run
+    course.run = lambda args, **extra: started.append((args, extra)) or 0
+    try:
+        course.lab(lang, ui, [])
+    finally:
+        course.run = real_run
+    (args, extra), = started
+    threads = [f"{name}={value}" for name, value in course.environment(**extra).items()
+               if name in course.THREADS]
+    return " ".join([*threads, *(str(a) for a in args)])
 
 
 @pytest.mark.parametrize(("env", "lang"), [
@@ -69,7 +88,7 @@ def test_run_all_before_the_kernel_is_ready_waits_for_it(lang):
     config = PyFileConfigLoader("jupyter_lab_config.py", path=str(ROOT / "tools")).load_config()
     paths = list(config.LabApp.extra_labextensions_path)
     assert paths == [str(ROOT / "tools" / "lab_ext")]
-    assert "--config=tools/jupyter_lab_config.py" in lab_command(LANG_UI=lang)
+    assert f"--config={ROOT / 'tools' / 'jupyter_lab_config.py'}" in lab_command(LANG_UI=lang)
     page = get_page_config(paths, app_settings_dir=str(LAB_UI / lang))
     assert "qkv-course-lab" in [e["name"] for e in page["federated_extensions"]]
     assert "@jupyterlab/notebook-extension:cell-executor" in page["disabledExtensions"]
