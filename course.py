@@ -80,7 +80,7 @@ COMMANDS = {
     "lint": ("ruff", ["-m", "ruff", "check", "qkv_helpers", "tests", "benchmarks", "tools"]),
 }
 # What clean deletes; build/assignments/ holds the gradebook and every submission: kept.
-CLEAN = [".venv", ".pytest_cache", ".hypothesis"]
+CLEAN = [".venv", ".venv-floors", ".pytest_cache", ".hypothesis"]  # .venv-floors: make test-floors
 KEPT = "assignments"
 
 
