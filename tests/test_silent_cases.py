@@ -115,16 +115,31 @@ def test_plot_vectors_2d_refuses_vectors_it_cannot_draw(a, b, match):
 # --- attention ----------------------------------------------------------------------------------
 
 
-def test_a_float16_scale_that_overflows_small_q_and_k_is_named():
+def test_float16_scores_that_fit_float32_are_computed_and_a_huge_scale_is_named():
+    """float16 scores are formed in float32 (as FlashAttention): scale = 1e5 on small q and
+    k, or q·kᵀ = 360,000 (past float16's 65,504), give the right weights, not an error.
+    Scores past float32 are still refused, naming scale when q·kᵀ itself fits."""
     q = k = v = np.ones((2, 4), np.float16)
-    with pytest.raises(ValueError, match=r"^scale = 100000 makes the scores overflow dtype "
-                                         r"float16 .* q·kᵀ itself is at most 4"):
-        qk.scaled_dot_product_attention(q, k, v, scale=1e5)
-    big = np.full((2, 4), 300.0, np.float16)  # q·kᵀ itself overflows: q and k are blamed
-    with pytest.raises(ValueError, match=r"q and k hold numbers too large for dtype float16"):
-        qk.scaled_dot_product_attention(big, big, v)
-    out = qk.scaled_dot_product_attention(q, k, v, scale=100.0)  # large but fits
-    assert np.allclose(out.weights, 0.5)
+    out = qk.scaled_dot_product_attention(q, k, v, scale=1e5)
+    assert out.weights.dtype == out.output.dtype == np.float16
+    np.testing.assert_array_equal(out.weights, 0.5)
+    big = np.full((2, 4), 300.0, np.float16)
+    ramp = np.array([[1.0, 1.0, 1.0, 1.0], [2.0, 2.0, 2.0, 2.0]], np.float16)
+    got = qk.scaled_dot_product_attention(big, big, ramp)
+    want = qk.scaled_dot_product_attention(*(a.astype(np.float64) for a in (big, big, ramp)))
+    np.testing.assert_allclose(got.output.astype(np.float64), want.output, rtol=1e-3)
+    with pytest.raises(ValueError, match=r"^scale = 1e\+38 makes the scores overflow dtype "
+                                         r"float32 .* q·kᵀ itself is at most 4: use a "
+                                         r"smaller scale .* or float64 inputs"):
+        qk.scaled_dot_product_attention(q, k, v, scale=1e38)
+    q32 = np.ones((2, 4), np.float32)
+    with pytest.raises(ValueError, match=r"^scale = 1e\+38 makes the scores overflow dtype "
+                                         r"float32"):
+        qk.scaled_dot_product_attention(q32, q32, q32, scale=1e38)
+    q64 = np.ones((2, 4))
+    with pytest.raises(ValueError, match=r"overflow dtype float64 .* at most 4: use a smaller "
+                                         r"scale \(the default is 1/√d_k\)$"):
+        qk.scaled_dot_product_attention(q64, q64, q64, scale=1e308)
 
 
 @pytest.mark.parametrize("shape", [(5, 6), (5, 10), (6,), (2, 5, 7)])
