@@ -108,7 +108,8 @@ bench: $(STAMP) $(VENV)/.torch $(VENV)/.transformers
 	@for f in benchmarks/bench_*.py; do echo "== $$f"; $(THREADS) $(PY) $$f || exit 1; done
 
 # Lesson 11's reference: transformers' BertModel on a few sentences, written to
-# tests/data/minilm_reference.npz (committed; make test compares without torch).
+# tests/data/minilm_reference.npz, and in float64 to minilm_reference64.npz (both committed;
+# make test compares without torch).
 reference: $(STAMP) $(VENV)/.transformers
 	$(THREADS) $(PY) tools/make_reference.py
 

@@ -4,7 +4,8 @@ The reference, ``tests/data/minilm_reference.npz``, was written by ``tools/make_
 (``make reference``: torch 2.13.0 CPU, transformers' eager BertModel with
 ``output_attentions``). These tests need neither: they compare the package's numpy forward
 pass with the stored arrays. Tolerances: 1e-5 for every attention map and hidden state of a
-real token (float32; hidden states are up to ~10 in size), 1e-6 for the embeddings.
+real token (float32; hidden states are up to ~10 in size), 1e-6 for the embeddings; and
+1e-10 in float64 against ``minilm_reference64.npz`` (the same model run in float64).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from qkv_helpers.pretrained import (
 
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCE = ROOT / "tests" / "data" / "minilm_reference.npz"
+REFERENCE64 = ROOT / "tests" / "data" / "minilm_reference64.npz"
 
 
 @pytest.fixture(scope="module")
@@ -143,6 +145,31 @@ def test_padded_batch_matches_bert_model(model, reference):
     # float32 rounding differs more, since nothing keeps them near the real tokens).
     assert np.isfinite(np.stack(out.hidden_states)).all()
     assert hidden_error.max() <= 1e-3 and attention_error.max() <= 1e-4
+
+
+def test_float64_matches_bert_model_in_float64():
+    """load_minilm(np.float64) against transformers' BertModel in float64 (``make
+    reference``'s second file): within 1e-10 (about 5e-15 measured) on every hidden state
+    and attention weight of the real tokens, and on the embeddings. With the float32-grade
+    erf in float64, GELU alone was off by 2e-7 and the hidden states by about 1e-6."""
+    data = np.load(REFERENCE64)
+    meta = json.loads(str(data["meta"]))
+    assert meta["dtype"] == "float64" and meta["torch"].startswith("2.13.0")
+    assert REFERENCE64.stat().st_size <= 2_000_000
+    model64 = load_minilm(np.float64)
+    for name, texts in (("single0", meta["sentences"][0]), ("batch", meta["batch"])):
+        out = model64(texts)
+        assert out.embeddings.dtype == np.float64
+        np.testing.assert_array_equal(out.input_ids, data[f"{name}/input_ids"])
+        real = out.mask  # (batch, n)
+        want_hidden, want_attention = data[f"{name}/hidden_states"], data[f"{name}/attentions"]
+        assert want_hidden.dtype == np.float64
+        hidden_error = np.abs(np.stack(out.hidden_states) - want_hidden)  # (L+1, batch, n, 384)
+        attention_error = np.abs(np.stack(out.attentions) - want_attention)  # (L, b, 12, n, n)
+        assert hidden_error.transpose(1, 2, 0, 3)[real].max() <= 1e-10, name
+        assert attention_error.transpose(1, 3, 0, 2, 4)[real].max() <= 1e-10, name
+        np.testing.assert_allclose(out.embeddings, data[f"{name}/embeddings"], rtol=0,
+                                   atol=1e-10)
 
 
 def test_padded_keys_get_exactly_zero_weight(model):
