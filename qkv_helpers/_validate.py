@@ -5,8 +5,10 @@ terms of the lesson. One helper per kind of input:
 
 - :func:`array` -- an array of real numbers, with options: float dtypes kept or widened,
   bools allowed or not, the number of dimensions, empty axes, NaN and infinity. It refuses
-  what numpy would silently drop: masked arrays (their mask), complex numbers, object
-  arrays (of bools too), strings such as ``'(7, 4)'``, ragged lists.
+  what numpy would silently drop: masked arrays (their mask), complex numbers, strings
+  such as ``'(7, 4)'``, ragged lists, and object arrays with an entry that is not a real
+  number (None, a string, a list, a bool). An object array of real numbers only (Python
+  ints, floats, ``Fraction``s...) is read as float64, as a list of them would be.
 - :func:`integer` -- a whole number (a count, a position, a size): bools, floats such as
   2.7 (or even 2.0), strings and arrays are refused.
 - :func:`flag` -- True or False, nothing else.

@@ -238,3 +238,59 @@ def test_a_masked_array_is_refused_naming_the_argument(entry, argument):
     with pytest.raises(TypeError, match=rf"^{argument} is a masked array, whose (own )?mask "
                                         r"numpy would ignore"):
         call(**{**args, argument: _masked(args[argument])})
+
+
+# --- issue 34, item 6: the last silent results --------------------------------------------
+
+
+def test_measure_speedup_refuses_a_length_that_is_not_a_count():
+    """2.7 tokens was truncated to 2 and measured; lengths is now checked like the other
+    measurements' lengths (long_context.measure_costs, attention_backward.measure_backward)."""
+    from qkv_helpers.kv_cache.experiments import measure_speedup
+
+    model = qk.TinyTransformer(10, 8, 2, 1, seed=0)
+    with pytest.raises(TypeError, match=r"^each of lengths must be an integer >= 1, got float "
+                                        r"2\.7 \(entry 0\)"):
+        measure_speedup(model, [1, 2], [2.7, 4], repeats=1)
+    with pytest.raises(ValueError, match=r"^each of lengths must be an integer >= 1, got 0"):
+        measure_speedup(model, [1, 2], [0, 4], repeats=1)
+    assert measure_speedup(model, [1, 2], np.array([2, 3]), repeats=1).lengths.tolist() == [2, 3]
+
+
+def test_plot_masked_scores_refuses_more_queries_than_keys():
+    """The rows are labelled with the last n_q of the keys' labels: with more queries than
+    keys that slice was shorter than the rows (labels shifted and missing, silently)."""
+    from qkv_helpers import plots
+
+    with pytest.raises(ValueError, match=r"^scores must have no more rows \(queries\) than "
+                                         r"columns \(keys\).*got shape \(5, 3\)"):
+        plots.plot_masked_scores(np.ones((5, 3)), np.ones((5, 3), bool), ["a", "b", "c"])
+    ax = plots.plot_masked_scores(np.ones((2, 3)), qk.causal_mask(2, 3), ["a", "b", "c"])
+    assert [label.get_text() for label in ax.get_yticklabels()] == ["b", "c"]
+
+
+def test_plot_softmax_curves_names_span_when_its_axis_cannot_be_drawn():
+    """span = 1e308 used to fail inside softmax, naming its internal argument x."""
+    from qkv_helpers import plots
+
+    with pytest.raises(ValueError, match=r"^span must be <= 1e\+300, got 1e\+308"):
+        plots.plot_softmax_curves(span=1e308)
+    ax = plots.plot_softmax_curves(span=1e300)
+    ax.figure.canvas.draw()  # matplotlib can draw it, without a warning
+    assert ax.get_xlim()[1] >= 1e300
+
+
+def test_object_arrays_of_real_numbers_are_read_and_others_refused():
+    """_validate.py's docstring said object arrays are refused; they are read when every
+    entry is a real number (as a list of them would be), and the docstring now says so."""
+    from fractions import Fraction
+
+    from qkv_helpers import _validate
+
+    assert "object arrays with an entry that is not a real" in " ".join(
+        _validate.__doc__.split())
+    x = np.array([1, 2.5, Fraction(1, 2)], dtype=object)
+    np.testing.assert_array_equal(qk.softmax(x), qk.softmax([1.0, 2.5, 0.5]))
+    for bad in (None, "a", [1], True):
+        with pytest.raises(TypeError, match=r"x must hold real numbers.*dtype object"):
+            qk.softmax(np.array([1.0, bad], dtype=object))
