@@ -5,8 +5,10 @@ terms of the lesson. One helper per kind of input:
 
 - :func:`array` -- an array of real numbers, with options: float dtypes kept or widened,
   bools allowed or not, the number of dimensions, empty axes, NaN and infinity. It refuses
-  what numpy would silently drop: masked arrays (their mask), complex numbers, object
-  arrays (of bools too), strings such as ``'(7, 4)'``, ragged lists.
+  what numpy would silently drop: masked arrays (their mask), complex numbers, strings
+  such as ``'(7, 4)'``, ragged lists, and object arrays with an entry that is not a real
+  number (None, a string, a list, a bool). An object array of real numbers only (Python
+  ints, floats, ``Fraction``s...) is read as float64, as a list of them would be.
 - :func:`integer` -- a whole number (a count, a position, a size): bools, floats such as
   2.7 (or even 2.0), strings and arrays are refused.
 - :func:`flag` -- True or False, nothing else.
@@ -396,8 +398,8 @@ class ScoresOverflowError(ValueError):
 def finite_scores(scores: np.ndarray, q=None, k=None, scale=None) -> None:
     """Raise if the scores ``q·kᵀ·scale`` overflowed to infinity (or became NaN).
 
-    Given ``q``, ``k`` and ``scale``, the error names ``scale`` when q·kᵀ itself fits the
-    dtype and only the scaling overflowed it (float16 and a large scale).
+    Given ``q``, ``k`` (in the scores' dtype) and ``scale``, the error names ``scale`` when
+    q·kᵀ itself fits the dtype and only the scaling overflowed it (a very large scale).
     """
     row_max = scores.max(axis=-1)  # -inf only if a whole row overflowed to -inf
     if not np.isfinite(row_max).all():
@@ -405,11 +407,12 @@ def finite_scores(scores: np.ndarray, q=None, k=None, scale=None) -> None:
             with np.errstate(over="ignore", invalid="ignore"):
                 unscaled = q @ k.swapaxes(-1, -2)  # (..., n_q, n_k)
             if np.isfinite(unscaled).all():
+                wider = " or float64 inputs" if scores.dtype != np.float64 else ""
                 raise ScoresOverflowError(
-                    f"scale = {float(scale):g} makes the scores overflow dtype {q.dtype} "
-                    f"(largest {np.finfo(q.dtype).max:g}), though q·kᵀ itself is at most "
-                    f"{float(np.abs(unscaled).max(initial=0.0)):g}: use a smaller scale "
-                    "(the default is 1/√d_k) or float32 inputs") from None
+                    f"scale = {float(scale):g} makes the scores overflow dtype "
+                    f"{scores.dtype} (largest {np.finfo(scores.dtype).max:g}), though q·kᵀ "
+                    f"itself is at most {float(np.abs(unscaled).max(initial=0.0)):g}: use a "
+                    f"smaller scale (the default is 1/√d_k){wider}") from None
         raise ScoresOverflowError(
             "the scores q·kᵀ·scale overflowed to infinity or became NaN: q and k hold "
             f"numbers too large for dtype {scores.dtype} (largest score {row_max.max()})")

@@ -100,7 +100,8 @@ def scaled_dot_product_attention(q, k, v, mask=None, scale=None) -> AttentionRes
     scale : float, optional
         Multiplies the scores; defaults to ``1 / sqrt(d_k)``.
 
-    Leading dimensions of ``q``, ``k``, ``v`` broadcast. float32 in gives float32 out.
+    Leading dimensions of ``q``, ``k``, ``v`` broadcast. float32 in gives float32 out;
+    float16 in gives float16 out, its scores and softmax computed in float32.
     No axis may be empty (no queries, no keys, ``d_k = 0``): that is an error.
 
     Returns
@@ -125,15 +126,21 @@ def scaled_dot_product_attention(q, k, v, mask=None, scale=None) -> AttentionRes
     d_k = q.shape[-1]
     if scale is None:
         scale = 1 / math.sqrt(d_k)
+    # float16 scores are formed, scaled and softmaxed in float32, as FlashAttention does:
+    # rounded to float16, a score near 120 would be off by up to 0.03 (float16's step there
+    # is 0.0625), and its weight by 3%. float32 and float64 stay as they are.
+    work = np.promote_types(q.dtype, np.float32)
+    q_work, k_work = q.astype(work, copy=False), k.astype(work, copy=False)
     with np.errstate(over="ignore", invalid="ignore"):  # too large: an error, just below
-        scores = (q * scale) @ k.swapaxes(-1, -2)  # (..., n_q, n_k): q·kᵀ/√d_k, every pair
+        scores = (q_work * scale) @ k_work.swapaxes(-1, -2)  # (..., n_q, n_k): q·kᵀ/√d_k
     if mask is not None:
         scores = np.where(mask, scores, -np.inf)  # masked keys: exp(-inf) = weight 0
-    validate.finite_scores(scores, q=q, k=k, scale=scale)
+    validate.finite_scores(scores, q=q_work, k=k_work, scale=scale)
     weights = softmax.unchecked(scores, out=scores)  # (..., n_q, n_k), rows sum to 1
     output = weights @ v  # (..., n_q, d_v): each query's weighted sum of values
+    output = output.astype(v.dtype, copy=False)  # float16 in, float16 out
     validate.finite_product(output, "the output weights·v", v=v)
-    return AttentionResult(output, weights)
+    return AttentionResult(output, weights.astype(q.dtype, copy=False))
 
 
 class Projection(NamedTuple):

@@ -92,6 +92,10 @@ def blocked_attention(q, k, v, mask=None, scale=None, block_size: int | None = N
     batch = np.broadcast_shapes(*shapes)  # the heads (and any other leading dimensions)
     n_b = math.prod(batch)
 
+    # Scores and sums in float32 even for float16 inputs, as in FlashAttention (a float16
+    # score near 120 would be off by up to 0.03); the output in the inputs' dtype.
+    dtype, work = q.dtype, np.promote_types(q.dtype, np.float32)
+    q, k, v = (a.astype(work, copy=False) for a in (q, k, v))
     # Every batch entry (head) along one axis: (n_b, tokens, dim). Copies only if broadcast.
     with np.errstate(over="ignore"):  # too large: an error below, from the scores
         q = q * (scale * LOG2_E)  # scaled once; exp(s) = 2**(s·log2 e), and exp2 is faster
@@ -109,16 +113,13 @@ def blocked_attention(q, k, v, mask=None, scale=None, block_size: int | None = N
     with np.errstate(over="ignore"):  # an overflowing bound is inf: take the shift
         bound = np.sqrt(np.vecdot(q, q).max()) * np.sqrt(np.vecdot(k, k).max())
     v_max = float(np.abs(v).max())  # and no product of exp(score)·v may overflow
-    shift = (q.dtype == np.float16 or not bound <= 0.5 * math.log2(largest)
-             or not v_max * n_k <= math.sqrt(largest))
-    work = np.promote_types(q.dtype, np.float32)  # float16 sums (of up to n_k) in float32
+    shift = not bound <= 0.5 * math.log2(largest) or not v_max * n_k <= math.sqrt(largest)
 
     skip_keys = mask is not None and n_q * n_k >= BLOCK_SCORES // 2  # small: one block
     rows_per_block = block_size or (MASKED_BLOCK_ROWS if skip_keys
                                     else max(16, min(n_q, BLOCK_SCORES // n_k)))
     heads_per_block = max(1, BLOCK_SCORES // (rows_per_block * n_k))
-    out = np.empty((n_b, n_q, d_v), q.dtype)
-    v = v.astype(work, copy=False)
+    out = np.empty((n_b, n_q, d_v), dtype)
     ones = np.ones((n_k, 1), work)  # s @ ones sums the rows of s: BLAS, faster than sum
     for h0 in range(0, n_b, heads_per_block):
         heads = slice(h0, h0 + heads_per_block)
@@ -145,7 +146,6 @@ def blocked_attention(q, k, v, mask=None, scale=None, block_size: int | None = N
                 s -= row_max
             np.exp2(s, out=s)
             # Normalise the output (d_v numbers a row) instead of the weights (end a row).
-            s = s.astype(work, copy=False)
             o = s @ v[heads, :end]  # (heads, rows, d_v)
             o /= s @ ones[:end]  # (heads, rows, 1): each row's sum
             out[heads, rows] = o
@@ -180,17 +180,17 @@ def _one_query_attention(q, k, v, scale: float) -> np.ndarray:
     of one dtype whose leading dimensions broadcast, ``n_k >= 1``. At every cached step
     the checks would cost about as much as the work.
     """
+    work = np.promote_types(q.dtype, np.float32)  # float16: scores and sums in float32
     with np.errstate(over="ignore", invalid="ignore"):  # checked below
-        s = (q * scale) @ k.swapaxes(-1, -2)  # (..., 1, n_k)
+        s = (q.astype(work, copy=False) * scale) @ k.astype(work, copy=False).swapaxes(-1, -2)
     row_max = s.max(axis=-1, keepdims=True)  # (..., 1, 1)
     if not np.isfinite(row_max).all():
         raise ScoresOverflowError(
             "the scores q·kᵀ·scale overflowed to infinity or became NaN: q and k hold "
             f"numbers too large for dtype {s.dtype} (largest score {row_max.max()})")
     s -= row_max
-    np.exp(s, out=s)
-    work = np.promote_types(s.dtype, np.float32)  # float16 sums (of up to n_k) in float32
-    out = s.astype(work, copy=False) @ v.astype(work, copy=False)  # (..., 1, d_v)
+    np.exp(s, out=s)  # (..., 1, n_k)
+    out = s @ v.astype(work, copy=False)  # (..., 1, d_v)
     out /= s.sum(axis=-1, keepdims=True, dtype=work)
     out = out.astype(q.dtype, copy=False)
     _require_finite_output(out, v)

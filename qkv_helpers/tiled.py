@@ -14,9 +14,10 @@ footing. After the last block, softmax(scores)·V = o / l. The same arithmetic a
 attention (the same products and exps, in another order), but only one block of scores
 exists at any time: memory O(n_q · block) instead of O(n_q · n_k).
 
-As in FlashAttention, m, l and o are kept in float32 (at least) whatever the inputs'
-dtype: in float16, 70,000 keys would make l overflow (65,504 is float16's largest), and
-so would o with values of about 100 over 1,000 keys.
+As in FlashAttention, the scores and m, l and o are kept in float32 (at least) whatever
+the inputs' dtype: in float16, 70,000 keys would make l overflow (65,504 is float16's
+largest), and so would o with values of about 100 over 1,000 keys; and a score near 120,
+rounded to float16 (whose step there is 0.0625), would be off by up to 0.03.
 
 In numpy this is slower than plain attention (many small products instead of one large
 one); its point is the memory, and the idea. The work it does is counted apart, by
@@ -117,7 +118,7 @@ def tiled_attention(q, k, v, mask=None, block_size: int = 64, scale=None,
     Returns
     -------
     numpy.ndarray, shape (..., n_q, d_v)
-        In the dtype of the inputs; m, l and o were kept in float32 or wider.
+        In the dtype of the inputs; the scores, m, l and o were kept in float32 or wider.
 
     Examples
     --------
@@ -132,12 +133,14 @@ def tiled_attention(q, k, v, mask=None, block_size: int = 64, scale=None,
     if scale is None:
         scale = 1 / math.sqrt(d_k)
     batch = np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])  # mask's included
-    running = np.promote_types(q.dtype, np.float32)  # m, l, o: float32 even for float16
+    dtype = v.dtype  # the output's
+    # scores, m, l and o in float32 even for float16 inputs, as in FlashAttention
+    running = np.promote_types(q.dtype, np.float32)
     with np.errstate(over="ignore", invalid="ignore"):  # too large: the scores say so
-        q = q * q.dtype.type(scale)  # (..., n_q, d_k): scaled once
-    k_t = k.swapaxes(-1, -2)  # (..., d_k, n_k), a view
+        q = q.astype(running, copy=False) * running.type(scale)  # (..., n_q, d_k): scaled once
+    k_t = k.astype(running, copy=False).swapaxes(-1, -2)  # (..., d_k, n_k)
 
-    output = np.empty((*batch, n_q, d_v), q.dtype)  # (..., n_q, d_v)
+    output = np.empty((*batch, n_q, d_v), dtype)  # (..., n_q, d_v)
     for rows in _blocks(n_q, block_size):
         state = online_softmax_start.unchecked((*batch, rows.stop - rows.start), d_v, running)
         for cols in _blocks(n_k, block_size):

@@ -115,16 +115,31 @@ def test_plot_vectors_2d_refuses_vectors_it_cannot_draw(a, b, match):
 # --- attention ----------------------------------------------------------------------------------
 
 
-def test_a_float16_scale_that_overflows_small_q_and_k_is_named():
+def test_float16_scores_that_fit_float32_are_computed_and_a_huge_scale_is_named():
+    """float16 scores are formed in float32 (as FlashAttention): scale = 1e5 on small q and
+    k, or q·kᵀ = 360,000 (past float16's 65,504), give the right weights, not an error.
+    Scores past float32 are still refused, naming scale when q·kᵀ itself fits."""
     q = k = v = np.ones((2, 4), np.float16)
-    with pytest.raises(ValueError, match=r"^scale = 100000 makes the scores overflow dtype "
-                                         r"float16 .* q·kᵀ itself is at most 4"):
-        qk.scaled_dot_product_attention(q, k, v, scale=1e5)
-    big = np.full((2, 4), 300.0, np.float16)  # q·kᵀ itself overflows: q and k are blamed
-    with pytest.raises(ValueError, match=r"q and k hold numbers too large for dtype float16"):
-        qk.scaled_dot_product_attention(big, big, v)
-    out = qk.scaled_dot_product_attention(q, k, v, scale=100.0)  # large but fits
-    assert np.allclose(out.weights, 0.5)
+    out = qk.scaled_dot_product_attention(q, k, v, scale=1e5)
+    assert out.weights.dtype == out.output.dtype == np.float16
+    np.testing.assert_array_equal(out.weights, 0.5)
+    big = np.full((2, 4), 300.0, np.float16)
+    ramp = np.array([[1.0, 1.0, 1.0, 1.0], [2.0, 2.0, 2.0, 2.0]], np.float16)
+    got = qk.scaled_dot_product_attention(big, big, ramp)
+    want = qk.scaled_dot_product_attention(*(a.astype(np.float64) for a in (big, big, ramp)))
+    np.testing.assert_allclose(got.output.astype(np.float64), want.output, rtol=1e-3)
+    with pytest.raises(ValueError, match=r"^scale = 1e\+38 makes the scores overflow dtype "
+                                         r"float32 .* q·kᵀ itself is at most 4: use a "
+                                         r"smaller scale .* or float64 inputs"):
+        qk.scaled_dot_product_attention(q, k, v, scale=1e38)
+    q32 = np.ones((2, 4), np.float32)
+    with pytest.raises(ValueError, match=r"^scale = 1e\+38 makes the scores overflow dtype "
+                                         r"float32"):
+        qk.scaled_dot_product_attention(q32, q32, q32, scale=1e38)
+    q64 = np.ones((2, 4))
+    with pytest.raises(ValueError, match=r"overflow dtype float64 .* at most 4: use a smaller "
+                                         r"scale \(the default is 1/√d_k\)$"):
+        qk.scaled_dot_product_attention(q64, q64, q64, scale=1e308)
 
 
 @pytest.mark.parametrize("shape", [(5, 6), (5, 10), (6,), (2, 5, 7)])
@@ -223,3 +238,59 @@ def test_a_masked_array_is_refused_naming_the_argument(entry, argument):
     with pytest.raises(TypeError, match=rf"^{argument} is a masked array, whose (own )?mask "
                                         r"numpy would ignore"):
         call(**{**args, argument: _masked(args[argument])})
+
+
+# --- issue 34, item 6: the last silent results --------------------------------------------
+
+
+def test_measure_speedup_refuses_a_length_that_is_not_a_count():
+    """2.7 tokens was truncated to 2 and measured; lengths is now checked like the other
+    measurements' lengths (long_context.measure_costs, attention_backward.measure_backward)."""
+    from qkv_helpers.kv_cache.experiments import measure_speedup
+
+    model = qk.TinyTransformer(10, 8, 2, 1, seed=0)
+    with pytest.raises(TypeError, match=r"^each of lengths must be an integer >= 1, got float "
+                                        r"2\.7 \(entry 0\)"):
+        measure_speedup(model, [1, 2], [2.7, 4], repeats=1)
+    with pytest.raises(ValueError, match=r"^each of lengths must be an integer >= 1, got 0"):
+        measure_speedup(model, [1, 2], [0, 4], repeats=1)
+    assert measure_speedup(model, [1, 2], np.array([2, 3]), repeats=1).lengths.tolist() == [2, 3]
+
+
+def test_plot_masked_scores_refuses_more_queries_than_keys():
+    """The rows are labelled with the last n_q of the keys' labels: with more queries than
+    keys that slice was shorter than the rows (labels shifted and missing, silently)."""
+    from qkv_helpers import plots
+
+    with pytest.raises(ValueError, match=r"^scores must have no more rows \(queries\) than "
+                                         r"columns \(keys\).*got shape \(5, 3\)"):
+        plots.plot_masked_scores(np.ones((5, 3)), np.ones((5, 3), bool), ["a", "b", "c"])
+    ax = plots.plot_masked_scores(np.ones((2, 3)), qk.causal_mask(2, 3), ["a", "b", "c"])
+    assert [label.get_text() for label in ax.get_yticklabels()] == ["b", "c"]
+
+
+def test_plot_softmax_curves_names_span_when_its_axis_cannot_be_drawn():
+    """span = 1e308 used to fail inside softmax, naming its internal argument x."""
+    from qkv_helpers import plots
+
+    with pytest.raises(ValueError, match=r"^span must be <= 1e\+300, got 1e\+308"):
+        plots.plot_softmax_curves(span=1e308)
+    ax = plots.plot_softmax_curves(span=1e300)
+    ax.figure.canvas.draw()  # matplotlib can draw it, without a warning
+    assert ax.get_xlim()[1] >= 1e300
+
+
+def test_object_arrays_of_real_numbers_are_read_and_others_refused():
+    """_validate.py's docstring said object arrays are refused; they are read when every
+    entry is a real number (as a list of them would be), and the docstring now says so."""
+    from fractions import Fraction
+
+    from qkv_helpers import _validate
+
+    assert "object arrays with an entry that is not a real" in " ".join(
+        _validate.__doc__.split())
+    x = np.array([1, 2.5, Fraction(1, 2)], dtype=object)
+    np.testing.assert_array_equal(qk.softmax(x), qk.softmax([1.0, 2.5, 0.5]))
+    for bad in (None, "a", [1], True):
+        with pytest.raises(TypeError, match=r"x must hold real numbers.*dtype object"):
+            qk.softmax(np.array([1.0, bad], dtype=object))

@@ -274,7 +274,7 @@ def measure_speedup(model: TinyTransformer, prompt_ids, lengths, repeats: int = 
     >>> bool((m.seconds_cached > 0).all())
     True
     """
-    lengths = np.asarray([validate.integer(int(t), "lengths", 1) for t in lengths])  # (n,)
+    lengths = validate.int_sequence(lengths, "lengths", low=1)  # (n,)
     repeats = validate.integer(repeats, "repeats", 1)
     model.generate(prompt_ids, 4)  # warm up
     model.generate(prompt_ids, 4, use_cache=False)

@@ -143,7 +143,8 @@ def plot_masked_scores(scores, mask, labels, *, ax: Axes | None = None,
     Parameters
     ----------
     scores : array_like, shape (n_q, n_k)
-        The scores before masking (or weights after softmax: values in 0..1).
+        The scores before masking (or weights after softmax: values in 0..1);
+        ``n_q <= n_k``.
     mask : array_like of bool, shape (n_q, n_k)
         True where a query may attend (e.g. :func:`qkv_helpers.causal_mask`).
     labels : sequence of str
@@ -170,6 +171,10 @@ def plot_masked_scores(scores, mask, labels, *, ax: Axes | None = None,
         raise ValueError(f"scores must be finite where mask is True; got {values[i, j]} at "
                          f"index ({i}, {j})")
     n_q, n_k = values.shape
+    if n_q > n_k:  # the rows' labels are the last n_q of the keys': there are not enough
+        raise ValueError(f"scores must have no more rows (queries) than columns (keys): the "
+                         f"queries are labelled as the last n_q of the keys' labels, got shape "
+                         f"{values.shape}")
     cols = check_labels(labels, n_k, "labels", "columns (keys)")
     rows = cols[n_k - n_q:]
     ax = new_axes(ax, figsize=(1.0 + 0.75 * n_k, 0.8 + 0.6 * n_q))

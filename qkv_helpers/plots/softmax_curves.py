@@ -13,6 +13,10 @@ from ._common import new_axes
 
 __all__ = ["plot_softmax_curves"]
 
+#: The widest ``span`` drawn: at 1e308 the axis's width 2·span overflows (numpy's linspace,
+#: then matplotlib's own arithmetic); 1e300 draws.
+SPAN_MAX = 1e300
+
 
 def plot_softmax_curves(temperatures=(0.25, 1.0, 4.0), *, ax: Axes | None = None,
                         span: float = 6.0, highlight: float | None = None) -> Axes:
@@ -25,7 +29,7 @@ def plot_softmax_curves(temperatures=(0.25, 1.0, 4.0), *, ax: Axes | None = None
     ----------
     temperatures : sequence of float
     span : float
-        The x-axis runs from ``-span`` to ``span``.
+        The x-axis runs from ``-span`` to ``span``; ``0 < span <= 1e300``.
     highlight : float, optional
         Draw the curve of this temperature thick and black, the others dashed
         (the widgets use it).
@@ -43,7 +47,7 @@ def plot_softmax_curves(temperatures=(0.25, 1.0, 4.0), *, ax: Axes | None = None
                     for temp in temperatures]
     if not temperatures and highlight is None:
         raise ValueError("temperatures must hold at least one temperature, got none")
-    span = validate.real_number(span, "span", low=0.0, low_open=True)
+    span = validate.real_number(span, "span", low=0.0, high=SPAN_MAX, low_open=True)
     if highlight is not None:
         highlight = validate.real_number(highlight, "highlight", low=0.0, low_open=True)
     ax = new_axes(ax, figsize=(6.0, 3.8))
