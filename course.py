@@ -78,9 +78,11 @@ COMMANDS = {
     "lesson-time": ("each lesson's minutes, counted from its notebook (--check compares)",
                     ["tools/lesson_time.py"]),
     "lint": ("ruff", ["-m", "ruff", "check", "qkv_helpers", "tests", "benchmarks", "tools"]),
+    "test-floors": ("the tests and notebooks at the lowest declared versions, on another CPU "
+                    "kernel (CI)", ["tools/test_floors.py"]),
 }
 # What clean deletes; build/assignments/ holds the gradebook and every submission: kept.
-CLEAN = [".venv", ".venv-floors", ".pytest_cache", ".hypothesis"]  # .venv-floors: make test-floors
+CLEAN = [".venv", ".venv-floors", ".pytest_cache", ".hypothesis"]  # .venv-floors: test-floors
 KEPT = "assignments"
 
 
