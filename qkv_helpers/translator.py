@@ -587,6 +587,9 @@ class TrainingRun(NamedTuple):
     """Wall-clock time, evaluations included."""
     corpus: object
     vocab: Vocabulary
+    settings: dict | None = None
+    """The arguments :func:`train` was called with (``steps``, ``lr``, ``n_train`` …), so a
+    check can tell a run that was stopped early from one that broke."""
 
 
 def train(steps: int = 300, batch_size: int = 32, lr: float = 1e-2, warmup: int = 20,
@@ -669,8 +672,11 @@ def train(steps: int = 300, batch_size: int = 32, lr: float = 1e-2, warmup: int 
                 record = evaluate(step)
                 if stop_at is not None and record["exact_match"] >= stop_at:
                     break
+    settings = {"steps": steps, "batch_size": batch_size, "lr": lr, "warmup": warmup,
+                "n_heads": n_heads, "encoder_self_attention": encoder_self_attention,
+                "seed": seed, "n_train": n_train}
     return TrainingRun(model, history, snapshots, step, time.perf_counter() - start, corpus,
-                       vocab)
+                       vocab, settings)
 
 
 def to_tiny_transformer(model: Translator):

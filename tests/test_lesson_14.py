@@ -110,7 +110,7 @@ def test_check_break_it(model):
     assert c14.check_break_it(diverged, "b").ok is False
     assert c14.check_break_it(memorised, "b").ok is True
     assert c14.check_break_it(memorised, "a").ok is False
-    assert c14.check_break_it(fine, "c").ok is False  # it has to break first
+    assert c14.check_break_it(fine, "c").ok is None  # it has to break first (✏️, not ❌)
     assert c14.check_break_it(fine, "c").message == qk.lang.t(  # though "c" reads it right
         "check_l14_break_not_broken_seen", exact="100")
     assert c14.check_break_it(diverged, "c").ok is False
@@ -239,3 +239,90 @@ def test_chance_agreement_is_the_mean_over_rows_of_one_over_the_source_length():
     assert abs(trn.alignment_agreement(w, pairs) - trn.chance_agreement(pairs)) < 0.05
     with pytest.raises(ValueError, match="pairs"):
         trn.chance_agreement([])
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_check_attention_backward_says_what_came_back(lang):
+    qk.setup(lang=lang)
+
+    def forgot_return(q, k, v, d_out):
+        _backward(q, k, v, d_out)
+
+    cases = {
+        forgot_return: "check_l14_backward_returned_none",
+        lambda q, k, v, d: ("d_q", "d_k", "d_v"): "check_l14_backward_not_numbers",
+        lambda q, k, v, d: np.zeros(5): "check_l14_backward_one_array",
+        lambda q, k, v, d: _backward(q, k, v, d)[:2]: "check_l14_backward_count",
+        lambda q, k, v, d: {"d_q": q}: "check_l14_backward_not_three",
+        lambda q, k, v, d: (q, k[:, :2], v): "check_l14_backward_shape",
+    }
+    for fn, key in cases.items():
+        feedback = c14.check_attention_backward(fn)
+        assert feedback.ok is False and feedback.key == key, (key, feedback)
+        assert "NoneType" not in feedback.message and "()" not in feedback.message
+        assert feedback.message.rstrip().endswith(".")
+    assert "(5,)" in c14.check_attention_backward(lambda q, k, v, d: np.zeros(5)).message
+    # the cell's ``return ...`` is the only "not answered yet"
+    assert c14.check_attention_backward(lambda q, k, v, d: ...).ok is None
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_check_attention_backward_names_the_usual_mistakes(lang):
+    qk.setup(lang=lang)
+    root = np.sqrt
+
+    def no_scale(q, k, v, d):
+        d_q, d_k, d_v = _backward(q, k, v, d)
+        return d_q * root(len(q)), d_k * root(len(q)), d_v
+
+    def no_jacobian_term(q, k, v, d):
+        s = k @ q / root(len(q))
+        p = np.exp(s) / np.exp(s).sum()
+        d_s = p * (v @ d)
+        return d_s @ k / root(len(q)), np.outer(d_s, q) / root(len(q)), np.outer(p, d)
+
+    def no_softmax(q, k, v, d):
+        s = k @ q / root(len(q))
+        p = np.exp(s) / np.exp(s).sum()
+        d_s = v @ d
+        return d_s @ k / root(len(q)), np.outer(d_s, q) / root(len(q)), np.outer(p, d)
+
+    def swapped(q, k, v, d):
+        d_q, d_k, d_v = _backward(q, k, v, d)
+        return -d_q, d_k, d_v
+
+    for fn, key in ((no_scale, "check_l14_backward_no_scale"),
+                    (no_jacobian_term, "check_l14_backward_no_jacobian_term"),
+                    (no_softmax, "check_l14_backward_no_softmax"),
+                    (swapped, "check_l14_backward_wrong")):
+        feedback = c14.check_attention_backward(fn)
+        assert feedback.ok is False and feedback.key == key, (key, feedback)
+    assert "2.24" in c14.check_attention_backward(no_scale).message  # √5, the first case's d
+
+
+def test_check_break_it_on_runs_that_are_not_broken(model):
+    qk.setup(lang="en")
+    short = trn.train(steps=60)  # the normal lr, a fifth of the steps: unfinished, not broken
+    assert short.settings["steps"] == 60 and short.settings["lr"] == 0.01
+    assert short.history[-1]["exact_match"] < 0.5 and short.history[-1]["loss"] > 0.3
+    for answer in ("a", "b", "c"):  # "a" (steps too large) must not pass
+        feedback = c14.check_break_it(short, answer)
+        assert feedback.ok is None and feedback.key == "check_l14_break_unfinished", answer
+        assert repr(feedback).startswith("✏️")
+    fine = trn.TrainingRun(model, [{"step": 300, "loss": 0.004, "exact_match": 1.0}], [], 300,
+                           1.0, None, None)
+    feedback = c14.check_break_it(fine, "c")  # "c" reads it right: no ❌ beside that
+    assert feedback.ok is None and not repr(feedback).startswith("❌")
+    assert c14.check_break_it(fine, "a").ok is False
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_check_verb_attention_a_quoted_word_not_in_the_sentence(lang, model):
+    qk.setup(lang=lang)
+    pair = tc.build_sentence("rabbit", "hid", "behind", "bench", "white", "small")
+    feedback = c14.check_verb_attention("zebra", model, pair)
+    assert feedback.ok is False and feedback.key == "check_l14_verb_not_in_sentence"
+    assert "zebra" in feedback.message
+    assert c14.check_verb_attention(3, model, pair).key == "check_l14_verb_not_word"
+    for key in ("check_l14_verb_setup", "check_l14_verb_not_word"):
+        assert qk.lang.t(key, name="x", words="a").endswith(".")
