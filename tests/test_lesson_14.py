@@ -326,3 +326,135 @@ def test_check_verb_attention_a_quoted_word_not_in_the_sentence(lang, model):
     assert c14.check_verb_attention(3, model, pair).key == "check_l14_verb_not_word"
     for key in ("check_l14_verb_setup", "check_l14_verb_not_word"):
         assert qk.lang.t(key, name="x", words="a").endswith(".")
+
+
+def test_each_operation_checked_on_its_own_finds_the_planted_bug():
+    errors = bp.check_each_operation()
+    assert list(errors) == ["embedding", "linear", "relu", "layer_norm", "split_heads",
+                            "softmax", "attention", "cross_entropy"]
+    assert max(errors.values()) < 1e-8
+
+    def layer_norm_no_y_term(d_out, y, inv_std):
+        return (d_out - d_out.mean(axis=-1, keepdims=True)) * inv_std
+
+    def linear_no_transpose(d_out, x, w):
+        d_x, d_w = bp.linear_backward(d_out, x, w)
+        return d_x, 2 * d_w
+
+    def softmax_only_diagonal(d_p, p):
+        return p * d_p
+
+    def attention_no_scale(d_out, q, k, v, p):
+        d_q, d_k, d_v = bp.attention_backward(d_out, q, k, v, p)
+        return d_q * 2, d_k * 2, d_v  # √4: the scale left out
+
+    def relu_everywhere(d_out, x):
+        return d_out
+
+    for name, bug, op in (("layer_norm_backward", layer_norm_no_y_term, "layer_norm"),
+                          ("linear_backward", linear_no_transpose, "linear"),
+                          ("softmax_backward", softmax_only_diagonal, "softmax"),
+                          ("attention_backward", attention_no_scale, "attention"),
+                          ("relu_backward", relu_everywhere, "relu")):
+        found = bp.check_each_operation(**{name: bug})
+        assert [o for o, e in found.items() if e > 1e-6] == [op], name
+    with pytest.raises(TypeError, match="attention_forward"):
+        bp.check_each_operation(attention_forward=softmax_only_diagonal)
+    with pytest.raises(TypeError, match="relu_backward"):
+        bp.check_each_operation(relu_backward=3)
+
+
+def test_gradient_check_by_eps_falls_then_rises_and_catches_a_bug():
+    vocab = tc.Vocabulary()
+    model = trn.Translator(len(vocab), 16, n_heads=2, seed=1, dtype=np.float64)
+    batch = trn.make_batch(tc.make_corpus().train[:3], vocab)
+    by_eps = trn.gradient_check_by_eps(model, batch)
+    best = min(by_eps, key=by_eps.get)
+    assert 1e-6 <= best <= 1e-3  # truncation above, rounding below
+    assert by_eps[1e-2] > 10 * by_eps[best] and by_eps[1e-9] > 10 * by_eps[best]
+    # on log axes: slope about 2 where truncation dominates, about -1 where rounding does
+    assert 1.5 < np.log10(by_eps[1e-2] / by_eps[1e-3]) < 2.5
+    assert 0.5 < np.log10(by_eps[1e-9] / by_eps[1e-8]) < 1.5
+    assert trn.gradient_check(model, batch, names=["w_out"]).keys() == {"w_out"}
+    with pytest.raises(ValueError, match="names"):
+        trn.gradient_check(model, batch, names=["w_query"])
+    original = model.backward
+
+    def off_by_a_bit(d_logits, cache):  # a planted bug: one gradient 1% off
+        grads = original(d_logits, cache)
+        grads["dec.cross.w_q"] = grads["dec.cross.w_q"] * 1.01
+        return grads
+
+    model.backward = off_by_a_bit
+    assert min(trn.gradient_check_by_eps(model, batch).values()) > 1e-3
+
+
+def test_score_push_is_minus_the_scores_gradient(model):
+    corpus, vocab = tc.make_corpus(), tc.Vocabulary()
+    pairs = corpus.heldout[:4]
+    batch = trn.make_batch(pairs, vocab)
+    push = trn.score_push(model, batch)  # (B, H, n_tgt, n_src)
+    np.testing.assert_allclose(push.sum(-1), 0, atol=1e-6)  # the softmax's Jacobian
+    assert (push[batch.source[:, None, None, :].repeat(push.shape[2], 2) == 0] == 0).all()
+    # chain rule on: d_W_q = Σ x_qᵀ·(d_S·k/√d), d_S = −push (one head, float32 model)
+    _, grads = model.loss_and_grads(batch)
+    _, cache = model.forward(batch)
+    x_q, _, _, k, *_ = cache["dec.cross"]
+    d_q = (-push @ k)[:, 0] / np.sqrt(k.shape[-1])  # (B, n_tgt, d)
+    expected = x_q.reshape(-1, x_q.shape[-1]).T @ d_q.reshape(-1, d_q.shape[-1])
+    np.testing.assert_allclose(grads["dec.cross.w_q"], expected, rtol=1e-3, atol=1e-6)
+
+
+def test_push_agreement_counts_only_each_sentences_own_keys():
+    pair = tc.Pair(("the", "cat"), ("고양이가",), (1,))
+    push = np.zeros((1, 1, 2, 5))
+    push[0, 0, 0] = [-0.2, 0.1, -0.1, 0.0, 0.9]  # the biggest at a padding column: not read
+    assert trn.push_agreement(push, [pair]) == 1.0
+    push[0, 0, 0, 1] = -0.3
+    push[0, 0, 0, 0] = 0.5
+    assert trn.push_agreement(push, [pair]) == 0.0
+    with pytest.raises(ValueError, match="pairs"):
+        trn.push_agreement(push, [pair, pair])
+
+
+def test_training_records_the_push_the_norm_and_the_rows_of_the_alignment():
+    run = trn.train(steps=30, eval_every=10)
+    assert [r["step"] for r in run.history] == [0, 10, 20, 30]
+    assert len(run.pushes) == len(run.snapshots) == 4
+    assert run.pushes[0].shape == run.snapshots[0].shape
+    for r in run.history:
+        assert 0 <= r["push"] <= 1 and r["grad_norm"] > 0
+        assert 0 <= r["token_accuracy_words"] <= 1
+    # token accuracy on the alignment's rows: a direct count without <eos>
+    corpus, vocab = run.corpus, run.vocab
+    batch = trn.make_batch(corpus.heldout[:100], vocab)
+    logits, _ = run.model.forward(batch)
+    hits = total = 0
+    for i, p in enumerate(corpus.heldout[:100]):
+        predicted = logits[i, : len(p.korean)].argmax(-1)
+        hits += int((predicted == np.array(vocab.encode(p.korean))).sum())
+        total += len(p.korean)
+    assert run.history[-1]["token_accuracy_words"] == pytest.approx(hits / total)
+    assert run.settings == {"steps": 30, "batch_size": 32, "lr": 0.01, "warmup": 20,
+                            "n_heads": 1, "encoder_self_attention": False, "seed": 0,
+                            "n_train": 3000}
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_new_lesson_14_plots_draw_without_missing_glyphs(lang, short_run):
+    qk.setup(lang=lang)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fig = qk.plots.plot_gradient_check({"w_q": 1e-9, "w_k": 3e-9},
+                                           {1e-2: 1e-5, 1e-5: 1e-9, 1e-8: 1e-6}, eps=1e-5)
+        assert len(fig.axes) == 2 and len(fig.axes[0].patches) == 2
+        fig = qk.plots.plot_score_push(short_run, [0, 20])
+        assert len(fig.axes) == 5
+        fig = qk.plots.plot_optimiser(short_run.history, steps=40)
+        assert len(fig.axes) == 2
+    with pytest.raises(ValueError, match="steps"):
+        qk.plots.plot_score_push(short_run, [5])
+    with pytest.raises(ValueError, match="errors"):
+        qk.plots.plot_gradient_check({}, {1e-5: 1e-9})
+    with pytest.raises(ValueError, match="history"):
+        qk.plots.plot_optimiser([{"step": 0}])
