@@ -458,3 +458,26 @@ def test_new_lesson_14_plots_draw_without_missing_glyphs(lang, short_run):
         qk.plots.plot_gradient_check({}, {1e-5: 1e-9})
     with pytest.raises(ValueError, match="history"):
         qk.plots.plot_optimiser([{"step": 0}])
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_check_verb_attention_one_head(lang, model, short_run):
+    qk.setup(lang=lang)
+    pair = tc.build_sentence("rabbit", "hid", "behind", "bench", "white", "small")
+    source = [*pair.english, "<eos>"]
+    w = short_run.model.cross_attention(trn.make_batch([pair], tc.Vocabulary()))[0]
+    row = len(pair.korean) - 1
+    for head in (0, 1):
+        peak = source[int(w[head, row].argmax())]
+        feedback = c14.check_verb_attention(peak, short_run.model, pair, head=head)
+        assert feedback.ok is True
+        others = [s for s in dict.fromkeys(source) if s != peak]
+        wrong = c14.check_verb_attention(others[0], short_run.model, pair, head=head)
+        assert wrong.ok is False and wrong.key == "check_l14_verb_wrong_head"
+        assert f'"{peak}"' not in wrong.message  # the answer isn't told
+    for bad in (2, -1, "first", 0.5):
+        assert c14.check_verb_attention("the", short_run.model, pair, head=bad).key == (
+            "check_l14_verb_setup")
+    # a row that reads the English verb itself is not told "not at the English verb"
+    feedback = c14.check_verb_attention("hid", model, pair, head=0)
+    assert feedback.ok is True and feedback.key == "check_l14_verb_right_gold"

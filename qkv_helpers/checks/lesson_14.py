@@ -185,9 +185,11 @@ def check_attention_backward(fn, name: str = "my_backward") -> Feedback:
 
 
 @never_raises
-def check_verb_attention(answer, model, pair, name: str = "my_word") -> Feedback:
+def check_verb_attention(answer, model, pair, name: str = "my_word",
+                         head="mean") -> Feedback:
     """Which source token (an English word or ``"<eos>"``) the Korean verb's
-    cross-attention row peaks on (heads averaged, teacher-forced), for ``pair``.
+    cross-attention row peaks on (teacher-forced), for ``pair``: in head ``head``, or
+    heads averaged (``"mean"``).
 
     A wrong answer is told only that it is wrong, never which token it is.
 
@@ -200,7 +202,9 @@ def check_verb_attention(answer, model, pair, name: str = "my_word") -> Feedback
     """
     if not_answered(answer):
         return unanswered()
-    if not isinstance(model, Translator) or not isinstance(pair, Pair):
+    if not isinstance(model, Translator) or not isinstance(pair, Pair) or not (
+            head == "mean" if isinstance(head, str) else
+            isinstance(head, int) and 0 <= head < model.n_heads):
         return wrong("check_l14_verb_setup")
     source = [*pair.english, "<eos>"]
     words = list(dict.fromkeys(source))
@@ -209,14 +213,19 @@ def check_verb_attention(answer, model, pair, name: str = "my_word") -> Feedback
     if answer.strip().lower() not in words:  # quoted, but not a token of this sentence
         return wrong("check_l14_verb_not_in_sentence", name=name, guess=answer.strip()[:40],
                      words=", ".join(words))
-    weights = model.cross_attention(make_batch([pair], Vocabulary()))[0].mean(axis=0)
+    maps = model.cross_attention(make_batch([pair], Vocabulary()))[0]  # (H, n_tgt, n_src)
+    weights = maps.mean(axis=0) if head == "mean" else maps[head]
     row = len(pair.korean) - 1  # the verb comes last
     j = int(weights[row].argmax())
+    one_head = "" if head == "mean" else "_head"
     if answer.strip().lower() == source[j]:
-        return right("check_l14_verb_right", name=name, verb=pair.korean[row], word=source[j],
-                     weight=f"{weights[row, j]:.2f}")
-    return wrong("check_l14_verb_wrong", name=name, verb=pair.korean[row],
-                 guess=answer.strip().lower())
+        if j == pair.alignment[row]:  # the English verb itself: no mixing to tell of
+            return right("check_l14_verb_right_gold", name=name, verb=pair.korean[row],
+                         word=source[j], weight=f"{weights[row, j]:.2f}")
+        return right("check_l14_verb_right" + one_head, name=name, verb=pair.korean[row],
+                     word=source[j], weight=f"{weights[row, j]:.2f}", head=head)
+    return wrong("check_l14_verb_wrong" + one_head, name=name, verb=pair.korean[row],
+                 guess=answer.strip().lower(), head=head)
 
 
 @never_raises
