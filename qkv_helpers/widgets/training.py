@@ -36,7 +36,10 @@ class TrainingProgress(widgets.VBox):
         if record["step"] == 0 and self._started:
             self.run = min(self.run + 1, self.runs - 1)
         self._started = True
-        step = min(record["step"], self.steps)
+        if record["step"] > self.steps:  # a run longer than the bar was made for
+            self.steps = record["step"]
+            self.bar.max = self.steps * self.runs
+        step = record["step"]
         self.bar.value = min(self.bar.max, self.run * self.steps + step)
         text = t("w_l14_progress", step=record["step"], steps=self.steps,
                  loss=f"{record['loss']:.3f}", exact=f"{100 * record['exact_match']:.0f}",
