@@ -62,9 +62,9 @@ COURSE_LANG ?= $(if $(filter en%,$(or $(LC_ALL),$(LANG))),en,ko)
 LANG_UI ?= $(COURSE_LANG)
 LAB_UI  := --LabApp.app_settings_dir=$(CURDIR)/tools/lab_ui/$(if $(filter ko%,$(LANG_UI)),ko,en)
 
-# One BLAS thread here too (as python course.py lab and the hub's kernels): lesson 14 trains
-# in the notebook, and with two threads its training takes another path (its attention and
-# an exercise's answer differ from the saved outputs and the prose).
+# One BLAS thread here too (as python course.py lab and the hub's kernels): timings in the
+# lessons (09, 13) are steadier, and a class's kernels do not fight over the cores. (Lesson 14's
+# training is in float64, so its printed numbers are the same with any thread count.)
 lab: $(STAMP)
 	$(THREADS) $(VENV)/bin/jupyter lab --config=tools/jupyter_lab_config.py --ServerApp.ip=127.0.0.1 \
 		--ServerApp.root_dir=notebooks \

@@ -239,7 +239,7 @@ def test_padding_changes_nothing():
 def test_float32_stays_float32():
     vocab = Vocabulary()
     pairs = make_corpus(n_train=8, n_valid=1, n_heldout=1).train
-    model = Translator(len(vocab), seed=0)
+    model = Translator(len(vocab), seed=0, dtype=np.float32)
     loss, grads = model.loss_and_grads(make_batch(pairs, vocab))
     assert all(g.dtype == np.float32 for g in grads.values())
     assert np.isfinite(loss)

@@ -111,8 +111,13 @@ def test_the_rows_that_miss_their_gold_word_are_the_models_defaults(trained):
         for i, gold in enumerate(pair.alignment):
             if w[i].argmax() != gold:
                 missed[pair.english[gold], source[w[i].argmax()]] += 1
-    assert missed.most_common(2) == [(("stood", "<eos>"), 36), (("duck", "the"), 18)]
-    assert sum(missed.values()) == 55
+    assert missed.most_common(2) == [(("stood", "<eos>"), 35), (("duck", "the"), 18)]
+    # the one row left: the verb row of the only held-out sentence translated wrong
+    assert sum(missed.values()) == 54 and missed["stood", "big"] == 1
+    wrong = [p for p, t in zip(corpus.heldout, model.translate(corpus.heldout, vocab))
+             if list(t) != list(p.korean)]
+    assert [p.english for p in wrong] == [("the", "chicken", "stood", "under", "the", "big",
+                                           "chair")]
     # only the first "the" (the same vector in every sentence) or only <eos> left as keys
     held = corpus.heldout[0]
     assert held.words[1] == "duck"
@@ -160,25 +165,66 @@ def test_alignment_by_role_splits_the_agreement_by_the_gold_words_role(trained):
     assert tr.alignment_by_role(w, [pair])["verb"] == (0.0, 1)
 
 
-def test_training_takes_the_same_path_with_more_blas_threads():
-    """With two BLAS threads numpy's products round differently and, unchecked, the run of
-    lesson 14's exercise took another path (the verb's row peaked on "the", not "<eos>"):
-    train() keeps BLAS at one thread, so a laptop with many cores gets the lesson's run."""
+def _train_in_a_subprocess(settings: str, **env_vars: str):
+    """train(<settings>) in a fresh Python with ``env_vars`` set before numpy loads BLAS:
+    its parameters, its curve, and the BLAS kernel threadpoolctl reports."""
     import io
+    import json
     import os
     import subprocess
     import sys
 
-    settings = "seed=0, encoder_self_attention=True, n_heads=2, eval_every=300"
-    code = ("import sys, numpy as np\n"
+    code = ("import sys, json, numpy as np\n"
+            "from threadpoolctl import threadpool_info\n"
             "from qkv_helpers import translator\n"
             f"run = translator.train({settings})\n"
-            "np.savez(sys.stdout.buffer, **run.model.params)\n")
-    env = dict(os.environ, OMP_NUM_THREADS="2", OPENBLAS_NUM_THREADS="2", MKL_NUM_THREADS="2")
+            "kernels = [i.get('architecture') for i in threadpool_info()]\n"
+            "np.savez(sys.stdout.buffer, history=json.dumps(run.history),\n"
+            "         kernels=json.dumps(kernels), **run.model.params)\n")
+    env = dict(os.environ, **env_vars)
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
                           check=True)
-    two_threads = np.load(io.BytesIO(done.stdout))
+    data = np.load(io.BytesIO(done.stdout))
+    extra = {"history", "kernels"}
+    params = {name: data[name] for name in data.files if name not in extra}
+    return params, json.loads(str(data["history"])), json.loads(str(data["kernels"]))
+
+
+def test_training_prints_the_same_numbers_under_another_blas_kernel():
+    """Issue 34: in float32, OpenBLAS's Prescott or Sandybridge kernel (an older laptop's)
+    changed the trained parameters by up to 0.19 and lesson 14's printed curve in the 2nd
+    digit. In float64 the kernels' different summation orders stay near 1e-12."""
+    from threadpoolctl import threadpool_info
+
+    if not any(i.get("internal_api") == "openblas" for i in threadpool_info()):
+        pytest.skip("numpy does not use OpenBLAS here: OPENBLAS_CORETYPE has no effect")
+    settings = "seed=0, steps=150, eval_every=30"
+    here = tr.train(seed=0, steps=150, eval_every=30)
+    rounded = [(r["step"], round(r["loss"], 3), r["exact_match"], round(r["alignment"], 3))
+               for r in here.history]
+    here_kernels = [i.get("architecture") for i in threadpool_info()]
+    other_kernels = []
+    for kernel in ("Prescott", "Sandybridge"):
+        params, history, kernels = _train_in_a_subprocess(settings, OPENBLAS_CORETYPE=kernel)
+        other_kernels.append(kernels)
+        assert [(r["step"], round(r["loss"], 3), r["exact_match"], round(r["alignment"], 3))
+                for r in history] == rounded, kernel
+        for name, value in here.model.params.items():
+            np.testing.assert_allclose(params[name], value, rtol=0, atol=1e-9,
+                                       err_msg=f"{kernel}: {name}")
+    assert any(kernels != here_kernels for kernels in other_kernels), (here_kernels,
+                                                                       other_kernels)
+
+
+def test_training_takes_the_same_path_with_more_blas_threads():
+    """With two BLAS threads numpy's products round differently: in float32 the run of
+    lesson 14's exercise took another path (the verb's row peaked on "the", not "<eos>").
+    In float64 (train's default) it does not; and train() keeps BLAS at one thread anyway,
+    which is faster for these small products."""
+    settings = "seed=0, encoder_self_attention=True, n_heads=2, eval_every=300"
+    two_threads, _, _ = _train_in_a_subprocess(
+        settings, OMP_NUM_THREADS="2", OPENBLAS_NUM_THREADS="2", MKL_NUM_THREADS="2")
     here = tr.train(seed=0, encoder_self_attention=True, n_heads=2, eval_every=300)
-    assert set(two_threads.files) == set(here.model.params)
+    assert set(two_threads) == set(here.model.params)
     for name, value in here.model.params.items():
         np.testing.assert_array_equal(two_threads[name], value, err_msg=name)

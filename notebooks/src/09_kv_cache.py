@@ -544,13 +544,13 @@ lesson.md(slide="slide", ko="""
 
 08강에서 인코더의 K와 V는 디코더 스텝과 상관없이 같다는 걸 봤어요. 번역처럼 원문(source)이 있을 때, 캐시를 쓰면 크로스 어텐션의 K, V를 **첫 스텝에 한 번만** 계산해서 저장해요. 캐시가 없으면 스텝마다 다시 계산하고요.
 
-이번에는 무작위 모델이 아니라 14강에서 학습한 **진짜 번역기**로 해 봐요. 구조가 `TinyTransformer`와 같아서(레이어 1개, 헤드 1개, d_model 32), 학습한 매개변수를 넣을 수 있어요(`translator.to_tiny_transformer`). 이 번역기에 없는 인코더 셀프 어텐션 자리에는 0을 넣어서, 아무것도 더하지 않게 해요. 원문 "the cat sat on the mat"(끝 토큰 &lt;eos&gt;까지 7토큰)을 주고 &lt;bos&gt;에서 시작해 토큰 5개를 생성하면서, 번역 결과와 스텝마다 크로스 어텐션 K, V에 쓴 FLOPs를 봐요. 캐시 바이트에는 이 원문 7토큰의 K, V도 들어가요.
+이번에는 무작위 모델이 아니라 14강에서 학습한 **진짜 번역기**로 해 봐요. 구조가 `TinyTransformer`와 같아서(레이어 1개, 헤드 1개, d_model 32), 학습한 매개변수를 넣을 수 있어요(`translator.to_tiny_transformer`). 이 번역기에 없는 인코더 셀프 어텐션 자리에는 0을 넣어서, 아무것도 더하지 않게 해요. 원문 "the cat sat on the mat"(끝 토큰 &lt;eos&gt;까지 7토큰)을 주고 &lt;bos&gt;에서 시작해 토큰 5개를 생성하면서, 번역 결과와 스텝마다 크로스 어텐션 K, V에 쓴 FLOPs를 봐요. 캐시 바이트에는 이 원문 7토큰의 K, V도 들어가요. 이 번역기는 float64로 계산해서 값 하나가 8바이트예요.
 """, en="""
 ## Cross-attention: the encoder's K and V once per source sentence
 
 Lesson 08 showed that the encoder's K and V are the same at every decoder step. With a source sentence, as in translation, a cache computes cross-attention's K and V **once, in the first step**, and keeps them; without one, every step computes them again.
 
-This time not with a random model but with the **real translator** trained in lesson 14. It has `TinyTransformer`'s architecture (1 layer, 1 head, d_model 32), so its trained parameters go in (`translator.to_tiny_transformer`; its encoder's self-attention, which this translator doesn't have, gets zero weights and adds nothing). Give the source "the cat sat on the mat" (7 tokens with the end token &lt;eos&gt;), start from &lt;bos&gt; and generate 5 tokens: look at the translation, and at the FLOPs spent on cross-attention's K and V at each step. The cache's bytes include the K and V of these 7 source tokens too.
+This time not with a random model but with the **real translator** trained in lesson 14. It has `TinyTransformer`'s architecture (1 layer, 1 head, d_model 32), so its trained parameters go in (`translator.to_tiny_transformer`; its encoder's self-attention, which this translator doesn't have, gets zero weights and adds nothing). Give the source "the cat sat on the mat" (7 tokens with the end token &lt;eos&gt;), start from &lt;bos&gt; and generate 5 tokens: look at the translation, and at the FLOPs spent on cross-attention's K and V at each step. The cache's bytes include the K and V of these 7 source tokens too; this translator computes in float64, 8 bytes a value.
 """)
 
 lesson.code(slide="subslide", ko="""
@@ -564,7 +564,7 @@ print(vocab.decode(with_cache.ids), vocab.decode(without.ids))   # 캐시를 쓰
 print([s.flops_by_part["cross_kv"] for s in with_cache.steps])   # 캐시 사용: 첫 스텝에만
 print([s.flops_by_part["cross_kv"] for s in without.steps])      # 캐시 없음: 스텝마다
 print(np.array_equal(with_cache.ids, without.ids),
-      with_cache.steps[0].cache_bytes == arithmetic.kv_cache_bytes(1, 1, 32, 1 + 7, 1, 4))
+      with_cache.steps[0].cache_bytes == arithmetic.kv_cache_bytes(1, 1, 32, 1 + 7, 1, 8))
 """, en="""
 from qkv_helpers import toy_corpus, translator
 # lesson 14's vocabulary: 3 special tokens and the English and Korean words, 92 in all
@@ -578,7 +578,7 @@ print(vocab.decode(with_cache.ids), vocab.decode(without.ids))   # the same tran
 print([s.flops_by_part["cross_kv"] for s in with_cache.steps])   # cached: in the first step only
 print([s.flops_by_part["cross_kv"] for s in without.steps])      # uncached: at every step
 print(np.array_equal(with_cache.ids, without.ids),
-      with_cache.steps[0].cache_bytes == arithmetic.kv_cache_bytes(1, 1, 32, 1 + 7, 1, 4))
+      with_cache.steps[0].cache_bytes == arithmetic.kv_cache_bytes(1, 1, 32, 1 + 7, 1, 8))
 """)
 
 lesson.md(slide="subslide", ko="""
