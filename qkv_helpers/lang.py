@@ -631,7 +631,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "check_l14_break_choice": "{name} must be one of \"a\", \"b\", \"c\".",
         "check_l14_break_right": "Right! {explanation}",
         "check_l14_break_wrong": "{name}: not that. Compare this run's last training loss with the normal run's (run.history[-1][\"loss\"]), then look at the held-out exact match.",
-        "check_l14_break_lr": "The training loss drops quickly at first, then nearly levels off, far above the normal run's 0.01 (last {loss}): each step is too large and jumps past the valley. Adam moves each parameter by about lr per step whatever the gradient's size, so clipping the gradient does not shorten the step.",
+        "check_l14_break_lr": "The training loss drops quickly at first, then falls only slowly and stays far above the normal run's 0.01 (last {loss}): each step is too large and jumps past the valley. Adam moves each parameter by about lr per step whatever the gradient's size, so clipping the gradient does not shorten the step.",
         "check_l14_break_data": "The training loss went to {loss}, yet held-out exact match is only {exact}%: with so few sentences the model memorised them instead of learning the grammar.",
     },
     "ko": {
@@ -1169,7 +1169,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "check_l14_break_choice": "{name}에는 \"a\", \"b\", \"c\" 중 하나를 적어 주세요.",
         "check_l14_break_right": "맞았어요! {explanation}",
         "check_l14_break_wrong": "{name}: 그건 아니에요. 이 학습의 마지막 학습 손실을 정상 학습의 값(run.history[-1][\"loss\"])과 비교하고, 따로 둔 문장의 완전 일치도 보세요.",
-        "check_l14_break_lr": "학습 손실이 처음에는 빠르게 내려가지만, 곧 거의 평평해져서 정상 학습(0.01 아래)보다 훨씬 높은 곳에 머물러요(마지막 값 {loss}). 한 번에 너무 크게 움직여서 손실의 골짜기를 자꾸 건너뛰는 거예요. Adam은 기울기 크기와 상관없이 매개변수마다 대략 학습률만큼 움직이니, 기울기 클리핑으로는 보폭이 줄지 않아요.",
+        "check_l14_break_lr": "학습 손실이 처음에는 빠르게 내려가지만, 그 뒤로는 아주 천천히만 내려가서 정상 학습(0.01 아래)보다 훨씬 높은 곳에 머물러요(마지막 값 {loss}). 한 번에 너무 크게 움직여서 손실의 골짜기를 자꾸 건너뛰는 거예요. Adam은 기울기 크기와 상관없이 매개변수마다 대략 학습률만큼 움직이니, 기울기 클리핑으로는 보폭이 줄지 않아요.",
         "check_l14_break_data": "학습 손실은 {loss}까지 내려갔는데 따로 둔 문장의 완전 일치는 {exact}%뿐이에요. 문장이 너무 적어서 문법을 배우는 대신 문장들을 외워 버렸어요.",
     },
 }

@@ -14,7 +14,7 @@ lesson.md(slide="slide", ko="""
 - 어텐션이 곧 정렬은 아니라는 걸 봐요. 인코더 셀프 어텐션을 켜면 번역은 맞는데 어텐션은 정답 단어가 아니라, 자기 단어가 없는 다른 토큰("the"나 &lt;eos&gt;)을 봐요.
 - 역전파가 무엇을 메모리에 남겨 둬야 하는지 재 봐요. 일반적인 방법은 어텐션 가중치 P를 통째로 남기고, FlashAttention-2는 출력과 함께 행마다 숫자 하나(로그-합-지수)만 남긴 뒤 역전파 때 P를 다시 계산해요.
 
-**수업 시간**: 약 90분
+**수업 시간**: 약 110분
 """, en="""
 # 14. Watch attention learn: a small translator trained in numpy
 
@@ -27,7 +27,7 @@ Lesson 08's first alignment picture was made by hand: "앉았다" looked at "sat
 - See that attention is not alignment: with encoder self-attention on, the translation is right while a head reads another token, one that carries no word of its own (a "the" or &lt;eos&gt;).
 - Measure what the backward pass must keep: plain training keeps all of P; FlashAttention-2 keeps one log-sum-exp per row (and the output) and recomputes P.
 
-**Class time**: about 90 minutes
+**Class time**: about 110 minutes
 """)
 
 lesson.code(slide="skip", ko="""
@@ -335,13 +335,13 @@ fig = qk.plots.plot_training_curves(run.history)
 lesson.md(slide="subslide", ko="""
 회색 세로 점선이 정렬 일치도가 처음 0.8에 닿은 스텝(위 표에서 그 스텝의 줄)이에요. 표의 손실은 직전 10스텝 동안 학습 배치에서 잰 손실의 평균이에요(스텝 0만은 아직 학습 전이라, 따로 둔 문장에서 잰 손실이에요). **토큰 정확도가 정렬 일치도보다 먼저 올라가요**(스텝 30에서 0.39와 0.20, 거의 두 배예요). 그 차이의 대부분은 마지막 &lt;eos&gt; 행이에요. 문장이 끝나는 자리는 디코더가 이미 동사를 읽었는지만 보면 알 수 있어서 원문을 보지 않고도 맞히기 쉬운데, 정렬 일치도는 그 행을 세지 않거든요. 같은 행끼리 비교하면(표의 "&lt;eos&gt; 행 빼고" 열) 스텝 30에서 0.28과 0.20이에요. 그래도 토큰이 앞서요. 토큰은 그 행이 정답 단어를 보기 전에도, 끝내 보지 않아도 맞을 수 있어요. 디코더가 앞서 나온 번역 토큰 같은 다른 단서로 맞히기도 하거든요. 그러니 이 학습에서 "정렬이 먼저 생긴다"고 말할 수는 없어요. 완전 일치는 둘보다 한참 뒤처지는데, 문장 하나가 맞으려면 그 문장의 토큰(&lt;eos&gt;까지 5~7개)이 모두 맞아야 하기 때문이에요. 처음 정렬 일치도(0.22)는 우연 수준(0.116)의 두 배쯤이고, 20스텝 무렵에는 우연 수준보다도 낮아졌다가 올라가요.
 
-이 결과는 시드(`seed`, 난수의 시작값)에 따라 조금씩 달라요. 시드는 말뭉치와 따로 둘 조합도 정하니, 시드마다 자기만의 따로 둔 문장으로 평가해요. 시드 0~4로 학습하면 모두 완전 일치 100%에 닿지만, 95%를 넘는 스텝과 마지막 정렬 일치도는 시드마다 달라요(`benchmarks/bench_translator.py`가 시드마다 재요). 학습률을 두 배(0.02)로 올리면 다섯 시드 중 시드 2만 완전 일치 91%(평가에 쓰는 따로 둔 문장 100개에서)에서 멈춰요. 따로 둔 문장 200개 중 104개에서 후치사 행이 전치사가 아니라 &lt;eos&gt;를 보고, 장소만 보고 후치사를 짐작하거든요. 이 수업은 시드 0으로 고정하고, float64(배정밀도 실수)로 학습해요. 학습은 작은 차이가 스텝마다 불어나는 과정이에요. float32로 학습하면 CPU나 BLAS(행렬 곱을 계산하는 라이브러리)가 덧셈 순서만 바꿔도(약 1e-7의 반올림 차이) 300스텝 뒤 매개변수가 둘째 자리에서 달라지고, 위 표의 숫자와 아래 정렬도 달라져요. float64에서는 같은 차이가 약 1e-16에서 시작해 1e-12쯤에 머물러서, 출력하는 자릿수와 그림은 컴퓨터마다 같아요(OpenBLAS의 여러 CPU 커널과 스레드 1개·2개로 확인했어요). 같은 건 출력하는 자릿수까지예요. 매개변수의 마지막 자리까지 같지는 않고, 걸린 시간은 컴퓨터마다 달라요. 08강과 09강이 쓰는 저장된 번역기(`make train`)도 이 학습으로 만든 거예요.
+이 결과는 시드(`seed`, 난수의 시작값)에 따라 조금씩 달라요. 시드는 말뭉치와 따로 둘 조합도 정하니, 시드마다 자기만의 따로 둔 문장으로 평가해요. 시드 0~4로 학습하면 모두 완전 일치 100%에 닿지만, 95%를 넘는 스텝과 마지막 정렬 일치도는 시드마다 달라요(`benchmarks/bench_translator.py`가 시드마다 재요). 학습률을 두 배(0.02)로 올리면 시드 2는 완전 일치 91%(평가에 쓰는 따로 둔 문장 100개에서)에서 멈춰요. 따로 둔 문장 200개 중 104개에서 후치사 행이 전치사가 아니라 &lt;eos&gt;를 보고, 장소만 보고 후치사를 짐작하거든요. 100%에 못 미치는 시드가 시드 2만은 아니에요. 시드 3은 99%에서 멈추고, 시드 1은 평가에 쓰는 100문장은 다 맞히지만 200문장 전부로 재면 99.5%예요. 이 수업은 시드 0으로 고정하고, float64(배정밀도 실수)로 학습해요. 학습은 작은 차이가 스텝마다 불어나는 과정이에요. float32로 학습하면 CPU나 BLAS(행렬 곱을 계산하는 라이브러리)가 덧셈 순서만 바꿔도(약 1e-7의 반올림 차이) 300스텝 뒤 매개변수가 둘째 자리에서 달라지고, 위 표의 숫자와 아래 정렬도 달라져요. float64에서는 같은 차이가 약 1e-16에서 시작해 1e-12쯤에 머물러서, 학습이 출력하는 자릿수와 그림은 컴퓨터마다 같아요(OpenBLAS의 여러 CPU 커널과 스레드 1개·2개로 확인했어요). 같은 건 출력하는 자릿수까지예요. 매개변수의 마지막 자리까지 같지는 않고, 걸린 시간은 컴퓨터마다 달라요. 08강과 09강이 쓰는 저장된 번역기(`make train`)도 이 학습으로 만든 거예요.
 
 학습을 마친 모델을 따로 둔 문장 200개 전부로 평가해 봐요.
 """, en="""
 The grey vertical dotted line is the step where the alignment agreement first reaches 0.8 (its row is in the table). The loss column is the training loss, averaged over the batches of the last 10 steps (at step 0, before any step, it is the loss on the held-out sentences). **The token accuracy rises before the alignment** (0.39 against 0.20 at step 30, nearly double). Most of that lead is the final &lt;eos&gt; row: where a sentence ends, the decoder can tell from whether it has produced the verb yet, without reading the source, and the alignment leaves that row out. On the same rows (the table's "no &lt;eos&gt; rows" column) it is 0.28 against 0.20 at step 30: still ahead. A token can be right before its row peaks on the gold word, or without it ever doing so, from other cues such as the translation so far. So this run does not show the alignment forming first. The exact match lags both, because a sentence is right only once all its tokens (5–7 with &lt;eos&gt;) are. The untrained model's agreement (0.22) is about twice chance (0.116), and around step 20 it dips below chance before it climbs.
 
-The result depends a little on the seed (the random numbers' starting point; it also picks the corpus and its held-out combinations, so each seed is tested on its own held-out sentences). Seeds 0 to 4 all reach 100% exact match, at different steps and with different final alignment agreements (`benchmarks/bench_translator.py` measures each seed). With twice the learning rate (0.02), one of the five seeds, seed 2, stops at 91% exact match (on the 100 held-out sentences it is evaluated on): in 104 of the 200 held-out sentences the postposition's row looks at &lt;eos&gt; instead of the preposition, and guesses the postposition from the place. The lesson pins seed 0, and trains in float64 (double precision). Training amplifies small differences step by step: in float32, a CPU or BLAS (the library doing the matrix products) that merely sums in another order (a rounding difference near 1e-7) changes the parameters in their 2nd digit after 300 steps, and with them the table above and the alignments below. In float64 the same difference starts near 1e-16 and stays near 1e-12, so the printed digits and the pictures are the same on every computer (checked on several of OpenBLAS's CPU kernels, with 1 and 2 threads). Only the printed digits are: the parameters are not equal to the last bit, and the time taken differs from computer to computer. The saved translator lessons 08 and 09 use (`make train`) is this same run.
+The result depends a little on the seed (the random numbers' starting point; it also picks the corpus and its held-out combinations, so each seed is tested on its own held-out sentences). Seeds 0 to 4 all reach 100% exact match, at different steps and with different final alignment agreements (`benchmarks/bench_translator.py` measures each seed). With twice the learning rate (0.02), seed 2 stops at 91% exact match (on the 100 held-out sentences it is evaluated on): in 104 of the 200 held-out sentences the postposition's row looks at &lt;eos&gt; instead of the preposition, and guesses the postposition from the place. It is not the only seed short of 100%: seed 3 stops at 99%, and seed 1 gets its 100 evaluation sentences right but 99.5% of all 200. The lesson pins seed 0, and trains in float64 (double precision). Training amplifies small differences step by step: in float32, a CPU or BLAS (the library doing the matrix products) that merely sums in another order (a rounding difference near 1e-7) changes the parameters in their 2nd digit after 300 steps, and with them the table above and the alignments below. In float64 the same difference starts near 1e-16 and stays near 1e-12, so the training's printed digits and pictures are the same on every computer (checked on several of OpenBLAS's CPU kernels, with 1 and 2 threads). Only the printed digits are: the parameters are not equal to the last bit, and the time taken differs from computer to computer. The saved translator lessons 08 and 09 use (`make train`) is this same run.
 
 Now measure the final model on all 200 held-out sentences.
 """)
@@ -677,7 +677,7 @@ lesson.md(slide="slide", ko="""
 
 학습을 일부러 망가뜨리고 곡선으로 원인을 읽어 봐요. 아래 셀은 학습률을 아주 크게(`lr=0.3`) 해서 150스텝 학습해요. 다른 설정으로 바꿔 다시 돌려 봐도 좋아요. 예를 들어 `lr=0.3`을 지우고 `n_train=20`을 넣어, 학습 문장을 아주 적게 해 보세요. 4절의 정상 학습 곡선과 비교해 보고, `broken` 학습에 무슨 일이 일어났는지 아래에서 골라 `my_diagnosis`에 적어요.
 
-- `"a"`: 학습 손실이 처음에는 빠르게 내려가지만, 곧 거의 평평해져서 끝날 때까지 정상 학습(0.01 아래)보다 훨씬 높은 곳(1보다 위)에 머물러요. 한 번에 고치는 양(학습률)이 너무 커서 더 내려가지 못했어요.
+- `"a"`: 학습 손실이 처음에는 빠르게 내려가지만, 그 뒤로는 아주 천천히만 내려가서 끝날 때까지 정상 학습(0.01 아래)보다 훨씬 높은 곳(1보다 위)에 머물러요. 한 번에 고치는 양(학습률)이 너무 커서 더 내려가지 못했어요.
 - `"b"`: 학습 손실은 0 가까이 내려갔는데 따로 둔 문장은 틀려요. 문장을 외웠어요.
 - `"c"`: 아무 문제 없이 배웠어요.
 """, en="""
@@ -685,7 +685,7 @@ lesson.md(slide="slide", ko="""
 
 Break the training on purpose and read the cause from the curves. The cell below trains for 150 steps with a very large learning rate (`lr=0.3`). Change the setting and run it again if you like: for instance remove `lr=0.3` and pass `n_train=20`, very few training sentences. Compare the curves with the normal run of section 4, choose what happened to `broken`, and write it in `my_diagnosis`:
 
-- `"a"`: the training loss drops quickly at first, then nearly levels off and stays far above the normal run's 0.01 (above 1) for the rest of the run; the steps were too large to go further.
+- `"a"`: the training loss drops quickly at first, then falls only slowly and stays far above the normal run's 0.01 (above 1) for the rest of the run; the steps were too large to go further.
 - `"b"`: the training loss went near 0 but held-out sentences are wrong; it memorised the sentences.
 - `"c"`: it learned without trouble.
 """)
@@ -711,10 +711,10 @@ qk.checks.check_break_it(broken, my_diagnosis)
 """)
 
 lesson.code(solution=True, ko="""
-my_diagnosis = "a"                        # lr = 0.3: 손실이 높은 곳에서 평평해져요. n_train = 20이면 "b"
+my_diagnosis = "a"                        # lr = 0.3: 손실이 높은 곳에 머물러요. n_train = 20이면 "b"
 qk.checks.check_break_it(broken, my_diagnosis).as_solution()
 """, en="""
-# lr = 0.3: the loss levels off far above the normal run's. With n_train = 20: "b"
+# lr = 0.3: the loss stays far above the normal run's. With n_train = 20: "b"
 my_diagnosis = "a"
 qk.checks.check_break_it(broken, my_diagnosis).as_solution()
 """)
@@ -723,7 +723,7 @@ lesson.md(slide="slide", ko="""
 ## 정리
 
 - W_Q, W_K, W_V는 손실의 기울기를 따라 내려가며 학습돼요. 기울기는 연산마다 따로 짠 역전파를 연쇄 법칙(합성함수의 미분)으로 차례로 이어 붙여 구하고, 유한 차분으로 맞는지 검사할 수 있어요. 어텐션의 역전파 가운데에는 03강의 소프트맥스 야코비안이 있어요.
-- 작은 번역기는 몇 초만 학습해도 학습에 없던 조합까지 번역해요(시드 0~4 모두 그래요. 학습률을 두 배로 올리면 다섯 시드 중 하나, 시드 2는 91%에서 멈춰 버려요). 크로스 어텐션은 고르게 퍼진 상태에서 단어 정렬로 바뀌어요. 기울기가 정답 단어의 점수를 먼저 밀어 올리고, 가중치가 그 뒤를 따라가요. 토큰 정확도는 정렬 일치도보다 먼저 올라가는데, 그 차이의 대부분은 정렬이 세지 않는 &lt;eos&gt; 행이에요. 완전 일치는 문장의 모든 토큰이 맞아야 해서 뒤처져요. 어순 변화도 어텐션이 따라가요. 전치사가 후치사가 되는 건 모든 문장에서, 동사가 끝으로 가는 건 82%의 문장에서 따라가요("stood"의 행은 &lt;eos&gt;를 봐요, 5절).
+- 작은 번역기는 몇 초만 학습해도 학습에 없던 조합까지 번역해요(시드 0~4 모두 그래요. 학습률을 두 배로 올리면 시드 2는 91%에서 멈춰 버리고, 시드 1과 3도 한두 문장을 틀려요). 크로스 어텐션은 고르게 퍼진 상태에서 단어 정렬로 바뀌어요. 기울기가 정답 단어의 점수를 먼저 밀어 올리고, 가중치가 그 뒤를 따라가요. 토큰 정확도는 정렬 일치도보다 먼저 올라가는데, 그 차이의 대부분은 정렬이 세지 않는 &lt;eos&gt; 행이에요. 완전 일치는 문장의 모든 토큰이 맞아야 해서 뒤처져요. 어순 변화도 어텐션이 따라가요. 전치사가 후치사가 되는 건 모든 문장에서, 동사가 끝으로 가는 건 82%의 문장에서 따라가요("stood"의 행은 &lt;eos&gt;를 봐요, 5절).
 - 어텐션은 정렬이 아니에요. 인코더 셀프 어텐션이 내용을 자기 단어가 없는 다른 토큰으로 옮기면(정보 섞임), 번역은 맞는데 어텐션은 다른 자리를 봐요.
 - 역전파에는 P가 필요해요. 일반 역전파는 (n, n) 크기의 P를 통째로 보관하고, FlashAttention-2는 출력과 행마다 로그-합-지수만 보관하고 P를 다시 계산해요. 행렬 곱은 5/4배, q, k, v와 출력 말고 더 남기는 메모리는 n²에서 n으로 줄어요.
 
@@ -734,7 +734,7 @@ lesson.md(slide="slide", ko="""
 ## Key takeaways
 
 - W_Q, W_K and W_V are learned by following the loss's gradient downhill. The gradient chains each op's written-out backward, and finite differences check it. At the heart of attention's backward is lesson 03's softmax Jacobian.
-- The small translator learns in seconds to translate combinations it never saw (seeds 0 to 4 alike; with twice the learning rate one of the five, seed 2, stalls at 91%). Its cross-attention goes from spread out to the word alignment: the gradient pushes the gold word's score up first, and the weights follow. The per-token accuracy rises before the alignment agreement, mostly through the &lt;eos&gt; row the alignment leaves out, and the exact match, which needs every token of a sentence, comes last. It follows the reorderings too: the preposition → postposition move in every sentence, the verb's move to the end in 82% (the rows of "stood" read &lt;eos&gt;, section 5).
+- The small translator learns in seconds to translate combinations it never saw (seeds 0 to 4 alike; with twice the learning rate seed 2 stalls at 91%, and seeds 1 and 3 miss a sentence or two). Its cross-attention goes from spread out to the word alignment: the gradient pushes the gold word's score up first, and the weights follow. The per-token accuracy rises before the alignment agreement, mostly through the &lt;eos&gt; row the alignment leaves out, and the exact match, which needs every token of a sentence, comes last. It follows the reorderings too: the preposition → postposition move in every sentence, the verb's move to the end in 82% (the rows of "stood" read &lt;eos&gt;, section 5).
 - Attention is not alignment: when encoder self-attention copies content into another token, one with no word of its own (token mixing), the translation is right while attention looks elsewhere.
 - The backward needs P. Plain training keeps the whole (n, n) P; FlashAttention-2 keeps the output and one log-sum-exp per row and recomputes P: 5/4 of the matrix products, the extra memory beyond q, k, v and the output from n² down to n.
 
