@@ -174,7 +174,7 @@ lesson.md(slide="subslide", ko="""
 
 ε은 얼마로 잡아야 할까요? 오차가 두 군데서 생겨요. ε이 크면 차분이 기울기에서 벗어나요(**절단 오차**, ε²에 비례). ε이 작으면 손실의 맨 끝자리 반올림 오차(float64에서 손실의 1e-16배쯤)를 아주 작은 수인 2ε으로 나누게 돼서 크게 부풀어요(**반올림 오차**, 1/ε에 비례). 아래 오른쪽 그림이 이 두 가지를 재요. 로그 눈금에서 오차가 기울기 2로 내려가다가 기울기 −1로 다시 올라가요. 그래서 가장 작은 곳 근처인 ε = 1e-5를 써요. ε = 1e-6이면 통과선(1e-6)까지 여유가 열 배 남짓뿐이에요.
 
-출력 `18 True`는 배열 18개를 모두 검사했고, 그중 가장 큰 상대 오차도 1e-6보다 작다는 뜻이에요. 왼쪽 그림이 배열마다의 오차예요. 원소 몇 개만 골라 본 것이라 증명은 아니지만, 식이 틀리면 오차가 보통 1e-3에서 1 정도로 커서 식과 코드가 맞다고 믿을 수 있어요. 막대의 길이는 컴퓨터마다 조금씩 달라요. 계산 라이브러리가 CPU에 맞춰 덧셈 순서를 다르게 잡으면 반올림 오차가 달라지거든요. 그래서 숫자 대신 1e-6보다 작은지만 출력하고, 값은 그림으로 봐요.
+출력 `18 True`는 배열 18개를 모두 검사했고, 그중 가장 큰 상대 오차도 1e-6보다 작다는 뜻이에요. 왼쪽 그림은 배열 하나하나의 오차예요. 원소 몇 개만 골라 본 것이라 증명은 아니지만, 식이 틀리면 오차가 보통 1e-3에서 1 정도로 커서 식과 코드가 맞다고 믿을 수 있어요. 막대의 길이는 컴퓨터마다 조금씩 달라요. 계산 라이브러리가 CPU에 맞춰 덧셈 순서를 다르게 잡으면 반올림 오차가 달라지거든요. 그래서 숫자 대신 1e-6보다 작은지만 출력하고, 값은 그림으로 봐요.
 """, en="""
 We check these formulas with **finite differences**: nudge one parameter up and down by a tiny ε, and the change in the loss divided by 2ε approximates its gradient. We use a float64 model with 2 heads and encoder self-attention on, so that every parameter is checked, and one batch of sentences of different lengths (so with padding). Ten random entries of each of the 18 parameter arrays (the embedding and the weight matrices) are checked (for the embedding, among the rows of tokens in the batch). g is the backprop gradient, g_numeric the finite-difference one; the relative error is taken by norm over those ten, ‖g − g_numeric‖ / (‖g‖ + ‖g_numeric‖), so an entry of `<pad>`'s embedding, whose gradient is exactly 0, causes no division by zero. If all ten picked entries have gradient exactly 0, both backprop and numeric, nothing would be checked: `gradient_check` then raises an error instead of reporting a perfect 0.
 
@@ -365,7 +365,7 @@ print({role: (round(a, 3), rows) for role, (a, rows)
 """)
 
 lesson.md(slide="subslide", ko="""
-학습률 스케줄과 기울기 클리핑을 그림으로 봐요. 왼쪽은 스텝마다의 학습률이에요(워밍업 뒤 코사인 감쇠). 오른쪽은 10스텝마다 그동안 가장 컸던 기울기 노름(클리핑하기 전)이고, 주황 점선 1.0을 넘은 스텝에서는 클리핑이 기울기를 1.0 길이로 줄였어요. 아래 셀은 그런 스텝이 한 번이라도 있었던 10스텝 구간의 끝 스텝을 출력해요(스텝 0은 학습 전, 따로 둔 문장에서 잰 값이에요). 손실이 작아진 뒤에는 기울기도 훨씬 짧아져서 클리핑할 일이 없어요.
+학습률 스케줄과 기울기 클리핑을 그림으로 봐요. 왼쪽은 스텝별 학습률이에요(워밍업 뒤 코사인 감쇠). 오른쪽은 10스텝마다 그동안 가장 컸던 기울기 노름(클리핑하기 전)이고, 주황 점선 1.0을 넘은 스텝에서는 클리핑이 기울기를 1.0 길이로 줄였어요. 아래 셀은 그런 스텝이 한 번이라도 있었던 10스텝 구간의 끝 스텝을 출력해요(스텝 0은 학습 전, 따로 둔 문장에서 잰 값이에요). 손실이 작아진 뒤에는 기울기도 훨씬 짧아져서 클리핑할 일이 없어요.
 """, en="""
 The learning-rate schedule and the clipping, in a picture. Left: the learning rate at each step (warm-up, then the cosine). Right: for each 10 steps, the longest gradient norm before clipping; where it is above the orange 1.0 line, clipping shortened that step's gradient to length 1.0. The cell prints the steps that end a 10-step window with at least one clipped step (step 0 is the untrained model on the held-out sentences). Once the loss is small the gradients are far shorter, and nothing is clipped.
 """)
