@@ -246,7 +246,8 @@ def adam_step(params, grads, state, lr, beta1=0.9, beta2=0.98, eps=1e-9):
         v += (1 - beta2) * g * g
         m_hat = m / (1 - beta1**t)
         v_hat = v / (1 - beta2**t)
-        params[name] -= (lr * m_hat / (np.sqrt(v_hat) + eps)).astype(params[name].dtype)
+        params[name] -= (lr * m_hat / (np.sqrt(v_hat) + eps)).astype(params[name].dtype,
+                                                                    copy=False)
 
 
 # --- each backward checked on its own --------------------------------------------------------

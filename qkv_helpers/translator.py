@@ -140,12 +140,17 @@ def make_batch(pairs, vocab: Vocabulary) -> Batch:
             isinstance(p, Pair) for p in pairs):
         raise TypeError("pairs must be a non-empty list of Pair (from toy_corpus.build_sentence "
                         f"or make_corpus), got {type(pairs).__name__} {pairs!r}"[:200])
-    src = [vocab.encode(p.english) + [vocab.eos] for p in pairs]
-    ko = [vocab.encode(p.korean) for p in pairs]
+    return _padded([(vocab.encode(p.english), vocab.encode(p.korean)) for p in pairs], vocab)
+
+
+def _padded(encoded, vocab: Vocabulary) -> Batch:
+    """:func:`make_batch` of sentences already encoded: ``[(english ids, korean ids), …]``."""
+    src = [english + [vocab.eos] for english, _ in encoded]
+    ko = [korean for _, korean in encoded]
     n_src, n_tgt = max(map(len, src)), max(map(len, ko)) + 1
-    source = np.zeros((len(pairs), n_src), np.int64)  # (B, n_src)
-    target_in = np.zeros((len(pairs), n_tgt), np.int64)  # (B, n_tgt)
-    target_out = np.zeros((len(pairs), n_tgt), np.int64)
+    source = np.zeros((len(src), n_src), np.int64)  # (B, n_src)
+    target_in = np.zeros((len(src), n_tgt), np.int64)  # (B, n_tgt)
+    target_out = np.zeros((len(src), n_tgt), np.int64)
     for i, (s, t) in enumerate(zip(src, ko)):
         source[i, : len(s)] = s
         target_in[i, : len(t) + 1] = [vocab.bos, *t]
@@ -737,6 +742,7 @@ def train(steps: int = 300, batch_size: int = 32, lr: float = 1e-2, warmup: int 
     evaluation = corpus.heldout[:n_eval]
     eval_batch = make_batch(evaluation, vocab)
     shown = make_batch(corpus.heldout[:1], vocab)
+    encoded = [(vocab.encode(p.english), vocab.encode(p.korean)) for p in corpus.train]
     history, snapshots, push_snapshots, state = [], [], [], {}
     losses, pushes, norms = [], [], []  # of the steps since the last evaluation
     start = time.perf_counter()
@@ -780,8 +786,9 @@ def train(steps: int = 300, batch_size: int = 32, lr: float = 1e-2, warmup: int 
         for step in range(1, steps + 1):
             if position + batch_size > len(order):
                 order, position = rng.permutation(len(corpus.train)), 0
-            pairs = [corpus.train[i] for i in order[position: position + batch_size]]
-            batch = make_batch(pairs, vocab)
+            chosen = order[position: position + batch_size]
+            pairs = [corpus.train[i] for i in chosen]
+            batch = _padded([encoded[i] for i in chosen], vocab)  # make_batch(pairs, vocab)
             position += batch_size
             loss, grads, push = _loss_grads_and_push(model, batch)
             pushes.append(push_agreement(push, pairs))

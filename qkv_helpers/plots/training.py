@@ -5,7 +5,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np  # noqa: F401 (the doctests)
 from matplotlib.patches import Rectangle
-from matplotlib.ticker import FuncFormatter, NullFormatter
+from matplotlib.ticker import FuncFormatter, NullFormatter, NullLocator
 
 from .. import _validate as validate
 from .. import style
@@ -232,6 +232,7 @@ def plot_gradient_check(errors, by_eps, threshold: float = 1e-6, eps: float | No
     powers = FuncFormatter(lambda value, _: f"1e{round(np.log10(value))}")  # 1e-9, not 10⁻⁹
     for axis in (left.xaxis, right.xaxis, right.yaxis):
         axis.set_major_formatter(powers)
+        axis.set_minor_locator(NullLocator())  # the decades are enough (and draw faster)
     return fig
 
 
@@ -278,8 +279,8 @@ def plot_score_push(run, steps, row=None):
         bottom.bar(x, weights, color=colors)
         bottom.set_ylim(0, 1)
         bottom.set_title(t("p_l14_weights_step", step=step))
-        for ax in (top, bottom):
-            ax.set_xticks(x, source, rotation=60, ha="right", fontsize="small")
+        top.set_xticks(x, [])  # the same tokens as the weights below
+        bottom.set_xticks(x, source, rotation=60, ha="right", fontsize="small")
         if c == 0:
             top.set_ylabel(t("p_l14_push_axis"))
             bottom.set_ylabel(t("p_l14_weight_axis", token=pair.korean[row]))
