@@ -481,3 +481,16 @@ def test_check_verb_attention_one_head(lang, model, short_run):
     # a row that reads the English verb itself is not told "not at the English verb"
     feedback = c14.check_verb_attention("hid", model, pair, head=0)
     assert feedback.ok is True and feedback.key == "check_l14_verb_right_gold"
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_every_lesson_14_check_message_ends_with_a_period(lang):
+    import string
+
+    table = qk.lang.STRINGS[lang]
+    keys = [k for k in table if k.startswith("check_l14_")]
+    assert len(keys) > 20
+    for key in keys:
+        fields = {f for _, f, _, _ in string.Formatter().parse(table[key]) if f}
+        text = table[key].format(**{f: "x." if f == "explanation" else "x" for f in fields})
+        assert text.rstrip().endswith("."), (key, text[-40:])
