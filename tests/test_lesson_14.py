@@ -494,3 +494,19 @@ def test_every_lesson_14_check_message_ends_with_a_period(lang):
         fields = {f for _, f, _, _ in string.Formatter().parse(table[key]) if f}
         text = table[key].format(**{f: "x." if f == "explanation" else "x" for f in fields})
         assert text.rstrip().endswith("."), (key, text[-40:])
+
+
+def test_check_verb_attention_tells_whether_the_token_holds_the_verb():
+    qk.setup(lang="en")
+    sa = trn.train(encoder_self_attention=True, n_heads=2, eval_every=300)
+    pair = tc.build_sentence("rabbit", "hid", "behind", "bench", "white", "small")
+    _, cache = sa.model.forward(trn.make_batch([pair], tc.Vocabulary()))
+    encoder = cache["enc.self"][5][0].mean(axis=0)  # (source, source), heads averaged
+    verb, eos = pair.alignment[-1], len(pair.english)
+    # head 1 reads <eos>, which took little of "hid"; head 0 reads a "the" that took much
+    empty = c14.check_verb_attention("<eos>", sa.model, pair, head=1)
+    assert empty.ok is True and empty.key == "check_l14_verb_right_head_empty"
+    assert f"{encoder[eos, verb]:.2f}" in empty.message and encoder[eos, verb] < 0.3
+    full = c14.check_verb_attention("the", sa.model, pair, head=0)
+    assert full.ok is True and full.key == "check_l14_verb_right_head"
+    assert max(encoder[0, verb], encoder[5, verb]) >= 0.3

@@ -383,28 +383,30 @@ lesson.md(slide="slide", ko="""
 
 역전파는 어텐션 점수 s(소프트맥스에 들어가기 전)에도 기울기 d_s를 줘요. 3절 `attention_backward`의 가운데 줄이에요. −d_s는 한 스텝이 점수를 어느 쪽으로 밀고 싶은지예요. 양수인 키는 점수를 올리고(그 키를 더 읽으면 손실이 줄어요), 음수인 키는 내려요. 한 행의 합은 0이에요. 가중치의 합이 1이라서, 한 키를 올리면 나머지는 내려가야 하거든요. 점수는 매개변수가 아니니 W_Q와 W_K가 이 방향을 따라가도록 바뀌어요. `translator.score_push`가 이 값을 계산하고, 학습은 평가할 때마다 따로 둔 첫 문장(`held`)의 값을 `run.pushes`에 남겨 둬요.
 
-키 j를 미는 힘은 d_p_j = d_out·v_j에서 나와요. 밸류 v_j를 더 읽을 때 손실이 얼마나 줄어드는지예요. 그러니 그 행이 예측해야 할 단어를 담은 밸류, 곧 정답 단어의 키가 가장 세게 밀려 올라가요. 다만 위쪽 레이어가 그 밸류를 한국어 단어로 옮기는 법을 조금이라도 배운 뒤에야 그래요. 아래 셀은 "숨었다"의 행에서 스텝마다 가장 세게 밀려 올라가는 원문 토큰, 가중치가 가장 큰 원문 토큰, "hid"에 준 가중치를 출력해요.
+키 j를 미는 힘은 d_p_j = d_out·v_j에서 나와요. 밸류 v_j를 더 읽을 때 손실이 얼마나 줄어드는지예요. 그러니 그 행이 예측해야 할 단어를 담은 밸류, 곧 정답 단어의 키가 가장 세게 밀려 올라가요. 다만 위쪽 레이어가 그 밸류를 한국어 단어로 옮기는 법을 조금이라도 배운 뒤에야 그래요. 아래 셀은 "숨었다"의 행에서 스텝마다 가장 세게 밀려 올라가는 토큰이 "hid"인지, 가중치가 가장 큰 토큰이 "hid"인지, "hid"에 준 가중치를 출력해요.
 """, en="""
 ### Why do the weights move to the gold word? The gradient's push on the scores
 
 The backward also gives the attention scores s (before the softmax) a gradient d_s: the middle line of section 3's `attention_backward`. −d_s is where one step wants to push the scores: up at a key with a positive value (reading that key more lowers the loss), down at a negative one. Each row sums to 0: the weights sum to 1, so raising one key lowers the others. The scores are not parameters; W_Q and W_K change so as to follow the push. `translator.score_push` computes it, and training keeps it for the first held-out sentence (`held`) at each evaluation, in `run.pushes`.
 
-The push on key j comes from d_p_j = d_out·v_j: how much reading more of value v_j would lower the loss. So the key pushed up hardest is the one whose value holds the word the row must predict, the gold word, once the layers above have begun to turn that value into the Korean word. The cell prints, for the row of "숨었다" at a few steps: the source token pushed up hardest, the token with the largest weight, and the weight on "hid".
+The push on key j comes from d_p_j = d_out·v_j: how much reading more of value v_j would lower the loss. So the key pushed up hardest is the one whose value holds the word the row must predict, the gold word, once the layers above have begun to turn that value into the Korean word. The cell prints, for the row of "숨었다" at a few steps: whether the token pushed up hardest is "hid", whether the largest weight is on "hid", and the weight on "hid".
 """)
 
 lesson.code(ko="""
-verb_row, source = len(held.korean) - 1, [*held.english, "<eos>"]
+verb_row, hid = len(held.korean) - 1, held.alignment[-1]   # "숨었다"의 행, "hid"의 열
 for i in (0, 2, 3, 4):                    # 스텝 0, 20, 30, 40의 평가
     push, w = run.pushes[i][0, verb_row], run.snapshots[i][0, verb_row]   # 헤드 0의 행
-    print(run.history[i]["step"], source[push.argmax()], source[w.argmax()],
-          round(float(w[held.alignment[-1]]), 2))
+    # 스텝, 가장 세게 미는 곳이 "hid"인지, 가중치가 가장 큰 곳이 "hid"인지, "hid"의 가중치
+    print(run.history[i]["step"], push.argmax() == hid, w.argmax() == hid,
+          round(float(w[hid]), 2))
 fig = qk.plots.plot_score_push(run, [0, 20, 30, 40])
 """, en="""
-verb_row, source = len(held.korean) - 1, [*held.english, "<eos>"]
+verb_row, hid = len(held.korean) - 1, held.alignment[-1]   # the row of 숨었다, column of hid
 for i in (0, 2, 3, 4):                    # the evaluations at steps 0, 20, 30 and 40
     push, w = run.pushes[i][0, verb_row], run.snapshots[i][0, verb_row]   # head 0's row
-    print(run.history[i]["step"], source[push.argmax()], source[w.argmax()],
-          round(float(w[held.alignment[-1]]), 2))
+    # step; is the hardest push on "hid"? is the largest weight on "hid"? the weight on "hid"
+    print(run.history[i]["step"], push.argmax() == hid, w.argmax() == hid,
+          round(float(w[hid]), 2))
 fig = qk.plots.plot_score_push(run, [0, 20, 30, 40])
 """)
 
@@ -549,31 +551,31 @@ for h in range(len(encoder_self)):               # per head: each source row's w
 lesson.md(slide="slide", ko="""
 ## 직접 해보기: 새 문장의 동사는 어디를 볼까요
 
-헤드 2개에 인코더 셀프 어텐션을 켠 모델(`run_sa.model`)에 새 문장 "the white rabbit hid behind the small bench"(하얀 토끼가 작은 벤치 뒤에 숨었다)를 넣어요. 이 문장의 어텐션 그림은 아직 한 번도 보지 않았어요. 크로스 어텐션 **헤드 0**에서 한국어 동사 "숨었다"를 예측하는 행은 원문 토큰 중 무엇에 가장 큰 가중치를 둘까요? 6절의 두 가지를 떠올려 먼저 예측해 보세요. `held` 문장에서 헤드 0의 동사 행이 어디를 봤는지, 그리고 인코더에서 어느 원문 토큰의 행이 "hid"의 내용을 받아 갔는지요. `my_word`에 원문 토큰 하나(영어 단어나 "&lt;eos&gt;")를 따옴표로 감싸 적은 뒤 검사기로 확인해 보세요. 틀리면 검사기는 답을 알려 주지 않아요.
+헤드 2개에 인코더 셀프 어텐션을 켠 모델(`run_sa.model`)에 새 문장 "the white rabbit hid behind the small bench"(하얀 토끼가 작은 벤치 뒤에 숨었다)를 넣어요. 이 문장의 어텐션 그림은 아직 한 번도 보지 않았어요. 크로스 어텐션 **헤드 1**에서 한국어 동사 "숨었다"를 예측하는 행은 원문 토큰 중 무엇에 가장 큰 가중치를 둘까요? 6절에서 `held` 문장의 헤드 1 그림이 동사 행에서 어디를 봤는지 떠올려 먼저 예측해 보세요. 맞히면 검사기가 그 토큰이 인코더에서 "hid"의 내용을 얼마나 받았는지도 알려 줘요. `my_word`에 원문 토큰 하나(영어 단어나 "&lt;eos&gt;")를 따옴표로 감싸 적은 뒤 검사기로 확인해 보세요. 틀리면 검사기는 답을 알려 주지 않아요.
 """, en="""
 ## Try it: where does a new sentence's verb look?
 
-Give the 2-head model with encoder self-attention (`run_sa.model`) a new sentence, "the white rabbit hid behind the small bench" (하얀 토끼가 작은 벤치 뒤에 숨었다), whose attention you have not seen. In cross-attention **head 0**, the row that predicts the Korean verb "숨었다": which source token gets its largest weight? Predict it from two things section 6 showed: where head 0's verb row looked in `held`, and which source rows of the encoder took in "hid"'s content. Write one source token (an English word or "&lt;eos&gt;") in quotes in `my_word`, then check. A wrong guess is not told the answer.
+Give the 2-head model with encoder self-attention (`run_sa.model`) a new sentence, "the white rabbit hid behind the small bench" (하얀 토끼가 작은 벤치 뒤에 숨었다), whose attention you have not seen. In cross-attention **head 1**, the row that predicts the Korean verb "숨었다": which source token gets its largest weight? Predict it from where head 1's verb row looked in `held`, in section 6. A right answer is also told how much of "hid" that token took in the encoder. Write one source token (an English word or "&lt;eos&gt;") in quotes in `my_word`, then check. A wrong guess is not told the answer.
 """)
 
 lesson.code(exercise=True, ko="""
 new_pair = toy_corpus.build_sentence("rabbit", "hid", "behind", "bench", "white", "small")
 my_word = ...                             # 원문 토큰 하나, 예: "bench"
-qk.checks.check_verb_attention(my_word, run_sa.model, new_pair, head=0)
+qk.checks.check_verb_attention(my_word, run_sa.model, new_pair, head=1)
 """, en="""
 new_pair = toy_corpus.build_sentence("rabbit", "hid", "behind", "bench", "white", "small")
 my_word = ...                             # one source token, e.g. "bench"
-qk.checks.check_verb_attention(my_word, run_sa.model, new_pair, head=0)
+qk.checks.check_verb_attention(my_word, run_sa.model, new_pair, head=1)
 """)
 
 lesson.code(solution=True, ko="""
-# "hid"가 아니에요. 인코더가 "hid"의 내용을 "the"에 옮겨 담아서, 헤드 0은 "the"에서 읽어요
-my_word = "the"
-qk.checks.check_verb_attention(my_word, run_sa.model, new_pair, head=0).as_solution()
+# "hid"가 아니에요. 헤드 1은 held에서처럼 <eos>를 봐요("hid"에서 거의 아무것도 받지 않은 토큰)
+my_word = "<eos>"
+qk.checks.check_verb_attention(my_word, run_sa.model, new_pair, head=1).as_solution()
 """, en="""
-# not "hid": the encoder copied "hid" into the "the"s, and head 0 reads it there
-my_word = "the"
-qk.checks.check_verb_attention(my_word, run_sa.model, new_pair, head=0).as_solution()
+# not "hid": as in held, head 1 looks at <eos>, which took almost nothing from "hid"
+my_word = "<eos>"
+qk.checks.check_verb_attention(my_word, run_sa.model, new_pair, head=1).as_solution()
 """)
 
 lesson.md(slide="slide", ko="""

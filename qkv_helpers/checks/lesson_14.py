@@ -213,17 +213,26 @@ def check_verb_attention(answer, model, pair, name: str = "my_word",
     if answer.strip().lower() not in words:  # quoted, but not a token of this sentence
         return wrong("check_l14_verb_not_in_sentence", name=name, guess=answer.strip()[:40],
                      words=", ".join(words))
-    maps = model.cross_attention(make_batch([pair], Vocabulary()))[0]  # (H, n_tgt, n_src)
+    batch = make_batch([pair], Vocabulary())
+    maps = model.cross_attention(batch)[0]  # (H, n_tgt, n_src)
     weights = maps.mean(axis=0) if head == "mean" else maps[head]
     row = len(pair.korean) - 1  # the verb comes last
-    j = int(weights[row].argmax())
+    j, verb = int(weights[row].argmax()), pair.alignment[row]
     one_head = "" if head == "mean" else "_head"
     if answer.strip().lower() == source[j]:
-        if j == pair.alignment[row]:  # the English verb itself: no mixing to tell of
+        if j == verb:  # the English verb itself: no mixing to tell of
             return right("check_l14_verb_right_gold", name=name, verb=pair.korean[row],
                          word=source[j], weight=f"{weights[row, j]:.2f}")
-        return right("check_l14_verb_right" + one_head, name=name, verb=pair.korean[row],
-                     word=source[j], weight=f"{weights[row, j]:.2f}", head=head)
+        if one_head:  # did the encoder move the verb into that token? (heads averaged)
+            mixed = 0.0
+            if model.encoder_self_attention:
+                mixed = float(model.forward(batch)[1]["enc.self"][5][0, :, j, verb].mean())
+            return right("check_l14_verb_right_head" if mixed >= 0.3 else
+                         "check_l14_verb_right_head_empty", name=name, verb=pair.korean[row],
+                         word=source[j], weight=f"{weights[row, j]:.2f}", head=head,
+                         english=source[verb], mixed=f"{mixed:.2f}")
+        return right("check_l14_verb_right", name=name, verb=pair.korean[row],
+                     word=source[j], weight=f"{weights[row, j]:.2f}")
     return wrong("check_l14_verb_wrong" + one_head, name=name, verb=pair.korean[row],
                  guess=answer.strip().lower(), head=head)
 
