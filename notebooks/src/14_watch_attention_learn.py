@@ -411,11 +411,11 @@ fig = qk.plots.plot_score_push(run, [0, 20, 30, 40])
 """)
 
 lesson.md(slide="subslide", ko="""
-"숨었다"의 행은 스텝 0부터 "hid"를 가장 세게 밀어 올려요. 그런데 가중치는 처음에 "duck"에서 가장 크고, 스텝 20~30에는 오히려 &lt;eos&gt;로 쏠려요. 그동안에도 미는 힘은 계속 "hid"를 올리고 &lt;eos&gt;를 내려요(그림 위쪽). 스텝 40이면 가중치가 "hid"로 옮겨 가요. 가중치가 자리를 잡으면 미는 힘은 거의 0이 돼요. 더 읽어서 줄일 손실이 별로 남지 않았거든요.
+"숨었다"의 행은 스텝 0부터 "hid"를 가장 세게 밀어 올려요(둘째 열이 모두 True). 그런데 가중치가 가장 큰 곳은 "hid"가 아니에요. 처음에는 "duck"이고, 스텝 20~30에는 오히려 &lt;eos&gt;로 쏠려요(그림 아래쪽). 그동안에도 미는 힘은 계속 "hid"를 올리고 &lt;eos&gt;를 내려요(그림 위쪽). 스텝 40이면 가중치가 "hid"로 옮겨 가요. 가중치가 자리를 잡으면 미는 힘은 거의 0이 돼요. 더 읽어서 줄일 손실이 별로 남지 않았거든요.
 
 오른쪽 곡선은 모든 행으로 본 거예요. **미는 힘 일치도**는 학습 배치에서 가장 세게 밀려 올라가는 키가 정답 단어인 행의 비율이에요(정렬 일치도와 같은 행을 세요). 스텝 0에서는 우연 수준이에요. 위쪽 레이어가 아직 아무 밸류도 쓸 줄 몰라서, 어느 키를 더 읽어도 나을 게 없으니까요(위의 한 행은 우연히 맞았어요). 그 뒤로 미는 힘이 정렬보다 먼저 정답 단어를 가리키고, 가중치가 그 뒤를 따라가요. 가중치가 자리를 잡은 행에서는 미는 힘이 사라져 가장 센 곳이 아무 데나 되니, 미는 힘 일치도는 정렬 일치도처럼 1까지 올라가지 않고 중간에서 멈춰요.
 """, en="""
-The row of "숨었다" pushes "hid" up hardest from step 0 on, yet its largest weight is first on "duck", and at steps 20 to 30 it even drifts to &lt;eos&gt;. All the while the push keeps raising "hid" and lowering &lt;eos&gt; (top row of the picture). By step 40 the weight has moved to "hid". Once it is there the push nearly vanishes: there is little loss left to gain by reading more.
+The row of "숨었다" pushes "hid" up hardest from step 0 on (the second column is True throughout), yet its largest weight is elsewhere: first on "duck", and at steps 20 to 30 it even drifts to &lt;eos&gt; (bottom row of the picture). All the while the push keeps raising "hid" and lowering &lt;eos&gt; (top row of the picture). By step 40 the weight has moved to "hid". Once it is there the push nearly vanishes: there is little loss left to gain by reading more.
 
 The curves on the right count all rows. The **push agreement** is the fraction of rows, in the training batches, whose hardest push up is on the gold word (the same rows as the alignment agreement). At step 0 it is at chance: the layers above cannot use any value yet, so no key is better to read than another (the row above was right by luck). Then the push points at the gold words before the weights do, and the weights follow. In a row whose weight has settled, the push fades and its largest entry lands anywhere, so the push agreement stops halfway instead of rising to 1 like the alignment.
 """)
