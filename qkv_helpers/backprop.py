@@ -22,12 +22,13 @@ import math
 import numpy as np
 
 from . import _validate as validate
-from .attention import scaled_dot_product_attention
+from .attention import scaled_dot_product_attention, softmax
 
 __all__ = [
     "adam_step",
     "attention",
     "attention_backward",
+    "check_each_operation",
     "clip_by_norm",
     "cross_entropy",
     "cross_entropy_backward",
@@ -245,4 +246,95 @@ def adam_step(params, grads, state, lr, beta1=0.9, beta2=0.98, eps=1e-9):
         v += (1 - beta2) * g * g
         m_hat = m / (1 - beta1**t)
         v_hat = v / (1 - beta2**t)
-        params[name] -= (lr * m_hat / (np.sqrt(v_hat) + eps)).astype(params[name].dtype)
+        params[name] -= (lr * m_hat / (np.sqrt(v_hat) + eps)).astype(params[name].dtype,
+                                                                    copy=False)
+
+
+# --- each backward checked on its own --------------------------------------------------------
+
+def _relative_error(a, b) -> float:
+    """``‖a − b‖ / (‖a‖ + ‖b‖)``, 0 when both are 0."""
+    denom = np.linalg.norm(a) + np.linalg.norm(b)
+    return 0.0 if denom == 0 else float(np.linalg.norm(a - b) / denom)
+
+
+def _numeric_gradient(forward, inputs, which, d_out, eps):
+    """Central differences of ``sum(forward(*inputs) · d_out)`` with respect to
+    ``inputs[which]``: what a backward given ``d_out`` must return for that input."""
+    x = inputs[which]
+    numeric = np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        old = x[i]
+        x[i] = old + eps
+        up = float(np.sum(forward(*inputs) * d_out))
+        x[i] = old - eps
+        down = float(np.sum(forward(*inputs) * d_out))
+        x[i] = old
+        numeric[i] = (up - down) / (2 * eps)
+    return numeric
+
+
+def check_each_operation(eps: float = 1e-6, seed: int = 0, **backwards) -> dict:
+    """Each op's backward against central differences, on its own small float64 input.
+
+    Returns ``{op: relative error}``, the largest over the op's inputs (by norm, as
+    :func:`qkv_helpers.translator.gradient_check`). A whole-model check says only that some
+    gradient is off; this says which op. Pass a backward of your own by its name to check
+    it in place of the package's, e.g. ``layer_norm_backward=mine``.
+
+    >>> errors = check_each_operation()
+    >>> list(errors)[:3], max(errors.values()) < 1e-6
+    (['embedding', 'linear', 'relu'], True)
+    >>> def forgot_a_term(d_out, y, inv_std):               # no y·mean(d_y·y)
+    ...     return (d_out - d_out.mean(axis=-1, keepdims=True)) * inv_std
+    >>> errors = check_each_operation(layer_norm_backward=forgot_a_term)
+    >>> [op for op, e in errors.items() if e > 1e-6]
+    ['layer_norm']
+    """
+    eps = validate.positive_number(eps, "eps")
+    rng = np.random.default_rng(validate.seed(seed))
+    known = {"embedding_backward", "linear_backward", "relu_backward", "layer_norm_backward",
+             "softmax_backward", "attention_backward", "cross_entropy_backward",
+             "merge_heads"}
+    unknown = set(backwards) - known
+    if unknown:
+        raise TypeError(f"check_each_operation: {sorted(unknown)} is not a backward of this "
+                        f"module; you can replace {sorted(known)}")
+    for name, fn in backwards.items():
+        validate.a_function(fn, name)
+    use = {name: backwards.get(name, globals()[name]) for name in known}
+
+    def normal(*shape):
+        return rng.standard_normal(shape)
+
+    ids = np.array([[1, 3, 0], [2, 3, 4]])  # (B, n): id 3 looked up twice
+    targets = np.array([[1, 4, 0], [2, 0, 0]])  # (B, n): 0 is padding
+    mask = np.array([[True, True, True, False]])  # the last key masked
+    # op: (forward, its inputs, backward(d_out, *inputs) → one gradient per input)
+    ops = {
+        "embedding": (lambda table: embedding(table, ids), [normal(5, 3)],
+                      lambda d, table: (use["embedding_backward"](d, ids, len(table)),)),
+        "linear": (linear, [normal(2, 3, 4), normal(4, 5)], use["linear_backward"]),
+        "relu": (relu, [normal(2, 3, 4)], lambda d, x: (use["relu_backward"](d, x),)),
+        "layer_norm": (lambda x: layer_norm(x)[0], [normal(2, 3, 6)],
+                       lambda d, x: (use["layer_norm_backward"](d, *layer_norm(x)),)),
+        "split_heads": (lambda x: split_heads(x, 2), [normal(2, 3, 4)],
+                        lambda d, x: (use["merge_heads"](d),)),
+        "softmax": (softmax, [normal(2, 3, 4)],
+                    lambda d, s: (use["softmax_backward"](d, softmax(s)),)),
+        "attention": (lambda q, k, v: attention(q, k, v, mask)[0],
+                      [normal(2, 3, 4), normal(2, 4, 4), normal(2, 4, 5)],
+                      lambda d, q, k, v: use["attention_backward"](
+                          d, q, k, v, attention(q, k, v, mask)[1])),
+        "cross_entropy": (lambda logits: cross_entropy(logits, targets)[0], [normal(2, 3, 5)],
+                          lambda d, logits: (d * use["cross_entropy_backward"](
+                              cross_entropy(logits, targets)[1], targets),)),
+    }
+    errors = {}
+    for op, (forward, inputs, backward) in ops.items():
+        d_out = normal(*np.shape(forward(*inputs)))
+        grads = backward(d_out, *inputs)
+        errors[op] = max(_relative_error(np.asarray(g), _numeric_gradient(forward, inputs, i,
+                                                                          d_out, eps))
+                         for i, g in enumerate(grads))
+    return errors

@@ -34,6 +34,7 @@ from threadpoolctl import threadpool_limits
 
 from . import _validate as validate
 from . import backprop as bp
+from .attention import scaled_dot_product_attention
 from .decoding import sinusoidal_positions
 from .masks import causal_mask
 from .toy_corpus import (  # noqa: F401
@@ -56,11 +57,14 @@ __all__ = [
     "alignment_by_role",
     "chance_agreement",
     "token_accuracy",
+    "push_agreement",
+    "score_push",
     "TRAINED_WEIGHTS",
     "TRAINING_SETTINGS",
     "exact_match",
     "describe_landing",
     "gradient_check",
+    "gradient_check_by_eps",
     "load_trained",
     "make_batch",
     "save_trained",
@@ -136,12 +140,17 @@ def make_batch(pairs, vocab: Vocabulary) -> Batch:
             isinstance(p, Pair) for p in pairs):
         raise TypeError("pairs must be a non-empty list of Pair (from toy_corpus.build_sentence "
                         f"or make_corpus), got {type(pairs).__name__} {pairs!r}"[:200])
-    src = [vocab.encode(p.english) + [vocab.eos] for p in pairs]
-    ko = [vocab.encode(p.korean) for p in pairs]
+    return _padded([(vocab.encode(p.english), vocab.encode(p.korean)) for p in pairs], vocab)
+
+
+def _padded(encoded, vocab: Vocabulary) -> Batch:
+    """:func:`make_batch` of sentences already encoded: ``[(english ids, korean ids), …]``."""
+    src = [english + [vocab.eos] for english, _ in encoded]
+    ko = [korean for _, korean in encoded]
     n_src, n_tgt = max(map(len, src)), max(map(len, ko)) + 1
-    source = np.zeros((len(pairs), n_src), np.int64)  # (B, n_src)
-    target_in = np.zeros((len(pairs), n_tgt), np.int64)  # (B, n_tgt)
-    target_out = np.zeros((len(pairs), n_tgt), np.int64)
+    source = np.zeros((len(src), n_src), np.int64)  # (B, n_src)
+    target_in = np.zeros((len(src), n_tgt), np.int64)  # (B, n_tgt)
+    target_out = np.zeros((len(src), n_tgt), np.int64)
     for i, (s, t) in enumerate(zip(src, ko)):
         source[i, : len(s)] = s
         target_in[i, : len(t) + 1] = [vocab.bos, *t]
@@ -229,7 +238,10 @@ class Translator:
         q = bp.split_heads(bp.linear(x_q, p[prefix + ".w_q"]), h)  # (B, H, n_q, d/H)
         k = bp.split_heads(bp.linear(x_kv, p[prefix + ".w_k"]), h)  # (B, H, n_k, d/H)
         v = bp.split_heads(bp.linear(x_kv, p[prefix + ".w_v"]), h)  # (B, H, n_k, d/H)
-        heads, weights = bp.attention(q, k, v, mask)  # (B, H, n_q, d/H), (B, H, n_q, n_k)
+        # bp.attention without the checks a learner's call gets: the arrays are well formed
+        # by construction, and checking them took about a tenth of training's time
+        heads, weights = scaled_dot_product_attention.unchecked(q, k, v, mask)
+        # heads (B, H, n_q, d/H), weights (B, H, n_q, n_k)
         merged = bp.merge_heads(heads)  # (B, n_q, d)
         cache[prefix] = (x_q, x_kv, q, k, v, weights, merged)
         return bp.linear(merged, p[prefix + ".w_o"])  # (B, n_q, d)
@@ -298,7 +310,8 @@ class Translator:
         x_q, x_kv, q, k, v, weights, merged = cache[prefix]
         d_merged, grads[prefix + ".w_o"] = bp.linear_backward(d_out, merged, p[prefix + ".w_o"])
         d_heads = bp.split_heads(d_merged, self.n_heads)  # (B, H, n_q, d/H)
-        d_q, d_k, d_v = bp.attention_backward(d_heads, q, k, v, weights)
+        cache[prefix + ".d_heads"] = d_heads  # kept for score_gradients
+        d_q, d_k, d_v = bp.attention_backward.unchecked(d_heads, q, k, v, weights)
         d_x_q, grads[prefix + ".w_q"] = bp.linear_backward(bp.merge_heads(d_q), x_q,
                                                            p[prefix + ".w_q"])
         d_x_k, grads[prefix + ".w_k"] = bp.linear_backward(bp.merge_heads(d_k), x_kv,
@@ -392,8 +405,8 @@ class Translator:
         return result
 
 
-def gradient_check(model: Translator, batch: Batch, entries: int = 10, eps: float = 1e-6,
-                   seed: int = 0) -> dict:
+def gradient_check(model: Translator, batch: Batch, entries: int = 10, eps: float = 1e-5,
+                   seed: int = 0, names=None) -> dict:
     """Relative error, by norm, of :meth:`Translator.backward` against central differences.
 
     For each parameter, ``entries`` random entries (those of the embedding among the rows
@@ -402,9 +415,18 @@ def gradient_check(model: Translator, batch: Batch, entries: int = 10, eps: floa
     gradient is exactly 0 (a ``<pad>`` row) does not divide by zero. If every entry picked
     from a tensor has gradient exactly 0 both ways, nothing was checked: that is an error,
     not a perfect 0. Use a float64 model: float32 rounding alone would give errors near 1e-3.
+    ``names``: the parameters to check (all by default).
+
+    ``eps`` trades two errors (:func:`gradient_check_by_eps` measures them): the central
+    difference is off by about ε²·(third derivative) (truncation), and the loss's rounding
+    error, about 1e-16 of it, divided by 2ε (rounding). In float64 the sum is smallest near
+    ε = 1e-5 to 1e-4; at ε = 1e-6 rounding already dominates. Much larger, and ε may step
+    across a kink of ReLU.
     """
     validate.instance_of(model, "model", Translator,
                          "e.g. Translator(len(vocab), dtype=np.float64)")
+    if names is not None:
+        names = [validate.token_of(n, "names", model.params) for n in names]
     _check_batch(batch, model.vocab_size)
     entries = validate.integer(entries, "entries", 1)
     eps = validate.positive_number(eps, "eps")
@@ -414,6 +436,8 @@ def gradient_check(model: Translator, batch: Batch, entries: int = 10, eps: floa
     used = np.unique(np.concatenate([batch.source.ravel(), batch.target_in.ravel()]))
     errors = {}
     for name, param in model.params.items():
+        if names is not None and name not in names:
+            continue
         flat = param.reshape(-1)
         if name == "embedding":
             rows = (used[:, None] * model.d_model + np.arange(model.d_model)).ravel()
@@ -440,6 +464,28 @@ def gradient_check(model: Translator, batch: Batch, entries: int = 10, eps: floa
     return errors
 
 
+def gradient_check_by_eps(model: Translator, batch: Batch, name: str = "dec.cross.w_q",
+                          eps_values=(1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-9),
+                          entries: int = 10, seed: int = 0) -> dict:
+    """:func:`gradient_check`'s relative error for one parameter ``name`` at each ε:
+    ``{eps: error}``, the same entries each time. On log axes it falls as ε² while the
+    truncation error dominates, then rises as 1/ε once rounding does.
+
+    >>> vocab = Vocabulary()
+    >>> model = Translator(len(vocab), 8, seed=1, dtype=np.float64)
+    >>> batch = make_batch(make_corpus(n_train=2, n_valid=1, n_heldout=1).train, vocab)
+    >>> errors = gradient_check_by_eps(model, batch, eps_values=(1e-2, 1e-5, 1e-9))
+    >>> errors[1e-5] < errors[1e-2] and errors[1e-5] < errors[1e-9]
+    True
+    """
+    validate.instance_of(model, "model", Translator,
+                         "e.g. Translator(len(vocab), dtype=np.float64)")
+    if not isinstance(eps_values, (list, tuple)) or not eps_values:
+        raise ValueError(f"eps_values must be a non-empty list of step sizes, got {eps_values!r}")
+    return {eps: gradient_check(model, batch, entries, eps, seed, [name])[name]
+            for eps in eps_values}
+
+
 def exact_match(model: Translator, pairs, vocab: Vocabulary) -> float:
     """The fraction of ``pairs`` whose greedy translation is exactly the gold Korean."""
     validate.instance_of(model, "model", Translator, "e.g. train(...).model")
@@ -447,23 +493,78 @@ def exact_match(model: Translator, pairs, vocab: Vocabulary) -> float:
     return float(np.mean([tuple(t) == p.korean for t, p in zip(translations, pairs)]))
 
 
-def token_accuracy(logits, batch: Batch) -> float:
+def token_accuracy(logits, batch: Batch, with_eos: bool = True) -> float:
     """Teacher-forced per-token accuracy: how often the most likely next token is the gold
     one, over the batch's Korean tokens and ``<eos>`` (padding left out).
 
     ``logits (B, n_tgt, V)`` from :meth:`Translator.forward` on ``batch``. The per-token
     counterpart of :func:`alignment_agreement`; exact match needs every token of a sentence.
+    ``with_eos=False`` leaves the ``<eos>`` rows out too: the rows the alignment counts.
 
     >>> b = Batch(np.ones((1, 2), int), np.ones((1, 3), int), np.array([[4, 2, 0]]))
-    >>> token_accuracy(np.eye(5)[[[4, 3, 0]]], b)
-    0.5
+    >>> token_accuracy(np.eye(5)[[[4, 3, 0]]], b), token_accuracy(np.eye(5)[[[4, 3, 0]]], b, False)
+    (0.5, 1.0)
     """
     logits = np.asarray(logits)
-    kept = batch.target_out != 0
+    kept = (batch.target_out != 0) & (with_eos or (batch.target_out != 2))  # 2: <eos>
     if logits.shape[:2] != batch.target_out.shape:
         raise ValueError(f"logits must be (B, n_tgt, V) = {batch.target_out.shape} + (V,), "
                          f"got {logits.shape}")
     return float((logits.argmax(-1) == batch.target_out)[kept].mean())
+
+
+def score_push(model: Translator, batch: Batch) -> np.ndarray:
+    """The push of one gradient step on each cross-attention score, teacher-forced:
+    ``−∂loss/∂S`` ``(B, H, n_tgt, n_src)``, ``S = q·kᵀ/√d`` before the softmax.
+
+    It is minus ``d_S`` of :func:`~qkv_helpers.backprop.attention_backward`'s middle line:
+    positive where the step would raise a score (the loss falls if that key is read more),
+    negative where it would lower it. Each row sums to 0 (the softmax's Jacobian: raising
+    one weight lowers the others); a padding key gets 0. The scores are not parameters:
+    W_Q and W_K (and the decoder below them) change so as to follow the push.
+
+    >>> model, vocab = load_trained()[0], Vocabulary()
+    >>> push = score_push(model, make_batch([build_sentence("cat", "sat", "on", "mat")], vocab))
+    >>> push.shape, bool(np.allclose(push.sum(-1), 0))
+    ((1, 1, 5, 7), True)
+    """
+    validate.instance_of(model, "model", Translator, "e.g. train(...).model")
+    _check_batch(batch, model.vocab_size)
+    return _loss_grads_and_push(model, batch)[2]
+
+
+def _loss_grads_and_push(model: Translator, batch: Batch):
+    """:meth:`Translator.loss_and_grads`, and the cross-attention's push ``−d_S`` that the
+    backward went through on the way (``(B, H, n_tgt, n_src)``)."""
+    logits, cache = model.forward(batch)
+    loss, probabilities = bp.cross_entropy(logits, batch.target_out)
+    grads = model.backward(bp.cross_entropy_backward(probabilities, batch.target_out), cache)
+    v, weights = cache["dec.cross"][4], cache["dec.cross"][5]
+    d_p = cache["dec.cross.d_heads"] @ v.swapaxes(-1, -2)  # (B, H, n_tgt, n_src)
+    return float(loss), grads, -bp.softmax_backward(d_p, weights)
+
+
+def push_agreement(push, pairs) -> float:
+    """How often a Korean token's row is pushed up most at its gold English word.
+
+    ``push (B, H, n_tgt, n_src)`` from :func:`score_push`, heads averaged; the same rows
+    as :func:`alignment_agreement` (the Korean tokens', not ``<eos>``'s), and only each
+    sentence's own source tokens (a padding key's push is 0).
+
+    >>> pair = Pair(("the", "cat"), ("고양이가",), (1,))
+    >>> push_agreement(np.array([[[[-0.2, 0.3, -0.1], [0.5, 0, -0.5]]]]), [pair])
+    1.0
+    """
+    push = validate.array(push, "push", ndim=4, empty=False, shape="(B, H, n_tgt, n_src)")
+    _check_weights(np.zeros_like(push), pairs, "mean")  # the shapes fit the sentences
+    maps = push.mean(axis=1)  # (B, n_tgt, n_src)
+    n_src = np.array([len(p.english) + 1 for p in pairs])  # (B,)
+    own = np.arange(maps.shape[-1]) < n_src[:, None, None]  # (B, 1, n_src): not padding
+    strongest = np.where(own, maps, -np.inf).argmax(-1)  # (B, n_tgt)
+    gold = np.full(strongest.shape, -1)  # (B, n_tgt): -1 where no Korean token
+    for i, p in enumerate(pairs):
+        gold[i, : len(p.alignment)] = p.alignment
+    return float((strongest == gold).sum() / (gold >= 0).sum())
 
 
 def chance_agreement(pairs) -> float:
@@ -578,8 +679,11 @@ class TrainingRun(NamedTuple):
     history: list
     """One dict per evaluation: ``step``, ``loss`` (mean of the steps since the last),
     ``exact_match`` (greedy, held-out), ``token_accuracy`` (teacher-forced, held-out, per
-    token), ``alignment`` (teacher-forced, held-out,
-    head-averaged), ``alignment_per_head``."""
+    token), ``token_accuracy_words`` (the same without the ``<eos>`` rows), ``alignment``
+    (teacher-forced, held-out, head-averaged), ``alignment_per_head``, ``push``
+    (:func:`push_agreement` of the training batches since the last evaluation), ``grad_norm``
+    (the largest norm of all gradients together, before clipping, over those steps); at
+    step 0, the loss, push and norm are the held-out sentences'."""
     snapshots: list
     """The cross-attention ``(H, n_tgt, n_src)`` of ``corpus.heldout[0]`` at each
     evaluation (step 0 first)."""
@@ -589,6 +693,12 @@ class TrainingRun(NamedTuple):
     """Wall-clock time, evaluations included."""
     corpus: object
     vocab: Vocabulary
+    settings: dict | None = None
+    pushes: list | None = None
+    """:func:`score_push` ``(H, n_tgt, n_src)`` of ``corpus.heldout[0]`` at each evaluation,
+    beside :attr:`snapshots`."""
+    """The arguments :func:`train` was called with (``steps``, ``lr``, ``n_train`` …), so a
+    check can tell a run that was stopped early from one that broke."""
 
 
 def train(steps: int = 300, batch_size: int = 32, lr: float = 1e-2, warmup: int = 20,
@@ -632,24 +742,36 @@ def train(steps: int = 300, batch_size: int = 32, lr: float = 1e-2, warmup: int 
     evaluation = corpus.heldout[:n_eval]
     eval_batch = make_batch(evaluation, vocab)
     shown = make_batch(corpus.heldout[:1], vocab)
-    history, snapshots, losses, state = [], [], [], {}
+    encoded = [(vocab.encode(p.english), vocab.encode(p.korean)) for p in corpus.train]
+    history, snapshots, push_snapshots, state = [], [], [], {}
+    losses, pushes, norms = [], [], []  # of the steps since the last evaluation
     start = time.perf_counter()
 
     def evaluate(step):
+        if not losses:  # step 0: the held-out sentences stand in for the training batches
+            loss, grads, push = _loss_grads_and_push(model, eval_batch)
+            losses.append(loss)
+            pushes.append(push_agreement(push, evaluation))
+            norms.append(bp.clip_by_norm(grads, math.inf))
         logits, cache = model.forward(eval_batch)  # teacher-forced
         weights = cache["dec.cross"][5]
         record = {
             "step": step,
-            "loss": float(np.mean(losses)) if losses else model.loss(eval_batch),
+            "loss": float(np.mean(losses)),
             "exact_match": exact_match(model, evaluation, vocab),
             "token_accuracy": token_accuracy(logits, eval_batch),
+            "token_accuracy_words": token_accuracy(logits, eval_batch, with_eos=False),
             "alignment": alignment_agreement(weights, evaluation),
             "alignment_per_head": [alignment_agreement(weights, evaluation, h)
                                    for h in range(n_heads)],
+            "push": float(np.mean(pushes)),
+            "grad_norm": float(np.max(norms)),
         }
-        losses.clear()
+        for window in (losses, pushes, norms):
+            window.clear()
         history.append(record)
         snapshots.append(model.cross_attention(shown)[0])
+        push_snapshots.append(_loss_grads_and_push(model, shown)[2][0])
         if callback is not None:
             callback(record)
         return record
@@ -664,19 +786,24 @@ def train(steps: int = 300, batch_size: int = 32, lr: float = 1e-2, warmup: int 
         for step in range(1, steps + 1):
             if position + batch_size > len(order):
                 order, position = rng.permutation(len(corpus.train)), 0
-            batch = make_batch([corpus.train[i] for i in order[position: position + batch_size]],
-                               vocab)
+            chosen = order[position: position + batch_size]
+            pairs = [corpus.train[i] for i in chosen]
+            batch = _padded([encoded[i] for i in chosen], vocab)  # make_batch(pairs, vocab)
             position += batch_size
-            loss, grads = model.loss_and_grads(batch)
-            bp.clip_by_norm(grads, 1.0)
+            loss, grads, push = _loss_grads_and_push(model, batch)
+            pushes.append(push_agreement(push, pairs))
+            norms.append(bp.clip_by_norm(grads, 1.0))
             bp.adam_step(model.params, grads, state, bp.learning_rate(step - 1, lr, warmup, steps))
             losses.append(loss)
             if step % eval_every == 0 or step == steps:
                 record = evaluate(step)
                 if stop_at is not None and record["exact_match"] >= stop_at:
                     break
+    settings = {"steps": steps, "batch_size": batch_size, "lr": lr, "warmup": warmup,
+                "n_heads": n_heads, "encoder_self_attention": encoder_self_attention,
+                "seed": seed, "n_train": n_train}
     return TrainingRun(model, history, snapshots, step, time.perf_counter() - start, corpus,
-                       vocab)
+                       vocab, settings, push_snapshots)
 
 
 def to_tiny_transformer(model: Translator):

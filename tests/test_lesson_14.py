@@ -110,7 +110,7 @@ def test_check_break_it(model):
     assert c14.check_break_it(diverged, "b").ok is False
     assert c14.check_break_it(memorised, "b").ok is True
     assert c14.check_break_it(memorised, "a").ok is False
-    assert c14.check_break_it(fine, "c").ok is False  # it has to break first
+    assert c14.check_break_it(fine, "c").ok is None  # it has to break first (✏️, not ❌)
     assert c14.check_break_it(fine, "c").message == qk.lang.t(  # though "c" reads it right
         "check_l14_break_not_broken_seen", exact="100")
     assert c14.check_break_it(diverged, "c").ok is False
@@ -239,3 +239,274 @@ def test_chance_agreement_is_the_mean_over_rows_of_one_over_the_source_length():
     assert abs(trn.alignment_agreement(w, pairs) - trn.chance_agreement(pairs)) < 0.05
     with pytest.raises(ValueError, match="pairs"):
         trn.chance_agreement([])
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_check_attention_backward_says_what_came_back(lang):
+    qk.setup(lang=lang)
+
+    def forgot_return(q, k, v, d_out):
+        _backward(q, k, v, d_out)
+
+    cases = {
+        forgot_return: "check_l14_backward_returned_none",
+        lambda q, k, v, d: ("d_q", "d_k", "d_v"): "check_l14_backward_not_numbers",
+        lambda q, k, v, d: np.zeros(5): "check_l14_backward_one_array",
+        lambda q, k, v, d: _backward(q, k, v, d)[:2]: "check_l14_backward_count",
+        lambda q, k, v, d: {"d_q": q}: "check_l14_backward_not_three",
+        lambda q, k, v, d: (q, k[:, :2], v): "check_l14_backward_shape",
+    }
+    for fn, key in cases.items():
+        feedback = c14.check_attention_backward(fn)
+        assert feedback.ok is False and feedback.key == key, (key, feedback)
+        assert "NoneType" not in feedback.message and "()" not in feedback.message
+        assert feedback.message.rstrip().endswith(".")
+    assert "(5,)" in c14.check_attention_backward(lambda q, k, v, d: np.zeros(5)).message
+    # the cell's ``return ...`` is the only "not answered yet"
+    assert c14.check_attention_backward(lambda q, k, v, d: ...).ok is None
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_check_attention_backward_names_the_usual_mistakes(lang):
+    qk.setup(lang=lang)
+    root = np.sqrt
+
+    def no_scale(q, k, v, d):
+        d_q, d_k, d_v = _backward(q, k, v, d)
+        return d_q * root(len(q)), d_k * root(len(q)), d_v
+
+    def no_jacobian_term(q, k, v, d):
+        s = k @ q / root(len(q))
+        p = np.exp(s) / np.exp(s).sum()
+        d_s = p * (v @ d)
+        return d_s @ k / root(len(q)), np.outer(d_s, q) / root(len(q)), np.outer(p, d)
+
+    def no_softmax(q, k, v, d):
+        s = k @ q / root(len(q))
+        p = np.exp(s) / np.exp(s).sum()
+        d_s = v @ d
+        return d_s @ k / root(len(q)), np.outer(d_s, q) / root(len(q)), np.outer(p, d)
+
+    def swapped(q, k, v, d):
+        d_q, d_k, d_v = _backward(q, k, v, d)
+        return -d_q, d_k, d_v
+
+    for fn, key in ((no_scale, "check_l14_backward_no_scale"),
+                    (no_jacobian_term, "check_l14_backward_no_jacobian_term"),
+                    (no_softmax, "check_l14_backward_no_softmax"),
+                    (swapped, "check_l14_backward_wrong")):
+        feedback = c14.check_attention_backward(fn)
+        assert feedback.ok is False and feedback.key == key, (key, feedback)
+    assert "2.24" in c14.check_attention_backward(no_scale).message  # √5, the first case's d
+
+
+def test_check_break_it_on_runs_that_are_not_broken(model):
+    qk.setup(lang="en")
+    short = trn.train(steps=60)  # the normal lr, a fifth of the steps: unfinished, not broken
+    assert short.settings["steps"] == 60 and short.settings["lr"] == 0.01
+    assert short.history[-1]["exact_match"] < 0.5 and short.history[-1]["loss"] > 0.3
+    for answer in ("a", "b", "c"):  # "a" (steps too large) must not pass
+        feedback = c14.check_break_it(short, answer)
+        assert feedback.ok is None and feedback.key == "check_l14_break_unfinished", answer
+        assert repr(feedback).startswith("✏️")
+    fine = trn.TrainingRun(model, [{"step": 300, "loss": 0.004, "exact_match": 1.0}], [], 300,
+                           1.0, None, None)
+    feedback = c14.check_break_it(fine, "c")  # "c" reads it right: no ❌ beside that
+    assert feedback.ok is None and not repr(feedback).startswith("❌")
+    assert c14.check_break_it(fine, "a").ok is False
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_check_verb_attention_a_quoted_word_not_in_the_sentence(lang, model):
+    qk.setup(lang=lang)
+    pair = tc.build_sentence("rabbit", "hid", "behind", "bench", "white", "small")
+    feedback = c14.check_verb_attention("zebra", model, pair)
+    assert feedback.ok is False and feedback.key == "check_l14_verb_not_in_sentence"
+    assert "zebra" in feedback.message
+    assert c14.check_verb_attention(3, model, pair).key == "check_l14_verb_not_word"
+    for key in ("check_l14_verb_setup", "check_l14_verb_not_word"):
+        assert qk.lang.t(key, name="x", words="a").endswith(".")
+
+
+def test_each_operation_checked_on_its_own_finds_the_planted_bug():
+    errors = bp.check_each_operation()
+    assert list(errors) == ["embedding", "linear", "relu", "layer_norm", "split_heads",
+                            "softmax", "attention", "cross_entropy"]
+    assert max(errors.values()) < 1e-8
+
+    def layer_norm_no_y_term(d_out, y, inv_std):
+        return (d_out - d_out.mean(axis=-1, keepdims=True)) * inv_std
+
+    def linear_no_transpose(d_out, x, w):
+        d_x, d_w = bp.linear_backward(d_out, x, w)
+        return d_x, 2 * d_w
+
+    def softmax_only_diagonal(d_p, p):
+        return p * d_p
+
+    def attention_no_scale(d_out, q, k, v, p):
+        d_q, d_k, d_v = bp.attention_backward(d_out, q, k, v, p)
+        return d_q * 2, d_k * 2, d_v  # √4: the scale left out
+
+    def relu_everywhere(d_out, x):
+        return d_out
+
+    for name, bug, op in (("layer_norm_backward", layer_norm_no_y_term, "layer_norm"),
+                          ("linear_backward", linear_no_transpose, "linear"),
+                          ("softmax_backward", softmax_only_diagonal, "softmax"),
+                          ("attention_backward", attention_no_scale, "attention"),
+                          ("relu_backward", relu_everywhere, "relu")):
+        found = bp.check_each_operation(**{name: bug})
+        assert [o for o, e in found.items() if e > 1e-6] == [op], name
+    with pytest.raises(TypeError, match="attention_forward"):
+        bp.check_each_operation(attention_forward=softmax_only_diagonal)
+    with pytest.raises(TypeError, match="relu_backward"):
+        bp.check_each_operation(relu_backward=3)
+
+
+def test_gradient_check_by_eps_falls_then_rises_and_catches_a_bug():
+    vocab = tc.Vocabulary()
+    model = trn.Translator(len(vocab), 16, n_heads=2, seed=1, dtype=np.float64)
+    batch = trn.make_batch(tc.make_corpus().train[:3], vocab)
+    by_eps = trn.gradient_check_by_eps(model, batch)
+    best = min(by_eps, key=by_eps.get)
+    assert 1e-6 <= best <= 1e-3  # truncation above, rounding below
+    assert by_eps[1e-2] > 10 * by_eps[best] and by_eps[1e-9] > 10 * by_eps[best]
+    # on log axes: slope about 2 where truncation dominates, about -1 where rounding does
+    assert 1.5 < np.log10(by_eps[1e-2] / by_eps[1e-3]) < 2.5
+    assert 0.5 < np.log10(by_eps[1e-9] / by_eps[1e-8]) < 1.5
+    assert trn.gradient_check(model, batch, names=["w_out"]).keys() == {"w_out"}
+    with pytest.raises(ValueError, match="names"):
+        trn.gradient_check(model, batch, names=["w_query"])
+    original = model.backward
+
+    def off_by_a_bit(d_logits, cache):  # a planted bug: one gradient 1% off
+        grads = original(d_logits, cache)
+        grads["dec.cross.w_q"] = grads["dec.cross.w_q"] * 1.01
+        return grads
+
+    model.backward = off_by_a_bit
+    assert min(trn.gradient_check_by_eps(model, batch).values()) > 1e-3
+
+
+def test_score_push_is_minus_the_scores_gradient(model):
+    corpus, vocab = tc.make_corpus(), tc.Vocabulary()
+    pairs = corpus.heldout[:4]
+    batch = trn.make_batch(pairs, vocab)
+    push = trn.score_push(model, batch)  # (B, H, n_tgt, n_src)
+    np.testing.assert_allclose(push.sum(-1), 0, atol=1e-6)  # the softmax's Jacobian
+    assert (push[batch.source[:, None, None, :].repeat(push.shape[2], 2) == 0] == 0).all()
+    # chain rule on: d_W_q = Σ x_qᵀ·(d_S·k/√d), d_S = −push (one head, float32 model)
+    _, grads = model.loss_and_grads(batch)
+    _, cache = model.forward(batch)
+    x_q, _, _, k, *_ = cache["dec.cross"]
+    d_q = (-push @ k)[:, 0] / np.sqrt(k.shape[-1])  # (B, n_tgt, d)
+    expected = x_q.reshape(-1, x_q.shape[-1]).T @ d_q.reshape(-1, d_q.shape[-1])
+    np.testing.assert_allclose(grads["dec.cross.w_q"], expected, rtol=1e-3, atol=1e-6)
+
+
+def test_push_agreement_counts_only_each_sentences_own_keys():
+    pair = tc.Pair(("the", "cat"), ("고양이가",), (1,))
+    push = np.zeros((1, 1, 2, 5))
+    push[0, 0, 0] = [-0.2, 0.1, -0.1, 0.0, 0.9]  # the biggest at a padding column: not read
+    assert trn.push_agreement(push, [pair]) == 1.0
+    push[0, 0, 0, 1] = -0.3
+    push[0, 0, 0, 0] = 0.5
+    assert trn.push_agreement(push, [pair]) == 0.0
+    with pytest.raises(ValueError, match="pairs"):
+        trn.push_agreement(push, [pair, pair])
+
+
+def test_training_records_the_push_the_norm_and_the_rows_of_the_alignment():
+    run = trn.train(steps=30, eval_every=10)
+    assert [r["step"] for r in run.history] == [0, 10, 20, 30]
+    assert len(run.pushes) == len(run.snapshots) == 4
+    assert run.pushes[0].shape == run.snapshots[0].shape
+    for r in run.history:
+        assert 0 <= r["push"] <= 1 and r["grad_norm"] > 0
+        assert 0 <= r["token_accuracy_words"] <= 1
+    # token accuracy on the alignment's rows: a direct count without <eos>
+    corpus, vocab = run.corpus, run.vocab
+    batch = trn.make_batch(corpus.heldout[:100], vocab)
+    logits, _ = run.model.forward(batch)
+    hits = total = 0
+    for i, p in enumerate(corpus.heldout[:100]):
+        predicted = logits[i, : len(p.korean)].argmax(-1)
+        hits += int((predicted == np.array(vocab.encode(p.korean))).sum())
+        total += len(p.korean)
+    assert run.history[-1]["token_accuracy_words"] == pytest.approx(hits / total)
+    assert run.settings == {"steps": 30, "batch_size": 32, "lr": 0.01, "warmup": 20,
+                            "n_heads": 1, "encoder_self_attention": False, "seed": 0,
+                            "n_train": 3000}
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_new_lesson_14_plots_draw_without_missing_glyphs(lang, short_run):
+    qk.setup(lang=lang)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fig = qk.plots.plot_gradient_check({"w_q": 1e-9, "w_k": 3e-9},
+                                           {1e-2: 1e-5, 1e-5: 1e-9, 1e-8: 1e-6}, eps=1e-5)
+        assert len(fig.axes) == 2 and len(fig.axes[0].patches) == 2
+        fig = qk.plots.plot_score_push(short_run, [0, 20])
+        assert len(fig.axes) == 5
+        fig = qk.plots.plot_optimiser(short_run.history, steps=40)
+        assert len(fig.axes) == 2
+    with pytest.raises(ValueError, match="steps"):
+        qk.plots.plot_score_push(short_run, [5])
+    with pytest.raises(ValueError, match="errors"):
+        qk.plots.plot_gradient_check({}, {1e-5: 1e-9})
+    with pytest.raises(ValueError, match="history"):
+        qk.plots.plot_optimiser([{"step": 0}])
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_check_verb_attention_one_head(lang, model, short_run):
+    qk.setup(lang=lang)
+    pair = tc.build_sentence("rabbit", "hid", "behind", "bench", "white", "small")
+    source = [*pair.english, "<eos>"]
+    w = short_run.model.cross_attention(trn.make_batch([pair], tc.Vocabulary()))[0]
+    row = len(pair.korean) - 1
+    for head in (0, 1):
+        peak = source[int(w[head, row].argmax())]
+        feedback = c14.check_verb_attention(peak, short_run.model, pair, head=head)
+        assert feedback.ok is True
+        others = [s for s in dict.fromkeys(source) if s != peak]
+        wrong = c14.check_verb_attention(others[0], short_run.model, pair, head=head)
+        assert wrong.ok is False and wrong.key == "check_l14_verb_wrong_head"
+        assert f'"{peak}"' not in wrong.message  # the answer isn't told
+    for bad in (2, -1, "first", 0.5):
+        assert c14.check_verb_attention("the", short_run.model, pair, head=bad).key == (
+            "check_l14_verb_setup")
+    # a row that reads the English verb itself is not told "not at the English verb"
+    feedback = c14.check_verb_attention("hid", model, pair, head=0)
+    assert feedback.ok is True and feedback.key == "check_l14_verb_right_gold"
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_every_lesson_14_check_message_ends_with_a_period(lang):
+    import string
+
+    table = qk.lang.STRINGS[lang]
+    keys = [k for k in table if k.startswith("check_l14_")]
+    assert len(keys) > 20
+    for key in keys:
+        fields = {f for _, f, _, _ in string.Formatter().parse(table[key]) if f}
+        text = table[key].format(**{f: "x." if f == "explanation" else "x" for f in fields})
+        assert text.rstrip().endswith("."), (key, text[-40:])
+
+
+def test_check_verb_attention_tells_whether_the_token_holds_the_verb():
+    qk.setup(lang="en")
+    sa = trn.train(encoder_self_attention=True, n_heads=2, eval_every=300)
+    pair = tc.build_sentence("rabbit", "hid", "behind", "bench", "white", "small")
+    _, cache = sa.model.forward(trn.make_batch([pair], tc.Vocabulary()))
+    encoder = cache["enc.self"][5][0].mean(axis=0)  # (source, source), heads averaged
+    verb, eos = pair.alignment[-1], len(pair.english)
+    # head 1 reads <eos>, which took little of "hid"; head 0 reads a "the" that took much
+    empty = c14.check_verb_attention("<eos>", sa.model, pair, head=1)
+    assert empty.ok is True and empty.key == "check_l14_verb_right_head_empty"
+    assert f"{encoder[eos, verb]:.2f}" in empty.message and encoder[eos, verb] < 0.3
+    full = c14.check_verb_attention("the", sa.model, pair, head=0)
+    assert full.ok is True and full.key == "check_l14_verb_right_head"
+    assert max(encoder[0, verb], encoder[5, verb]) >= 0.3

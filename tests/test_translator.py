@@ -228,3 +228,11 @@ def test_training_takes_the_same_path_with_more_blas_threads():
     assert set(two_threads) == set(here.model.params)
     for name, value in here.model.params.items():
         np.testing.assert_array_equal(two_threads[name], value, err_msg=name)
+
+
+@pytest.mark.parametrize("seed, on_100, on_200", [(1, 1.0, 0.995), (3, 0.99, 0.99)])
+def test_twice_the_learning_rate_other_seeds_fall_just_short(seed, on_100, on_200):
+    # lesson 14, section 4: seed 2 is not the only seed short of 100% at lr 0.02
+    run = tr.train(**{**tr.TRAINING_SETTINGS, "seed": seed, "lr": 2e-2})
+    assert run.history[-1]["exact_match"] == on_100
+    assert tr.exact_match(run.model, run.corpus.heldout, run.vocab) == on_200

@@ -1054,6 +1054,27 @@ def cases_lesson_14() -> list[Case]:
          ("zero bytes", costs._replace(kept_plain=[0, 0])),
          ("lengths not matching", costs._replace(kept_recompute=[1]))])
     GOOD_CALLS["plots.plot_backward_memory"] = (plots.plot_backward_memory, {"costs": costs})
+    errors = {"w_q": 1e-9, "w_k": 3e-9}
+    by_eps = {1e-2: 1e-5, 1e-5: 1e-9, 1e-8: 1e-6}
+    bad_tables = [("None", None), ("{}", {}), ("a list", [1e-9]), ("NaN", {"w_q": NAN}),
+                  ("zero", {"w_q": 0.0}), ("a string", {"w_q": "1e-9"}), ("negative", {"w": -1.0})]
+    add_all("plots.plot_gradient_check", plots.plot_gradient_check,
+            dict(errors=errors, by_eps=by_eps, eps=1e-5),
+            {"errors": bad_tables, "by_eps": bad_tables,
+             "threshold": BAD_REALS + [("0", 0.0), ("-1", -1.0)]})
+    pushed = trn.train(steps=2, n_train=40, eval_every=1, n_eval=2)
+    add_all("plots.plot_score_push", plots.plot_score_push, dict(run=pushed, steps=[0, 2]),
+            {"run": [("None", None), ("a history list", pushed.history),
+                     ("a tuple", tuple(pushed))],
+             "steps": [("None", None), ("[]", []), ("a step not evaluated", [5]),
+                       ("1.5", [1.5]), ("a string", "0")],
+             "row": [("99", 99), ("-1", -1), ("1.5", 1.5), ("a string", "verb")]})
+    add_all("plots.plot_optimiser", plots.plot_optimiser,
+            dict(history=pushed.history, steps=2, peak=1e-2, warmup=1),
+            {"history": [("None", None), ("[]", []), ("no grad_norm", history),
+                         ("a dict", pushed.history[0])],
+             "steps": BAD_INTS, "warmup": [b for b in BAD_INTS if b[0] != "0"],  # 0: none
+             "peak": BAD_REALS + [("-1", -1.0)]})
 
     # --- widgets ------------------------------------------------------------------------------
     add("widgets.training_progress", widgets.training_progress, {}, "steps", BAD_INTS)

@@ -14,7 +14,7 @@ lesson.md(slide="slide", ko="""
 - 어텐션이 곧 정렬은 아니라는 걸 봐요. 인코더 셀프 어텐션을 켜면 번역은 맞는데 어텐션은 정답 단어가 아니라, 자기 단어가 없는 다른 토큰("the"나 &lt;eos&gt;)을 봐요.
 - 역전파가 무엇을 메모리에 남겨 둬야 하는지 재 봐요. 일반적인 방법은 어텐션 가중치 P를 통째로 남기고, FlashAttention-2는 출력과 함께 행마다 숫자 하나(로그-합-지수)만 남긴 뒤 역전파 때 P를 다시 계산해요.
 
-**수업 시간**: 약 90분
+**수업 시간**: 약 110분
 """, en="""
 # 14. Watch attention learn: a small translator trained in numpy
 
@@ -27,7 +27,7 @@ Lesson 08's first alignment picture was made by hand: "앉았다" looked at "sat
 - See that attention is not alignment: with encoder self-attention on, the translation is right while a head reads another token, one that carries no word of its own (a "the" or &lt;eos&gt;).
 - Measure what the backward pass must keep: plain training keeps all of P; FlashAttention-2 keeps one log-sum-exp per row (and the output) and recomputes P.
 
-**Class time**: about 90 minutes
+**Class time**: about 110 minutes
 """)
 
 lesson.code(slide="skip", ko="""
@@ -118,15 +118,15 @@ lesson.md(slide="slide", ko="""
 
 인코더 레이어 하나, 디코더 레이어 하나, d_model = 32, 헤드 1개예요. 구조는 09강에서 디코딩에 썼던 `TinyTransformer`와 똑같아요. 각 부분 앞에서 레이어 정규화를 하고(pre-LN), 피드포워드는 ReLU를 쓰고, 위치는 사인파 위치 인코딩으로 넣고, 편향은 없어요. 그래서 학습한 매개변수를 `TinyTransformer`에 넣을 수 있어요. 이 번역기가 쓰지 않는 인코더 셀프 어텐션(아래)의 매개변수(W_Q, W_K, W_V, W_O)에는 0을 채워서, 아무것도 더하지 않게 해요.
 
-하나만 단순하게 했어요. 첫 번째 모델에서는 **인코더 셀프 어텐션을 꺼 둬요**(`encoder_self_attention=False`). 그러면 인코더의 출력 벡터 하나하나가 자기 단어와 위치 정보만 담고 있어서, 크로스 어텐션이 단어를 읽으려면 그 단어의 자리를 봐야 해요. 켜면 어떻게 되는지는 6절에서 봐요.
+하나만 단순하게 했어요. 첫 번째 모델에서는 **인코더 셀프 어텐션을 꺼 둬요**(`encoder_self_attention=False`). 그러면 인코더의 출력 벡터 하나하나가 자기 단어와 위치 정보만 담고 있어서, 크로스 어텐션이 단어를 읽으려면 그 단어의 자리를 봐야 해요. 학습이 가중치를 왜 그 자리로 옮기는지는 4절 끝에서 기울기로 직접 봐요. 켜면 어떻게 되는지는 6절에서 봐요.
 
-영어와 한국어 토큰이 어휘 사전 하나(토큰 92개)를 함께 써요. 손실은 **크로스 엔트로피**예요. 정답 토큰에 준 확률 p의 −log p라서, 정답에 확률을 많이 줄수록 작아져요. 92개 모두에 똑같이 1/92를 주는 모델이라면 손실은 ln 92 ≈ 4.5예요. 학습 전 모델은 매개변수가 무작위라 로짓(소프트맥스에 들어가는 점수)이 표준편차 1쯤으로 흩어져 있어요. 그래서 손실이 그보다 0.5~0.6쯤 높게 나와요(아래 5.15).
+영어와 한국어 토큰이 어휘 사전 하나(토큰 92개)를 함께 써요. 손실은 **크로스 엔트로피**예요. 모델이 정답 토큰에 준 확률을 p라고 하면 손실은 −log p라서, 정답에 확률을 많이 줄수록 작아져요. 92개 모두에 똑같이 1/92를 주는 모델이라면 손실은 ln 92 ≈ 4.5예요. 학습 전 모델은 매개변수가 무작위라 로짓(소프트맥스에 들어가는 점수)이 표준편차 1쯤으로 흩어져 있어요. 그래서 손실이 그보다 0.5~0.6쯤 높게 나와요(아래 5.15).
 """, en="""
 ## 2. The model: the architecture of lesson 09's TinyTransformer
 
 One encoder layer, one decoder layer, d_model = 32, one head. Layer norm before each sub-layer (pre-LN), a ReLU feed-forward, sinusoidal positions, no biases: the same architecture as the `TinyTransformer` lesson 09 decodes with, so the trained parameters go into a `TinyTransformer`, with zeros for the encoder self-attention that this first model leaves out (below), so that it adds nothing.
 
-One simplification: this first model **has no encoder self-attention** (`encoder_self_attention=False`). Each encoder output vector then holds its own word and position only, so to read a word, cross-attention must look at that word's position. Section 6 turns it on.
+One simplification: this first model **has no encoder self-attention** (`encoder_self_attention=False`). Each encoder output vector then holds its own word and position only, so to read a word, cross-attention must look at that word's position. Why training moves the weights there, the end of section 4 shows with the gradient itself. Section 6 turns self-attention on.
 
 English and Korean share one vocabulary of 92 tokens. The loss is the cross-entropy, −log of the probability given to the gold token. A model giving every token 1/92 would score ln 92 ≈ 4.5; the untrained model's logits, spread with a standard deviation of about 1 by its random parameters, add 0.5 to 0.6 to that (5.15 below).
 """)
@@ -172,23 +172,59 @@ print(inspect.getsource(backprop.attention_backward))
 lesson.md(slide="subslide", ko="""
 이 식들이 맞는지는 **유한 차분**으로 확인해요. 매개변수 하나를 아주 작은 수 ε만큼 올렸을 때와 내렸을 때 손실을 재서, 그 차이를 2ε으로 나누면 그 매개변수에 대한 기울기의 근삿값이 돼요. 반올림 오차가 작도록 float64(배정밀도 실수)로 만든 헤드 2개짜리 모델을 쓰고, 인코더 셀프 어텐션도 켜서 모든 매개변수를 검사해요. **배치**(한 번에 함께 계산하는 문장 묶음) 하나로 재는데, 배치 속 문장은 길이가 서로 달라서 짧은 문장 뒤는 패딩으로 채워져 있어요. 매개변수 배열 18개(임베딩과 가중치 행렬) 하나하나에서 원소 10개씩을 무작위로 골라 검사해요(임베딩은 배치에 나온 토큰의 행에서만 골라요). g는 역전파로 구한 기울기, g_수치는 유한 차분으로 구한 값이에요. 상대 오차는 원소 하나하나로 나눗셈하지 않고, 10개를 벡터 하나로 모아 그 길이(노름)로 한 번에 재요: ‖g − g_수치‖ / (‖g‖ + ‖g_수치‖). 그래서 기울기가 정확히 0인 원소(패딩 토큰 &lt;pad&gt;의 임베딩)가 섞여 있어도 0으로 나누지 않아요. 뽑은 원소 10개의 기울기가 (역전파 값도 수치 값도) 모두 정확히 0이면 아무것도 검사하지 못한 거라서, `gradient_check`는 통과로 치지 않고 오류를 내요.
 
-출력 `18 True`는 배열 18개를 모두 검사했고, 그중 가장 큰 상대 오차도 1e-6보다 작다는 뜻이에요. 원소 몇 개만 골라 본 것이라 증명은 아니지만, 식이 틀리면 오차가 보통 1e-3에서 1 정도로 커서 식과 코드가 맞다고 믿을 수 있어요. 오차 값 자체는 컴퓨터마다 달라요. 계산 라이브러리가 CPU에 맞춰 덧셈 순서를 다르게 잡아서 손실의 맨 끝자리가 조금 달라지는데, 그 차이를 2ε(아주 작은 수)로 나누니 크게 부풀기 때문이에요. 그래서 값 대신 1e-6보다 작은지만 출력해요. `errors`를 출력해서 직접 확인해 보세요.
+ε은 얼마로 잡아야 할까요? 오차가 두 군데서 생겨요. ε이 크면 차분이 기울기에서 벗어나요(**절단 오차**, ε²에 비례). ε이 작으면 손실의 맨 끝자리 반올림 오차(float64에서 손실의 1e-16배쯤)를 아주 작은 수인 2ε으로 나누게 돼서 크게 부풀어요(**반올림 오차**, 1/ε에 비례). 아래 오른쪽 그림이 이 두 가지를 재요. 로그 눈금에서 오차가 기울기 2로 내려가다가 기울기 −1로 다시 올라가요. 그래서 가장 작은 곳 근처인 ε = 1e-5를 써요. ε = 1e-6이면 통과선(1e-6)까지 여유가 열 배 남짓뿐이에요.
+
+출력 `18 True`는 배열 18개를 모두 검사했고, 그중 가장 큰 상대 오차도 1e-6보다 작다는 뜻이에요. 왼쪽 그림은 배열 하나하나의 오차예요. 원소 몇 개만 골라 본 것이라 증명은 아니지만, 식이 틀리면 오차가 보통 1e-3에서 1 정도로 커서 식과 코드가 맞다고 믿을 수 있어요. 막대의 길이는 컴퓨터마다 조금씩 달라요. 계산 라이브러리가 CPU에 맞춰 덧셈 순서를 다르게 잡으면 반올림 오차가 달라지거든요. 그래서 숫자 대신 1e-6보다 작은지만 출력하고, 값은 그림으로 봐요.
 """, en="""
 We check these formulas with **finite differences**: nudge one parameter up and down by a tiny ε, and the change in the loss divided by 2ε approximates its gradient. We use a float64 model with 2 heads and encoder self-attention on, so that every parameter is checked, and one batch of sentences of different lengths (so with padding). Ten random entries of each of the 18 parameter arrays (the embedding and the weight matrices) are checked (for the embedding, among the rows of tokens in the batch). g is the backprop gradient, g_numeric the finite-difference one; the relative error is taken by norm over those ten, ‖g − g_numeric‖ / (‖g‖ + ‖g_numeric‖), so an entry of `<pad>`'s embedding, whose gradient is exactly 0, causes no division by zero. If all ten picked entries have gradient exactly 0, both backprop and numeric, nothing would be checked: `gradient_check` then raises an error instead of reporting a perfect 0.
 
-`18 True` means all 18 arrays were checked and even the largest relative error is below 1e-6. Only a few entries were sampled, so this is not a proof, but a wrong formula typically gives errors of 1e-3 to 1, so we can trust that formulas and code agree. The error values themselves differ between computers: numpy's numerical libraries pick different CPU code (e.g. AVX2 or AVX-512) that adds numbers in a different order, so the loss changes in its last digits, and dividing by 2ε blows that up. So we print only whether they are below 1e-6: print `errors` to see them.
+Which ε? Two errors compete. A large ε makes the difference stray from the gradient (**truncation error**, proportional to ε²); a small one divides the loss's rounding error (about 1e-16 of it in float64) by a tiny 2ε (**rounding error**, proportional to 1/ε). The right-hand picture below measures both: on log axes the error falls with slope 2, then climbs back with slope −1. So we use ε = 1e-5, near the bottom; at ε = 1e-6 the margin below the pass line (1e-6) would be only about ten-fold.
+
+`18 True` means all 18 arrays were checked and even the largest relative error is below 1e-6; the left-hand picture shows each array's error. Only a few entries were sampled, so this is not a proof, but a wrong formula typically gives errors of 1e-3 to 1, so we can trust that formulas and code agree. The bars' lengths differ a little between computers: numpy's numerical libraries pick different CPU code (e.g. AVX2 or AVX-512) that adds numbers in a different order, which changes the rounding error. So the cell prints only whether they are below 1e-6, and the picture shows the values.
 """)
 
 lesson.code(ko="""
 model64 = translator.Translator(len(vocab), 32, n_heads=2, seed=1, dtype=np.float64)
-errors = translator.gradient_check(model64, translator.make_batch(corpus.train[:3], vocab))
-high = max(errors.values())
-print(len(errors), high < 1e-6)   # 검사한 배열 수, 가장 큰 상대 오차가 1e-6보다 작은지
+batch3 = translator.make_batch(corpus.train[:3], vocab)
+grad_errors = translator.gradient_check(model64, batch3, eps=1e-5)   # {배열 이름: 상대 오차}
+by_eps = translator.gradient_check_by_eps(model64, batch3)           # {ε: dec.cross.w_q의 오차}
+print(len(grad_errors), max(grad_errors.values()) < 1e-6)   # 검사한 배열 수, 모두 1e-6보다 작은지
+fig = qk.plots.plot_gradient_check(grad_errors, by_eps, eps=1e-5)
 """, en="""
 model64 = translator.Translator(len(vocab), 32, n_heads=2, seed=1, dtype=np.float64)
-errors = translator.gradient_check(model64, translator.make_batch(corpus.train[:3], vocab))
-high = max(errors.values())
-print(len(errors), high < 1e-6)   # arrays checked; is the largest relative error below 1e-6?
+batch3 = translator.make_batch(corpus.train[:3], vocab)
+grad_errors = translator.gradient_check(model64, batch3, eps=1e-5)   # {array name: error}
+by_eps = translator.gradient_check_by_eps(model64, batch3)           # {ε: error of dec.cross.w_q}
+print(len(grad_errors), max(grad_errors.values()) < 1e-6)   # arrays checked; all below 1e-6?
+fig = qk.plots.plot_gradient_check(grad_errors, by_eps, eps=1e-5)
+""")
+
+lesson.md(slide="subslide", ko="""
+모델 전체를 검사하면 어딘가 틀렸다는 건 알 수 있지만, 어느 연산인지는 알 수 없어요. 연산 하나의 역전파가 틀리면 그 뒤로 이어 붙인 기울기가 모두 틀려서, 배열 18개가 한꺼번에 실패하거든요. 그래서 연산마다 따로도 검사해요. `backprop.check_each_operation`은 연산마다 작은 float64 입력을 만들어, 그 연산의 역전파를 유한 차분과 비교해요. 여러분이 짠 역전파를 이름으로 넘기면 패키지 것 대신 그걸 검사해요. 아래에서는 레이어 정규화의 역전파에서 항 하나(−y·mean(d_y·y))를 일부러 빼 봤어요. 실패하는 연산이 그 하나로 좁혀져요.
+""", en="""
+A whole-model check tells you that some gradient is off, not which op: one wrong backward spoils every gradient chained after it, so all 18 arrays fail together. So each op is checked on its own too: `backprop.check_each_operation` gives each op a small float64 input and compares its backward with finite differences. Pass a backward of your own by its name and it is checked in place of the package's. Below, layer norm's backward loses one term (−y·mean(d_y·y)) on purpose: the failing op narrows down to that one.
+""")
+
+lesson.code(ko="""
+print([op for op, e in backprop.check_each_operation().items() if e < 1e-6])   # 통과한 연산
+
+
+def forgot_a_term(d_out, y, inv_std):            # 레이어 정규화의 역전파, −y·mean(d_y·y)를 빠뜨림
+    return (d_out - d_out.mean(axis=-1, keepdims=True)) * inv_std
+
+
+by_op = backprop.check_each_operation(layer_norm_backward=forgot_a_term)
+print({op: round(e, 1) for op, e in by_op.items() if e > 1e-6})     # 실패한 연산과 상대 오차
+""", en="""
+print([op for op, e in backprop.check_each_operation().items() if e < 1e-6])   # ops that pass
+
+
+def forgot_a_term(d_out, y, inv_std):            # layer norm's backward without −y·mean(d_y·y)
+    return (d_out - d_out.mean(axis=-1, keepdims=True)) * inv_std
+
+
+by_op = backprop.check_each_operation(layer_norm_backward=forgot_a_term)
+print({op: round(e, 1) for op, e in by_op.items() if e > 1e-6})     # ops that fail, and their error
 """)
 
 lesson.md(slide="slide", ko="""
@@ -238,10 +274,10 @@ qk.checks.check_attention_backward(my_backward).as_solution()
 lesson.md(slide="slide", ko="""
 ## 4. 학습시키기
 
-한 **스텝**은 배치 하나(문장 32개)로 기울기를 구해 매개변수를 한 번 고치는 거예요. 이걸 300번 해요. 한 번에 얼마나 크게 고칠지(보폭)를 **학습률**이라고 해요. 고치는 방법은 **Adam**이에요. 기울기의 반대 방향으로 내려가되, 매개변수마다 최근 기울기의 크기를 보고 보폭을 알아서 조절해 주는 방법이에요. 학습률은 처음 20스텝 동안 0에서 0.01까지 천천히 올리고(**워밍업**: 처음부터 크게 움직이다 망가지지 않게), 그 뒤에는 코사인 곡선 모양으로 0까지 부드럽게 내려요(**코사인 감쇠**). 또 기울기가 갑자기 너무 커지지 않도록, 모든 기울기를 합친 크기(노름)가 1.0을 넘으면 1.0으로 줄여서 써요(**기울기 클리핑**). Adam의 두 상수 β₁ = 0.9, β₂ = 0.98(최근 기울기를 얼마나 오래 기억할지 정해요)은 트랜스포머를 처음 제안한 논문(Vaswani 외, 2017)과 같지만, 학습률을 바꿔 가는 일정은 그 논문과 달라요.
+한 **스텝**은 배치 하나(문장 32개)로 기울기를 구해 매개변수를 한 번 고치는 거예요. 이걸 300번 해요. 한 번에 얼마나 크게 고칠지(보폭)를 **학습률**이라고 해요. 고치는 방법은 **Adam**이에요. 그냥 기울기의 반대 방향으로 학습률만큼 내려가는 대신, 매개변수마다 최근 기울기들의 평균(방향)과 크기의 평균을 기억해 두고, 방향을 크기로 나눠서 움직여요. 그래서 기울기가 작은 매개변수도 큰 매개변수도 한 스텝에 대략 학습률만큼씩 움직여요. 학습률은 처음 20스텝 동안 0에서 0.01까지 천천히 올리고(**워밍업**: Adam이 기억한 평균이 아직 몇 스텝 치뿐인 처음에 크게 움직이다 망가지지 않게), 그 뒤에는 코사인 곡선 모양으로 0까지 부드럽게 내려요(**코사인 감쇠**: 끝으로 갈수록 보폭을 줄여 자리를 잡게). 또 기울기가 갑자기 너무 커지지 않도록, 모든 기울기를 한 벡터로 이어 붙인 길이(노름)가 1.0을 넘으면 방향은 그대로 두고 길이만 1.0으로 줄여서 써요(**기울기 클리핑**). 학습이 끝나면 이 두 가지를 그림으로 봐요. Adam의 두 상수 β₁ = 0.9, β₂ = 0.98(최근 기울기를 얼마나 오래 기억할지 정해요)은 트랜스포머를 처음 제안한 논문(Vaswani 외, 2017)과 같지만, 학습률 스케줄(스텝마다 학습률을 정하는 규칙)은 그 논문과 달라요.
 
 10스텝마다 따로 둔 문장 100개로 세 가지를 재요.
-- **완전 일치**: 그리디로(매번 확률이 가장 높은 토큰 하나를 고르는 방식으로) 번역해서, 번역이 정답과 토큰 하나하나까지 똑같은 문장의 비율이에요.
+- **완전 일치**: **그리디**로 번역해서, 번역이 정답과 토큰 하나하나까지 똑같은 문장의 비율이에요. 그리디 디코딩은 매 스텝 확률이 가장 높은 토큰 하나를 골라 디코더에 다시 넣고, 한 번 고른 토큰은 되돌아보지 않아요(여러 후보를 함께 들고 가는 빔 서치와 달라요).
 - **토큰 정확도**: 디코더 입력으로 모델이 만든 번역 대신 정답 번역을 넣고(**교사 강요**, teacher forcing), 다음 토큰을 맞힌 비율이에요. 토큰 하나하나를 따로 세어요. 마지막 &lt;eos&gt;도 맞혀야 할 토큰에 넣어요(정렬 일치도는 그 행을 빼요).
 - **정렬 일치도**: 똑같이 교사 강요로 넣고, 크로스 어텐션에서 한국어 토큰을 예측하는 행마다(마지막 &lt;eos&gt; 행은 빼고) 가장 큰 가중치가 정답 영어 단어에 놓였는지 봐요. 그런 행의 비율이 정렬 일치도예요. 헤드가 여럿이면 헤드 평균으로 재요.
 
@@ -251,8 +287,8 @@ lesson.md(slide="slide", ko="""
 """, en="""
 ## 4. Train it
 
-Adam for 300 steps, batches of 32 sentences. The learning rate rises to 0.01 over the first 20 steps (warm-up), then follows a cosine down to 0; the gradients' overall norm is clipped at 1.0. (Adam's constants 0.9 and 0.98 are those of Vaswani et al. 2017; the schedule is not theirs.) Every 10 steps, 100 held-out sentences measure three things:
-- the **exact match**: translated greedily, the fraction of sentences right token for token;
+A **step** computes the gradient on one batch (32 sentences) and changes the parameters once; we take 300. How far a step moves is the **learning rate**. The optimiser is **Adam**: instead of stepping down the gradient by the learning rate times the gradient, it keeps, per parameter, a running mean of recent gradients (the direction) and of their squares (the size), and steps by the one divided by the square root of the other, so every parameter moves by roughly the learning rate per step, whether its gradient is tiny or large. The learning rate rises from 0 to 0.01 over the first 20 steps (**warm-up**: early on, Adam's running means hold only a few steps and large moves could wreck the model), then follows a cosine down to 0 (**cosine decay**: smaller and smaller steps settle the model). And so that one bad batch cannot throw it far, all gradients together, as one long vector, are shortened to length (norm) 1.0 whenever they are longer, keeping their direction (**gradient clipping**). After training we look at both in a picture. (Adam's constants β₁ = 0.9 and β₂ = 0.98, how long it remembers, are those of Vaswani et al. 2017; the learning-rate schedule is not theirs.) Every 10 steps, 100 held-out sentences measure three things:
+- the **exact match**: translated **greedily**, the fraction of sentences right token for token. Greedy decoding takes the single most likely token at each step, feeds it back, and never revisits it (beam search, by contrast, carries several candidates along);
 - the **token accuracy**: with the gold translation fed to the decoder (teacher forcing), the fraction of next tokens predicted right, each token counted on its own, the final &lt;eos&gt; included (the alignment agreement leaves that row out);
 - the **alignment agreement**: teacher-forced too; for each cross-attention row that predicts a Korean token (not the final &lt;eos&gt; row), is the largest weight on the gold English word? With several heads we take the heads' average.
 
@@ -277,31 +313,35 @@ print(round(run.seconds, 1))              # seconds taken
 lesson.code(slide="subslide", ko="""
 formed = next(r["step"] for r in run.history if r["alignment"] >= 0.8)   # 그림의 회색 점선
 print(round(translator.chance_agreement(corpus.heldout[:100]), 3))   # 정렬 일치도의 우연 수준
-for r in run.history[:13]:                # 스텝, 손실, 완전 일치, 토큰 정확도, 정렬 일치도
+print("스텝   손실   완전 일치  토큰 정확도  (<eos> 행 빼고)  정렬 일치도")
+for r in run.history[:13]:
     if r["step"] % 30 == 0 or r["step"] == formed:
-        print(f"{r['step']:4d}  {r['loss']:.3f}  {r['exact_match']:.2f}  "
-              f"{r['token_accuracy']:.2f}  {r['alignment']:.2f}")
+        print(f"{r['step']:4d}  {r['loss']:.3f}    {r['exact_match']:.2f}       "
+              f"{r['token_accuracy']:.2f}          {r['token_accuracy_words']:.2f}          "
+              f"{r['alignment']:.2f}")
 fig = qk.plots.plot_training_curves(run.history)
 """, en="""
 formed = next(r["step"] for r in run.history if r["alignment"] >= 0.8)   # the grey dotted line
 print(round(translator.chance_agreement(corpus.heldout[:100]), 3))   # the agreement's chance level
-for r in run.history[:13]:                # step, loss, exact match, token accuracy, alignment
+print("step   loss  exact match  token acc.  (no <eos> rows)  alignment")
+for r in run.history[:13]:
     if r["step"] % 30 == 0 or r["step"] == formed:
-        print(f"{r['step']:4d}  {r['loss']:.3f}  {r['exact_match']:.2f}  "
-              f"{r['token_accuracy']:.2f}  {r['alignment']:.2f}")
+        print(f"{r['step']:4d}  {r['loss']:.3f}     {r['exact_match']:.2f}        "
+              f"{r['token_accuracy']:.2f}          {r['token_accuracy_words']:.2f}         "
+              f"{r['alignment']:.2f}")
 fig = qk.plots.plot_training_curves(run.history)
 """)
 
 lesson.md(slide="subslide", ko="""
-회색 세로 점선이 정렬 일치도가 처음 0.8에 닿은 스텝(위 표에서 그 스텝의 줄)이에요. 표의 손실은 직전 10스텝 동안 학습 배치에서 잰 손실의 평균이에요(스텝 0만은 아직 학습 전이라, 따로 둔 문장에서 잰 손실이에요). **토큰 정확도가 정렬 일치도보다 조금 앞서 올라가요**(스텝 30에서 0.39와 0.20). 토큰은 그 행이 정답 단어를 보기 전에도, 끝내 보지 않아도 맞을 수 있어요. 디코더가 앞서 나온 번역 토큰 같은 다른 단서로 맞히기도 하거든요. 그러니 이 학습에서 "정렬이 먼저 생긴다"고 말할 수는 없어요. 완전 일치는 둘보다 한참 뒤처지는데, 문장 하나가 맞으려면 그 문장의 토큰(&lt;eos&gt;까지 5~7개)이 모두 맞아야 하기 때문이에요. 처음 정렬 일치도(0.22)는 우연 수준(0.116)의 두 배쯤이고, 20스텝 무렵에는 오히려 그 아래로 내려갔다가 올라가요.
+회색 세로 점선이 정렬 일치도가 처음 0.8에 닿은 스텝(위 표에서 그 스텝의 줄)이에요. 표의 손실은 직전 10스텝 동안 학습 배치에서 잰 손실의 평균이에요(스텝 0만은 아직 학습 전이라, 따로 둔 문장에서 잰 손실이에요). **토큰 정확도가 정렬 일치도보다 먼저 올라가요**(스텝 30에서 0.39와 0.20, 거의 두 배예요). 그 차이의 대부분은 마지막 &lt;eos&gt; 행이에요. 문장이 끝나는 자리는 디코더가 이미 동사를 읽었는지만 보면 알 수 있어서 원문을 보지 않고도 맞히기 쉬운데, 정렬 일치도는 그 행을 세지 않거든요. 같은 행끼리 비교하면(표의 "&lt;eos&gt; 행 빼고" 열) 스텝 30에서 0.28과 0.20이에요. 그래도 토큰이 앞서요. 토큰은 그 행이 정답 단어를 보기 전에도, 끝내 보지 않아도 맞을 수 있어요. 디코더가 앞서 나온 번역 토큰 같은 다른 단서로 맞히기도 하거든요. 그러니 이 학습에서 "정렬이 먼저 생긴다"고 말할 수는 없어요. 완전 일치는 둘보다 한참 뒤처지는데, 문장 하나가 맞으려면 그 문장의 토큰(&lt;eos&gt;까지 5~7개)이 모두 맞아야 하기 때문이에요. 처음 정렬 일치도(0.22)는 우연 수준(0.116)의 두 배쯤이고, 20스텝 무렵에는 우연 수준보다도 낮아졌다가 올라가요.
 
-이 결과는 시드(`seed`, 난수의 시작값)에 따라 조금씩 달라요. 시드는 말뭉치와 따로 둘 조합도 정하니, 시드마다 자기만의 따로 둔 문장으로 평가해요. 시드 0~4로 학습하면 모두 완전 일치 100%에 닿지만, 95%를 넘는 스텝과 마지막 정렬 일치도는 시드마다 달라요(`benchmarks/bench_translator.py`가 시드마다 재요). 학습률을 두 배(0.02)로 올리면 다섯 시드 중 시드 2만 완전 일치 91%(평가에 쓰는 따로 둔 문장 100개에서)에서 멈춰요. 따로 둔 문장 200개 중 104개에서 후치사 행이 전치사가 아니라 &lt;eos&gt;를 보고, 장소만 보고 후치사를 짐작하거든요. 이 수업은 시드 0으로 고정하고, float64(배정밀도 실수)로 학습해요. 학습은 작은 차이가 스텝마다 불어나는 과정이에요. float32로 학습하면 CPU나 BLAS(행렬 곱을 계산하는 라이브러리)가 덧셈 순서만 바꿔도(약 1e-7의 반올림 차이) 300스텝 뒤 매개변수가 둘째 자리에서 달라지고, 위 표의 숫자와 아래 정렬도 달라져요. float64에서는 같은 차이가 약 1e-16에서 시작해 1e-12쯤에 머물러서, 출력하는 자릿수와 그림은 컴퓨터마다 같아요(OpenBLAS의 여러 CPU 커널과 스레드 1개·2개로 확인했어요). 같은 건 출력하는 자릿수까지예요. 매개변수의 마지막 자리까지 같지는 않고, 걸린 시간은 컴퓨터마다 달라요. 08강과 09강이 쓰는 저장된 번역기(`make train`)도 이 학습으로 만든 거예요.
+이 결과는 시드(`seed`, 난수의 시작값)에 따라 조금씩 달라요. 시드는 말뭉치와 따로 둘 조합도 정하니, 시드마다 자기만의 따로 둔 문장으로 평가해요. 시드 0~4로 학습하면 모두 완전 일치 100%에 닿지만, 95%를 넘는 스텝과 마지막 정렬 일치도는 시드마다 달라요(`benchmarks/bench_translator.py`가 시드마다 재요). 학습률을 두 배(0.02)로 올리면 시드 2는 완전 일치 91%(평가에 쓰는 따로 둔 문장 100개에서)에서 멈춰요. 따로 둔 문장 200개 중 104개에서 후치사 행이 전치사가 아니라 &lt;eos&gt;를 보고, 장소만 보고 후치사를 짐작하거든요. 100%에 못 미치는 시드가 시드 2만은 아니에요. 시드 3은 99%에서 멈추고, 시드 1은 평가에 쓰는 100문장은 다 맞히지만 200문장 전부로 재면 99.5%예요. 이 수업은 시드 0으로 고정하고, float64(배정밀도 실수)로 학습해요. 학습은 작은 차이가 스텝마다 불어나는 과정이에요. float32로 학습하면 CPU나 BLAS(행렬 곱을 계산하는 라이브러리)가 덧셈 순서만 바꿔도(약 1e-7의 반올림 차이) 300스텝 뒤 매개변수가 둘째 자리에서 달라지고, 위 표의 숫자와 아래 정렬도 달라져요. float64에서는 같은 차이가 약 1e-16에서 시작해 1e-12쯤에 머물러서, 학습이 출력하는 자릿수와 그림은 컴퓨터마다 같아요(OpenBLAS의 여러 CPU 커널과 스레드 1개·2개로 확인했어요). 같은 건 출력하는 자릿수까지예요. 매개변수의 마지막 자리까지 같지는 않고, 걸린 시간은 컴퓨터마다 달라요. 08강과 09강이 쓰는 저장된 번역기(`make train`)도 이 학습으로 만든 거예요.
 
 학습을 마친 모델을 따로 둔 문장 200개 전부로 평가해 봐요.
 """, en="""
-The grey vertical dotted line is the step where the alignment agreement first reaches 0.8 (its row is in the table). The loss column is the training loss, averaged over the batches of the last 10 steps (at step 0, before any step, it is the loss on the held-out sentences). **The token accuracy runs a little ahead of the alignment** (0.39 against 0.20 at step 30): a token can be right before its row peaks on the gold word, or without it ever doing so, from other cues such as the translation so far. So this run does not show the alignment forming first. The exact match lags both, because a sentence is right only once all its tokens (5–7 with &lt;eos&gt;) are. The untrained model's agreement (0.22) is about twice chance (0.116), and around step 20 it dips below chance before it climbs.
+The grey vertical dotted line is the step where the alignment agreement first reaches 0.8 (its row is in the table). The loss column is the training loss, averaged over the batches of the last 10 steps (at step 0, before any step, it is the loss on the held-out sentences). **The token accuracy rises before the alignment** (0.39 against 0.20 at step 30, nearly double). Most of that lead is the final &lt;eos&gt; row: where a sentence ends, the decoder can tell from whether it has produced the verb yet, without reading the source, and the alignment leaves that row out. On the same rows (the table's "no &lt;eos&gt; rows" column) it is 0.28 against 0.20 at step 30: still ahead. A token can be right before its row peaks on the gold word, or without it ever doing so, from other cues such as the translation so far. So this run does not show the alignment forming first. The exact match lags both, because a sentence is right only once all its tokens (5–7 with &lt;eos&gt;) are. The untrained model's agreement (0.22) is about twice chance (0.116), and around step 20 it dips below chance before it climbs.
 
-The result depends a little on the seed (the random numbers' starting point; it also picks the corpus and its held-out combinations, so each seed is tested on its own held-out sentences). Seeds 0 to 4 all reach 100% exact match, at different steps and with different final alignment agreements (`benchmarks/bench_translator.py` measures each seed). With twice the learning rate (0.02), one of the five seeds, seed 2, stops at 91% exact match (on the 100 held-out sentences it is evaluated on): in 104 of the 200 held-out sentences the postposition's row looks at &lt;eos&gt; instead of the preposition, and guesses the postposition from the place. The lesson pins seed 0, and trains in float64 (double precision). Training amplifies small differences step by step: in float32, a CPU or BLAS (the library doing the matrix products) that merely sums in another order (a rounding difference near 1e-7) changes the parameters in their 2nd digit after 300 steps, and with them the table above and the alignments below. In float64 the same difference starts near 1e-16 and stays near 1e-12, so the printed digits and the pictures are the same on every computer (checked on several of OpenBLAS's CPU kernels, with 1 and 2 threads). Only the printed digits are: the parameters are not equal to the last bit, and the time taken differs from computer to computer. The saved translator lessons 08 and 09 use (`make train`) is this same run.
+The result depends a little on the seed (the random numbers' starting point; it also picks the corpus and its held-out combinations, so each seed is tested on its own held-out sentences). Seeds 0 to 4 all reach 100% exact match, at different steps and with different final alignment agreements (`benchmarks/bench_translator.py` measures each seed). With twice the learning rate (0.02), seed 2 stops at 91% exact match (on the 100 held-out sentences it is evaluated on): in 104 of the 200 held-out sentences the postposition's row looks at &lt;eos&gt; instead of the preposition, and guesses the postposition from the place. It is not the only seed short of 100%: seed 3 stops at 99%, and seed 1 gets its 100 evaluation sentences right but 99.5% of all 200. The lesson pins seed 0, and trains in float64 (double precision). Training amplifies small differences step by step: in float32, a CPU or BLAS (the library doing the matrix products) that merely sums in another order (a rounding difference near 1e-7) changes the parameters in their 2nd digit after 300 steps, and with them the table above and the alignments below. In float64 the same difference starts near 1e-16 and stays near 1e-12, so the training's printed digits and pictures are the same on every computer (checked on several of OpenBLAS's CPU kernels, with 1 and 2 threads). Only the printed digits are: the parameters are not equal to the last bit, and the time taken differs from computer to computer. The saved translator lessons 08 and 09 use (`make train`) is this same run.
 
 Now measure the final model on all 200 held-out sentences.
 """)
@@ -322,6 +362,62 @@ print(weights.shape, translator.exact_match(run.model, corpus.heldout, vocab),
 # by the Korean token's role: (alignment agreement, rows)
 print({role: (round(a, 3), rows) for role, (a, rows)
        in translator.alignment_by_role(weights, corpus.heldout).items()})
+""")
+
+lesson.md(slide="subslide", ko="""
+학습률 스케줄과 기울기 클리핑을 그림으로 봐요. 왼쪽은 스텝별 학습률이에요(워밍업 뒤 코사인 감쇠). 오른쪽은 10스텝마다 그동안 가장 컸던 기울기 노름(클리핑하기 전)이고, 주황 점선 1.0을 넘은 스텝에서는 클리핑이 기울기를 1.0 길이로 줄였어요. 아래 셀은 그런 스텝이 한 번이라도 있었던 10스텝 구간의 끝 스텝을 출력해요(스텝 0은 학습 전, 따로 둔 문장에서 잰 값이에요). 손실이 작아진 뒤에는 기울기도 훨씬 짧아져서 클리핑할 일이 없어요.
+""", en="""
+The learning-rate schedule and the clipping, in a picture. Left: the learning rate at each step (warm-up, then the cosine). Right: for each 10 steps, the longest gradient norm before clipping; where it is above the orange 1.0 line, clipping shortened that step's gradient to length 1.0. The cell prints the steps that end a 10-step window with at least one clipped step (step 0 is the untrained model on the held-out sentences). Once the loss is small the gradients are far shorter, and nothing is clipped.
+""")
+
+lesson.code(ko="""
+print([r["step"] for r in run.history if r["grad_norm"] > 1.0])   # 클리핑이 있었던 구간
+fig = qk.plots.plot_optimiser(run.history)
+""", en="""
+print([r["step"] for r in run.history if r["grad_norm"] > 1.0])   # windows with a clipped step
+fig = qk.plots.plot_optimiser(run.history)
+""")
+
+lesson.md(slide="slide", ko="""
+### 왜 가중치가 정답 단어로 옮겨 갈까요: 기울기가 점수를 미는 방향
+
+역전파는 어텐션 점수 s(소프트맥스에 들어가기 전)에도 기울기 d_s를 줘요. 3절 `attention_backward`의 가운데 줄이에요. −d_s는 한 스텝이 점수를 어느 쪽으로 밀고 싶은지예요. 양수인 키는 점수를 올리고(그 키를 더 읽으면 손실이 줄어요), 음수인 키는 내려요. 한 행의 합은 0이에요. 가중치의 합이 1이라서, 한 키를 올리면 나머지는 내려가야 하거든요. 점수는 매개변수가 아니니 W_Q와 W_K가 이 방향을 따라가도록 바뀌어요. `translator.score_push`가 이 값을 계산하고, 학습은 평가할 때마다 따로 둔 첫 문장(`held`)의 값을 `run.pushes`에 남겨 둬요.
+
+키 j를 미는 힘은 d_p_j = d_out·v_j에서 나와요. 밸류 v_j를 더 읽을 때 손실이 얼마나 줄어드는지예요. 그러니 그 행이 예측해야 할 단어를 담은 밸류, 곧 정답 단어의 키가 가장 세게 밀려 올라가요. 다만 위쪽 레이어가 그 밸류를 한국어 단어로 옮기는 법을 조금이라도 배운 뒤에야 그래요. 아래 셀은 "숨었다"의 행에서 스텝마다 가장 세게 밀려 올라가는 토큰이 "hid"인지, 가중치가 가장 큰 토큰이 "hid"인지, "hid"에 준 가중치를 출력해요.
+""", en="""
+### Why do the weights move to the gold word? The gradient's push on the scores
+
+The backward also gives the attention scores s (before the softmax) a gradient d_s: the middle line of section 3's `attention_backward`. −d_s is where one step wants to push the scores: up at a key with a positive value (reading that key more lowers the loss), down at a negative one. Each row sums to 0: the weights sum to 1, so raising one key lowers the others. The scores are not parameters; W_Q and W_K change so as to follow the push. `translator.score_push` computes it, and training keeps it for the first held-out sentence (`held`) at each evaluation, in `run.pushes`.
+
+The push on key j comes from d_p_j = d_out·v_j: how much reading more of value v_j would lower the loss. So the key pushed up hardest is the one whose value holds the word the row must predict, the gold word, once the layers above have begun to turn that value into the Korean word. The cell prints, for the row of "숨었다" at a few steps: whether the token pushed up hardest is "hid", whether the largest weight is on "hid", and the weight on "hid".
+""")
+
+lesson.code(ko="""
+verb_row, hid = len(held.korean) - 1, held.alignment[-1]   # "숨었다"의 행, "hid"의 열
+for i in (0, 2, 3, 4):                    # 스텝 0, 20, 30, 40의 평가
+    push, w = run.pushes[i][0, verb_row], run.snapshots[i][0, verb_row]   # 헤드 0의 행
+    # 스텝, 가장 세게 미는 곳이 "hid"인지, 가중치가 가장 큰 곳이 "hid"인지, "hid"의 가중치
+    print(run.history[i]["step"], push.argmax() == hid, w.argmax() == hid,
+          round(float(w[hid]), 2))
+fig = qk.plots.plot_score_push(run, [0, 20, 30, 40])
+""", en="""
+verb_row, hid = len(held.korean) - 1, held.alignment[-1]   # the row of 숨었다, column of hid
+for i in (0, 2, 3, 4):                    # the evaluations at steps 0, 20, 30 and 40
+    push, w = run.pushes[i][0, verb_row], run.snapshots[i][0, verb_row]   # head 0's row
+    # step; is the hardest push on "hid"? is the largest weight on "hid"? the weight on "hid"
+    print(run.history[i]["step"], push.argmax() == hid, w.argmax() == hid,
+          round(float(w[hid]), 2))
+fig = qk.plots.plot_score_push(run, [0, 20, 30, 40])
+""")
+
+lesson.md(slide="subslide", ko="""
+"숨었다"의 행은 스텝 0부터 "hid"를 가장 세게 밀어 올려요(둘째 열이 모두 True). 그런데 가중치가 가장 큰 곳은 "hid"가 아니에요. 처음에는 "duck"이고, 스텝 20~30에는 오히려 &lt;eos&gt;로 쏠려요(그림 아래쪽). 그동안에도 미는 힘은 계속 "hid"를 올리고 &lt;eos&gt;를 내려요(그림 위쪽). 스텝 40이면 가중치가 "hid"로 옮겨 가요. 가중치가 자리를 잡으면 미는 힘은 거의 0이 돼요. 더 읽어서 줄일 손실이 별로 남지 않았거든요.
+
+오른쪽 곡선은 모든 행으로 본 거예요. **미는 힘 일치도**는 학습 배치에서 가장 세게 밀려 올라가는 키가 정답 단어인 행의 비율이에요(정렬 일치도와 같은 행을 세요). 스텝 0에서는 우연 수준이에요. 위쪽 레이어가 아직 아무 밸류도 쓸 줄 몰라서, 어느 키를 더 읽어도 나을 게 없으니까요(위의 한 행은 우연히 맞았어요). 그 뒤로 미는 힘이 정렬보다 먼저 정답 단어를 가리키고, 가중치가 그 뒤를 따라가요. 가중치가 자리를 잡은 행에서는 미는 힘이 사라져 가장 센 곳이 아무 데나 되니, 미는 힘 일치도는 정렬 일치도처럼 1까지 올라가지 않고 중간에서 멈춰요.
+""", en="""
+The row of "숨었다" pushes "hid" up hardest from step 0 on (the second column is True throughout), yet its largest weight is elsewhere: first on "duck", and at steps 20 to 30 it even drifts to &lt;eos&gt; (bottom row of the picture). All the while the push keeps raising "hid" and lowering &lt;eos&gt; (top row of the picture). By step 40 the weight has moved to "hid". Once it is there the push nearly vanishes: there is little loss left to gain by reading more.
+
+The curves on the right count all rows. The **push agreement** is the fraction of rows, in the training batches, whose hardest push up is on the gold word (the same rows as the alignment agreement). At step 0 it is at chance: the layers above cannot use any value yet, so no key is better to read than another (the row above was right by luck). Then the push points at the gold words before the weights do, and the weights follow. In a row whose weight has settled, the push fades and its largest entry lands anywhere, so the push agreement stops halfway instead of rising to 1 like the alignment.
 """)
 
 lesson.md(slide="slide", ko="""
@@ -355,9 +451,9 @@ qk.widgets.attention_learning_explorer(run)
 """)
 
 lesson.md(slide="subslide", ko="""
-스텝 300에서도 "오리가"의 행은 "duck"이 아니라 맨 앞 "the"와 "bench"를 봐요. 그래도 번역은 맞아요. 맨 앞 "the"는 어느 문장에서나 똑같은 벡터라 아무 정보도 없는데, 이 모델은 주어 행이 아무것도 가져오지 못하면 "오리가"라고 답하도록 배웠어요. 일종의 기본값이에요. 따로 둔 문장에서 동사가 "stood"(섰다)인 문장 36개 중 35개는 그 행이 &lt;eos&gt;를 봐요(위젯의 문장에는 없어요). 정답 단어를 보지 않는 행은 거의 다 이 두 경우(200문장에서 54행 중 53행)예요. 그래서 정렬 일치도가 1이 아니라 0.95에서 멈춰요. 위의 역할별 숫자도 그래요. 형용사·장소·후치사 행은 모두 정답 단어를 찾지만(1.0, 1.0, 1.0), 주어 행은 91%, 동사 행은 82%만 찾아요. 나머지 한 행은 "stood" 문장의 동사 행이 "big"을 본 거예요. 200문장 중 번역이 틀린 단 하나(완전 일치 0.995)가 바로 이 문장이에요.
+스텝 300에서도 "오리가"의 행은 "duck"이 아니라 맨 앞 "the"와 "bench"를 봐요. 그래도 번역은 맞아요. 맨 앞 "the"는 어느 문장에서나 똑같은 벡터라 아무 정보도 없는데, 이 모델은 주어 행이 아무것도 가져오지 못하면 "오리가"라고 답하도록 배웠어요. 일종의 기본값이에요. 따로 둔 문장에서 동사가 "stood"(섰다)인 문장 36개 중 35개는 그 행이 &lt;eos&gt;를 봐요(위젯의 문장에는 없어요). 정답 단어를 보지 않는 행은 거의 다 이 두 경우(200문장에서 54행 중 53행)예요. 그래서 정렬 일치도가 1이 아니라 0.95에서 멈춰요. 위젯 아래 줄의 숫자는 학습 중에 평가한 따로 둔 문장 100개로 잰 것이고, 4절 마지막 셀은 200개 전부로 잰 것이라 소수 둘째 자리가 다를 수 있어요. 위의 역할별 숫자도 그래요. 형용사·장소·후치사 행은 모두 정답 단어를 찾지만(1.0, 1.0, 1.0), 주어 행은 91%, 동사 행은 82%만 찾아요. 나머지 한 행은 "stood" 문장의 동사 행이 "big"을 본 거예요. 200문장 중 번역이 틀린 단 하나(완전 일치 0.995)가 바로 이 문장이에요.
 """, en="""
-At step 300 the row of "오리가" still does not look at "duck", but at the first "the" and "bench", and the translation is right anyway. The first "the" is the same vector in every sentence, so it tells nothing; this model learned to answer "오리가" when the subject's row brings back nothing, as a default. In 35 of the 36 held-out sentences whose verb is "stood" (섰다; not in the widget's sentence), the verb's row looks at &lt;eos&gt;, the same kind of default. These two defaults are 53 of the 54 rows (in 200 sentences) that miss their gold word: they are why the alignment agreement ends at 0.95 and not 1. The by-role line above shows it too: the rows of adjectives, places and postpositions all find their gold word (1.0, 1.0, 1.0), the subjects' rows 91% and the verbs' rows only 82%. The one row left is a "stood" sentence's verb row that looks at "big": that sentence is the only one of the 200 translated wrong (exact match 0.995).
+At step 300 the row of "오리가" still does not look at "duck", but at the first "the" and "bench", and the translation is right anyway. The first "the" is the same vector in every sentence, so it tells nothing; this model learned to answer "오리가" when the subject's row brings back nothing, as a default. In 35 of the 36 held-out sentences whose verb is "stood" (섰다; not in the widget's sentence), the verb's row looks at &lt;eos&gt;, the same kind of default. These two defaults are 53 of the 54 rows (in 200 sentences) that miss their gold word: they are why the alignment agreement ends at 0.95 and not 1. (The widget's caption gives the run's own evaluation, on the first 100 held-out sentences; the last cell of section 4 measured all 200, so the two may differ in the second decimal.) The by-role line above shows it too: the rows of adjectives, places and postpositions all find their gold word (1.0, 1.0, 1.0), the subjects' rows 91% and the verbs' rows only 82%. The one row left is a "stood" sentence's verb row that looks at "big": that sentence is the only one of the 200 translated wrong (exact match 0.995).
 """)
 
 lesson.md(slide="slide", ko="""
@@ -375,11 +471,28 @@ Now change one setting at a time and train again with the same settings otherwis
 """)
 
 lesson.code(slide="subslide", ko="""
+bar = qk.widgets.training_progress(300, runs=3)
+display(bar)
 runs = {(1, False): run,                  # (헤드 수, 인코더 셀프 어텐션)
-        (2, False): translator.train(seed=0, n_heads=2, eval_every=300),
-        (1, True): translator.train(seed=0, encoder_self_attention=True, eval_every=300),
-        (2, True): translator.train(seed=0, encoder_self_attention=True, n_heads=2, eval_every=300)}
+        (2, False): translator.train(n_heads=2, eval_every=300, callback=bar.update),
+        (1, True): translator.train(encoder_self_attention=True, eval_every=300,
+                                    callback=bar.update),
+        (2, True): translator.train(encoder_self_attention=True, n_heads=2, eval_every=300,
+                                    callback=bar.update)}
 run_sa = runs[2, True]
+""", en="""
+bar = qk.widgets.training_progress(300, runs=3)
+display(bar)
+runs = {(1, False): run,                  # (heads, encoder self-attention)
+        (2, False): translator.train(n_heads=2, eval_every=300, callback=bar.update),
+        (1, True): translator.train(encoder_self_attention=True, eval_every=300,
+                                    callback=bar.update),
+        (2, True): translator.train(encoder_self_attention=True, n_heads=2, eval_every=300,
+                                    callback=bar.update)}
+run_sa = runs[2, True]
+""", ignore_output=True)
+
+lesson.code(ko="""
 for (heads, self_attention), r in runs.items():   # 완전 일치, 어텐션이 향한 곳, 헤드별 정렬 일치도
     w = r.model.cross_attention(heldout)
     lands = translator.where_attention_lands(w, corpus.heldout)
@@ -388,11 +501,6 @@ for (heads, self_attention), r in runs.items():   # 완전 일치, 어텐션이 
     print(heads, self_attention, translator.exact_match(r.model, corpus.heldout, vocab),
           translator.describe_landing(lands), per_head)
 """, en="""
-runs = {(1, False): run,                  # (heads, encoder self-attention)
-        (2, False): translator.train(seed=0, n_heads=2, eval_every=300),
-        (1, True): translator.train(seed=0, encoder_self_attention=True, eval_every=300),
-        (2, True): translator.train(seed=0, encoder_self_attention=True, n_heads=2, eval_every=300)}
-run_sa = runs[2, True]
 for (heads, self_attention), r in runs.items():   # exact match, where attention lands, per head
     w = r.model.cross_attention(heldout)
     lands = translator.where_attention_lands(w, corpus.heldout)
@@ -443,30 +551,31 @@ for h in range(len(encoder_self)):               # per head: each source row's w
 lesson.md(slide="slide", ko="""
 ## 직접 해보기: 새 문장의 동사는 어디를 볼까요
 
-헤드 2개에 인코더 셀프 어텐션을 켠 모델(`run_sa.model`)에 새 문장 "the white rabbit hid behind the small bench"(하얀 토끼가 작은 벤치 뒤에 숨었다)를 넣어요. 이 문장의 어텐션 그림은 아직 한 번도 보지 않았어요. 한국어 동사 "숨었다"를 예측하는 행(두 헤드의 평균)은 원문 토큰 중 무엇에 가장 큰 가중치를 둘까요? 6절에서 본 걸 떠올려 먼저 예측하고, `my_word`에 원문 토큰 하나(영어 단어나 "&lt;eos&gt;")를 따옴표로 감싸 적은 뒤 검사기로 확인해 보세요. 틀리면 검사기는 답을 알려 주지 않아요.
+헤드 2개에 인코더 셀프 어텐션을 켠 모델(`run_sa.model`)에 새 문장 "the white rabbit hid behind the small bench"(하얀 토끼가 작은 벤치 뒤에 숨었다)를 넣어요. 이 문장의 어텐션 그림은 아직 한 번도 보지 않았어요. 크로스 어텐션 **헤드 1**에서 한국어 동사 "숨었다"를 예측하는 행은 원문 토큰 중 무엇에 가장 큰 가중치를 둘까요? 6절에서 `held` 문장의 헤드 1 그림이 동사 행에서 어디를 봤는지 떠올려 먼저 예측해 보세요. 맞히면 검사기가 그 토큰이 인코더에서 "hid"의 내용을 얼마나 받았는지도 알려 줘요. `my_word`에 원문 토큰 하나(영어 단어나 "&lt;eos&gt;")를 따옴표로 감싸 적은 뒤 검사기로 확인해 보세요. 틀리면 검사기는 답을 알려 주지 않아요.
 """, en="""
 ## Try it: where does a new sentence's verb look?
 
-Give the 2-head model with encoder self-attention (`run_sa.model`) a new sentence, "the white rabbit hid behind the small bench" (하얀 토끼가 작은 벤치 뒤에 숨었다), whose attention you have not seen. The row that predicts the Korean verb "숨었다" (the two heads averaged): which source token gets its largest weight? Predict it from what section 6 showed, write one source token (an English word or "&lt;eos&gt;") in quotes in `my_word`, then check. A wrong guess is not told the answer.
+Give the 2-head model with encoder self-attention (`run_sa.model`) a new sentence, "the white rabbit hid behind the small bench" (하얀 토끼가 작은 벤치 뒤에 숨었다), whose attention you have not seen. In cross-attention **head 1**, the row that predicts the Korean verb "숨었다": which source token gets its largest weight? Predict it from where head 1's verb row looked in `held`, in section 6. A right answer is also told how much of "hid" that token took in the encoder. Write one source token (an English word or "&lt;eos&gt;") in quotes in `my_word`, then check. A wrong guess is not told the answer.
 """)
 
 lesson.code(exercise=True, ko="""
 new_pair = toy_corpus.build_sentence("rabbit", "hid", "behind", "bench", "white", "small")
-my_word = ...                             # 원문 토큰 하나, 예: "the"
-qk.checks.check_verb_attention(my_word, run_sa.model, new_pair)
+my_word = ...                             # 원문 토큰 하나, 예: "bench"
+qk.checks.check_verb_attention(my_word, run_sa.model, new_pair, head=1)
 """, en="""
 new_pair = toy_corpus.build_sentence("rabbit", "hid", "behind", "bench", "white", "small")
-my_word = ...                             # one source token, e.g. "the"
-qk.checks.check_verb_attention(my_word, run_sa.model, new_pair)
+my_word = ...                             # one source token, e.g. "bench"
+qk.checks.check_verb_attention(my_word, run_sa.model, new_pair, head=1)
 """)
 
 lesson.code(solution=True, ko="""
-my_word = "<eos>"                         # "hid"가 아니에요: 헤드 1이 <eos>를 강하게 봐서 평균도 <eos>에서 가장 커요
-qk.checks.check_verb_attention(my_word, run_sa.model, new_pair).as_solution()
-""", en="""
-# not "hid": head 1 looks hard at <eos>, so the mean peaks there
+# "hid"가 아니에요. 헤드 1은 held에서처럼 <eos>를 봐요("hid"에서 거의 아무것도 받지 않은 토큰)
 my_word = "<eos>"
-qk.checks.check_verb_attention(my_word, run_sa.model, new_pair).as_solution()
+qk.checks.check_verb_attention(my_word, run_sa.model, new_pair, head=1).as_solution()
+""", en="""
+# not "hid": as in held, head 1 looks at <eos>, which took almost nothing from "hid"
+my_word = "<eos>"
+qk.checks.check_verb_attention(my_word, run_sa.model, new_pair, head=1).as_solution()
 """)
 
 lesson.md(slide="slide", ko="""
@@ -485,18 +594,18 @@ q, k, v, d_out = (rng.standard_normal((512, 64)) for _ in range(4))
 out, p, lse = attention_backward.forward_with_logsumexp(q, k, v)
 plain = attention_backward.plain_backward(d_out, q, k, v, p)
 again = attention_backward.recompute_backward(d_out, q, k, v, out, lse, block_size=64)
-errors = [np.linalg.norm(a - b) / np.linalg.norm(a) for a, b in zip(plain, again)]
+gaps = [np.linalg.norm(a - b) / np.linalg.norm(a) for a, b in zip(plain, again)]
 # d_q, d_k, d_v의 상대 오차가 모두 1e-14보다 작은지(float64의 반올림 오차뿐인지)
-print(max(errors) < 1e-14, p.shape, lse.shape)
+print(max(gaps) < 1e-14, p.shape, lse.shape)
 """, en="""
 rng = np.random.default_rng(0)
 q, k, v, d_out = (rng.standard_normal((512, 64)) for _ in range(4))
 out, p, lse = attention_backward.forward_with_logsumexp(q, k, v)
 plain = attention_backward.plain_backward(d_out, q, k, v, p)
 again = attention_backward.recompute_backward(d_out, q, k, v, out, lse, block_size=64)
-errors = [np.linalg.norm(a - b) / np.linalg.norm(a) for a, b in zip(plain, again)]
+gaps = [np.linalg.norm(a - b) / np.linalg.norm(a) for a, b in zip(plain, again)]
 # are the relative errors of d_q, d_k, d_v all below 1e-14 (float64 rounding only)?
-print(max(errors) < 1e-14, p.shape, lse.shape)
+print(max(gaps) < 1e-14, p.shape, lse.shape)
 """)
 
 lesson.md(slide="subslide", ko="""
@@ -508,25 +617,29 @@ One head (d = 64, float32) as n grows: the bytes kept for the backward (both bac
 lesson.code(ko="""
 costs = attention_backward.measure_backward([128, 256, 512, 1024])
 mib = 2**20
-# n, 보관(일반), 보관(다시 계산), 최대(일반), 최대(다시 계산) (여기까지 MiB), FLOPs 비율
+# n, 보관(일반), 보관(다시 계산), 최대(일반), 최대(다시 계산) (여기까지 MiB), FLOPs 비율,
+# 보관의 비율(일반 ÷ 다시 계산)
 for i, n in enumerate(costs.lengths):
     print(f"{n:5d}  {costs.kept_plain[i] / mib:6.2f}  {costs.kept_recompute[i] / mib:5.2f}  "
           f"{costs.peak_plain[i] / mib:6.2f}  {costs.peak_recompute[i] / mib:5.2f}  "
-          f"{costs.flops_recompute[i] / costs.flops_plain[i]:.2f}")
-for n in (4096, 32768):                   # 어림: 보관(일반), 보관(다시 계산)
-    print(f"{n:5d}  {attention_backward.kept_bytes(n, 64, False) / mib:8.0f}  "
-          f"{attention_backward.kept_bytes(n, 64, True) / mib:5.2f}")
+          f"{costs.flops_recompute[i] / costs.flops_plain[i]:.2f}  "
+          f"{costs.kept_plain[i] / costs.kept_recompute[i]:.1f}")
+for n in (4096, 32768):                   # 어림: 보관(일반), 보관(다시 계산), 보관의 비율
+    kept_p, kept_r = (attention_backward.kept_bytes(n, 64, r) for r in (False, True))
+    print(f"{n:5d}  {kept_p / mib:8.0f}  {kept_r / mib:5.2f}  {kept_p / kept_r:.1f}")
 """, en="""
 costs = attention_backward.measure_backward([128, 256, 512, 1024])
 mib = 2**20
-# n, kept (plain), kept (recompute), peak (plain), peak (recompute) in MiB, FLOPs ratio
+# n, kept (plain), kept (recompute), peak (plain), peak (recompute) in MiB, FLOPs ratio,
+# kept (plain) / kept (recompute)
 for i, n in enumerate(costs.lengths):
     print(f"{n:5d}  {costs.kept_plain[i] / mib:6.2f}  {costs.kept_recompute[i] / mib:5.2f}  "
           f"{costs.peak_plain[i] / mib:6.2f}  {costs.peak_recompute[i] / mib:5.2f}  "
-          f"{costs.flops_recompute[i] / costs.flops_plain[i]:.2f}")
-for n in (4096, 32768):                   # extrapolated: kept (plain), kept (recompute)
-    print(f"{n:5d}  {attention_backward.kept_bytes(n, 64, False) / mib:8.0f}  "
-          f"{attention_backward.kept_bytes(n, 64, True) / mib:5.2f}")
+          f"{costs.flops_recompute[i] / costs.flops_plain[i]:.2f}  "
+          f"{costs.kept_plain[i] / costs.kept_recompute[i]:.1f}")
+for n in (4096, 32768):                   # extrapolated: kept (plain), kept (recompute), ratio
+    kept_p, kept_r = (attention_backward.kept_bytes(n, 64, r) for r in (False, True))
+    print(f"{n:5d}  {kept_p / mib:8.0f}  {kept_r / mib:5.2f}  {kept_p / kept_r:.1f}")
 """)
 
 lesson.code("""
@@ -534,9 +647,9 @@ ax = qk.plots.plot_backward_memory(costs)
 """, slide="subslide")
 
 lesson.md(slide="subslide", ko="""
-일반 역전파는 n이 두 배가 되면 남겨 두는 메모리가 네 배 가까이 돼요(n = 32768이면 헤드 하나에 4 GiB). 다시 계산하는 역전파는 두 배로만 늘어요. 역전파의 행렬 곱을 25% 더 하는 대신, q, k, v와 출력 말고 더 남겨 두는 메모리가 n²에 비례하던 것에서 n에 비례하게 줄어요. q, k, v와 출력(모두 4·n·d개)은 두 방법 모두 남기니, 남겨 두는 전체 메모리는 n/(4d)배쯤 차이 나요. n = 1024에서 약 5분의 1, n = 32768이면 130분의 1쯤으로 줄어요. GPU에서는 메모리를 읽고 쓰는 시간이 계산보다 오래 걸려서, FlashAttention처럼 여러 단계를 커널 하나로 합쳐 블록마다 계산하는 방식은 오히려 더 빠르기도 해요.
+일반 역전파는 n이 두 배가 되면 남겨 두는 메모리가 네 배 가까이 돼요(n = 32768이면 헤드 하나에 4 GiB). 다시 계산하는 역전파는 두 배로만 늘어요. 역전파의 행렬 곱을 25% 더 하는 대신, q, k, v와 출력 말고 더 남겨 두는 메모리가 n²에 비례하던 것에서 n에 비례하게 줄어요. q, k, v와 출력(모두 4·n·d개)은 두 방법 모두 남기니, 남겨 두는 전체 메모리는 (4·n·d + n²) ÷ (4·n·d + n), 곧 1 + n/(4d)배쯤 차이 나요(표의 마지막 열). n = 1024에서 약 5분의 1(n/(4d)가 4라서 1 + 4), n = 32768이면 130분의 1쯤으로 줄어요. GPU에서는 메모리를 읽고 쓰는 시간이 계산보다 오래 걸려서, FlashAttention처럼 여러 단계를 커널 하나로 합쳐 블록마다 계산하는 방식은 오히려 더 빠르기도 해요.
 """, en="""
-In the plain backward, twice n means nearly four times the memory kept (at n = 32768, 4 GiB for one head). In the recomputing backward it only doubles. 25% more of the backward's matrix products make the extra memory, beyond q, k, v and the output, fall from n² numbers to n. Both keep q, k, v and the output (4·n·d numbers), so the total kept shrinks by about n/(4d): about 5× at n = 1024, about 130× at n = 32768. On a GPU, moving memory costs more than arithmetic, so FlashAttention's fused, tiled kernel is often faster too.
+In the plain backward, twice n means nearly four times the memory kept (at n = 32768, 4 GiB for one head). In the recomputing backward it only doubles. 25% more of the backward's matrix products make the extra memory, beyond q, k, v and the output, fall from n² numbers to n. Both keep q, k, v and the output (4·n·d numbers), so the total kept shrinks by (4·n·d + n²) / (4·n·d + n), about 1 + n/(4d) (the table's last column): about 5× at n = 1024 (n/(4d) is 4, plus 1), about 130× at n = 32768. On a GPU, moving memory costs more than arithmetic, so FlashAttention's fused, tiled kernel is often faster too.
 """)
 
 lesson.md(slide="slide", ko="""
@@ -566,7 +679,7 @@ lesson.md(slide="slide", ko="""
 
 학습을 일부러 망가뜨리고 곡선으로 원인을 읽어 봐요. 아래 셀은 학습률을 아주 크게(`lr=0.3`) 해서 150스텝 학습해요. 다른 설정으로 바꿔 다시 돌려 봐도 좋아요. 예를 들어 `lr=0.3`을 지우고 `n_train=20`을 넣어, 학습 문장을 아주 적게 해 보세요. 4절의 정상 학습 곡선과 비교해 보고, `broken` 학습에 무슨 일이 일어났는지 아래에서 골라 `my_diagnosis`에 적어요.
 
-- `"a"`: 학습 손실이 처음에는 빠르게 내려가지만, 그 뒤로는 끝날 때까지 정상 학습(0.01 아래)보다 훨씬 높은 곳(3 근처)에 머물러요. 한 번에 고치는 양(학습률)이 너무 커서 더 내려가지 못했어요.
+- `"a"`: 학습 손실이 처음에는 빠르게 내려가지만, 그 뒤로는 아주 천천히만 내려가서 끝날 때까지 정상 학습(0.01 아래)보다 훨씬 높은 곳(1보다 위)에 머물러요. 한 번에 고치는 양(학습률)이 너무 커서 더 내려가지 못했어요.
 - `"b"`: 학습 손실은 0 가까이 내려갔는데 따로 둔 문장은 틀려요. 문장을 외웠어요.
 - `"c"`: 아무 문제 없이 배웠어요.
 """, en="""
@@ -574,18 +687,22 @@ lesson.md(slide="slide", ko="""
 
 Break the training on purpose and read the cause from the curves. The cell below trains for 150 steps with a very large learning rate (`lr=0.3`). Change the setting and run it again if you like: for instance remove `lr=0.3` and pass `n_train=20`, very few training sentences. Compare the curves with the normal run of section 4, choose what happened to `broken`, and write it in `my_diagnosis`:
 
-- `"a"`: the training loss drops quickly at first, then stays near 3, far above the normal run's 0.01, for the rest of the run; the steps were too large to go further.
+- `"a"`: the training loss drops quickly at first, then falls only slowly and stays far above the normal run's 0.01 (above 1) for the rest of the run; the steps were too large to go further.
 - `"b"`: the training loss went near 0 but held-out sentences are wrong; it memorised the sentences.
 - `"c"`: it learned without trouble.
 """)
 
 lesson.code(ko="""
-broken = translator.train(steps=150, lr=0.3)     # 설정을 바꿔 다시 돌려 봐도 돼요
+bar = qk.widgets.training_progress(150)
+display(bar)
+broken = translator.train(steps=150, lr=0.3, callback=bar.update)   # 설정을 바꿔 다시 돌려 봐도 돼요
 fig = qk.plots.plot_training_curves(broken.history)
 """, en="""
-broken = translator.train(steps=150, lr=0.3)     # change the setting and run it again
+bar = qk.widgets.training_progress(150)
+display(bar)
+broken = translator.train(steps=150, lr=0.3, callback=bar.update)   # change it, run it again
 fig = qk.plots.plot_training_curves(broken.history)
-""")
+""", ignore_output=True)
 
 lesson.code(slide="subslide", exercise=True, ko="""
 my_diagnosis = ...                        # "a", "b", "c" 중 하나
@@ -596,10 +713,10 @@ qk.checks.check_break_it(broken, my_diagnosis)
 """)
 
 lesson.code(solution=True, ko="""
-my_diagnosis = "a"                        # lr = 0.3: 손실이 3 근처에 머물러요. n_train = 20이면 "b"
+my_diagnosis = "a"                        # lr = 0.3: 손실이 높은 곳에 머물러요. n_train = 20이면 "b"
 qk.checks.check_break_it(broken, my_diagnosis).as_solution()
 """, en="""
-# lr = 0.3: the loss stays near 3. With n_train = 20: "b"
+# lr = 0.3: the loss stays far above the normal run's. With n_train = 20: "b"
 my_diagnosis = "a"
 qk.checks.check_break_it(broken, my_diagnosis).as_solution()
 """)
@@ -608,7 +725,7 @@ lesson.md(slide="slide", ko="""
 ## 정리
 
 - W_Q, W_K, W_V는 손실의 기울기를 따라 내려가며 학습돼요. 기울기는 연산마다 따로 짠 역전파를 연쇄 법칙(합성함수의 미분)으로 차례로 이어 붙여 구하고, 유한 차분으로 맞는지 검사할 수 있어요. 어텐션의 역전파 가운데에는 03강의 소프트맥스 야코비안이 있어요.
-- 작은 번역기는 몇 초만 학습해도 학습에 없던 조합까지 번역해요(시드 0~4 모두 그래요. 학습률을 두 배로 올리면 다섯 시드 중 하나, 시드 2는 91%에서 멈춰 버려요). 크로스 어텐션은 고르게 퍼진 상태에서 단어 정렬로 바뀌고, 토큰 정확도가 정렬 일치도보다 조금 앞서 올라가요. 완전 일치는 문장의 모든 토큰이 맞아야 해서 뒤처져요. 어순 변화도 어텐션이 따라가요. 전치사가 후치사가 되는 건 모든 문장에서, 동사가 끝으로 가는 건 82%의 문장에서 따라가요("stood"의 행은 &lt;eos&gt;를 봐요, 5절).
+- 작은 번역기는 몇 초만 학습해도 학습에 없던 조합까지 번역해요(시드 0~4 모두 그래요. 학습률을 두 배로 올리면 시드 2는 91%에서 멈춰 버리고, 시드 1과 3도 한두 문장을 틀려요). 크로스 어텐션은 고르게 퍼진 상태에서 단어 정렬로 바뀌어요. 기울기가 정답 단어의 점수를 먼저 밀어 올리고, 가중치가 그 뒤를 따라가요. 토큰 정확도는 정렬 일치도보다 먼저 올라가는데, 그 차이의 대부분은 정렬이 세지 않는 &lt;eos&gt; 행이에요. 완전 일치는 문장의 모든 토큰이 맞아야 해서 뒤처져요. 어순 변화도 어텐션이 따라가요. 전치사가 후치사가 되는 건 모든 문장에서, 동사가 끝으로 가는 건 82%의 문장에서 따라가요("stood"의 행은 &lt;eos&gt;를 봐요, 5절).
 - 어텐션은 정렬이 아니에요. 인코더 셀프 어텐션이 내용을 자기 단어가 없는 다른 토큰으로 옮기면(정보 섞임), 번역은 맞는데 어텐션은 다른 자리를 봐요.
 - 역전파에는 P가 필요해요. 일반 역전파는 (n, n) 크기의 P를 통째로 보관하고, FlashAttention-2는 출력과 행마다 로그-합-지수만 보관하고 P를 다시 계산해요. 행렬 곱은 5/4배, q, k, v와 출력 말고 더 남기는 메모리는 n²에서 n으로 줄어요.
 
@@ -619,7 +736,7 @@ lesson.md(slide="slide", ko="""
 ## Key takeaways
 
 - W_Q, W_K and W_V are learned by following the loss's gradient downhill. The gradient chains each op's written-out backward, and finite differences check it. At the heart of attention's backward is lesson 03's softmax Jacobian.
-- The small translator learns in seconds to translate combinations it never saw (seeds 0 to 4 alike; with twice the learning rate one of the five, seed 2, stalls at 91%). Its cross-attention goes from spread out to the word alignment; the per-token accuracy runs a little ahead of the alignment agreement, and the exact match, which needs every token of a sentence, comes last. It follows the reorderings too: the preposition → postposition move in every sentence, the verb's move to the end in 82% (the rows of "stood" read &lt;eos&gt;, section 5).
+- The small translator learns in seconds to translate combinations it never saw (seeds 0 to 4 alike; with twice the learning rate seed 2 stalls at 91%, and seeds 1 and 3 miss a sentence or two). Its cross-attention goes from spread out to the word alignment: the gradient pushes the gold word's score up first, and the weights follow. The per-token accuracy rises before the alignment agreement, mostly through the &lt;eos&gt; row the alignment leaves out, and the exact match, which needs every token of a sentence, comes last. It follows the reorderings too: the preposition → postposition move in every sentence, the verb's move to the end in 82% (the rows of "stood" read &lt;eos&gt;, section 5).
 - Attention is not alignment: when encoder self-attention copies content into another token, one with no word of its own (token mixing), the translation is right while attention looks elsewhere.
 - The backward needs P. Plain training keeps the whole (n, n) P; FlashAttention-2 keeps the output and one log-sum-exp per row and recomputes P: 5/4 of the matrix products, the extra memory beyond q, k, v and the output from n² down to n.
 

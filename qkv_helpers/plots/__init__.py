@@ -43,5 +43,8 @@ from .softmax_curves import plot_softmax_curves
 from .training import (  # lesson 14
     plot_alignment_maps,
     plot_backward_memory,
+    plot_gradient_check,
+    plot_optimiser,
+    plot_score_push,
     plot_training_curves,
 )

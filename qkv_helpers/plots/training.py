@@ -5,7 +5,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np  # noqa: F401 (the doctests)
 from matplotlib.patches import Rectangle
-from matplotlib.ticker import FuncFormatter, NullFormatter
+from matplotlib.ticker import FuncFormatter, NullFormatter, NullLocator
 
 from .. import _validate as validate
 from .. import style
@@ -13,7 +13,8 @@ from ..lang import t
 from ._common import check_labels, new_axes
 
 __all__ = ["alignment_formed_step", "draw_alignment_maps", "draw_training_curves",
-           "plot_alignment_maps", "plot_training_curves", "plot_backward_memory"]
+           "plot_alignment_maps", "plot_training_curves", "plot_backward_memory",
+           "plot_gradient_check", "plot_optimiser", "plot_score_push"]
 
 GOLD_COLOR = style.COLORS[1]  # orange outline: the gold alignment
 
@@ -173,3 +174,169 @@ def plot_backward_memory(costs, ax=None):
     ax.set_title(t("p_l14_backward_title"))
     ax.legend(fontsize="small")
     return ax
+
+
+def plot_gradient_check(errors, by_eps, threshold: float = 1e-6, eps: float | None = None):
+    """The gradient check shown: each parameter array's relative error (left), and one
+    array's error against ε on log–log axes (right), the pass line ``threshold`` on both.
+
+    ``errors`` is :func:`qkv_helpers.translator.gradient_check`'s ``{name: error}``;
+    ``by_eps`` :func:`~qkv_helpers.translator.gradient_check_by_eps`'s ``{eps: error}``;
+    ``eps`` the step the left panel used (marked on the right).
+
+    >>> fig = plot_gradient_check({"w_q": 1e-9, "w_k": 3e-9}, {1e-2: 1e-5, 1e-5: 1e-9,
+    ...                                                        1e-8: 1e-6}, eps=1e-5)
+    >>> len(fig.axes)
+    2
+    """
+    for what, table in (("errors", errors), ("by_eps", by_eps)):
+        if not isinstance(table, dict) or not table or not all(
+                isinstance(v, float) and v > 0 for v in table.values()):
+            raise ValueError(f"{what} must be a non-empty dict of relative errors > 0, got "
+                             f"{table!r}"[:200])
+    threshold = validate.positive_number(threshold, "threshold")
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.6), layout="constrained",
+                                      gridspec_kw={"width_ratios": [1.1, 1.0]})
+    names = list(errors)
+    left.barh(range(len(names)), [errors[n] for n in names], color=style.COLORS[0])
+    left.set_yticks(range(len(names)), names, fontsize="small")
+    left.invert_yaxis()
+    left.set_xscale("log")
+    left.axvline(threshold, color=style.COLORS[3], linestyle="--")
+    shown = f"1e{round(np.log10(threshold))}" if np.log10(threshold).is_integer() else (
+        f"{threshold:g}")
+    left.text(threshold, len(names) - 1, t("p_l14_pass_line", value=shown) + " ",
+              color=style.COLORS[3], fontsize="small", ha="right", va="center")
+    left.set_xlabel(t("p_l14_relative_error"))
+    left.set_title(t("p_l14_check_title") if eps is None else
+                   t("p_l14_check_title_eps", eps=f"{eps:g}"))
+    steps = sorted(by_eps)
+    right.loglog(steps, [by_eps[e] for e in steps], "o-", color=style.COLORS[0])
+    right.axhline(threshold, color=style.COLORS[3], linestyle="--")
+    if eps is not None and eps in by_eps:
+        right.plot([eps], [by_eps[eps]], "o", markersize=12, fillstyle="none",
+                   color=style.COLORS[1])
+    low, high = steps[0], steps[-1]  # guides: ε² from the largest ε, 1/ε from the smallest
+    guide = np.array([low, high])
+    right.loglog(guide, by_eps[high] * (guide / high) ** 2, ":", color="grey")
+    right.loglog(guide, by_eps[low] * low / guide, ":", color="grey")
+    right.text(high, by_eps[high], t("p_l14_truncation") + " ", color="grey",
+               fontsize="small", ha="right", va="top")
+    right.text(low, by_eps[low], " " + t("p_l14_rounding"), color="grey", fontsize="small",
+               ha="left", va="top")
+    top = max(by_eps.values())
+    right.set_ylim(min(by_eps.values()) / 10, top * 10)
+    right.set_xlabel("ε")
+    right.set_ylabel(t("p_l14_relative_error"))
+    right.set_title(t("p_l14_eps_title"))
+    powers = FuncFormatter(lambda value, _: f"1e{round(np.log10(value))}")  # 1e-9, not 10⁻⁹
+    for axis in (left.xaxis, right.xaxis, right.yaxis):
+        axis.set_major_formatter(powers)
+        axis.set_minor_locator(NullLocator())  # the decades are enough (and draw faster)
+    return fig
+
+
+def plot_score_push(run, steps, row=None):
+    """Why attention aligns, for one row of the first held-out sentence: the push of each
+    training step on the row's scores (top: :func:`~qkv_helpers.translator.score_push`,
+    up where the loss falls if that key is read more) and the row's attention weights
+    (bottom) at each of ``steps``; right, over the whole run, how often the push and how
+    often the weights peak on the gold word.
+
+    ``row`` is the Korean token's row, the verb's (the last) by default. Each step's push
+    is drawn on its own scale: it shrinks as the row finds its word.
+    """
+    from ..translator import TrainingRun, chance_agreement
+
+    validate.instance_of(run, "run", TrainingRun, "what qk.translator.train(...) returns")
+    if not run.pushes:
+        raise ValueError("run must come from this version's train(...): it has no pushes")
+    evaluated = [r["step"] for r in run.history]
+    steps = [int(s) for s in validate.int_sequence(steps, "steps")]
+    if any(s not in evaluated for s in steps):
+        raise ValueError(f"steps must be evaluated steps of the run ({evaluated[:6]} …), got "
+                         f"{steps}")
+    pair = run.corpus.heldout[0]
+    row = len(pair.korean) - 1 if row is None else validate.integer(
+        row, "row", 0, len(pair.korean) - 1)
+    source = [*pair.english, "<eos>"]
+    gold = pair.alignment[row]
+    k = len(steps)
+    fig = plt.figure(figsize=(3.0 * k + 4.6, 5.4), layout="constrained")
+    grid = fig.add_gridspec(2, k + 2)
+    x = np.arange(len(source))
+    colors = [GOLD_COLOR if j == gold else style.COLORS[0] for j in x]
+    for c, step in enumerate(steps):
+        i = evaluated.index(step)
+        push = run.pushes[i].mean(axis=0)[row, : len(source)]  # (n_src,)
+        weights = run.snapshots[i].mean(axis=0)[row, : len(source)]
+        top, bottom = fig.add_subplot(grid[0, c]), fig.add_subplot(grid[1, c])
+        scale = np.abs(push).max() or 1.0
+        top.bar(x, push / scale, color=colors)
+        top.axhline(0, color="black", linewidth=0.8)
+        top.set_ylim(-1.1, 1.1)
+        top.set_title(t("p_l14_push_step", step=step))
+        bottom.bar(x, weights, color=colors)
+        bottom.set_ylim(0, 1)
+        bottom.set_title(t("p_l14_weights_step", step=step))
+        top.set_xticks(x, [])  # the same tokens as the weights below
+        bottom.set_xticks(x, source, rotation=60, ha="right", fontsize="small")
+        if c == 0:
+            top.set_ylabel(t("p_l14_push_axis"))
+            bottom.set_ylabel(t("p_l14_weight_axis", token=pair.korean[row]))
+        else:
+            top.set_yticklabels([])
+            bottom.set_yticklabels([])
+    curves = fig.add_subplot(grid[:, k:])
+    curves.plot(evaluated, [r["push"] for r in run.history], color=style.COLORS[3],
+                label=t("p_l14_push_agreement"))
+    curves.plot(evaluated, [r["alignment"] for r in run.history], color=style.COLORS[1],
+                linestyle="--", label=t("p_l14_alignment"))
+    curves.axhline(chance_agreement(run.corpus.heldout[:100]), color="grey", linestyle=":",
+                   label=t("p_l14_chance"))
+    for step in steps:
+        curves.axvline(step, color="black", linewidth=0.6, alpha=0.4)
+    curves.set_ylim(-0.03, 1.03)
+    curves.set_xlabel(t("p_l14_step"))
+    curves.set_title(t("p_l14_push_curves_title"))
+    curves.legend(fontsize="small", loc="lower right")
+    return fig
+
+
+def plot_optimiser(history, steps: int = 300, peak: float = 1e-2, warmup: int = 20):
+    """The training's two guard rails: the learning rate each step (warm-up, then a cosine
+    down to 0; left) and the gradients' norm before clipping (the largest over each
+    evaluation's window of steps; right), with the clipping line at 1.0.
+
+    >>> fig = plot_optimiser([{"step": 0, "grad_norm": 1.5}, {"step": 10, "grad_norm": 0.5}])
+    >>> len(fig.axes)
+    2
+    """
+    from ..backprop import learning_rate
+
+    steps = validate.integer(steps, "steps", 1)
+    warmup = validate.integer(warmup, "warmup", 0)
+    peak = validate.positive_number(peak, "peak")
+    if not isinstance(history, (list, tuple)) or not history or not all(
+            isinstance(r, dict) and {"step", "grad_norm"} <= r.keys() for r in history):
+        raise ValueError("history must be train(...).history, with step and grad_norm")
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.2), layout="constrained")
+    x = np.arange(steps)
+    left.plot(x + 1, [learning_rate(s, peak, warmup, steps) for s in x], color=style.COLORS[0])
+    left.axvline(warmup, color="grey", linestyle=":")
+    left.text(warmup, 0.05 * peak, " " + t("p_l14_warmup", steps=warmup), color="grey",
+              fontsize="small")
+    left.set_xlabel(t("p_l14_step"))
+    left.set_ylabel(t("p_l14_lr"))
+    left.set_title(t("p_l14_lr_title"))
+    right.plot([r["step"] for r in history], [r["grad_norm"] for r in history], "o-",
+               markersize=3, color=style.COLORS[0])
+    right.axhline(1.0, color=style.COLORS[3], linestyle="--")
+    right.text(history[-1]["step"], 1.0, t("p_l14_clip_line"), color=style.COLORS[3],
+               fontsize="small", ha="right", va="bottom")
+    right.set_yscale("log")
+    right.yaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
+    right.set_xlabel(t("p_l14_step"))
+    right.set_ylabel(t("p_l14_grad_norm"))
+    right.set_title(t("p_l14_grad_norm_title"))
+    return fig

@@ -18,35 +18,57 @@ __all__ = ["attention_learning_explorer", "sentence_translator", "training_progr
 
 
 class TrainingProgress(widgets.VBox):
-    """A progress bar and a line of numbers; pass :meth:`update` as ``train(callback=...)``."""
+    """A progress bar and a line of numbers; pass :meth:`update` as ``train(callback=...)``.
 
-    def __init__(self, steps: int):
-        self.bar = widgets.IntProgress(value=0, min=0, max=int(steps),
+    ``runs`` trainings of ``steps`` each may report to the same bar, one after another: a
+    record of step 0 after the first starts the next run.
+    """
+
+    def __init__(self, steps: int, runs: int = 1):
+        self.steps, self.runs, self.run = int(steps), int(runs), 0
+        self.bar = widgets.IntProgress(value=0, min=0, max=self.steps * self.runs,
                                        description=t("w_l14_training"))
         self.label = widgets.HTML()
+        self._started = False
         super().__init__(children=[self.bar, self.label])
 
     def update(self, record: dict) -> None:
-        self.bar.value = min(self.bar.max, record["step"])
-        self.label.value = t("w_l14_progress", step=record["step"], steps=self.bar.max,
-                             loss=f"{record['loss']:.3f}",
-                             exact=f"{100 * record['exact_match']:.0f}",
-                             align=f"{record['alignment']:.2f}")
+        if record["step"] == 0 and self._started:
+            self.run = min(self.run + 1, self.runs - 1)
+        self._started = True
+        if record["step"] > self.steps:  # a run longer than the bar was made for
+            self.steps = record["step"]
+            self.bar.max = self.steps * self.runs
+        step = record["step"]
+        self.bar.value = min(self.bar.max, self.run * self.steps + step)
+        text = t("w_l14_progress", step=record["step"], steps=self.steps,
+                 loss=f"{record['loss']:.3f}", exact=f"{100 * record['exact_match']:.0f}",
+                 align=f"{record['alignment']:.2f}")
+        if self.runs > 1:
+            text = t("w_l14_run", run=self.run + 1, runs=self.runs) + " · " + text
+        self.label.value = text
 
     def __repr__(self) -> str:
         return "<TrainingProgress>"
 
 
-def training_progress(steps: int) -> TrainingProgress:
-    """A progress bar for ``train(steps=steps, callback=bar.update)``.
+def training_progress(steps: int, runs: int = 1) -> TrainingProgress:
+    """A progress bar for ``train(steps=steps, callback=bar.update)``, or for ``runs`` such
+    trainings one after another.
 
     >>> bar = training_progress(300)
     >>> bar.update({"step": 150, "loss": 0.5, "exact_match": 0.4, "alignment": 0.9})
     >>> bar.bar.value
     150
+    >>> bar = training_progress(300, runs=3)
+    >>> for step in (0, 300, 0, 300, 0):                  # the third run has started
+    ...     bar.update({"step": step, "loss": 0.5, "exact_match": 0.4, "alignment": 0.9})
+    >>> bar.bar.value, bar.bar.max
+    (600, 900)
     """
     steps = integer(steps, "steps", 1)
-    return TrainingProgress(steps)
+    runs = integer(runs, "runs", 1)
+    return TrainingProgress(steps, runs)
 
 
 def _labels(pair):
