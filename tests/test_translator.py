@@ -134,7 +134,10 @@ def test_twice_the_learning_rate_stalls_seed_2():
     # lesson 14, section 4: at lr 0.02 seed 2 stops at 91% exact match; the postposition's
     # row reads <eos> (which holds no preposition) in half the held-out sentences
     run = tr.train(**{**tr.TRAINING_SETTINGS, "seed": 2, "lr": 2e-2})
-    assert max(r["exact_match"] for r in run.history) == 0.92
+    # the lesson's claims (the last figure, 104 sentences) are the same on every CPU kernel; the
+    # peak on the way is not: at this unstable lr float64's last bits grow into 0.92 (SkylakeX)
+    # or 0.93 (Prescott), measured with make test-floors
+    assert 0.91 <= max(r["exact_match"] for r in run.history) < 0.95
     assert run.history[-1]["exact_match"] == 0.91
     corpus, vocab = run.corpus, run.vocab
     weights = run.model.cross_attention(tr.make_batch(corpus.heldout, vocab))[:, 0]

@@ -46,13 +46,14 @@ def install() -> None:
     run([sys.executable, "-m", "pip", "install", "--quiet", "uv"])
     uv = [sys.executable, "-m", "uv"]
     run([*uv, "venv", "--quiet", "--python", sys.executable, FLOORS])
-    env = {"VIRTUAL_ENV": str(FLOORS)}
     for step in course.INSTALL:
         if step[:3] == ["-m", "pip", "install"]:
             packages = [a for a in step[3:] if a not in ("--upgrade", "pip")]
             if not [a for a in packages if not a.startswith("-")]:
                 continue  # upgrading pip: uv installs without it
-            run([*uv, "pip", "install", "--resolution", "lowest-direct", *packages], **env)
+            # --python: `python -m uv` would otherwise install into the Python that runs it
+            run([*uv, "pip", "install", "--python", floors_python(), "--resolution",
+                 "lowest-direct", *packages])
         else:
             run([floors_python(), *step], MPLCONFIGDIR=str(FLOORS / "matplotlib"))
     STAMP.touch()
