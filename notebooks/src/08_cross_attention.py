@@ -90,7 +90,7 @@ print(tr.q.shape, tr.k.shape, tr.v.shape)     # Q는 5개, K와 V는 7개; 차�
 """, en="""
 # decoder (target tokens, d_model), encoder (source tokens, d_model)
 print(tr.target_x.shape, tr.source_x.shape)
-print(tr.q.shape, tr.k.shape, tr.v.shape)     # 5 queries, 7 keys and values; all of dimension d_k = 4
+print(tr.q.shape, tr.k.shape, tr.v.shape)     # 5 queries, 7 keys and values, all with d_k = 4
 """)
 
 lesson.md(slide="slide", ko="""
