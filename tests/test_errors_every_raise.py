@@ -224,3 +224,20 @@ def test_the_new_korean_errors_end_with_a_period():
     for key in keys[start:]:
         if key.startswith("err_") and key not in fragments:
             assert table[key].endswith("."), (key, table[key])
+
+
+# Pieces put inside other messages, and a button label: not sentences of their own.
+NOT_SENTENCES = {"err_array_empty_shape", "err_int_digits", "err_choice_or_none",
+                 "err_positions_ragged", "err_int_positive", "err_int_range", "err_int_low",
+                 "err_int_high", "err_int_any", "err_need_shape", "check_solution_label"}
+
+
+def test_every_korean_message_ends_with_a_period():
+    """Every Korean check, error and grading message is whole sentences: it ends with '.'
+    (or '?'). Lesson 14's check texts are being rewritten elsewhere (issue 35) and are
+    left to that change."""
+    missing = [(key, text[-40:]) for key, text in lang.STRINGS["ko"].items()
+               if key.startswith(("check_", "err_", "grade_")) and key not in NOT_SENTENCES
+               and not key.startswith("check_l14_")
+               and not text.endswith((".", "?", ".)"))]
+    assert not missing, missing
