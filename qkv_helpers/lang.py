@@ -700,6 +700,12 @@ STRINGS: dict[str, dict[str, str]] = {
         "err_texts_empty_list": "texts is an empty list: give a string or a list of strings",
         "err_texts_type": "texts must be a string or a list of strings, got {got}",
         "err_text_no_token": "{where} ({got}) gives no token besides [CLS] and [SEP]: give a sentence with letters, digits or punctuation",
+        "err_quiz_number": "number must be in 1..{n}, got {got}",
+        "err_quiz_choice": "choice must be one of the options {options} for question {number} (an int), got {got}",
+        "err_ab_lengths": "a and b must be 1-D vectors of the same length, got shapes {a} and {b}, needed (d,) and (d,)",
+        "err_ab_zero": "a and b must not be zero vectors: a zero vector has no angle",
+        "err_ab_overflow": "a·b or a length overflows float64: a and b have entries as large as {a} and {b}; scale them down (the angle does not change)",
+        "err_weights_v": "weights must be (n_k,) and v (n_k, d_v) with the same n_k, got {w} and {v}",
     },
     "ko": {
         # --- glossary ---
@@ -1305,6 +1311,12 @@ STRINGS: dict[str, dict[str, str]] = {
         "err_texts_empty_list": "texts가 빈 리스트예요. 문자열 하나나 문자열들의 리스트를 넣어 주세요.",
         "err_texts_type": "texts에는 문자열 하나나 문자열들의 리스트가 와야 해요. 지금 값의 타입: {got}.",
         "err_text_no_token": "{where}({got})에서는 [CLS]와 [SEP] 말고 토큰이 하나도 나오지 않아요. 글자, 숫자, 문장 부호가 있는 문장을 넣어 주세요.",
+        "err_quiz_number": "number에는 1..{n} 범위의 문항 번호가 와야 해요. 지금 값: {got}.",
+        "err_quiz_choice": "choice에는 {number}번 문항의 보기 번호 {options} 중 하나(정수)가 와야 해요. 지금 값: {got}.",
+        "err_ab_lengths": "a와 b는 길이가 같은 1차원 벡터여야 해요(모양 (d,)). 지금 a의 모양 {a}, b의 모양 {b}.",
+        "err_ab_zero": "a와 b에 영벡터가 있으면 안 돼요. 영벡터에는 각도가 없어요.",
+        "err_ab_overflow": "a·b나 벡터의 길이가 float64의 범위를 넘어요. a와 b의 가장 큰 항목: {a}, {b}. 값을 줄여 주세요(각도는 그대로예요).",
+        "err_weights_v": "weights의 모양 (n_k,)과 v의 모양 (n_k, d_v)에서 n_k가 같아야 해요. 지금 weights의 모양 {w}, v의 모양 {v}.",
     },
 }
 
