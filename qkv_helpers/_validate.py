@@ -59,41 +59,33 @@ def array(x, name: str, *, min_ndim: int = 1, ndim: int | tuple[int, ...] | None
     TypeError: v is a masked array, whose mask numpy would ignore: pass v.filled(value)...
     """
     __tracebackhide__ = True  # IPython shows the learner's line and the lesson's function
-    need = f", shape {shape}" if shape else ""
+    need = t("err_need_shape", shape=shape) if shape else ""
     not_masked(x, name)
     if isinstance(x, (str, bytes)):
-        raise TypeError(f"{name} must be an array of real numbers{need}, got dtype "
-                        f"{np.asarray(x).dtype}: the string {x!r}")
+        raise TypeError(t("err_array_string", name=name, need=need,
+                          dtype=np.asarray(x).dtype, got=repr(x)))
     if x is None:
-        raise TypeError(f"{name} must be an array of real numbers{need}, got None")
+        raise TypeError(t("err_array_none", name=name, need=need))
     try:
         arr = np.asarray(x)
     except (ValueError, TypeError) as err:  # ragged nested lists, objects numpy refuses
-        raise TypeError(
-            f"{name} must be an array of real numbers{need} (a numpy array or nested lists "
-            f"of equal lengths); numpy could not read it as one: {err}"
-        ) from None
+        raise TypeError(t("err_array_unreadable", name=name, need=need, err=err)) from None
     if arr.dtype == object:
         bad = [e for e in arr.flat if not isinstance(e, numbers.Real)
                or isinstance(e, (bool, np.bool_))][:1]  # None, strings, lists, bools...
         if arr.size == 0 or bad:
             shown = _describe(bad[0] if bad else arr)
-            raise TypeError(f"{name} must hold real numbers{need}; got an array of Python "
-                            f"objects (dtype object) with an entry that is not one: {shown}")
+            raise TypeError(t("err_array_objects", name=name, need=need, got=shown))
         try:
             arr = arr.astype(np.float64)
         except OverflowError:  # an int beyond 1e308
-            raise ValueError(f"{name} must hold finite numbers{need}; got an integer beyond "
-                             "the largest float") from None
+            raise ValueError(t("err_array_huge_int", name=name, need=need)) from None
     if arr.dtype.kind == "b" and not bools:
-        raise TypeError(
-            f"{name} must be an array of real numbers, got dtype bool (shape {arr.shape}); "
-            f"for 0/1 values use {name}.astype(float)"
-        )
+        raise TypeError(t("err_array_bool", name=name, shape=arr.shape))
     if arr.dtype.kind in "biu":
         arr = arr.astype(np.float64)
     elif arr.dtype.kind != "f":
-        raise TypeError(f"{name} must be an array of real numbers{need}, got dtype {arr.dtype}")
+        raise TypeError(t("err_array_dtype", name=name, need=need, dtype=arr.dtype))
     if widen:
         arr = arr.astype(np.promote_types(arr.dtype, np.float64), copy=False)
     if ndim is not None:
@@ -108,9 +100,8 @@ def array(x, name: str, *, min_ndim: int = 1, ndim: int | tuple[int, ...] | None
                            got=arr.shape))
     if not empty and arr.size == 0:
         axis = arr.shape.index(0) if arr.ndim else 0
-        raise ValueError(f"{name} must not be empty: got shape {arr.shape}, axis {axis} has "
-                         f"length 0" + (f" (it needs shape {shape} with every size >= 1)"
-                                        if shape else ""))
+        raise ValueError(t("err_array_empty", name=name, got=arr.shape, axis=axis,
+                           need=t("err_array_empty_shape", shape=shape) if shape else ""))
     if finite:
         require_finite(arr, name)
     return arr
@@ -126,8 +117,7 @@ def not_masked(x, name: str) -> None:
     """Refuse a numpy masked array: numpy's arithmetic and copies into plain arrays would
     use the hidden entries as if no mask were there."""
     if _masked(x):
-        raise TypeError(f"{name} is a masked array, whose mask numpy would ignore: pass "
-                        f"{name}.filled(value) or only the entries you mean")
+        raise TypeError(t("err_masked", name=name))
 
 
 def integer(x, name: str, low: int | None = None, high: int | None = None, *,
@@ -162,8 +152,8 @@ def integer(x, name: str, low: int | None = None, high: int | None = None, *,
         raise TypeError(t("err_int_needed", name=name, needs=needs, got=_describe(x)))
     value = int(x)
     if why is not None and high is not None and value > high:
-        shown = value if len(str(value)) <= 30 else f"an integer of {len(str(value))} digits"
-        raise ValueError(f"{name} must be at most {high} ({why}), got {shown}")
+        shown = value if len(str(value)) <= 30 else t("err_int_digits", digits=len(str(value)))
+        raise ValueError(t("err_int_at_most", name=name, high=high, why=why, got=shown))
     if (low is not None and value < low) or (high is not None and value > high):
         raise ValueError(t("err_int_needed", name=name, needs=needs, got=value))
     return value
@@ -172,7 +162,7 @@ def integer(x, name: str, low: int | None = None, high: int | None = None, *,
 def flag(x, name: str) -> bool:
     """``x`` as a bool; only True or False (a string like "no" would count as True)."""
     if not isinstance(x, (bool, np.bool_)):
-        raise TypeError(f"{name} must be True or False, got {_describe(x)}")
+        raise TypeError(t("err_flag", name=name, got=_describe(x)))
     return bool(x)
 
 
@@ -198,31 +188,27 @@ def require_finite(arr: np.ndarray, name: str) -> None:
     finite = np.isfinite(arr)
     if not finite.all():
         where = tuple(int(i) for i in np.argwhere(~finite)[0])
-        raise ValueError(
-            f"{name} must hold finite numbers; got {arr[where]} at index {where} "
-            f"of an array of shape {arr.shape}"
-        )
+        raise ValueError(t("err_not_finite", name=name, got=arr[where], index=where,
+                           shape=arr.shape))
 
 
 def finite_result(arr: np.ndarray, what: str, names: str) -> np.ndarray:
     """``arr`` if every entry is finite; otherwise a ValueError: the inputs were too large."""
     if not np.isfinite(arr).all():
-        raise ValueError(f"{what} overflowed (became infinite): {names} hold numbers too large "
-                         f"to compute with in float64; scale them down")
+        raise ValueError(t("err_result_overflow", what=what, names=names))
     return arr
 
 
 def positive_number(x, name: str) -> float:
     """``x`` as a Python float, which must be finite and > 0."""
     if isinstance(x, bool) or not isinstance(x, numbers.Real):
-        raise TypeError(f"{name} must be a real number > 0, got {type(x).__name__} {x!r}")
+        raise TypeError(t("err_positive_type", name=name, got=_describe(x)))
     try:
         value = float(x)
     except OverflowError:  # an int beyond the largest float
-        raise ValueError(f"{name} must be a finite number > 0, got an integer of "
-                         f"{len(str(abs(x)))} digits, beyond the largest float") from None
+        raise ValueError(t("err_positive_huge", name=name, digits=len(str(abs(x))))) from None
     if not (np.isfinite(value) and value > 0):
-        raise ValueError(f"{name} must be a finite number > 0, got {value}")
+        raise ValueError(t("err_positive_value", name=name, got=value))
     return value
 
 
@@ -230,14 +216,15 @@ def real_number(x, name: str, low: float | None = None, high: float | None = Non
                 low_open: bool = False) -> float:
     """``x`` as a finite Python float in ``[low, high]`` (``(low, high]`` if ``low_open``)."""
     if isinstance(x, (bool, np.bool_)) or not isinstance(x, numbers.Real):
-        raise TypeError(f"{name} must be a real number, got {_describe(x)}")
+        raise TypeError(t("err_real_type", name=name, got=_describe(x)))
     value = float(x)
     if not math.isfinite(value):
-        raise ValueError(f"{name} must be a finite number, got {value}")
+        raise ValueError(t("err_real_finite", name=name, got=value))
     if low is not None and (value < low or (low_open and value == low)):
-        raise ValueError(f"{name} must be {'>' if low_open else '>='} {low:g}, got {value:g}")
+        raise ValueError(t("err_real_above" if low_open else "err_real_low", name=name,
+                           low=f"{low:g}", got=f"{value:g}"))
     if high is not None and value > high:
-        raise ValueError(f"{name} must be <= {high:g}, got {value:g}")
+        raise ValueError(t("err_real_high", name=name, high=f"{high:g}", got=f"{value:g}"))
     return value
 
 
@@ -260,8 +247,8 @@ def float_dtype(dtype, name: str = "dtype", allowed=None) -> np.dtype:
         names = ("np.float32 or np.float64" if allowed is None
                  else " or ".join(f"np.{np.dtype(a).name}" for a in allowed))
         got = repr(dtype) if dt is None or dtype is None else f"{dt.name}"
-        needed = "a numpy float dtype such as" if allowed is None else "one of"
-        raise TypeError(f"{name} must be {needed} {names}, got {got}")
+        raise TypeError(t("err_float_dtype" if allowed is None else "err_float_dtype_of",
+                          name=name, names=names, got=got))
     return dt
 
 
@@ -274,10 +261,9 @@ def axis_index(axis, ndim: int, shape: tuple, name: str = "axis") -> int:
     TypeError: axis must be an integer (one axis), got NoneType None
     """
     if isinstance(axis, bool) or not isinstance(axis, numbers.Integral):
-        raise TypeError(
-            f"{name} must be an integer (one axis), got {type(axis).__name__} {axis!r}")
+        raise TypeError(t("err_axis_type", name=name, got=_describe(axis)))
     if not -ndim <= axis < ndim:
-        raise ValueError(f"{name} {axis} is out of range for x of shape {shape}")
+        raise ValueError(t("err_axis_range", name=name, axis=axis, shape=shape))
     return int(axis)
 
 
@@ -296,18 +282,16 @@ def int_sequence(values, name: str, low: int = 0, min_len: int = 1) -> np.ndarra
     if values is None or isinstance(values, (str, bytes, numbers.Number)) or not hasattr(
             values, "__iter__") or isinstance(values, dict) or (
             isinstance(values, np.ndarray) and values.ndim != 1):
-        raise TypeError(f"{name} must be a sequence of integers >= {low}, got "
-                        f"{_describe(values)}")
+        raise TypeError(t("err_int_seq_type", name=name, low=low, got=_describe(values)))
     values = list(values)
     for i, value in enumerate(values):
         if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-            raise TypeError(f"each of {name} must be an integer >= {low}, got "
-                            f"{_describe(value)} (entry {i})")
+            raise TypeError(t("err_int_seq_entry", name=name, low=low, got=_describe(value),
+                              entry=i))
         if value < low:
-            raise ValueError(f"each of {name} must be an integer >= {low}, got {value} "
-                             f"(entry {i})")
+            raise ValueError(t("err_int_seq_entry", name=name, low=low, got=value, entry=i))
     if len(values) < min_len:
-        raise ValueError(f"{name} must hold at least {min_len} integer(s), got {len(values)}")
+        raise ValueError(t("err_int_seq_short", name=name, min_len=min_len, got=len(values)))
     return np.array([int(v) for v in values], dtype=np.int64)
 
 
@@ -315,9 +299,9 @@ def token_of(x, name: str, tokens) -> str:
     """``x`` if it is one of ``tokens`` (exactly, case included), else a clear error."""
     tokens = tuple(tokens)
     if not isinstance(x, str):
-        raise TypeError(f"{name} must be one of the tokens {tokens} (a str), got {_describe(x)}")
+        raise TypeError(t("err_token_of", name=name, tokens=tokens, got=_describe(x)))
     if x not in tokens:
-        raise ValueError(f"{name} must be one of the tokens {tokens}, got {x!r}")
+        raise ValueError(t("err_token_value", name=name, tokens=tokens, got=repr(x)))
     return x
 
 
@@ -325,29 +309,30 @@ def label_list(labels, n: int, name: str, what: str) -> list[str]:
     """``labels`` as ``n`` strings, one per entry of ``what``; a bare string is refused."""
     if isinstance(labels, (str, bytes)) or labels is None or isinstance(labels, np.ndarray) \
             and labels.ndim != 1:
-        raise TypeError(f"{name} must be a sequence of {n} labels, one per {what}, "
-                        f"got {_describe(labels)}")
+        raise TypeError(t("err_labels_type", name=name, n=n, what=what,
+                          got=_describe(labels)))
     try:
         labels = [str(label) for label in labels]
     except TypeError:
-        raise TypeError(f"{name} must be a sequence of {n} labels, one per {what}, "
-                        f"got {_describe(labels)}") from None
+        raise TypeError(t("err_labels_type", name=name, n=n, what=what,
+                          got=_describe(labels))) from None
     if len(labels) != n:
-        raise ValueError(f"{name} has {len(labels)} labels but there are {n} {what}")
+        raise ValueError(t("err_labels_count", name=name, got=len(labels), n=n, what=what))
     return labels
 
 
 def instance_of(x, name: str, cls: type, hint: str):
     """``x`` if it is a ``cls``; otherwise a TypeError that says where to get one."""
     if not isinstance(x, cls):
-        raise TypeError(f"{name} must be a {cls.__name__} ({hint}), got {_describe(x)}")
+        raise TypeError(t("err_instance", name=name, cls=cls.__name__, hint=hint,
+                          got=_describe(x)))
     return x
 
 
 def a_function(fn, name: str = "fn"):
     """``fn`` if it can be called; otherwise a TypeError naming ``name``."""
     if not callable(fn):
-        raise TypeError(f"{name} must be a function to call (e.g. np.ones), got {_describe(fn)}")
+        raise TypeError(t("err_function", name=name, got=_describe(fn)))
     return fn
 
 
@@ -380,7 +365,7 @@ def by(check):
             try:
                 bound = signature.bind(*args, **kwargs)
             except TypeError as err:  # a missing or unknown argument: Python's own message
-                raise TypeError(f"{formula.__name__}(): {err}") from None
+                raise TypeError(t("err_call", function=formula.__name__, err=err)) from None
             bound.apply_defaults()
             checked = check(**bound.arguments)  # in the function's order
             return formula(**dict(zip(bound.arguments, checked)))
@@ -407,15 +392,15 @@ def finite_scores(scores: np.ndarray, q=None, k=None, scale=None) -> None:
             with np.errstate(over="ignore", invalid="ignore"):
                 unscaled = q @ k.swapaxes(-1, -2)  # (..., n_q, n_k)
             if np.isfinite(unscaled).all():
-                wider = " or float64 inputs" if scores.dtype != np.float64 else ""
-                raise ScoresOverflowError(
-                    f"scale = {float(scale):g} makes the scores overflow dtype "
-                    f"{scores.dtype} (largest {np.finfo(scores.dtype).max:g}), though q·kᵀ "
-                    f"itself is at most {float(np.abs(unscaled).max(initial=0.0)):g}: use a "
-                    f"smaller scale (the default is 1/√d_k){wider}") from None
-        raise ScoresOverflowError(
-            "the scores q·kᵀ·scale overflowed to infinity or became NaN: q and k hold "
-            f"numbers too large for dtype {scores.dtype} (largest score {row_max.max()})")
+                # float16 inputs are scored in float32 (as flash-attention does): name that dtype
+                wider = t("err_scale_overflow_wider") if scores.dtype != np.float64 else ""
+                raise ScoresOverflowError(t(
+                    "err_scale_overflow", scale=f"{float(scale):g}", dtype=scores.dtype,
+                    largest=f"{np.finfo(scores.dtype).max:g}",
+                    unscaled=f"{float(np.abs(unscaled).max(initial=0.0)):g}",
+                    wider=wider)) from None
+        raise ScoresOverflowError(t("err_scores_overflow", dtype=scores.dtype,
+                                    largest=row_max.max()))
 
 
 def finite_product(result: np.ndarray, what: str, **inputs) -> None:
@@ -423,8 +408,8 @@ def finite_product(result: np.ndarray, what: str, **inputs) -> None:
     if not np.isfinite(result).all():
         largest = ", ".join(f"largest |{n}| = {float(np.abs(a).max()):.3g}"
                             for n, a in inputs.items())
-        raise ScoresOverflowError(f"{what} overflowed to infinity in {result.dtype} "
-                                  f"({largest}): the inputs are too large for this dtype")
+        raise ScoresOverflowError(t("err_product_overflow", what=what, dtype=result.dtype,
+                                    largest=largest))
 
 
 def softmax_args(x, axis, temperature, out=None):
@@ -434,29 +419,25 @@ def softmax_args(x, axis, temperature, out=None):
     temperature = positive_number(temperature, "temperature")
     arr = array(x, "x", min_ndim=0, finite=False)
     if arr.ndim == 0:
-        raise ValueError("x must have at least 1 dimension, got a scalar (shape ())")
+        raise ValueError(t("err_softmax_scalar"))
     axis = axis_index(axis, arr.ndim, arr.shape)
     if arr.shape[axis] == 0:
-        raise ValueError(f"x must have at least one entry along axis {axis}: got shape "
-                         f"{arr.shape}, and softmax over nothing is undefined")
+        raise ValueError(t("err_softmax_empty_axis", axis=axis, shape=arr.shape))
     if np.isnan(arr).any() or np.isposinf(arr).any():
-        raise ValueError(f"x must not hold NaN or +inf; got x of shape {arr.shape} with some")
+        raise ValueError(t("err_softmax_nan", shape=arr.shape))
     if arr.size and np.isneginf(arr).all(axis=axis).any():
         row = tuple(int(i) for i in np.argwhere(np.isneginf(arr).all(axis=axis))[0])
-        raise ValueError(
-            f"every entry of x along axis {axis} is -inf at index {row} (x has shape "
-            f"{arr.shape}): softmax over nothing is undefined"
-        )
+        raise ValueError(t("err_softmax_all_neginf", axis=axis, row=row, shape=arr.shape))
     if out is not None:
         not_masked(out, "out")
         if not isinstance(out, np.ndarray):
-            raise TypeError(f"out must be a numpy array of x's shape {arr.shape} and dtype "
-                            f"{arr.dtype}, got {type(out).__name__}")
+            raise TypeError(t("err_out_type", shape=arr.shape, dtype=arr.dtype,
+                              got=type(out).__name__))
         if out.shape != arr.shape or out.dtype != arr.dtype:
-            raise ValueError(f"out must have x's shape {arr.shape} and dtype {arr.dtype}, got "
-                             f"shape {out.shape} and dtype {out.dtype}")
+            raise ValueError(t("err_out_like_x", shape=arr.shape, dtype=arr.dtype,
+                               got=out.shape, got_dtype=out.dtype))
         if not out.flags.writeable:
-            raise ValueError(f"out must be writable; got a read-only array of shape {out.shape}")
+            raise ValueError(t("err_out_readonly", shape=out.shape))
     return arr, axis, temperature, out
 
 
@@ -487,14 +468,13 @@ def attention_args(q, k, v, mask=None, scale=None):
 def _weights_in_range(p: np.ndarray, name: str) -> None:
     """Attention weights: in 0..1, each row summing to 1 (up to float32 rounding)."""
     if p.size and (p.min() < 0 or p.max() > 1 + 1e-6):
-        raise ValueError(f"{name} must be attention weights in 0..1 (the forward's softmax), "
-                         f"got values in {p.min():g}..{p.max():g} (shape {p.shape})")
+        raise ValueError(t("err_weights_range", name=name, low=f"{p.min():g}",
+                           high=f"{p.max():g}", shape=p.shape))
     sums = p.sum(axis=-1)
     if p.size and np.abs(sums - 1).max() > 1e-3:
         where = tuple(int(i) for i in np.argwhere(np.abs(sums - 1) > 1e-3)[0])
-        raise ValueError(f"{name} must be attention weights whose rows sum to 1 (the "
-                         f"forward's softmax), got a row summing to {sums[where]:g} at "
-                         f"index {where} (shape {p.shape})")
+        raise ValueError(t("err_weights_rows", name=name, total=f"{sums[where]:g}",
+                           index=where, shape=p.shape))
 
 
 def _same_dtype(*arrays):
@@ -508,8 +488,7 @@ def softmax_backward_args(d_p, p):
     _weights_in_range(p, "p")
     d_p = array(d_p, "d_p", bools=False, shape=f"{p.shape}, p's")
     if d_p.shape != p.shape:
-        raise ValueError(f"d_p must have the shape of p {p.shape} (one gradient per weight), "
-                         f"got shape {d_p.shape}")
+        raise ValueError(t("err_d_p_shape", p=p.shape, got=d_p.shape))
     return _same_dtype(d_p, p)
 
 
@@ -523,13 +502,12 @@ def attention_backward_args(d_out, q, k, v, p):
     p_shape, out_shape = (*batch, n_q, n_k), (*batch, n_q, d_v)
     p = array(p, "p", min_ndim=2, bools=False, shape="(..., n_q, n_k)")
     if p.shape != p_shape:
-        raise ValueError(f"p must be the forward's weights (..., n_q, n_k) = {p_shape} for q "
-                         f"{q.shape} and k {k.shape}, got shape {p.shape}")
+        raise ValueError(t("err_p_shape", needed=p_shape, q=q.shape, k=k.shape, got=p.shape))
     _weights_in_range(p, "p")
     d_out = array(d_out, "d_out", min_ndim=2, bools=False, shape="(..., n_q, d_v)")
     if d_out.shape != out_shape:
-        raise ValueError(f"d_out must have the output's shape (..., n_q, d_v) = {out_shape} "
-                         f"for q {q.shape} and v {v.shape}, got shape {d_out.shape}")
+        raise ValueError(t("err_out_shape", name="d_out", needed=out_shape, q=q.shape,
+                           v=v.shape, got=d_out.shape))
     return _same_dtype(d_out, q, k, v, p)
 
 
@@ -551,13 +529,11 @@ def recompute_backward_args(d_out, q, k, v, out, lse, block_size):
     for x, name in ((d_out, "d_out"), (out, "out")):
         named[name] = array(x, name, ndim=2, bools=False, shape="(n_q, d_v)")
         if named[name].shape != out_shape:
-            raise ValueError(f"{name} must have the output's shape (n_q, d_v) = {out_shape} "
-                             f"for q {q.shape} and v {v.shape}, got shape "
-                             f"{named[name].shape}")
+            raise ValueError(t("err_out_shape", name=name, needed=out_shape, q=q.shape,
+                               v=v.shape, got=named[name].shape))
     lse = array(lse, "lse", ndim=1, bools=False, shape="(n_q,)")
     if lse.shape != (q.shape[0],):
-        raise ValueError(f"lse must hold one log-sum-exp per query row, shape "
-                         f"({q.shape[0]},) for q {q.shape}, got shape {lse.shape}")
+        raise ValueError(t("err_lse_shape", n_q=q.shape[0], q=q.shape, got=lse.shape))
     block_size = integer(block_size, "block_size", 1)
     d_out, q, k, v, out, lse = _same_dtype(named["d_out"], q, k, v, named["out"], lse)
     return d_out, q, k, v, out, lse, block_size
@@ -574,25 +550,21 @@ def attention_shapes(q_shape, k_shape, v_shape) -> tuple[int, ...]:
     try:
         return np.broadcast_shapes(q_shape[:-2], k_shape[:-2], v_shape[:-2])
     except ValueError:
-        raise ValueError(
-            f"the leading (batch) dimensions of q {q_shape}, k {k_shape} and v {v_shape} "
-            "do not broadcast together"
-        ) from None
+        raise ValueError(t("err_batch_broadcast", shapes=f"q {q_shape}, k {k_shape} and "
+                                                         f"v {v_shape}")) from None
 
 
 def attention_mask(mask, score_shape: tuple[int, ...]) -> np.ndarray:
     """The mask as a bool array that broadcasts to ``score_shape`` with a key in every row."""
     __tracebackhide__ = True
     if _masked(mask):
-        raise TypeError("mask is a masked array, whose own mask numpy would ignore: pass a "
-                        "plain boolean array (True = may attend)")
+        raise TypeError(t("err_masked", name="mask"))
     if isinstance(mask, (str, bytes)):
         raise TypeError(t("err_mask_string", got=repr(mask)))
     try:
         mask = np.asarray(mask)
     except (ValueError, TypeError) as err:
-        raise TypeError(f"mask must be a boolean array; numpy could not read it as one: "
-                        f"{err}") from None
+        raise TypeError(t("err_mask_unreadable", err=err)) from None
     if mask.dtype != np.bool_:
         raise TypeError(t("err_mask_dtype", dtype=mask.dtype))
     try:
@@ -614,10 +586,8 @@ def heads(d_model: int, n_heads) -> int:
     """``n_heads`` as a positive int that divides ``d_model`` into equal heads."""
     n_heads = integer(n_heads, "n_heads", 1)
     if d_model % n_heads:
-        raise ValueError(
-            f"d_model must be divisible by n_heads to split it into equal heads: "
-            f"d_model = {d_model}, n_heads = {n_heads} (remainder {d_model % n_heads})"
-        )
+        raise ValueError(t("err_heads_divide", d_model=d_model, n_heads=n_heads,
+                           rest=d_model % n_heads))
     return n_heads
 
 
@@ -647,9 +617,8 @@ def mha_args(self, **args):
     if "heads" in args:
         h = array(args["heads"], "heads", min_ndim=3, bools=False, empty=False)
         if h.shape[-3:-2] != (self.n_heads,) or h.shape[-1] != self.head_dim:
-            raise ValueError(
-                f"heads must have shape (..., n_heads, n_q, head_dim) = (..., {self.n_heads}, "
-                f"n_q, {self.head_dim}), got {h.shape}")
+            raise ValueError(t("err_mha_heads", n_heads=self.n_heads, head_dim=self.head_dim,
+                               got=h.shape))
         out["heads"] = h
     if "mask" in args:
         mask = args["mask"]
@@ -659,8 +628,8 @@ def mha_args(self, **args):
             try:
                 batch = np.broadcast_shapes(x_q.shape[:-2], x_kv.shape[:-2])
             except ValueError:
-                raise ValueError(f"the leading (batch) dimensions of x_q {x_q.shape} and "
-                                 f"x_kv {x_kv.shape} do not broadcast together") from None
+                raise ValueError(t("err_batch_broadcast", shapes=f"x_q {x_q.shape} and "
+                                                                 f"x_kv {x_kv.shape}")) from None
             mask = attention_mask(mask, (*batch, self.n_heads, x_q.shape[-2], x_kv.shape[-2]))
         out["mask"] = mask
     return (self, *out.values())
@@ -704,32 +673,32 @@ def token_positions(positions, n: int | None, name: str = "positions") -> np.nda
     if positions is None and n is not None:
         return np.arange(n)
     if positions is None or isinstance(positions, (str, bytes)):
-        raise TypeError(f"{name} must be a 1-D sequence of integer positions, got "
-                        f"{type(positions).__name__} {positions!r}")
+        raise TypeError(t("err_positions_type", name=name, got=_describe(positions)))
     if _masked(positions):
-        raise TypeError(f"{name} is a masked array, whose mask numpy would ignore: pass "
-                        f"only the positions you mean")
+        raise TypeError(t("err_masked", name=name))
     if isinstance(positions, numbers.Integral) and not isinstance(positions, bool):
         positions = [positions]
     try:
         arr = np.asarray(positions)
     except ValueError:  # ragged nested lists
-        raise TypeError(f"{name} must be a 1-D sequence of integer positions, got rows of "
-                        "different lengths") from None
+        raise TypeError(t("err_positions_type", name=name,
+                          got=t("err_positions_ragged"))) from None
     if arr.dtype.kind == "b" or arr.dtype.kind not in "iuf" or arr.ndim != 1:
-        raise TypeError(f"{name} must be a 1-D sequence of integer positions, got "
-                        f"{np.asarray(positions).dtype} of shape {arr.shape}")
+        raise TypeError(t("err_positions_type", name=name,
+                          got=f"{np.asarray(positions).dtype} {arr.shape}"))
     if arr.dtype.kind == "f":
         if not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr)):
-            raise TypeError(f"{name} must hold whole numbers, got {arr.tolist()}")
+            raise TypeError(t("err_positions_whole", name=name, got=arr.tolist()))
         arr = arr.astype(np.float64)  # (float16 cannot even hold MAX_POSITION)
         if np.any(np.abs(arr) > MAX_POSITION):
-            raise ValueError(f"{name} must be at most {MAX_POSITION}, got {arr.tolist()}")
+            raise ValueError(t("err_positions_max", name=name, high=MAX_POSITION,
+                               got=arr.tolist()))
         arr = arr.astype(np.int64)
     if np.any(arr < 0):
-        raise ValueError(f"{name} must be >= 0, got {arr.tolist()}")
+        raise ValueError(t("err_positions_negative", name=name, got=arr.tolist()))
     if np.any(arr > MAX_POSITION):  # beyond it, m · θ in float64 is no longer exact
-        raise ValueError(f"{name} must be at most {MAX_POSITION}, got {arr.tolist()}")
+        raise ValueError(t("err_positions_max", name=name, high=MAX_POSITION,
+                           got=arr.tolist()))
     if n is not None and arr.shape[0] != n:
         raise ValueError(t("err_positions_count", name=name, count=arr.shape[0], n=n))
     return arr.astype(np.int64)
@@ -738,7 +707,7 @@ def token_positions(positions, n: int | None, name: str = "positions") -> np.nda
 def even_dim(d, name: str) -> int:
     d = integer(d, name, 1, 2**14, why="a size of vectors or of a (d, d) matrix")
     if d % 2:
-        raise ValueError(f"{name} must be even (RoPE rotates pairs of dimensions), got {d}")
+        raise ValueError(t("err_even_dim", name=name, got=d))
     return d
 
 
@@ -750,10 +719,9 @@ def rope_args(x, positions, base):
         raise ValueError(t("err_rope_one_vector", shape=x.shape, row=(1, *x.shape)))
     n, d = x.shape[-2], x.shape[-1]
     if d % 2:
-        raise ValueError(f"x must have an even last dimension d (RoPE rotates pairs), "
-                         f"got x of shape {x.shape}")
+        raise ValueError(t("err_even_dim", name="d (x.shape[-1])", got=x.shape))
     if d == 0 or n == 0:
-        raise ValueError(f"x must have at least one token and d >= 2, got shape {x.shape}")
+        raise ValueError(t("err_rope_empty", got=x.shape))
     even_dim(d, "d")
     return x, token_positions(positions, n), positive_number(base, "base")
 
@@ -764,8 +732,7 @@ def mask_sizes(n_q, n_k=None):
     n_q = integer(n_q, "n_q", 1, 2**20, why="a mask row per query")
     n_k = n_q if n_k is None else integer(n_k, "n_k", 1, 2**20, why="a mask column per key")
     if n_q * n_k > 2**32:
-        raise ValueError(f"n_q · n_k must be at most 2**32 entries for a mask held in memory, "
-                         f"got n_q = {n_q}, n_k = {n_k}")
+        raise ValueError(t("err_mask_too_big", n_q=n_q, n_k=n_k))
     if n_k < n_q:
         raise ValueError(t("err_mask_sizes", n_q=n_q, n_k=n_k))
     return n_q, n_k
@@ -786,8 +753,7 @@ def tiled_args(q, k, v, mask=None, block_size=64, scale=None, skip_hidden_blocks
 def online_start_args(shape_rows, d_v, dtype=np.float64):
     """``shape_rows`` as a tuple of sizes >= 1, ``d_v`` >= 1 and a float dtype."""
     if not isinstance(shape_rows, (tuple, list)):
-        raise TypeError(f"shape_rows must be a tuple of sizes such as (n_q,) or (heads, n_q), "
-                        f"got {type(shape_rows).__name__} {shape_rows!r}")
+        raise TypeError(t("err_shape_rows", got=_describe(shape_rows)))
     shape_rows = tuple(integer(size, "shape_rows", low=1) for size in shape_rows)
     return shape_rows, integer(d_v, "d_v", 1), float_dtype(dtype)
 
@@ -800,26 +766,22 @@ def online_update_args(state, scores, v_block):
     m, l, o = (np.asarray(a) for a in state)  # noqa: E741
     if any(a.dtype.kind != "f" for a in (m, l, o)) or np.isnan(m).any() or \
             np.isposinf(m).any() or not (np.isfinite(l).all() and np.isfinite(o).all()):
-        raise ValueError("state must hold float arrays: m finite or -inf, l and o finite "
-                         "(as online_softmax_start and online_softmax_update leave them)")
+        raise ValueError(t("err_online_state"))
     scores = array(scores, "scores", min_ndim=0, finite=False)
     if np.isnan(scores).any() or np.isposinf(scores).any():
-        raise ValueError("scores must hold finite numbers or -inf (a masked key), got NaN or "
-                         f"+inf in an array of shape {scores.shape}")
+        raise ValueError(t("err_online_scores_nan", shape=scores.shape))
     if scores.ndim < 1 or scores.shape[:-1] != m.shape[:-1] or scores.shape[-1] == 0:
-        raise ValueError(f"scores must have shape (..., n_q, block) = {m.shape[:-1] + ('block',)}"
-                         f" with block >= 1 for this state, got {scores.shape}")
+        raise ValueError(t("err_online_scores_shape", needed=m.shape[:-1] + ("block",),
+                           got=scores.shape))
     v_block = array(v_block, "v_block", min_ndim=2, bools=False, empty=False)
     if v_block.shape[-2] != scores.shape[-1] or v_block.shape[-1] != o.shape[-1] or \
             v_block.shape[:-2] != o.shape[:-2][len(o.shape) - v_block.ndim:]:
-        raise ValueError(f"v_block must have shape (..., block, d_v) = (..., {scores.shape[-1]}, "
-                         f"{o.shape[-1]}) for these scores and this state, got {v_block.shape}")
+        raise ValueError(t("err_online_v_block", block=scores.shape[-1], d_v=o.shape[-1],
+                           got=v_block.shape))
     return OnlineSoftmaxState(m, l, o), scores, v_block
 
 
 def finite_running_sums(l, o) -> None:  # noqa: E741
     """Raise if the online softmax's running sums ``l`` or ``o`` overflowed."""
     if not (np.isfinite(l).all() and np.isfinite(o).all()):
-        raise ValueError("the running sums overflowed: scores and v_block (q·kᵀ and v in "
-                         "tiled attention) hold numbers too large for dtype "
-                         f"{o.dtype}; scale them down")
+        raise ValueError(t("err_running_sums", dtype=o.dtype))

@@ -17,7 +17,7 @@ lesson's checker call) followed by a locked test cell::
 - that cell ended with this very checker call and showed its :class:`Feedback`: that
   Feedback is the grade (the check is not run a second time);
 - otherwise (the learner moved or removed the check) the checker call runs here, stopped
-  after ``seconds`` where the platform can (a Unix main thread, as on a hub).
+  after ``seconds`` (``_time_limit``: on every platform, in any thread).
 
 The checker call is a string of the lesson's code, evaluated in the notebook's namespace.
 """
@@ -25,48 +25,20 @@ The checker call is a string of the lesson's code, evaluated in the notebook's n
 from __future__ import annotations
 
 import ast
-import signal
 import sys
-import threading
 import traceback
-from contextlib import contextmanager
 from pathlib import Path
 
+from ._time_limit import TimeUp, time_limit
 from .checks import Feedback
 from .lang import t
 
 __all__ = ["graded", "timed_out_feedback"]
 
 
-class _TimeUp(KeyboardInterrupt):
-    """Raised in the learner's code when the time is up (checks let KeyboardInterrupt through)."""
-
-
 def timed_out_feedback(seconds: float) -> Feedback:
     """The grade of an answer whose code did not finish in ``seconds``."""
     return Feedback(False, t("grade_timeout", seconds=f"{seconds:g}"))
-
-
-@contextmanager
-def _time_limit(seconds: float):
-    """Raise :class:`_TimeUp` in this (main) thread after ``seconds``; a no-op where no
-    interval timer exists (Windows) or off the main thread."""
-    usable = (hasattr(signal, "setitimer")
-              and threading.current_thread() is threading.main_thread())
-    if not usable:
-        yield
-        return
-
-    def _ring(signum, frame):
-        raise _TimeUp()
-
-    previous = signal.signal(signal.SIGALRM, _ring)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 def _calls(cell_source: str, call: str) -> list[bool]:
@@ -135,9 +107,9 @@ def graded(call: str, seconds: float, namespace: dict | None = None) -> Feedback
                 and last.error_in_exec is None):
             return last.result
     try:
-        with _time_limit(seconds):
+        with time_limit(seconds):
             feedback = eval(call, namespace)  # noqa: S307 - the lesson's own checker call
-    except _TimeUp:
+    except TimeUp:
         return timed_out_feedback(seconds)
     except Exception as error:  # noqa: BLE001 - e.g. the learner deleted the function
         return Feedback(False, t("grade_error", call=call.strip(),

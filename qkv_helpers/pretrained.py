@@ -268,9 +268,7 @@ class MiniLM:
         for i, (text, length) in enumerate(zip(texts, lengths)):
             where = "texts" if len(texts) == 1 else f"texts[{i}]"
             if length <= 2:  # only [CLS] and [SEP]: invisible or control characters
-                raise ValueError(
-                    f"{where} ({text!r}) gives no token besides [CLS] and [SEP]: "
-                    "give a sentence with letters, digits or punctuation")
+                raise ValueError(t("err_text_no_token", where=where, got=repr(text)))
             if length > self.max_positions:
                 raise ValueError(t("err_text_too_long", where=where, length=length,
                                    chars=len(text), positions=self.max_positions))
@@ -335,16 +333,16 @@ def _check_texts(texts) -> list[str]:
     elif isinstance(texts, (list, tuple)):
         one = False
         if not texts:
-            raise ValueError("texts is an empty list: give a string or a list of strings")
+            raise ValueError(t("err_texts_empty_list"))
     else:
-        raise TypeError(
-            f"texts must be a string or a list of strings, got {type(texts).__name__}")
+        raise TypeError(t("err_texts_type", got=type(texts).__name__))
     for i, text in enumerate(texts):
         where = "texts" if one else f"texts[{i}]"
         if not isinstance(text, str):
-            raise TypeError(f"{where} must be a string, got {type(text).__name__} {text!r}")
+            raise TypeError(t("err_text_type", where=where,
+                              got=f"{type(text).__name__} {text!r}"))
         if not text.strip():
-            raise ValueError(f"{where} is empty ({text!r}): give a sentence to encode")
+            raise ValueError(t("err_text_empty", where=where, got=repr(text)))
     return list(texts)
 
 

@@ -90,13 +90,13 @@ def grade(number: int, choice, questions=QUESTIONS, wrong_before: int = 0) -> Fe
     """
     if isinstance(number, bool) or not isinstance(number, int) or not (
             1 <= number <= len(questions)):
-        raise ValueError(f"number must be in 1..{len(questions)}, got {number!r}")
+        raise ValueError(t("err_quiz_number", n=len(questions), got=repr(number)))
     question = questions[number - 1]
     if choice is None:
         return Feedback(None, t("check_not_answered"))
     if isinstance(choice, bool) or not isinstance(choice, int) or choice not in question.order:
-        raise TypeError(f"choice must be one of the options {sorted(question.order)} for "
-                        f"question {number} (an int), got {choice!r}")
+        raise TypeError(t("err_quiz_choice", options=sorted(question.order), number=number,
+                          got=repr(choice)))
     if choice == question.answer:
         return Feedback(True, t("quiz_right", why=question.why))
     if wrong_before:

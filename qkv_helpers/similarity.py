@@ -14,6 +14,7 @@ import numpy as np
 
 from . import _validate as validate
 from .attention import softmax
+from .lang import t
 
 __all__ = ["DotProduct", "QueryScores", "dot_and_angle", "query_scores", "vector_from_angle"]
 
@@ -65,10 +66,9 @@ def dot_and_angle(a, b) -> DotProduct:
     a = validate.array(a, "a", ndim=1, shape="(d,)", widen=True, empty=False)
     b = validate.array(b, "b", ndim=1, shape="(d,)", widen=True, empty=False)
     if a.shape != b.shape:
-        raise ValueError(f"a and b must be 1-D vectors of the same length, got shapes "
-                         f"{a.shape} and {b.shape}, needed (d,) and (d,)")
+        raise ValueError(t("err_ab_lengths", a=a.shape, b=b.shape))
     if not a.any() or not b.any():
-        raise ValueError("a and b must not be zero vectors: a zero vector has no angle")
+        raise ValueError(t("err_ab_zero"))
     big_a, big_b = float(np.abs(a).max()), float(np.abs(b).max())
     # Directions first: each vector divided by its largest entry before it is squared, so
     # the lengths and the angle are right even for entries near 1e308 or 1e-320.
@@ -80,9 +80,7 @@ def dot_and_angle(a, b) -> DotProduct:
         if not math.isfinite(dot):  # a term overflowed: the same sum on the scaled vectors
             dot = float((a / big_a) @ (b / big_b)) * big_a * big_b
     if not (math.isfinite(length_a) and math.isfinite(length_b) and math.isfinite(dot)):
-        raise ValueError(f"a·b or a length overflows float64: a and b have entries as large as "
-                         f"{big_a:.3g} and {big_b:.3g}; scale them down (the angle does not "
-                         f"change)")
+        raise ValueError(t("err_ab_overflow", a=f"{big_a:.3g}", b=f"{big_b:.3g}"))
     cos = max(-1.0, min(1.0, float(unit_a @ unit_b)))
     # The angle from unit vectors' difference and sum: accurate even near 0° and 180°.
     angle = 2.0 * math.atan2(np.linalg.norm(unit_a - unit_b), np.linalg.norm(unit_a + unit_b))

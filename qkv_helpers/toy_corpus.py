@@ -51,6 +51,7 @@ from typing import NamedTuple
 import numpy as np
 
 from . import _validate as validate
+from .lang import t
 
 __all__ = [
     "ADJECTIVES",
@@ -213,8 +214,8 @@ def _choice(value, name: str, table: dict, optional: bool = False):
     if optional and value is None:
         return None
     if not isinstance(value, str) or value not in table:
-        allowed = ", ".join(table) + (", or None" if optional else "")
-        raise ValueError(f"{name} must be one of {allowed}; got {value!r}")
+        allowed = ", ".join(table) + (t("err_choice_or_none") if optional else "")
+        raise ValueError(t("err_choice", name=name, allowed=allowed, got=repr(value)))
     return value
 
 
@@ -261,19 +262,6 @@ def nonsense(subject: str, verb: str, preposition: str, place: str,
     return None
 
 
-_NONSENSE = {
-    "place": "preposition {preposition!r} makes no sense with place {place!r}: the {place} "
-             "takes {allowed}",
-    "size": "subject {subject!r} is too big to be {preposition} place {place!r} (the "
-            "{subject} is in BIG_ANIMALS)",
-    "verb": "verb {verb!r} makes no sense with preposition {preposition!r}: {verb} takes "
-            "{allowed}",
-    "animal": "subject {subject!r} does not go with verb {verb!r}: a {subject} does not do "
-              "that (CANNOT)",
-    "adjective": "{which} {adjective!r} makes no sense before {noun!r}: it takes {allowed}",
-}
-
-
 def build_sentence(subject: str, verb: str, preposition: str, place: str,
                    subject_adjective: str | None = None,
                    place_adjective: str | None = None) -> Pair:
@@ -296,7 +284,7 @@ def build_sentence(subject: str, verb: str, preposition: str, place: str,
     place_adjective = _choice(place_adjective, "place_adjective", ADJECTIVES, True)
     why = nonsense(subject, verb, preposition, place, subject_adjective, place_adjective)
     if why is not None:
-        raise ValueError(_NONSENSE[why[0]].format(**why[1]))
+        raise ValueError(t("err_nonsense_" + why[0], **why[1]))  # the rule's text
 
     english, korean, alignment = ["the"], [], []
 
@@ -354,12 +342,12 @@ class Vocabulary:
     def encode(self, tokens) -> list:
         """Token strings → ids."""
         if isinstance(tokens, str) or not isinstance(tokens, (list, tuple)):
-            raise TypeError(f"tokens must be a list of words of the toy grammar, got "
-                            f"{type(tokens).__name__} {tokens!r}"[:200])
+            raise TypeError(t("err_vocab_tokens", got=f"{type(tokens).__name__} "
+                                                        f"{tokens!r}"[:150]))
         ids = []
         for tok in tokens:
             if tok not in self.index:
-                raise ValueError(f"tokens: {tok!r} is not a word of the toy grammar")
+                raise ValueError(t("err_vocab_word", got=repr(tok)))
             ids.append(self.index[tok])
         return ids
 
@@ -367,8 +355,7 @@ class Vocabulary:
         """Ids → token strings."""
         ids = validate.int_sequence(ids, "ids", low=0, min_len=0)
         if len(ids) and ids.max() >= len(self.tokens):
-            raise ValueError(f"ids must be below the vocabulary size {len(self.tokens)}, "
-                             f"got {ids.max()}")
+            raise ValueError(t("err_vocab_ids", size=len(self.tokens), got=ids.max()))
         return [self.tokens[int(i)] for i in ids]
 
 

@@ -201,10 +201,7 @@ class Translator:
                  seed: int = 0, dtype=np.float64):
         self.vocab_size = validate.integer(vocab_size, "vocab_size", 1)
         self.d_model = validate.integer(d_model, "d_model", 1)
-        self.n_heads = validate.integer(n_heads, "n_heads", 1)
-        if self.d_model % self.n_heads:
-            raise ValueError(f"n_heads must divide d_model: d_model = {d_model}, "
-                             f"n_heads = {n_heads}")
+        self.n_heads = validate.heads(self.d_model, n_heads)
         self.d_ff = 4 * self.d_model if d_ff is None else validate.integer(d_ff, "d_ff", 1)
         self.encoder_self_attention = validate.flag(encoder_self_attention,
                                                     "encoder_self_attention")

@@ -12,6 +12,7 @@ from typing import NamedTuple
 import numpy as np
 
 from . import _validate as validate
+from .lang import t
 
 __all__ = ["WeightedSumSteps", "weighted_sum_steps"]
 
@@ -49,8 +50,7 @@ def weighted_sum_steps(weights, v) -> WeightedSumSteps:
     w = validate.array(weights, "weights", ndim=1, shape="(n_k,)", widen=True, empty=False)
     v = validate.array(v, "v", ndim=2, shape="(n_k, d_v)", widen=True, empty=False)
     if v.shape[0] != w.shape[0]:
-        raise ValueError(f"weights must be (n_k,) and v (n_k, d_v) with the same n_k, "
-                         f"got {w.shape} and {v.shape}")
+        raise ValueError(t("err_weights_v", w=w.shape, v=v.shape))
     with np.errstate(over="ignore", invalid="ignore"):
         contributions = w[:, None] * v  # (n_k, d_v)
         partial = np.vstack([np.zeros((1, v.shape[1])), np.cumsum(contributions, axis=0)])

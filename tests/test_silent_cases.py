@@ -55,7 +55,8 @@ def test_a_function_right_on_short_rows_but_returning_nothing_on_long_ones_is_wr
     assert feedback.ok is False, feedback.message
     assert "None" in feedback.message and "np.linspace(-50, 50, 600)" in feedback.message
     assert check(lambda x: ...).ok is None  # nothing written yet: still "not answered"
-    assert check(lambda x: None).ok is None
+    # a function without return (None) is told so, not "not answered" (issue 35)
+    assert check(lambda x: None).key == "check_l04_returned_nothing"
 
 
 @pytest.mark.parametrize("check, right_fn", [(checks.check_stable_softmax, _softmax),

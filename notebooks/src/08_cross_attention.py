@@ -32,7 +32,7 @@ from qkv_helpers import translator
 qk.setup(lang=LANG)                       # 그림과 메시지의 언어
 np.set_printoptions(precision=2, suppress=True)
 tr = qk.translation_example()             # "The cat sat on the mat." → "고양이가 매트 위에 앉았다."
-trained = translator.trained_translation_example()   # 같은 문장, 14강에서 학습한 번역기의 크로스 어텐션
+trained = translator.trained_translation_example()   # 같은 문장, 14강에서 학습시킬 번역기의 크로스 어텐션
 """, en="""
 import numpy as np
 import qkv_helpers as qk
@@ -81,26 +81,26 @@ The computation is the same as self-attention; only **where the inputs come from
 - Q = (decoder states)·W_Q: one per target token; `tr.target_x` is (5, 8)
 - K = (encoder output)·W_K and V = (encoder output)·W_V: one per source token; `tr.source_x` is (7, 8)
 
-So there are 5 queries and 7 keys and values. Different counts are fine: a dot product needs only the **width d_k** to match. And the whole source is given from the start, so cross-attention uses no causal mask.
+So there are 5 queries and 7 keys and values. Different counts are fine: a dot product needs only the **dimension d_k** to match. And the whole source is given from the start, so cross-attention uses no causal mask.
 """)
 
 lesson.code(ko="""
 print(tr.target_x.shape, tr.source_x.shape)   # 디코더 (번역 토큰, d_model), 인코더 (원문 토큰, d_model)
-print(tr.q.shape, tr.k.shape, tr.v.shape)     # Q는 5개, K와 V는 7개; 폭은 모두 d_k = 4
+print(tr.q.shape, tr.k.shape, tr.v.shape)     # Q는 5개, K와 V는 7개; 차원은 모두 d_k = 4
 """, en="""
 # decoder (target tokens, d_model), encoder (source tokens, d_model)
 print(tr.target_x.shape, tr.source_x.shape)
-print(tr.q.shape, tr.k.shape, tr.v.shape)     # 5 queries, 7 keys and values; all of width d_k = 4
+print(tr.q.shape, tr.k.shape, tr.v.shape)     # 5 queries, 7 keys and values, all with d_k = 4
 """)
 
 lesson.md(slide="slide", ko="""
 ## 직접 해보기: 가중치의 모양 예측하기
 
-계산하기 전에 먼저 예측해 봐요. 14강에서 학습한 진짜 번역기(`trained`, 헤드 1개, d_k = 32)에 원문 "the big cat sat on the red mat"을 넣어요. 단어 8개에 끝 토큰 &lt;eos&gt;까지 **원문 9토큰**이에요. 디코더는 지금까지 **토큰 6개**(&lt;bos&gt;와 한국어 5개)를 읽었어요. 이때 크로스 어텐션 가중치 softmax(Q·Kᵀ/√d_k)의 모양은 무엇일까요? Q와 K가 각각 어느 쪽에서 오는지, 몇 행인지 떠올려 보세요. 답을 `(행, 열)` 튜플로 `my_shape`에 적어 보세요.
+계산하기 전에 먼저 예측해 봐요. 14강에서 직접 학습시켜 볼 진짜 번역기(`trained`, 헤드 1개, d_k = 32)에 원문 "the big cat sat on the red mat"을 넣어요. 단어 8개에 끝 토큰 &lt;eos&gt;까지 **원문 9토큰**이에요. 디코더는 지금까지 **토큰 6개**(&lt;bos&gt;와 한국어 5개)를 읽었어요. 이때 크로스 어텐션 가중치 softmax(Q·Kᵀ/√d_k)의 모양은 무엇일까요? Q와 K가 각각 어느 쪽에서 오는지, 몇 행인지 떠올려 보세요. 답을 `(행, 열)` 튜플로 `my_shape`에 적어 보세요.
 """, en="""
 ## Try it: predict the shape of the weights
 
-Predict before computing. The real translator trained in lesson 14 (`trained`: one head, d_k = 32) gets the source "the big cat sat on the red mat": 8 words and the end token &lt;eos&gt;, **9 source tokens**. So far the decoder has read **6 tokens** (&lt;bos&gt; and 5 Korean ones). What is the shape of the cross-attention weights softmax(Q·Kᵀ/√d_k)? Think of where Q and K come from, and how many rows each has. Write your answer in `my_shape` as a tuple `(rows, columns)`.
+Predict before computing. The real translator that lesson 14 trains (`trained`: one head, d_k = 32) gets the source "the big cat sat on the red mat": 8 words and the end token &lt;eos&gt;, **9 source tokens**. So far the decoder has read **6 tokens** (&lt;bos&gt; and 5 Korean ones). What is the shape of the cross-attention weights softmax(Q·Kᵀ/√d_k)? Think of where Q and K come from, and how many rows each has. Write your answer in `my_shape` as a tuple `(rows, columns)`.
 """)
 
 lesson.code(exercise=True, ko="""
@@ -133,7 +133,7 @@ print(cross.weights.shape, cross.output.shape)
 lesson.md(slide="slide", ko="""
 ## 정렬 그림: 누가 누구를 보나요
 
-행은 번역 토큰(디코더), 열은 원문 토큰(인코더)이에요. 밝은 칸이 그 번역 토큰이 가장 많이 참고하는 원문 단어예요. 고양이가→cat, 매트→mat, 위에→on, 앉았다→sat, .→. 이렇게 뜻이 같은 단어끼리 짝지어져요.
+행은 번역 토큰(디코더), 열은 원문 토큰(인코더)이에요. 밝은 칸이 그 번역 토큰이 가장 많이 참고하는 원문 단어예요. 고양이가→cat, 매트→mat, 위에→on, 앉았다→sat처럼 뜻이 같은 단어끼리 짝지어지고, 마침표는 마침표(.→.)와 짝지어져요.
 
 두 언어의 어순이 다르다는 것도 보세요. 영어 "cat sat on the mat"은 동사 "sat"이 주어 바로 뒤에 오지만, 한국어 "고양이가 매트 위에 앉았다"는 동사 "앉았다"가 맨 끝에 와요(한국어는 동사가 끝에 오는 SOV 어순이에요). "앉았다"는 번역문의 4번째지만 원문의 3번째 단어 "sat"을 봐요. 크로스 어텐션은 위치가 아니라 내용으로 짝을 찾으니 어순이 달라도 괜찮아요.
 

@@ -38,7 +38,7 @@ from qkv_helpers.kv_cache import arithmetic, experiments
 
 qk.setup(lang=LANG)                       # 그림과 메시지의 언어
 np.set_printoptions(precision=2, suppress=True)
-model = experiments.lesson_model()                 # 단어 7개, d_model 16, 너비 4인 헤드 4개, 레이어 2개
+model = experiments.lesson_model()                 # 단어 7개, d_model 16, 차원 4인 헤드 4개, 레이어 2개
 prompt = experiments.to_ids("The cat sat")         # 단어 → 토큰 id
 """, en="""
 import os
@@ -50,7 +50,7 @@ from qkv_helpers.kv_cache import arithmetic, experiments
 
 qk.setup(lang=LANG)                       # language of plots and messages
 np.set_printoptions(precision=2, suppress=True)
-# 7 words, d_model 16, 4 heads of width 4, 2 layers
+# 7 words, d_model 16, 4 heads of dimension 4, 2 layers
 model = experiments.lesson_model()
 prompt = experiments.to_ids("The cat sat")         # words → token ids
 """)
@@ -140,7 +140,7 @@ print(np.allclose(full[-1:], short))                          # every K and V is
 lesson.md(slide="slide", ko="""
 ## 캐시를 써도 답은 같아요
 
-캐시는 계산을 **건너뛰는** 게 아니라, 이미 계산한 값을 **다시 쓰는** 거예요. 그러니 정확한 산수라면 출력이 완전히 같아요. 부동소수점에서는 더하는 순서가 달라서 로짓(다음 토큰의 점수)이 반올림만큼 달라지고, 두 후보가 거의 같은 점수일 때는 고르는 토큰이 바뀔 수도 있어요. 여기서는 이 프롬프트들에서 모든 토큰이 같아요. 프롬프트 몇 개로 토큰을 20개씩 생성해서 비교해 봐요.
+캐시는 계산을 **건너뛰는** 게 아니라, 이미 계산한 값을 **다시 쓰는** 거예요. 그러니 반올림 오차 없이 계산한다면 출력이 완전히 같아요. 부동소수점에서는 더하는 순서가 달라서 로짓(다음 토큰의 점수)이 반올림만큼 달라지고, 두 후보가 거의 같은 점수일 때는 고르는 토큰이 바뀔 수도 있어요. 여기서는 이 프롬프트들에서 모든 토큰이 같아요. 프롬프트 몇 개로 토큰을 20개씩 생성해서 비교해 봐요.
 """, en="""
 ## Same answers with the cache
 
@@ -472,13 +472,13 @@ ax = qk.plots.plot_step_memory(steps_mem.contexts, steps_mem.peak_uncached, step
 """, ignore_output=True)
 
 lesson.md(slide="subslide", ko="""
-이 작은 모델에서는 문맥이 15토큰쯤부터 캐시 없는 스텝의 최대 메모리가, 캐시를 쓴 스텝의 최대 메모리와 캐시를 합한 것보다도 커요. 그러니 "캐시는 메모리를 늘리기만 한다"도 정확한 말은 아니에요. 정확히 말하면 이래요.
+이 작은 모델에서는 위에서 잰 가장 짧은 문맥(8토큰)부터 벌써, 캐시 없는 스텝의 최대 메모리가 캐시를 쓴 스텝의 최대 메모리와 캐시를 합한 것보다도 커요(첫 줄이 둘째 줄과 셋째 줄의 합보다 커요). 그러니 "캐시는 메모리를 늘리기만 한다"도 정확한 말은 아니에요. 정확히 말하면 이래요.
 
 - 캐시는 **스텝 사이에 남겨 두는** 메모리를 `2 · 레이어 · KV 헤드 · head_dim · 토큰 · 배치 · 값당 바이트`만큼 더해요.
 - 캐시 없는 스텝의 점수 행렬 같은 레이어별 중간 결과는 레이어 하나를 계산하는 동안만 있다가 사라져요. 토큰 t개의 은닉 상태는 스텝이 끝날 때까지 있어요. 실제 추론 코드는 (헤드, t, t) 행렬을 통째로 만들지도 않아요(13강의 타일 어텐션).
 - 실제 대형 언어 모델(LLM)에서 캐시와 매개변수 중 어느 쪽이 더 큰지는 배치 × 문맥 길이에 달려 있어요. 위의 Llama-2-7B는 4096토큰, 배치 1에서 캐시가 2 GiB로 매개변수 12.55 GiB보다 훨씬 작아요. 12.55 / 2 ≈ 6.3이니 배치 7부터 캐시가 더 커져요. vLLM 논문의 13B 모델 예에서는 매개변수가 메모리의 65%, KV 캐시가 30% 넘게 차지해요. 캐시가 이만큼 커지는 건 요청을 많이 모아 한꺼번에 처리하는 서버에서예요. 캐시는 메모리를 내주고 계산을 얻는 거래예요.
 """, en="""
-For this small model, from a context of about 15 tokens on, the peak of an uncached step is larger even than a cached step's peak plus its cache. So "the cache only adds memory" is not accurate either. Precisely:
+For this small model, already at the shortest context measured above (8 tokens), the peak of an uncached step is larger even than a cached step's peak plus its cache (the first row is larger than the sum of the second and third). So "the cache only adds memory" is not accurate either. Precisely:
 
 - the cache adds memory **kept between steps**: `2 · layers · kv_heads · head_dim · tokens · batch · bytes_per_value`;
 - an uncached step's per-layer intermediates, such as the scores, live only while one layer runs (the t tokens' hidden states live for the step), and real inference code does not even build the whole (heads, t, t) matrix (lesson 13's tiled attention);
@@ -500,7 +500,7 @@ lesson.md(slide="subslide", ko="""
 - **캐시에서 토큰 빼기**: StreamingLLM(Xiao 외, 2023)은 추가 학습 없이 맨 앞 토큰 몇 개와 최근 윈도만 캐시에 남겨요. 맨 앞 토큰은 어텐션 가중치가 많이 몰리는 자리(어텐션 싱크, 11강)라서 빼면 출력이 크게 망가지거든요.
 - **업트레이닝**: 멀티헤드로 학습한 모델의 KV 헤드를 합친 뒤 조금 더 학습해 GQA로 바꿔요. 처음에 모델을 학습할 때(사전 학습) 든 계산량의 5% 정도가 들어요(Ainslie 외, 2023, 13강).
 
-Llama-2-7B는 KV 헤드 32개로 학습해서, GQA를 나중에 그냥 적용할 수는 없어요(업트레이닝이 필요해요). 보통 윈도도 그냥 적용할 수 없어요. 맨 앞 토큰이 캐시에서 빠지는 순간 출력이 무너지거든요(StreamingLLM). 그 맨 앞 토큰을 싱크로 남겨 두어야 다시 학습하지 않고도 윈도를 쓸 수 있고, 그래도 모델은 윈도 안만 봐요. 공식으로 각각 얼마가 되는지 봐요. 아래 출력의 처음 세 줄은 처음부터 그렇게 학습한 모델일 때의 크기예요. 마지막 줄(int8)은 학습이 끝난 뒤에도 쓸 수 있어요.
+Llama-2-7B는 KV 헤드 32개로 학습해서, GQA를 나중에 그냥 적용할 수는 없어요(업트레이닝이 필요해요). 슬라이딩 윈도도 그냥 적용할 수 없어요. 맨 앞 토큰이 캐시에서 빠지는 순간 출력이 무너지거든요(StreamingLLM). 그 맨 앞 토큰을 싱크로 남겨 두어야 다시 학습하지 않고도 윈도를 쓸 수 있고, 그래도 모델은 윈도 안만 봐요. 공식으로 각각 얼마가 되는지 봐요. 아래 출력의 처음 세 줄은 처음부터 그렇게 학습한 모델일 때의 크기예요. 마지막 줄(int8)은 학습이 끝난 뒤에도 쓸 수 있어요.
 """, en="""
 ## What makes the cache smaller
 
@@ -544,13 +544,13 @@ lesson.md(slide="slide", ko="""
 
 08강에서 인코더의 K와 V는 디코더 스텝과 상관없이 같다는 걸 봤어요. 번역처럼 원문(source)이 있을 때, 캐시를 쓰면 크로스 어텐션의 K, V를 **첫 스텝에 한 번만** 계산해서 저장해요. 캐시가 없으면 스텝마다 다시 계산하고요.
 
-이번에는 무작위 모델이 아니라 14강에서 학습한 **진짜 번역기**로 해 봐요. 구조가 `TinyTransformer`와 같아서(레이어 1개, 헤드 1개, d_model 32), 학습한 매개변수를 넣을 수 있어요(`translator.to_tiny_transformer`). 이 번역기에 없는 인코더 셀프 어텐션 자리에는 0을 넣어서, 아무것도 더하지 않게 해요. 원문 "the cat sat on the mat"(끝 토큰 &lt;eos&gt;까지 7토큰)을 주고 &lt;bos&gt;에서 시작해 토큰 5개를 생성하면서, 번역 결과와 스텝마다 크로스 어텐션 K, V에 쓴 FLOPs를 봐요. 캐시 바이트에는 이 원문 7토큰의 K, V도 들어가요. 이 번역기는 float64로 계산해서 값 하나가 8바이트예요.
+이번에는 무작위 모델이 아니라 14강에서 직접 학습시켜 볼 **진짜 번역기**로 해 봐요. 구조가 `TinyTransformer`와 같아서(레이어 1개, 헤드 1개, d_model 32), 학습한 매개변수를 넣을 수 있어요(`translator.to_tiny_transformer`). 이 번역기에 없는 인코더 셀프 어텐션 자리에는 0을 넣어서, 아무것도 더하지 않게 해요. 원문 "the cat sat on the mat"(끝 토큰 &lt;eos&gt;까지 7토큰)을 주고 &lt;bos&gt;에서 시작해 토큰 5개를 생성하면서, 번역 결과와 스텝마다 크로스 어텐션 K, V에 쓴 FLOPs를 봐요. 캐시 바이트에는 이 원문 7토큰의 K, V도 들어가요. 이 번역기는 float64로 계산해서 값 하나가 8바이트예요.
 """, en="""
 ## Cross-attention: the encoder's K and V once per source sentence
 
 Lesson 08 showed that the encoder's K and V are the same at every decoder step. With a source sentence, as in translation, a cache computes cross-attention's K and V **once, in the first step**, and keeps them; without one, every step computes them again.
 
-This time not with a random model but with the **real translator** trained in lesson 14. It has `TinyTransformer`'s architecture (1 layer, 1 head, d_model 32), so its trained parameters go in (`translator.to_tiny_transformer`; its encoder's self-attention, which this translator doesn't have, gets zero weights and adds nothing). Give the source "the cat sat on the mat" (7 tokens with the end token &lt;eos&gt;), start from &lt;bos&gt; and generate 5 tokens: look at the translation, and at the FLOPs spent on cross-attention's K and V at each step. The cache's bytes include the K and V of these 7 source tokens too; this translator computes in float64, 8 bytes a value.
+This time not with a random model but with the **real translator** that lesson 14 trains (you will train it yourself there). It has `TinyTransformer`'s architecture (1 layer, 1 head, d_model 32), so its trained parameters go in (`translator.to_tiny_transformer`; its encoder's self-attention, which this translator doesn't have, gets zero weights and adds nothing). Give the source "the cat sat on the mat" (7 tokens with the end token &lt;eos&gt;), start from &lt;bos&gt; and generate 5 tokens: look at the translation, and at the FLOPs spent on cross-attention's K and V at each step. The cache's bytes include the K and V of these 7 source tokens too; this translator computes in float64, 8 bytes a value.
 """)
 
 lesson.code(slide="subslide", ko="""
@@ -672,6 +672,29 @@ qk.checks.check_kv_cache_bytes(my_bytes, layers=32, kv_heads=8, query_heads=32, 
                                tokens=8192, batch=4, bytes_per_value=2).as_solution()
 """)
 
+lesson.code(exercise=True, ko="""
+my_batch = ...   # 40 GiB에 들어가는 대화(12,000토큰)의 최대 개수
+qk.checks.check_max_batch(my_batch, memory_gib=40, layers=32, kv_heads=8, query_heads=32,
+                          head_dim=128, tokens=12_000, bytes_per_value=2)
+""", en="""
+my_batch = ...   # the most conversations (12,000 tokens each) that fit in 40 GiB
+qk.checks.check_max_batch(my_batch, memory_gib=40, layers=32, kv_heads=8, query_heads=32,
+                          head_dim=128, tokens=12_000, bytes_per_value=2)
+""")
+
+lesson.code(solution=True, ko="""
+per_conversation = 2 * 32 * 8 * 128 * 12_000 * 2   # 대화 하나의 캐시 바이트 (약 1.46 GiB)
+my_batch = 40 * 1024**3 // per_conversation         # 내림: 27.3 → 27
+qk.checks.check_max_batch(my_batch, memory_gib=40, layers=32, kv_heads=8, query_heads=32,
+                          head_dim=128, tokens=12_000, bytes_per_value=2).as_solution()
+""", en="""
+# one conversation's cache in bytes (about 1.46 GiB)
+per_conversation = 2 * 32 * 8 * 128 * 12_000 * 2
+my_batch = 40 * 1024**3 // per_conversation         # rounded down: 27.3 → 27
+qk.checks.check_max_batch(my_batch, memory_gib=40, layers=32, kv_heads=8, query_heads=32,
+                          head_dim=128, tokens=12_000, bytes_per_value=2).as_solution()
+""")
+
 lesson.md(slide="subslide", ko="""
 KV 헤드 8개 대신 쿼리 헤드 32개로 계산하면 4배가 나와요. 캐시에는 KV 헤드만 들어가요. 이게 GQA가 캐시를 줄이는 방법이에요.
 """, en="""
@@ -686,29 +709,6 @@ print(arithmetic.kv_cache_bytes(32, 32, 128, 8192, 4, 2)
 # the cache counted with 32 query heads ÷ with the 8 K/V heads (32 layers, head_dim 128, ...)
 print(arithmetic.kv_cache_bytes(32, 32, 128, 8192, 4, 2)
       / arithmetic.kv_cache_bytes(32, 8, 128, 8192, 4, 2))
-""")
-
-lesson.code(exercise=True, ko="""
-my_batch = ...   # 40 GiB에 들어가는 대화(12,000토큰)의 최대 개수
-qk.checks.check_max_batch(my_batch, memory_gib=40, layers=32, kv_heads=8, head_dim=128,
-                          tokens=12_000, bytes_per_value=2)
-""", en="""
-my_batch = ...   # the most conversations (12,000 tokens each) that fit in 40 GiB
-qk.checks.check_max_batch(my_batch, memory_gib=40, layers=32, kv_heads=8, head_dim=128,
-                          tokens=12_000, bytes_per_value=2)
-""")
-
-lesson.code(solution=True, ko="""
-per_conversation = 2 * 32 * 8 * 128 * 12_000 * 2   # 대화 하나의 캐시 바이트 (약 1.46 GiB)
-my_batch = 40 * 1024**3 // per_conversation         # 내림: 27.3 → 27
-qk.checks.check_max_batch(my_batch, memory_gib=40, layers=32, kv_heads=8, head_dim=128,
-                          tokens=12_000, bytes_per_value=2).as_solution()
-""", en="""
-# one conversation's cache in bytes (about 1.46 GiB)
-per_conversation = 2 * 32 * 8 * 128 * 12_000 * 2
-my_batch = 40 * 1024**3 // per_conversation         # rounded down: 27.3 → 27
-qk.checks.check_max_batch(my_batch, memory_gib=40, layers=32, kv_heads=8, head_dim=128,
-                          tokens=12_000, bytes_per_value=2).as_solution()
 """)
 
 lesson.md(slide="slide", ko="""

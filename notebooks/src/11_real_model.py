@@ -92,7 +92,7 @@ print(out.embeddings.shape)
 lesson.md(slide="slide", ko="""
 ## 어텐션을 둘러싼 블록
 
-01~10강은 어텐션만 봤어요. 진짜 레이어는 어텐션 앞뒤에 몇 가지를 더해요. BERT의 레이어 하나는 이렇게 생겼어요. 어텐션 결과를 입력에 더한 **다음에** 정규화해요(이런 방식을 post-norm이라고 해요).
+01~10강은 어텐션만 봤어요. 진짜 레이어는 어텐션 앞뒤에 몇 가지를 더해요. BERT의 레이어 하나는 이렇게 생겼어요. 어텐션 결과를 입력에 더한 **다음에** 정규화해요(이런 방식을 post-LN이라고 해요. 14강의 번역기는 반대로 더하기 전에 정규화하는 pre-LN이에요).
 
 1. **멀티헤드 어텐션**: a = MHA(x), 모양 (토큰, 384)
 2. **잔차 연결과 레이어 정규화**: h = LayerNorm₁(x + a). 입력을 그대로 더해 주니 어텐션은 "고칠 부분"만 보태면 돼요.
@@ -103,7 +103,7 @@ lesson.md(slide="slide", ko="""
 """, en="""
 ## The block around attention
 
-Lessons 01-10 looked at attention alone. A real layer wraps it. One BERT layer is (post-norm: normalise **after** adding):
+Lessons 01-10 looked at attention alone. A real layer wraps it. One BERT layer is (post-LN: normalise **after** adding; lesson 14's translator is pre-LN, normalising before):
 
 1. **multi-head attention**: a = MHA(x), shape (tokens, 384)
 2. **residual connection and layer norm**: h = LayerNorm₁(x + a). The input is added back, so attention only has to contribute a correction.
@@ -136,7 +136,7 @@ print(y.shape, np.allclose(y, out.hidden_states[1][0], atol=1e-5))
 lesson.md(slide="subslide", ko="""
 모델 전체가 이 계산을 레이어 6개에 걸쳐 되풀이해요. 패키지의 테스트(`tests/test_pretrained.py`)는 같은 문장들을 Hugging Face `transformers`의 `BertModel`에도 넣어서 결과를 비교해요. 모든 어텐션 가중치와 은닉 상태는 차이가 1e-5(0.00001)보다 작고, 문장 임베딩은 1e-6보다 작아요. 이 패키지가 진짜 모델과 똑같이 계산한다는 증거예요.
 
-**레이어 정규화**는 토큰 벡터 하나하나를 평균 0, 분산 1로 맞춘 다음, 학습된 **γ**(곱하기)와 **β**(더하기)를 적용해요. 식으로 쓰면 γ · (v − 평균) / √(분산 + ε) + β예요. ε는 0으로 나누지 않도록 더하는 아주 작은 수예요(이 모델은 1e-12, 즉 0.000000000001). 공식 그대로 계산해서 모델의 레이어 정규화와 비교해요. γ와 β를 적용하기 전에는 토큰마다 평균이 0, 표준편차가 1이에요.
+**레이어 정규화**는 토큰 벡터 하나하나를 평균 0, 분산 1로 맞춘 다음, 학습된 **γ**(곱하기)와 **β**(더하기)를 적용해요. 식으로 쓰면 γ · (v − 평균) / √(분산 + ε) + β예요. ε은 0으로 나누지 않도록 더하는 아주 작은 수예요(이 모델은 1e-12, 즉 0.000000000001). 공식 그대로 계산해서 모델의 레이어 정규화와 비교해요. γ와 β를 적용하기 전에는 토큰마다 평균이 0, 표준편차가 1이에요.
 """, en="""
 The whole model repeats this for 6 layers. The package's tests (`tests/test_pretrained.py`) compare every attention map and every hidden state with Hugging Face `transformers`' `BertModel` on the same sentences to within 1e-5, and the sentence embeddings to within 1e-6: the package's computation is the real model's.
 

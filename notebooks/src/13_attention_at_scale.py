@@ -5,12 +5,12 @@ lesson = Lesson()
 lesson.md(slide="slide", ko="""
 # 13. 큰 규모의 어텐션: 타일, GQA, 슬라이딩 윈도, 페이지 캐시
 
-12강까지는 토큰 몇 개짜리 문장으로 어텐션이 **무엇을** 계산하는지 봤어요. 실제 모델은 토큰 수천 개를, 요청 수백 개를 한꺼번에 처리해요. 이번 시간에는 그 규모에서 어텐션이 **얼마나** 드는지 재 보고, 비용을 줄이는 방법 네 가지(타일, KV 헤드 나눠 쓰기, 윈도, 페이지 메모리)를 `qkv_helpers`로 직접 만들어요. 타일 어텐션과 페이지 캐시는 보통 어텐션과 같은 답을 내요. GQA와 슬라이딩 윈도는 **다른 모델**이라서, 보통 어텐션과 똑같아지는 경우(KV 헤드가 쿼리 헤드만큼 있을 때, 윈도가 문장 전체를 덮을 때)에만 같은 답을 내요. 마지막으로 디코드가 왜 메모리에 묶이는지, 배치가 왜 도움이 되는지 봐요.
+12강까지는 토큰 몇 개짜리 문장으로 어텐션이 **무엇을** 계산하는지 봤어요. 실제 모델은 토큰 수천 개를, 요청 수백 개를 한꺼번에 처리해요. 이번 시간에는 그 규모에서 어텐션이 **얼마나** 드는지 재 보고, 비용을 줄이는 방법 네 가지(타일, KV 헤드 나눠 쓰기, 윈도, 페이지 메모리)를 `qkv_helpers`로 직접 만들어요. 타일 어텐션과 페이지 캐시는 일반 어텐션과 같은 답을 내요. GQA와 슬라이딩 윈도는 **다른 모델**이라서, 일반 어텐션과 똑같아지는 경우(KV 헤드가 쿼리 헤드만큼 있을 때, 윈도가 문장 전체를 덮을 때)에만 같은 답을 내요. 마지막으로 디코드가 왜 메모리에 묶이는지, 배치가 왜 도움이 되는지 봐요.
 
 **이번 시간의 목표**
-- 보통 어텐션의 시간과 메모리가 토큰 수의 제곱으로 늘어난다는 걸 재 보고, 범인이 (n, n) 점수 행렬이라는 걸 확인해요.
+- 일반 어텐션의 시간과 메모리가 토큰 수의 제곱으로 늘어난다는 걸 재 보고, 범인이 (n, n) 점수 행렬이라는 걸 확인해요.
 - **온라인 소프트맥스**(Milakov & Gimelshein, 2018)로 키를 블록 단위로 읽는 **타일 어텐션**을 이해해요. FlashAttention(2022)은 이 위에 GPU 메모리를 고려한 타일 나누기와 역전파(학습할 때 기울기를 거꾸로 계산하는 단계) 때의 재계산을 더했어요. 같은 답을 확인하고, n = 4096에서 최대 메모리가 약 31분의 1로 줄어드는 걸 재 봐요. 순전파의 FLOPs(부동소수점 연산 수)는 그대로예요.
-- **MQA/GQA**: 쿼리 헤드 여러 개가 KV 헤드 하나를 나눠 쓰면 KV 캐시가 1/그룹 크기로 줄어요.
+- **MQA/GQA**: 쿼리 헤드 여러 개가 KV 헤드 하나를 나눠 쓰면 KV 캐시가 그룹 크기분의 1로 줄어요.
 - **슬라이딩 윈도**: 최근 토큰만 보면 캐시 크기에 상한이 생겨요. 레이어를 쌓으면 이론상 더 멀리 닿을 수 있어요.
 - **페이지 KV 캐시**(vLLM의 PagedAttention, 줄여서 페이지 캐시): vLLM 이전의 서버처럼 요청마다 최대 길이를 잡아 두면 생기는 낭비를 재 봐요.
 - **프리필과 디코드**: Llama-2-7B 크기에서 산술 강도를 계산하고, 디코드가 메모리 대역폭(1초에 메모리에서 읽어 올 수 있는 바이트 수)에 묶이는 이유를 알아봐요.
@@ -51,7 +51,7 @@ np.set_printoptions(precision=3, suppress=True)
 lesson.md(slide="slide", ko="""
 ## 1. 제곱으로 늘어나는 비용
 
-토큰이 n개면 점수 Q·Kᵀ는 (n, n) 행렬이에요. 토큰 수가 두 배가 되면 이 행렬은 네 배가 돼요. 헤드 하나(d = 64, float32)로 n = 256부터 4096까지 보통 어텐션(`qk.scaled_dot_product_attention`)을 돌려서 **최대 메모리**와 시간을 재요. 최대 메모리는 계산하는 동안 새로 잡은 바이트의 최댓값이고, `tracemalloc`으로 재요. 같은 입력으로 2절의 타일 어텐션도 함께 재 둬요.
+토큰이 n개면 점수 Q·Kᵀ는 (n, n) 행렬이에요. 토큰 수가 두 배가 되면 이 행렬은 네 배가 돼요. 헤드 하나(d = 64, float32)로 n = 256부터 4096까지 일반 어텐션(`qk.scaled_dot_product_attention`)을 돌려서 **최대 메모리**와 시간을 재요. 최대 메모리는 계산하는 동안 새로 잡은 바이트의 최댓값이고, `tracemalloc`으로 재요. 같은 입력으로 2절의 타일 어텐션도 함께 재 둬요.
 """, en="""
 ## 1. A cost that grows with the square
 
@@ -60,10 +60,10 @@ With n tokens the scores Q·Kᵀ form an (n, n) matrix: twice the tokens, four t
 
 lesson.code(ko="""
 lengths = [256, 512, 1024, 2048, 4096]
-costs = long_context.measure_costs(lengths)         # 보통 어텐션과 타일 어텐션: 최대 메모리와 시간
+costs = long_context.measure_costs(lengths)         # 일반 어텐션과 타일 어텐션: 최대 메모리와 시간
 mib = 2**20
 for n, scores, plain in zip(lengths, costs.score_bytes, costs.plain_peak):
-    # n, (n, n) 점수 행렬, 보통 어텐션의 최대 메모리
+    # n, (n, n) 점수 행렬, 일반 어텐션의 최대 메모리
     print(f"n = {n:4d}   {scores / mib:5.1f} MiB   {plain / mib:5.1f} MiB")
 """, en="""
 lengths = [256, 512, 1024, 2048, 4096]
@@ -85,7 +85,7 @@ The peak is almost exactly the score matrix. A float32 value takes 4 bytes, so a
 
 lesson.code(ko="""
 print(round(long_context.loglog_slope(lengths[1:], costs.plain_peak[1:]), 1))      # 메모리의 기울기
-ax = qk.plots.plot_cost_loglog(lengths, {"보통 어텐션": costs.plain_peak}, ylabel="최대 메모리 (바이트)")
+ax = qk.plots.plot_cost_loglog(lengths, {"일반 어텐션": costs.plain_peak}, ylabel="최대 메모리 (바이트)")
 """, en="""
 # the memory's slope
 print(round(long_context.loglog_slope(lengths[1:], costs.plain_peak[1:]), 1))
@@ -102,7 +102,7 @@ Now time. `long_context.attention_flops` counts the FLOPs, a multiply and an add
 lesson.code(ko="""
 print([long_context.attention_flops(n, n, 64) for n in (1024, 2048, 4096)])   # n이 두 배면 FLOPs는 네 배
 print(round(long_context.loglog_slope(lengths[1:], costs.plain_seconds[1:]), 1))   # 시간의 기울기
-ax = qk.plots.plot_cost_loglog(lengths, {"보통 어텐션": costs.plain_seconds}, ylabel="시간 (초)")
+ax = qk.plots.plot_cost_loglog(lengths, {"일반 어텐션": costs.plain_seconds}, ylabel="시간 (초)")
 """, en="""
 # twice n, four times the FLOPs
 print([long_context.attention_flops(n, n, 64) for n in (1024, 2048, 4096)])
@@ -165,7 +165,7 @@ qk.widgets.tiling_animation()
 lesson.md(slide="slide", ko="""
 ### 같은 답, 어텐션 가중치 전체 없이
 
-`qk.tiled_attention`은 쿼리와 키를 `block_size` × `block_size` 타일로 나눠서, 쿼리 블록마다 키 블록을 하나씩 흘려보내며 위의 갱신을 해요. (n, n) 어텐션 가중치 전체는 한 번도 만들지 않고 출력만 돌려줘요. 배치와 헤드, 인과 마스크가 있어도 보통 어텐션의 출력과 같은지 확인해요.
+`qk.tiled_attention`은 쿼리와 키를 `block_size` × `block_size` 타일로 나눠서, 쿼리 블록마다 키 블록을 하나씩 흘려보내며 위의 갱신을 해요. (n, n) 어텐션 가중치 전체는 한 번도 만들지 않고 출력만 돌려줘요. 배치와 헤드, 인과 마스크가 있어도 일반 어텐션의 출력과 같은지 확인해요.
 """, en="""
 ### The same answer, without the full weight matrix
 
@@ -197,14 +197,14 @@ Now compare the peak memory measured in section 1. Tiled attention holds the sco
 lesson.code(ko="""
 for n, plain, tiled in zip(lengths, costs.plain_peak, costs.tiled_peak):
     # 보통, 타일, 보통 ÷ 타일
-    print(f"n = {n:4d}   {plain / mib:5.1f} MiB   {tiled / mib:5.2f} MiB   ×{plain / tiled:.0f}")
+    print(f"n = {n:4d}   {plain / mib:5.1f} MiB   {tiled / mib:5.2f} MiB   ×{plain / tiled:.1f}")
 ax = qk.plots.plot_cost_loglog(lengths,
-                               {"보통 어텐션": costs.plain_peak, "타일 어텐션": costs.tiled_peak},
+                               {"일반 어텐션": costs.plain_peak, "타일 어텐션": costs.tiled_peak},
                                ylabel="최대 메모리 (바이트)")
 """, en="""
 for n, plain, tiled in zip(lengths, costs.plain_peak, costs.tiled_peak):
     # plain, tiled, how many times smaller
-    print(f"n = {n:4d}   {plain / mib:5.1f} MiB   {tiled / mib:5.2f} MiB   ×{plain / tiled:.0f}")
+    print(f"n = {n:4d}   {plain / mib:5.1f} MiB   {tiled / mib:5.2f} MiB   ×{plain / tiled:.1f}")
 ax = qk.plots.plot_cost_loglog(lengths,
                                {"plain attention": costs.plain_peak,
                                 "tiled attention": costs.tiled_peak},
@@ -214,11 +214,11 @@ ax = qk.plots.plot_cost_loglog(lengths,
 lesson.md(slide="subslide", ko="""
 ### 순전파의 FLOPs는 같고, 아끼는 건 메모리 이동이에요
 
-순전파(입력에서 출력을 계산하는 방향)에서 타일 어텐션은 행렬 곱의 FLOPs가 보통 어텐션과 같아요. 같은 n × n개의 점수를 한 번씩, 순서만 바꿔 계산하니까요. 아래 셀의 카운터는 계산한 점수 수에 2·(d_k + d_v)를 곱해서 FLOPs를 세어요. 최댓값이 바뀔 때 다시 맞추는 곱셈은 행렬 곱에 비하면 작아서 세지 않아요.
+순전파(입력에서 출력을 계산하는 방향)에서 타일 어텐션은 행렬 곱의 FLOPs가 일반 어텐션과 같아요. 같은 n × n개의 점수를 한 번씩, 순서만 바꿔 계산하니까요. 아래 셀의 카운터는 계산한 점수 수에 2·(d_k + d_v)를 곱해서 FLOPs를 세어요. 최댓값이 바뀔 때 다시 맞추는 곱셈은 행렬 곱에 비하면 작아서 세지 않아요.
 
 학습에서는 달라요. 역전파(기울기를 거꾸로 계산하는 방향)에는 어텐션 가중치가 필요한데, FlashAttention은 (n, n) 행렬을 저장하지 않으니 역전파 때 Q·Kᵀ를 **다시 계산**해요. 그래서 학습 전체의 FLOPs는 더 많아요.
 
-그래도 더 빨라요. 어텐션에서 느린 건 계산보다 n × n 점수를 GPU의 **큰 메모리(HBM)와 주고받는 일**이에요. HBM은 GPU 칩 밖에 있는 크지만 느린 메모리이고, **SRAM**은 칩 안의 작지만 빠른 메모리예요. 소프트맥스는 바이트 하나당 계산이 적어서 메모리 이동이 시간을 정해요(큰 행렬 곱은 6절의 프리필처럼 계산에 묶여요). 보통 어텐션은 (n, n) 점수를 HBM에 쓰고, 소프트맥스 때 다시 읽고 쓰고, 가중치·V 때 또 읽어요. 타일 어텐션은 타일을 SRAM에 두고 끝내서 이 n² 크기의 왕복이 없어져요(FlashAttention 논문 3.2절). 이동이 0이 되는 건 아니에요. 한쪽을 다른 쪽의 블록마다 다시 읽어야 해요. FlashAttention-1은 키 블록마다 쿼리와 중간 출력을, FlashAttention-2(와 이 코스)는 쿼리 블록마다 K와 V를 HBM에서 다시 읽어요. 그래서 HBM 접근 횟수(원소 수)는 Θ(n²d²/M)이에요(M은 SRAM 크기, FlashAttention 논문의 정리 2. Θ(…)는 '크게 보면 …에 비례한다'는 뜻이에요). 보통 어텐션의 Θ(nd + n²)보다 훨씬 작을 뿐이에요.
+그래도 더 빨라요. 어텐션에서 느린 건 계산보다 n × n 점수를 GPU의 **큰 메모리(HBM)와 주고받는 일**이에요. HBM은 GPU 칩 밖에 있는 크지만 느린 메모리이고, **SRAM**은 칩 안의 작지만 빠른 메모리예요. 소프트맥스는 바이트 하나당 계산이 적어서 메모리 이동이 시간을 정해요(큰 행렬 곱은 6절의 프리필처럼 계산에 묶여요). 일반 어텐션은 (n, n) 점수를 HBM에 쓰고, 소프트맥스 때 다시 읽고 쓰고, 가중치·V 때 또 읽어요. 타일 어텐션은 타일을 SRAM에 두고 끝내서 이 n² 크기의 왕복이 없어져요(FlashAttention 논문 3.2절). 이동이 0이 되는 건 아니에요. 한쪽을 다른 쪽의 블록마다 다시 읽어야 해요. FlashAttention-1은 키 블록마다 쿼리와 중간 출력을, FlashAttention-2(와 이 코스)는 쿼리 블록마다 K와 V를 HBM에서 다시 읽어요. 그래서 HBM 접근 횟수(원소 수)는 Θ(n²d²/M)이에요(M은 SRAM 크기, FlashAttention 논문의 정리 2. Θ(…)는 '크게 보면 …에 비례한다'는 뜻이에요). 일반 어텐션의 Θ(nd + n²)보다 훨씬 작을 뿐이에요.
 
 여기 numpy 버전은 오히려 느려요. 타일마다 파이썬 반복문을 한 번씩 도는 비용이 커서요. 아이디어를 보여 주는 코드이지, 빠른 **커널**(GPU에서 한 번에 실행되는 계산 프로그램)이 아니에요.
 """, en="""
@@ -237,7 +237,7 @@ lesson.code(ko="""
 from qkv_helpers.tiled import tiled_attention_with_work
 work = tiled_attention_with_work(q[0], k[0], v[0], block_size=64)      # 헤드 하나, 마스크 없음
 print(work.flops, long_context.attention_flops(300, 300, 16))                     # 같은 FLOPs
-print(300 * 300 * 8, 64 * 64 * 8)     # 바이트: 보통 어텐션이 메모리에 쓰는 점수 행렬, 타일 하나
+print(300 * 300 * 8, 64 * 64 * 8)     # 바이트: 일반 어텐션이 메모리에 쓰는 점수 행렬, 타일 하나
 """, en="""
 from qkv_helpers.tiled import tiled_attention_with_work
 work = tiled_attention_with_work(q[0], k[0], v[0], block_size=64)      # one head, no mask
@@ -378,7 +378,7 @@ print(np.allclose(out[6], head6))                   # query head 6 uses K/V head
 """)
 
 lesson.md(slide="subslide", ko="""
-쿼리 헤드마다 자기 KV 헤드가 있으면(KV 헤드 8개) 그냥 멀티헤드 어텐션과 똑같아요. 그리고 캐시에는 **KV 헤드만** 들어가니, 캐시가 1/그룹 크기로 줄어요. 09강의 `qk.KVCache`로 토큰 1,024개를 저장해서 크기를 재고, 공식과 같은지 확인해요.
+쿼리 헤드마다 자기 KV 헤드가 있으면(KV 헤드 8개) 그냥 멀티헤드 어텐션과 똑같아요. 그리고 캐시에는 **KV 헤드만** 들어가니, 캐시가 그룹 크기분의 1로 줄어요. 09강의 `qk.KVCache`로 토큰 1,024개를 저장해서 크기를 재고, 공식과 같은지 확인해요.
 """, en="""
 With one K/V head per query head (8 K/V heads) it is exactly multi-head attention. And since only the **K/V heads** are cached, the cache shrinks to 1/(group size). Keep 1,024 tokens in lesson 09's `qk.KVCache`, measure, and compare with the formula.
 """)
@@ -706,10 +706,10 @@ The batch-64 decode did not gain the full factor of 64: every request must also 
 lesson.md(slide="slide", ko="""
 ## 정리
 
-- 보통 어텐션의 메모리와 시간은 n²에 비례해서 늘어요(로그-로그 그래프에서 잰 메모리 기울기 약 2). n = 4096이면 헤드 하나의 점수 행렬만 64 MiB예요.
-- 온라인 소프트맥스는 행마다 최댓값 m, 지수 합 l, 출력 분자 o만 들고 다니며, 최댓값이 커지면 exp(m_old − m_new)를 곱해 맞춰요. 온라인 소프트맥스는 FlashAttention보다 먼저 나왔어요(Milakov & Gimelshein, 2018). 타일 어텐션은 보통 어텐션과 같은 출력을 (n, n) 어텐션 가중치 없이 내요. n = 4096, d = 64에서 최대 메모리가 약 31분의 1이에요. 이 배율은 약 n/(2d)라서 n과 d에 따라 달라져요.
+- 일반 어텐션의 메모리와 시간은 n²에 비례해서 늘어요(로그-로그 그래프에서 잰 메모리 기울기 약 2). n = 4096이면 헤드 하나의 점수 행렬만 64 MiB예요.
+- 온라인 소프트맥스는 행마다 최댓값 m, 지수 합 l, 출력 분자 o만 들고 다니며, 최댓값이 커지면 exp(m_old − m_new)를 곱해 맞춰요. 온라인 소프트맥스는 FlashAttention보다 먼저 나왔어요(Milakov & Gimelshein, 2018). 타일 어텐션은 일반 어텐션과 같은 출력을 (n, n) 어텐션 가중치 없이 내요. n = 4096, d = 64에서 최대 메모리가 약 31분의 1이에요. 이 배율은 약 n/(2d)라서 n과 d에 따라 달라져요.
 - 순전파의 FLOPs는 똑같아요. 학습에서는 역전파 때 Q·Kᵀ를 다시 계산해서 FLOPs가 오히려 늘어요. FlashAttention이 아끼는 건 계산이 아니라 n² 크기의 메모리 왕복이에요. 인과 마스크가 통째로 가린 타일은 건너뛰어서 절반 가까이 아껴요.
-- GQA/MQA는 쿼리 헤드 여러 개가 KV 헤드 하나를 나눠 써서 KV 캐시를 1/그룹 크기로 줄여요. 다만 그렇게 학습하거나 업트레이닝한 모델이어야 해요.
+- GQA/MQA는 쿼리 헤드 여러 개가 KV 헤드 하나를 나눠 써서 KV 캐시를 그룹 크기분의 1로 줄여요. 다만 그렇게 학습하거나 업트레이닝한 모델이어야 해요.
 - 슬라이딩 윈도는 캐시 크기에 상한을 두고, 레이어를 쌓으면 이론상 L·(window − 1) + 1칸까지 닿을 수 있어요.
 - 페이지 KV 캐시는 고정 크기 블록과 블록 표로 메모리를 나눠 써서, vLLM 이전처럼 요청마다 max_len을 잡는 낭비(여기서 약 절반)를 블록 끝의 빈자리(1% 미만)로 줄여요.
 - 디코드는 토큰 하나를 위해 매개변수 전체를 읽어서 산술 강도가 약 1이에요. 메모리 대역폭에 묶이고, 배치가 강도를 올려요.

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._time_limit import CHECK_SECONDS, TimeUp, time_limit
 from ..lang import t
 
 
@@ -69,6 +70,8 @@ def never_raises(check):
 
     The checks below handle every answer they know how to read; this is the net under
     them, for an object whose ``__array__``, ``__len__`` or ``__eq__`` itself raises.
+    The check runs under a time limit (``CHECK_SECONDS``): a learner's function that never
+    returns gets "did not finish in N s", in the lesson's language, not a hung cell.
     """
     import inspect
 
@@ -76,10 +79,16 @@ def never_raises(check):
 
     @functools.wraps(check)
     def safe(*args, **kwargs):
+        owner = False
         try:
-            with warnings.catch_warnings(), np.errstate(all="ignore"):
+            with time_limit(CHECK_SECONDS) as owner, warnings.catch_warnings(), \
+                    np.errstate(all="ignore"):
                 warnings.simplefilter("ignore")
                 feedback = check(*args, **kwargs)
+        except TimeUp:  # the learner's function never returned: say so, no traceback
+            if not owner:
+                raise  # the limit around this check (the autograder's) reports it
+            return wrong("grade_timeout", seconds=f"{CHECK_SECONDS:g}")
         except (KeyboardInterrupt, SystemExit):
             raise
         except BaseException as error:  # noqa: BLE001 - the learner's object misbehaved

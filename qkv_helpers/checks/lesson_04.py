@@ -92,15 +92,17 @@ def _trial_answer(fn, scores: np.ndarray, name: str, not_finite_key: str,
     """What ``fn(scores)`` returns, as a real array, or the Feedback that says why not.
 
     ``not_finite_key`` is the message for a NaN or infinity: what that means depends on
-    the exercise (an overflowed softmax, an underflowed log). ``...`` or None from the
-    first trial is "not answered yet"; from a later one (the function answered the first
-    input), it is wrong.
+    the exercise (an overflowed softmax, an underflowed log). ``...`` (the template's
+    answer) from the first trial is "not answered yet"; None (a function without return),
+    or ``...`` from a later trial, is "returned nothing".
     """
     result, error = _call(fn, scores)
     shown = _show_scores(scores)
     if error is not None:
         return wrong("check_l04_raised", name=name, scores=shown,
                      error=_describe_error(error))
+    if result is None:  # the template returns ...: None is a function without return
+        return wrong("check_l04_returned_nothing", name=name, scores=shown)
     if not_answered(result):
         if not first:
             return wrong("check_l04_returned_nothing", name=name, scores=shown)
@@ -162,6 +164,21 @@ def check_stable_softmax(fn, name: str = "my_softmax") -> Feedback:
                  weights="[" + ", ".join(f"{w:.3f}" for w in weights) + "]")
 
 
+def _forgot_the_max(fn, scores: np.ndarray) -> bool:
+    """Whether ``fn(scores)`` is ``x − log Σ exp(x)`` without the shift by the row maximum
+    (exp overflows: −∞ or NaN where the stable formula is finite)."""
+    result, error = _call(fn, scores)
+    if error is not None:
+        return False
+    with np.errstate(all="ignore"):
+        naive = scores - np.log(np.exp(scores).sum(axis=-1, keepdims=True))
+        try:
+            got = np.asarray(result, dtype=float)
+        except (TypeError, ValueError):
+            return False
+    return got.shape == naive.shape and bool(np.array_equal(got, naive, equal_nan=True))
+
+
 @never_raises
 def check_stable_log_softmax(fn, name: str = "my_log_softmax") -> Feedback:
     """Lesson 04: a learner's ``log(softmax(x))`` over the last axis that stays finite where
@@ -176,8 +193,11 @@ def check_stable_log_softmax(fn, name: str = "my_log_softmax") -> Feedback:
     >>> check_stable_log_softmax(mine).ok
     True
     >>> from qkv_helpers import softmax
-    >>> check_stable_log_softmax(lambda x: np.log(softmax(x))).ok
-    False
+    >>> check_stable_log_softmax(lambda x: np.log(softmax(x))).key
+    'check_l04_log_underflow'
+    >>> no_max = lambda x: x - np.log(np.exp(x).sum(axis=-1, keepdims=True))
+    >>> check_stable_log_softmax(no_max).key
+    'check_l04_log_no_max'
     """
     from ..attention import softmax
 
@@ -188,6 +208,8 @@ def check_stable_log_softmax(fn, name: str = "my_log_softmax") -> Feedback:
         got = _trial_answer(fn, scores, name, not_finite_key="check_l04_log_underflow",
                             first=i == 0)
         if isinstance(got, Feedback):
+            if got.key == "check_l04_log_underflow" and _forgot_the_max(fn, scores):
+                return wrong("check_l04_log_no_max", name=name, scores=_show_scores(scores))
             return got
         shown = _show_scores(scores)
         shift = scores - scores.max(axis=-1, keepdims=True)  # (rows, n), each row's max 0

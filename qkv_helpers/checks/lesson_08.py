@@ -43,6 +43,8 @@ def check_cross_shape(answer, example, n_target: int, n_source: int,
     >>> tr = translation_example()
     >>> check_cross_shape((9, 12), tr, 9, 12).ok, check_cross_shape((12, 9), tr, 9, 12).ok
     (True, False)
+    >>> check_cross_shape((8, 12), tr, 9, 12).key  # the decoder's <bos> left out
+    'check_l08_forgot_bos'
     """
     from ..attention import scaled_dot_product_attention
 
@@ -50,4 +52,15 @@ def check_cross_shape(answer, example, n_target: int, n_source: int,
     weights = scaled_dot_product_attention(
         np.zeros((n_target, d_k)), np.zeros((n_source, d_k)), np.zeros((n_source, d_k))
     ).weights
+    got = _shape(answer, name, 2)
+    if not isinstance(got, Feedback) and got != weights.shape:
+        from ..examples import translation_example
+
+        slips = [((len(ex.target_tokens), len(ex.source_tokens)), "check_l08_example_shape")
+                 for ex in (translation_example(), example)]  # sentences the lesson showed
+        slips += [((n_target, d_k), "check_l08_q_shape"),  # Q's shape, not Q·Kᵀ's
+                 ((n_target - 1, n_source), "check_l08_forgot_bos")]
+        for shape, key in slips:
+            if got == shape:
+                return wrong(key, name=name, got=got, n_target=n_target, d_k=d_k)
     return check_cross_weights_shape(answer, None, name=name, needed=weights.shape)

@@ -67,7 +67,8 @@ def check_kv_cache_bytes(answer, *, layers: int, kv_heads: int, head_dim: int, t
 
 @never_raises
 def check_max_batch(answer, *, memory_gib: float, layers: int, kv_heads: int, head_dim: int,
-                    tokens: int, bytes_per_value: int, name: str = "my_batch") -> Feedback:
+                    tokens: int, bytes_per_value: int, query_heads: int | None = None,
+                    name: str = "my_batch") -> Feedback:
     """Lesson 09: how many sequences of ``tokens`` tokens fit in ``memory_gib`` GiB of KV
     cache: the largest whole batch, ``floor(memory / bytes per sequence)``.
 
@@ -106,8 +107,12 @@ def check_max_batch(answer, *, memory_gib: float, layers: int, kv_heads: int, he
         (fits(per_sequence / layers), "check_l09_batch_one_layer"),
         (fits(per_sequence * 8), "check_l09_batch_bits"),
     ]
+    if query_heads is not None and query_heads != kv_heads:  # every query head cached
+        slips.insert(1, (fits(per_sequence * query_heads / kv_heads),
+                         "check_l09_batch_query_heads"))
     for value, key in slips:
         if value != expected and got == value:
             return wrong(key, name=name, got=got, memory_gib=_show(memory_gib),
-                         bytes_per_value=bytes_per_value, layers=layers)
+                         bytes_per_value=bytes_per_value, layers=layers,
+                         query_heads=query_heads, kv_heads=kv_heads)
     return wrong("check_wrong_value", name=name, got=_show(got))

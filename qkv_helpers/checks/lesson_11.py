@@ -67,7 +67,7 @@ def check_head_weights(answer, model, text: str, layer: int, head: int, hide_key
     >>> check_head_weights(..., model, "A dog ran.", layer=0, head=2).ok is None
     True
     >>> check_head_weights("0.5", model, "A dog ran.", layer=0, head=2)
-    ❌ my_weights should be numbers (an array), but it is a str.
+    ❌ my_weights should be numbers (an array), but it is of type str.
     >>> right_answer = model("A dog ran.").attentions[0][0, 2]
     >>> check_head_weights(right_answer, model, "A dog ran.", layer=0, head=2).ok
     True

@@ -33,7 +33,7 @@ def check_gqa_group(answer, *, n_q_heads: int, n_kv_heads: int, kv_head: int,
     if isinstance(answer, (range, set, frozenset)):
         answer = sorted(answer) if all(isinstance(i, int) for i in answer) else list(answer)
     if isinstance(answer, (str, bytes)) or not isinstance(answer, (list, tuple, np.ndarray)):
-        return wrong("check_rows_not_ints", name=name)
+        return wrong("check_l13_heads_not_ints", name=name)
     if isinstance(answer, np.ndarray) and answer.ndim != 1:
         return wrong("check_l13_group_not_flat", name=name, got=answer.shape)
     if any(isinstance(i, (list, tuple, np.ndarray, range)) for i in answer):
@@ -41,7 +41,7 @@ def check_gqa_group(answer, *, n_q_heads: int, n_kv_heads: int, kv_head: int,
     items = list(answer)
     if not all(isinstance(i, (int, np.integer)) and not isinstance(i, (bool, np.bool_))
                for i in items):
-        return wrong("check_rows_not_ints", name=name)
+        return wrong("check_l13_heads_not_ints", name=name)
     got = sorted(int(i) for i in items)
     expected = [h for h in range(n_q_heads)
                 if _l13_used_kv_head(n_q_heads, n_kv_heads, h) == kv_head]

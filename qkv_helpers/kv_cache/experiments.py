@@ -21,6 +21,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .. import _validate as validate
+from .. import lang
 from ..decoding import TinyTransformer
 from ..long_context import measure_peak_memory
 from .arithmetic import StepTimeFit, fit_step_time, predicted_speedup, step_flops
@@ -78,12 +79,11 @@ def to_ids(text: str) -> list[int]:
     [0, 1, 2]
     """
     if not isinstance(text, str):
-        raise TypeError(f"text must be a sentence (a string of words), e.g. \"The cat sat\", "
-                        f"got {type(text).__name__} {text!r:.40}")
+        raise TypeError(lang.t("err_words_text", got=f"{type(text).__name__} {text!r:.40}"))
     ids = []
     for word in text.split():
         if word not in WORDS:
-            raise ValueError(f"text may hold only the words {WORDS}; got {word!r}")
+            raise ValueError(lang.t("err_words_word", words=WORDS, got=repr(word)))
         ids.append(WORDS.index(word))
     return ids
 

@@ -93,10 +93,7 @@ class PagedKVCache:
     def _check_id(self, seq) -> int:
         if (isinstance(seq, bool) or not isinstance(seq, numbers.Integral)
                 or seq not in self._tables):
-            raise KeyError(
-                f"seq_id {seq!r} is not a sequence of this cache (live sequences: "
-                f"{sorted(self._tables)}); start one with new_sequence()"
-            )
+            raise KeyError(t("err_kv_seq", seq=repr(seq), live=sorted(self._tables)))
         return seq
 
     @property
@@ -127,10 +124,7 @@ class PagedKVCache:
         seq = self._check_id(seq_id)
         k, v = self._check_kv(k, "k"), self._check_kv(v, "v")
         if k.shape != v.shape:
-            raise ValueError(
-                f"k and v must have the same shape (n_heads, new_tokens, head_dim): "
-                f"k has shape {k.shape}, v has shape {v.shape}"
-            )
+            raise ValueError(t("err_kv_same_shape", k=k.shape, v=v.shape))
         table, length, new = self._tables[seq], self._lengths[seq], k.shape[1]
         needed = -(-(length + new) // self.block_size) - len(table)  # blocks to add
         if needed > len(self._free):
@@ -152,15 +146,13 @@ class PagedKVCache:
     def _check_kv(self, a, name: str) -> np.ndarray:
         arr = validate.array(a, name, min_ndim=0)  # real numbers, finite
         if arr.ndim != 3 or arr.shape[0] != self.n_heads or arr.shape[2] != self.head_dim:
-            raise ValueError(
-                f"{name} must have shape (n_heads, new_tokens, head_dim) = "
-                f"({self.n_heads}, new_tokens, {self.head_dim}), got {arr.shape}"
-            )
+            raise ValueError(t("err_kv_shape", name=name, n_heads=self.n_heads,
+                               head_dim=self.head_dim, got=arr.shape))
         with np.errstate(over="ignore"):  # reported just below
             stored = arr.astype(self.dtype, copy=False)
         if not np.isfinite(stored).all():
-            raise ValueError(f"{name} holds numbers too large for this cache's dtype "
-                             f"{self.dtype} (up to {np.abs(arr).max():g})")
+            raise ValueError(t("err_kv_too_large", name=name, dtype=self.dtype,
+                               largest=f"{np.abs(arr).max():g}"))
         return stored
 
     def _gather(self, pool: np.ndarray, seq_id: int) -> np.ndarray:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _validate as validate
+from ..lang import t
 
 __all__ = ["KVCache"]
 
@@ -144,24 +145,16 @@ class KVCache:
         shape = (self.n_heads, "new_tokens", self.head_dim)
         for name, a in (("k", k), ("v", v)):
             if not isinstance(a, np.ndarray):
-                raise TypeError(f"{name} must be a numpy array of shape {shape}, "
-                                f"got {type(a).__name__}")
+                raise TypeError(t("err_kv_type", name=name, shape=shape,
+                                  got=type(a).__name__))
             validate.not_masked(a, name)
             if a.ndim != 3 or a.shape[0] != self.n_heads or a.shape[2] != self.head_dim:
-                raise ValueError(
-                    f"{name} must have shape (n_heads, new_tokens, head_dim) = "
-                    f"({self.n_heads}, new_tokens, {self.head_dim}), got {a.shape}"
-                )
+                raise ValueError(t("err_kv_shape", name=name, n_heads=self.n_heads,
+                                   head_dim=self.head_dim, got=a.shape))
             if a.dtype != self.dtype:
-                raise TypeError(
-                    f"{name} must have the cache's dtype {self.dtype}, got {a.dtype} "
-                    f"(convert with {name}.astype(np.{self.dtype}))"
-                )
+                raise TypeError(t("err_kv_dtype", name=name, dtype=self.dtype, got=a.dtype))
         if k.shape != v.shape:
-            raise ValueError(
-                f"k and v must have the same shape (n_heads, new_tokens, head_dim): "
-                f"k has shape {k.shape}, v has shape {v.shape}"
-            )
+            raise ValueError(t("err_kv_same_shape", k=k.shape, v=v.shape))
         validate.require_finite(k, "k")
         validate.require_finite(v, "v")
 

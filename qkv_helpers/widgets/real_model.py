@@ -76,9 +76,9 @@ def minilm_explorer(text: str = "The cat sat on the mat.", model: MiniLM | None 
     (['[CLS]', 'the', 'cat'], True)
     """
     if not isinstance(text, str):
-        raise TypeError(f"text must be a sentence (a str), got {type(text).__name__} {text!r}")
+        raise TypeError(t("err_text_type", where="text", got=f"{type(text).__name__} {text!r}"))
     if not text.strip():
-        raise ValueError(f"text must be a sentence, got an empty one ({text!r})")
+        raise ValueError(t("err_text_empty", where="text", got=repr(text)))
     model = load_minilm() if model is None else validate.instance_of(model, "model", MiniLM,
                                                             "from load_minilm()")
     n_layers = len(model.layers)
