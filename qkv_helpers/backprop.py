@@ -23,6 +23,7 @@ import numpy as np
 
 from . import _validate as validate
 from .attention import scaled_dot_product_attention, softmax
+from .lang import t
 
 __all__ = [
     "adam_step",
@@ -298,8 +299,7 @@ def check_each_operation(eps: float = 1e-6, seed: int = 0, **backwards) -> dict:
              "merge_heads"}
     unknown = set(backwards) - known
     if unknown:
-        raise TypeError(f"check_each_operation: {sorted(unknown)} is not a backward of this "
-                        f"module; you can replace {sorted(known)}")
+        raise TypeError(t("err_backward_unknown", got=sorted(unknown), known=sorted(known)))
     for name, fn in backwards.items():
         validate.a_function(fn, name)
     use = {name: backwards.get(name, globals()[name]) for name in known}

@@ -478,7 +478,9 @@ def gradient_check_by_eps(model: Translator, batch: Batch, name: str = "dec.cros
     validate.instance_of(model, "model", Translator,
                          "e.g. Translator(len(vocab), dtype=np.float64)")
     if not isinstance(eps_values, (list, tuple)) or not eps_values:
-        raise ValueError(f"eps_values must be a non-empty list of step sizes, got {eps_values!r}")
+        from .lang import t  # (t is a loop variable elsewhere in this module)
+
+        raise ValueError(t("err_eps_values", got=repr(eps_values)[:150]))
     return {eps: gradient_check(model, batch, entries, eps, seed, [name])[name]
             for eps in eps_values}
 

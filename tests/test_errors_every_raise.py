@@ -64,7 +64,6 @@ NOT_YET = {  # still English in Korean mode: left for a later change (issue 35)
     ("plots/_common.py", "as_series"): 3, ("plots/_common.py", "check_labels"): 2,
     ("plots/_common.py", "drawable"): 1, ("plots/_common.py", "new_axes"): 1,
     ("plots/attention_maps.py", "plot_attention_heatmap"): 1,
-    ("plots/attention_maps.py", "plot_masked_scores"): 3,
     ("plots/kv_cache.py", "plot_cache_fill"): 4,
     ("plots/long_context.py", "_positive_1d"): 1,
     ("plots/long_context.py", "plot_cost_loglog"): 2,
@@ -222,6 +221,7 @@ def test_the_new_korean_errors_end_with_a_period():
     keys = list(table)
     start = keys.index("err_array_string")
     fragments = {"err_array_empty_shape", "err_int_digits", "err_choice_or_none",
+                 "err_scale_overflow_wider",
                  "err_positions_ragged"}
     for key in keys[start:]:
         if key.startswith("err_") and key not in fragments:
@@ -230,6 +230,7 @@ def test_the_new_korean_errors_end_with_a_period():
 
 # Pieces put inside other messages, and a button label: not sentences of their own.
 NOT_SENTENCES = {"err_array_empty_shape", "err_int_digits", "err_choice_or_none",
+                 "err_scale_overflow_wider",
                  "err_positions_ragged", "err_int_positive", "err_int_range", "err_int_low",
                  "err_int_high", "err_int_any", "err_need_shape", "check_solution_label"}
 

@@ -160,21 +160,17 @@ def plot_masked_scores(scores, mask, labels, *, ax: Axes | None = None,
     values = as_matrix(scores, "scores", finite=False)
     mask = np.asarray(mask)
     if mask.dtype != bool or mask.shape != values.shape:
-        raise ValueError(f"mask must be a boolean array of the scores' shape {values.shape}, "
-                         f"got dtype {mask.dtype} and shape {mask.shape}")
+        raise ValueError(t("err_plot_mask_shape", shape=values.shape, dtype=mask.dtype,
+                           got=mask.shape))
     annotate = validate.flag(annotate, "annotate")
     if not mask.any(axis=1).all():
-        raise ValueError(f"mask hides every key from query {int(np.argmin(mask.any(axis=1)))}: "
-                         f"each row of mask needs at least one True")
+        raise ValueError(t("err_plot_mask_row", row=int(np.argmin(mask.any(axis=1)))))
     if not np.isfinite(values[mask]).all():  # hidden cells may hold anything (e.g. -inf)
         i, j = np.argwhere(mask & ~np.isfinite(values))[0]
-        raise ValueError(f"scores must be finite where mask is True; got {values[i, j]} at "
-                         f"index ({i}, {j})")
+        raise ValueError(t("err_plot_scores_finite", got=values[i, j], index=(int(i), int(j))))
     n_q, n_k = values.shape
     if n_q > n_k:  # the rows' labels are the last n_q of the keys': there are not enough
-        raise ValueError(f"scores must have no more rows (queries) than columns (keys): the "
-                         f"queries are labelled as the last n_q of the keys' labels, got shape "
-                         f"{values.shape}")
+        raise ValueError(t("err_plot_more_queries", shape=values.shape))
     cols = check_labels(labels, n_k, "labels", "columns (keys)")
     rows = cols[n_k - n_q:]
     ax = new_axes(ax, figsize=(1.0 + 0.75 * n_k, 0.8 + 0.6 * n_q))

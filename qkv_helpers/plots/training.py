@@ -192,8 +192,7 @@ def plot_gradient_check(errors, by_eps, threshold: float = 1e-6, eps: float | No
     for what, table in (("errors", errors), ("by_eps", by_eps)):
         if not isinstance(table, dict) or not table or not all(
                 isinstance(v, float) and v > 0 for v in table.values()):
-            raise ValueError(f"{what} must be a non-empty dict of relative errors > 0, got "
-                             f"{table!r}"[:200])
+            raise ValueError(t("err_plot_errors_dict", name=what, got=repr(table)[:150]))
     threshold = validate.positive_number(threshold, "threshold")
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.6), layout="constrained",
                                       gridspec_kw={"width_ratios": [1.1, 1.0]})
@@ -250,12 +249,11 @@ def plot_score_push(run, steps, row=None):
 
     validate.instance_of(run, "run", TrainingRun, "what qk.translator.train(...) returns")
     if not run.pushes:
-        raise ValueError("run must come from this version's train(...): it has no pushes")
+        raise ValueError(t("err_plot_run_pushes"))
     evaluated = [r["step"] for r in run.history]
     steps = [int(s) for s in validate.int_sequence(steps, "steps")]
     if any(s not in evaluated for s in steps):
-        raise ValueError(f"steps must be evaluated steps of the run ({evaluated[:6]} …), got "
-                         f"{steps}")
+        raise ValueError(t("err_plot_steps_evaluated", evaluated=evaluated[:6], got=steps))
     pair = run.corpus.heldout[0]
     row = len(pair.korean) - 1 if row is None else validate.integer(
         row, "row", 0, len(pair.korean) - 1)
@@ -319,7 +317,7 @@ def plot_optimiser(history, steps: int = 300, peak: float = 1e-2, warmup: int = 
     peak = validate.positive_number(peak, "peak")
     if not isinstance(history, (list, tuple)) or not history or not all(
             isinstance(r, dict) and {"step", "grad_norm"} <= r.keys() for r in history):
-        raise ValueError("history must be train(...).history, with step and grad_norm")
+        raise ValueError(t("err_plot_history_grad_norm"))
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.2), layout="constrained")
     x = np.arange(steps)
     left.plot(x + 1, [learning_rate(s, peak, warmup, steps) for s in x], color=style.COLORS[0])
