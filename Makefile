@@ -60,15 +60,19 @@ ALLOW_ROOT := $(if $(filter 0,$(shell id -u 2>/dev/null)),--allow-root)
 # tools/lab_ui/<lang>/ also turns off the news prompt (see tools/lab_ui/README.md).
 COURSE_LANG ?= $(if $(filter en%,$(or $(LC_ALL),$(LANG))),en,ko)
 LANG_UI ?= $(COURSE_LANG)
-LAB_UI  := --LabApp.app_settings_dir=$(CURDIR)/tools/lab_ui/$(if $(filter ko%,$(LANG_UI)),ko,en)
+# The learner works in a copy of their own, never in notebooks/ (tracked by git): my_lessons/
+# (in .gitignore; LEARNER_DIR=<folder> for another). Every make lab brings the course's
+# notebooks in without losing an edit (qkv_course/learner.py): new lessons appear, unedited
+# ones are updated, an edited lesson stays and its new version arrives beside it.
+LEARNER_DIR ?= my_lessons
 
 # One BLAS thread here too (as python course.py lab and the hub's kernels): lesson 14 trains
 # in the notebook, and with two threads its training takes another path (its attention and
-# an exercise's answer differ from the saved outputs and the prose).
+# an exercise's answer differ from the saved outputs and the prose). qkv_course runs
+# JupyterLab with tools/jupyter_lab_config.py and tools/lab_ui/<LANG_UI>/ (--allow-root as root).
 lab: $(STAMP)
-	$(THREADS) $(VENV)/bin/jupyter lab --config=tools/jupyter_lab_config.py --ServerApp.ip=127.0.0.1 \
-		--ServerApp.root_dir=notebooks \
-		--LabApp.default_url=/lab/tree/$(COURSE_LANG)/00_start_here.ipynb $(ALLOW_ROOT) $(LAB_UI)
+	$(THREADS) $(PY) -m qkv_course lab $(LEARNER_DIR) --lang $(COURSE_LANG) \
+		--ui $(if $(filter ko%,$(LANG_UI)),ko,en)
 
 # One pytest run: the unit tests, the doctests and every notebook under strict nbval, on both
 # cores (pytest-xdist; TEST_JOBS=0 runs everything in one process, TEST_JOBS=auto on every

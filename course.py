@@ -1,6 +1,6 @@
 """The course's commands without make: the same on Windows, macOS and Linux, Python only.
 
-    python course.py lab            set up (first time) and open the course in JupyterLab
+    python course.py lab            set up (first time), open the lessons (my_lessons/)
     python course.py test           set up and run every test and every notebook (make test)
     python course.py test tests/test_softmax.py     only these tests (any pytest arguments)
     python course.py setup          only set up: .venv with the course installed
@@ -116,16 +116,16 @@ def course_language() -> str:
     return "en" if name.lower().startswith("en") else "ko"
 
 
+# The learner's own copy of the lessons (in .gitignore), as make lab's LEARNER_DIR: they
+# never type into notebooks/, so a git pull never conflicts with their work.
+LEARNER_DIR = "my_lessons"
+
+
 def lab(lang: str | None, ui: str | None, jupyter_args: list[str]) -> int:
+    """Copy or update the lessons in my_lessons/ and open JupyterLab there (qkv_course)."""
     lang = lang or course_language()
-    ui = ui or lang
-    args = [str(venv_python()), "-m", "jupyterlab",
-            f"--config={ROOT / 'tools' / 'jupyter_lab_config.py'}",
-            "--ServerApp.ip=127.0.0.1", f"--ServerApp.root_dir={ROOT / 'notebooks'}",
-            f"--LabApp.default_url=/lab/tree/{lang}/00_start_here.ipynb",
-            f"--LabApp.app_settings_dir={ROOT / 'tools' / 'lab_ui' / ui}"]
-    if hasattr(os, "geteuid") and os.geteuid() == 0:
-        args.append("--allow-root")  # containers are often root; Jupyter refuses unless told
+    args = [str(venv_python()), "-m", "qkv_course", "lab", str(ROOT / LEARNER_DIR),
+            "--lang", lang, "--ui", ui or lang]
     return run([*args, *jupyter_args])
 
 

@@ -15,6 +15,7 @@ import argparse
 import importlib.util
 import locale
 import os
+import shlex
 import site
 import subprocess
 import sys
@@ -32,8 +33,8 @@ THREADS = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS
 
 SAID = {
     "ko": {
-        "copied": "새 레슨을 복사했어요", "refreshed": "고치지 않은 레슨을 새 버전으로 바꿨어요",
-        "beside": "고친 레슨은 그대로 두고 새 버전을 옆에 받았어요",
+        "copied": "새로 복사한 레슨", "refreshed": "고치지 않아서 새 버전으로 바꾼 레슨",
+        "beside": "내가 고친 레슨은 그대로 두고 옆에 받은 새 버전",
         "no_lab": "JupyterLab이 설치되어 있지 않아요. 다음을 실행하세요: {python} -m pip install "
                   "jupyterlab ipykernel jupyterlab-language-pack-ko-kr.",
         "no_model": "레슨 11의 모델 패키지가 없어요. 의존성 없이 설치하세요(의존성은 torch를 "
@@ -92,7 +93,7 @@ def copy(dest: Path, lang: str) -> Report:
         paths = getattr(report, key)
         if paths:
             shown = ", ".join(paths[:6]) + (", …" if len(paths) > 6 else "")
-            print(f"  {said[key]} ({len(paths)}): {shown}")
+            print(f"  {said[key]} ({len(paths)}): {shown}.")
     return report
 
 
@@ -133,12 +134,17 @@ def main(argv: list[str] | None = None) -> int:
         sub.add_argument("--lang", choices=["ko", "en"], help="the lessons' language")
         if name == "lab":
             sub.add_argument("--ui", choices=["ko", "en"], help="JupyterLab's menus' language")
+            sub.add_argument("--dry-run", action="store_true",
+                             help="print the JupyterLab command; copy nothing, run nothing")
     args, others = parser.parse_known_args(argv)  # the rest: options for JupyterLab
     if others and args.command == "copy":
         parser.error(f"unrecognized arguments: {' '.join(others)}")
     lang = args.lang or course_language()
     said = SAID[lang]
     dest = args.dir.expanduser().resolve()
+    if args.command == "lab" and args.dry_run:
+        print(shlex.join(lab_command(dest, lang, args.ui or lang, others)))
+        return 0
     copy(dest, lang)
     if args.command == "copy":
         return 0
