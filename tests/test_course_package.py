@@ -237,3 +237,10 @@ def test_every_lesson_runs_in_the_learners_folder_from_the_wheel(installed):
     done = subprocess.run([str(installed["python"]), "-c", EXECUTE, str(mine)], check=True,
                           capture_output=True, text=True, cwd=mine, env={**env, **env_threads})
     assert done.stdout.count("ran ") == 2 * len(STEMS), done.stdout + done.stderr
+
+
+def test_the_command_runs_jupyterlab_with_one_blas_thread_as_course_py():
+    sys.path.insert(0, str(ROOT))
+    import course
+
+    assert cli.THREADS == course.THREADS

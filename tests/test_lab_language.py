@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -21,13 +23,27 @@ LAB_UI = ROOT / "tools" / "lab_ui"
 pytestmark = pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
 
 
-def lab_command(**env_overrides) -> str:
+def _env(**env_overrides) -> dict:
     env = {k: v for k, v in os.environ.items()
            if k not in ("LANG", "LC_ALL", "LC_MESSAGES", "LANG_UI", "COURSE_LANG")}
     env.update(env_overrides)
-    out = subprocess.run(["make", "-n", "-s", "lab"], cwd=ROOT, env=env, check=True,
-                         capture_output=True, text=True).stdout
-    return next(line for line in out.replace("\\\n", " ").splitlines() if "jupyter lab" in line)
+    return env
+
+
+def make_lab_line(**env_overrides) -> str:
+    """make lab's command: qkv_course (the learner's copy of the lessons, then JupyterLab)."""
+    out = subprocess.run(["make", "-n", "-s", "lab"], cwd=ROOT, env=_env(**env_overrides),
+                         check=True, capture_output=True, text=True).stdout
+    return next(x for x in out.replace("\\\n", " ").splitlines() if "-m qkv_course lab" in x)
+
+
+def lab_command(**env_overrides) -> str:
+    """The JupyterLab command make lab's qkv_course runs (--dry-run: printed, nothing copied)."""
+    env = _env(**env_overrides)
+    words = shlex.split(make_lab_line(**env_overrides))
+    command = [sys.executable, *words[words.index("-m"):], "--dry-run"]
+    return subprocess.run(command, cwd=ROOT, env=env, check=True, capture_output=True,
+                          text=True).stdout
 
 
 @pytest.mark.parametrize(("env", "lang"), [
@@ -69,7 +85,7 @@ def test_run_all_before_the_kernel_is_ready_waits_for_it(lang):
     config = PyFileConfigLoader("jupyter_lab_config.py", path=str(ROOT / "tools")).load_config()
     paths = list(config.LabApp.extra_labextensions_path)
     assert paths == [str(ROOT / "tools" / "lab_ext")]
-    assert "--config=tools/jupyter_lab_config.py" in lab_command(LANG_UI=lang)
+    assert f"--config={ROOT / 'tools' / 'jupyter_lab_config.py'}" in lab_command(LANG_UI=lang)
     page = get_page_config(paths, app_settings_dir=str(LAB_UI / lang))
     assert "qkv-course-lab" in [e["name"] for e in page["federated_extensions"]]
     assert "@jupyterlab/notebook-extension:cell-executor" in page["disabledExtensions"]
@@ -90,7 +106,8 @@ def test_a_non_editable_install_puts_the_extension_where_jupyterlab_looks():
     except ModuleNotFoundError:  # Python 3.10: tomllib is new in 3.11
         tomllib = pytest.importorskip("tomli")
     table = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-    data_files = table["tool"]["setuptools"]["data-files"]
+    data_files = {folder: files for folder, files in table["tool"]["setuptools"]["data-files"]
+                  .items() if folder.startswith("share/jupyter/")}
     listed = {f"{folder}/{Path(f).name}" for folder, files in data_files.items() for f in files}
     extension = ROOT / "tools" / "lab_ext" / "qkv-course-lab"
     wanted = {f"share/jupyter/labextensions/qkv-course-lab/{p.relative_to(extension).as_posix()}"
@@ -106,6 +123,6 @@ def test_make_lab_runs_the_lessons_with_one_blas_thread_as_make_test_and_the_hub
     (the verb exercise's row peaks on "the", not on "<eos>" as in the saved outputs)."""
     import course
 
-    command = lab_command()
+    command = make_lab_line()  # (qkv_course also sets them for the JupyterLab it runs)
     for name, value in course.THREADS.items():
         assert f"{name}={value}" in command.split(), command

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import subprocess
 import sys
 from fnmatch import fnmatch
@@ -89,9 +90,15 @@ def test_make_lab_opens_the_first_lesson_in_the_learners_language(locale, lang):
                              capture_output=True, text=True, check=True).stdout
     except FileNotFoundError:  # pragma: no cover
         pytest.skip("make is not installed")
-    line = next(x for x in out.replace("\\\n", " ").splitlines() if "jupyter lab" in x)
-    assert "--config=tools/jupyter_lab_config.py" in line
-    assert "--ServerApp.root_dir=notebooks" in line
+    line = next(x for x in out.replace("\\\n", " ").splitlines() if "-m qkv_course lab" in x)
+    words = shlex.split(line)
+    assert words[words.index("lab") + 1:] == ["my_lessons", "--lang", lang, "--ui", lang]
+    # the JupyterLab command qkv_course runs there (--dry-run: printed, nothing copied)
+    command = [sys.executable, *words[words.index("-m"):], "--dry-run"]
+    line = subprocess.run(command, cwd=ROOT, env=env, check=True, capture_output=True,
+                          text=True).stdout
+    assert f"--config={ROOT / 'tools' / 'jupyter_lab_config.py'}" in line
+    assert f"--ServerApp.root_dir={ROOT / 'my_lessons'}" in line
     url = re.search(r"--LabApp\.default_url=/lab/tree/(\S+)", line).group(1)
     assert url == f"{lang}/00_start_here.ipynb"
     assert (ROOT / "notebooks" / url).exists()
