@@ -58,9 +58,13 @@ LANG_UI ?= $(COURSE_LANG)
 # One BLAS thread (course.py runs every command so, as the hub's kernels): timings in the
 # lessons (09, 13) are steadier, and a class's kernels do not fight over the cores (lesson 14's
 # training is in float64, so its printed numbers are the same with any thread count). Token authentication
-# stays on and the server listens on this machine only (course.py lab).
+# stays on and the server listens on this machine only (course.py lab). The learner
+# works in a copy of their own, never in notebooks/ (tracked by git): my_lessons/ (in
+# .gitignore; qkv_course/learner.py brings new and changed lessons in without losing an edit).
+LEARNER_DIR ?=
+LAB_UI_LANG = $(if $(filter ko%,$(LANG_UI)),ko,en)
 lab:
-	$(COURSE_PY) lab --lang $(COURSE_LANG) --ui $(if $(filter ko%,$(LANG_UI)),ko,en)
+	$(COURSE_PY) lab --lang $(COURSE_LANG) --ui $(LAB_UI_LANG) $(if $(LEARNER_DIR),--dir $(LEARNER_DIR))
 
 # One pytest run: the unit tests, the doctests and every notebook under strict nbval, on both
 # cores (pytest-xdist; TEST_JOBS=0 runs everything in one process, TEST_JOBS=auto on every

@@ -1,6 +1,6 @@
 """The course's commands, the same on Windows, macOS and Linux: Python only, no make needed.
 
-    python course.py lab            set up (first time) and open the course in JupyterLab
+    python course.py lab            set up (first time), open the lessons (my_lessons/)
     python course.py test           set up and run every test and every notebook (make test)
     python course.py test tests/test_softmax.py     only these tests (any pytest arguments)
     python course.py setup          only set up: .venv with the course installed
@@ -151,16 +151,19 @@ def course_language() -> str:
     return "en" if name.lower().startswith("en") else "ko"
 
 
-def lab(lang: str | None, ui: str | None, jupyter_args: list[str]) -> int:
+# The learner's own copy of the lessons (in .gitignore; lab --dir DIR, make lab LEARNER_DIR=DIR
+# for another folder): they never type into notebooks/, so a git pull never conflicts with
+# their work.
+LEARNER_DIR = "my_lessons"
+
+
+def lab(lang: str | None, ui: str | None, jupyter_args: list[str],
+        folder: str | None = None) -> int:
+    """Copy or update the lessons in my_lessons/ (or ``folder``) and open JupyterLab there
+    (qkv_course)."""
     lang = lang or course_language()
-    ui = ui or lang
-    args = [str(venv_python()), "-m", "jupyterlab",
-            f"--config={ROOT / 'tools' / 'jupyter_lab_config.py'}",
-            "--ServerApp.ip=127.0.0.1", f"--ServerApp.root_dir={ROOT / 'notebooks'}",
-            f"--LabApp.default_url=/lab/tree/{lang}/00_start_here.ipynb",
-            f"--LabApp.app_settings_dir={ROOT / 'tools' / 'lab_ui' / ui}"]
-    if hasattr(os, "geteuid") and os.geteuid() == 0:
-        args.append("--allow-root")  # containers are often root; Jupyter refuses unless told
+    args = [str(venv_python()), "-m", "qkv_course", "lab", str(ROOT / (folder or LEARNER_DIR)),
+            "--lang", lang, "--ui", ui or lang]
     return run([*args, *jupyter_args])
 
 
@@ -207,6 +210,7 @@ def main(argv: list[str] | None = None) -> int:
     lab_parser = commands.add_parser("lab", help="open the course in JupyterLab")
     lab_parser.add_argument("--lang", choices=["ko", "en"])
     lab_parser.add_argument("--ui", choices=["ko", "en"], help="JupyterLab's menus' language")
+    lab_parser.add_argument("--dir", help=f"the learner's folder (default {LEARNER_DIR}/)")
     for name, what in (("test", "the tests and every notebook (pytest arguments allowed)"),
                        ("test-all", "make test and the slow tests (CI)")):
         test_parser = commands.add_parser(name, help=what)
@@ -222,7 +226,7 @@ def main(argv: list[str] | None = None) -> int:
         return clean()
     setup()
     if args.command == "lab":
-        return lab(args.lang, args.ui, others)
+        return lab(args.lang, args.ui, others, args.dir)
     if args.command in ("test", "test-all"):
         runs = TESTS_ALL if args.command == "test-all" else TESTS
         return test([*others, *args.pytest_args], runs)

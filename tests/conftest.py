@@ -64,8 +64,9 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 # lesson's student copy once per process (``test_checks_lazy.lesson_run``, cached there).
 LESSON_RUN_MODULES = {"test_checks_lazy", "test_checks"}
 # Test modules whose module fixtures build something for every lesson at once (the student
-# copies, the slide decks, the site): all their tests on one worker.
-ONE_WORKER_MODULES = {"test_classroom"}
+# copies, the slide decks, the site; the course's wheel in a fresh venv): all their tests on
+# one worker.
+ONE_WORKER_MODULES = {"test_classroom", "test_course_package"}
 _STEM_PARAM = re.compile(r"\[(\d\d_[A-Za-z0-9_]+?)(?:-[^\]]*)?\]$")
 # The lazy student's Run All in this run: it reads the outputs of the notebook's nbval cells.
 _FRESH_RUN_ALL = re.compile(r"^tests/test_checks_lazy\.py::"

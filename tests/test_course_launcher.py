@@ -151,19 +151,23 @@ def test_on_windows_the_virtual_environments_python_is_scripts_python_exe(window
     assert env["OMP_NUM_THREADS"] == env["OPENBLAS_NUM_THREADS"] == "1"
 
 
-def test_on_windows_lab_runs_jupyterlab_with_windows_paths_and_no_allow_root(windows):
+def test_on_windows_lab_runs_qkv_course_on_the_learners_copy_with_windows_paths(windows):
+    """qkv_course copies the lessons into my_lessons/ and runs JupyterLab there (its command:
+    tests/test_course_package.py; --allow-root only where os.geteuid() is 0)."""
     assert course.lab("ko", None, ["--port=9999"]) == 0
     ((args, _extra),) = windows
-    assert args[:3] == [str(course.venv_python()), "-m", "jupyterlab"]
-    assert "--allow-root" not in args and args[-1] == "--port=9999"
+    assert args == [str(course.venv_python()), "-m", "qkv_course", "lab",
+                    str(WINDOWS_ROOT / "my_lessons"), "--lang", "ko", "--ui", "ko", "--port=9999"]
     paths = _windows_paths(args)
-    assert paths[0] == str(course.venv_python())
-    assert {p.rsplit("\\", 1)[-1] for p in paths[1:]} == {"jupyter_lab_config.py", "notebooks",
-                                                          "ko"}
+    assert paths == [str(course.venv_python()), str(WINDOWS_ROOT / "my_lessons")]
     for path in paths:  # each a Windows path: no "/" joined into it
         assert "/" not in path and PureWindowsPath(path).is_absolute()
-    # The URL is a URL (forward slashes), whatever the system.
-    assert "--LabApp.default_url=/lab/tree/ko/00_start_here.ipynb" in args
+
+
+def test_lab_opens_the_learners_folder_which_git_ignores():
+    # make lab is course.py lab (test_make_runs_course_py_for_every_command_they_share)
+    gitignore = (ROOT / ".gitignore").read_text(encoding="utf-8").splitlines()
+    assert f"{course.LEARNER_DIR}/" in gitignore, "the learner's work is not tracked by git"
 
 
 def test_on_windows_setup_makes_the_venv_then_installs_with_its_python(windows, monkeypatch):

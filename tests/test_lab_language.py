@@ -11,6 +11,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -21,19 +22,24 @@ LAB_UI = ROOT / "tools" / "lab_ui"
 pytestmark = pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
 
 
-def lab_command(**env_overrides) -> str:
-    """The JupyterLab command make lab starts in this environment: make lab is
-    ``python3 course.py lab --lang .. --ui ..`` (the Makefile reads the locale), and course.py's
-    lab builds the command, with course.THREADS in its environment."""
-    import course
-
+def _env(**env_overrides) -> dict:
     env = {k: v for k, v in os.environ.items()
            if k not in ("LANG", "LC_ALL", "LC_MESSAGES", "LANG_UI", "COURSE_LANG",
                         "MAKELEVEL", "MAKEFLAGS", "MFLAGS")}
     env.update(env_overrides)
+    return env
+
+
+def lab_command(**env_overrides) -> str:
+    """The JupyterLab command make lab starts in this environment: make lab is
+    ``python3 course.py lab --lang .. --ui ..`` (the Makefile reads the locale); course.py's lab
+    runs qkv_course (the learner's copy of the lessons, then JupyterLab), whose --dry-run
+    prints the JupyterLab command; course.THREADS is in its environment."""
+    import course
+
     out = subprocess.run(["make", "-n", "-s", "--no-print-directory", "-W", "pyproject.toml",
-                          "lab"], cwd=ROOT, env=env, check=True, capture_output=True,
-                         text=True).stdout
+                          "lab"], cwd=ROOT, env=_env(**env_overrides), check=True,
+                         capture_output=True, text=True).stdout
     line = next(x for x in out.splitlines() if "course.py lab" in x).split()
     lang, ui = line[line.index("--lang") + 1], line[line.index("--ui") + 1]
     started = []
@@ -44,9 +50,13 @@ def lab_command(**env_overrides) -> str:
     finally:
         course.run = real_run
     (args, extra), = started
+    words = [str(a) for a in args]
+    command = [sys.executable, *words[words.index("-m"):], "--dry-run"]
+    printed = subprocess.run(command, cwd=ROOT, env=course.environment(**extra), check=True,
+                             capture_output=True, text=True).stdout
     threads = [f"{name}={value}" for name, value in course.environment(**extra).items()
                if name in course.THREADS]
-    return " ".join([*threads, *(str(a) for a in args)])
+    return " ".join([*threads, printed])
 
 
 @pytest.mark.parametrize(("env", "lang"), [
@@ -109,7 +119,8 @@ def test_a_non_editable_install_puts_the_extension_where_jupyterlab_looks():
     except ModuleNotFoundError:  # Python 3.10: tomllib is new in 3.11
         tomllib = pytest.importorskip("tomli")
     table = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-    data_files = table["tool"]["setuptools"]["data-files"]
+    data_files = {folder: files for folder, files in table["tool"]["setuptools"]["data-files"]
+                  .items() if folder.startswith("share/jupyter/")}
     listed = {f"{folder}/{Path(f).name}" for folder, files in data_files.items() for f in files}
     extension = ROOT / "tools" / "lab_ext" / "qkv-course-lab"
     wanted = {f"share/jupyter/labextensions/qkv-course-lab/{p.relative_to(extension).as_posix()}"
@@ -125,6 +136,6 @@ def test_make_lab_runs_the_lessons_with_one_blas_thread_as_make_test_and_the_hub
     14's training, in float64, prints the same numbers with any thread count)."""
     import course
 
-    command = lab_command()
+    command = lab_command()  # course.py runs qkv_course with them (and it sets them again)
     for name, value in course.THREADS.items():
         assert f"{name}={value}" in command.split(), command

@@ -99,8 +99,16 @@ def test_make_lab_opens_the_first_lesson_in_the_learners_language(locale, lang, 
     monkeypatch.setattr(course, "run", lambda args, **extra: ran.append(args) or 0)
     course.lab(lang, lang, [])
     (args,) = ran
-    assert f"--config={ROOT / 'tools' / 'jupyter_lab_config.py'}" in args
-    assert f"--ServerApp.root_dir={ROOT / 'notebooks'}" in args
-    url = next(a for a in args if a.startswith("--LabApp.default_url=")).split("/lab/tree/")[1]
+    words = [str(a) for a in args]
+    # course.py lab runs qkv_course on the learner's copy, my_lessons/
+    assert words[words.index("lab") + 1:] == [str(ROOT / "my_lessons"), "--lang", lang,
+                                               "--ui", lang]
+    # the JupyterLab command qkv_course runs there (--dry-run: printed, nothing copied)
+    command = [sys.executable, *words[words.index("-m"):], "--dry-run"]
+    line = subprocess.run(command, cwd=ROOT, env=env, check=True, capture_output=True,
+                          text=True).stdout
+    assert f"--config={ROOT / 'tools' / 'jupyter_lab_config.py'}" in line
+    assert f"--ServerApp.root_dir={ROOT / 'my_lessons'}" in line
+    url = re.search(r"--LabApp\.default_url=/lab/tree/(\S+)", line).group(1)
     assert url == f"{lang}/00_start_here.ipynb"
     assert (ROOT / "notebooks" / url).exists()

@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SRC = ROOT / "notebooks" / "src"
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from nbsource import LANGS, Lesson  # noqa: E402
+from nbsource import INSTALL_CHECK, LANGS, Lesson  # noqa: E402
 
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
 
@@ -58,8 +58,19 @@ def to_notebook(lesson: Lesson, lang: str) -> nbformat.NotebookNode:
         if cell.slide:
             new.metadata.slideshow = {"slide_type": cell.slide}
         new.id = f"c{index:03d}"  # stable ids: the ko and en cells share them
+        if cell.kind == "code" and not any(c.id == "install-check" for c in nb.cells):
+            nb.cells.append(install_check(lang))
         nb.cells.append(new)
     return nb
+
+
+def install_check(lang: str) -> nbformat.NotebookNode:
+    """The cell before a lesson's first code: opened alone without the course installed, the
+    notebook says how to install it (:data:`nbsource.INSTALL_CHECK`)."""
+    cell = nbformat.v4.new_code_cell(INSTALL_CHECK[lang])
+    cell.id = "install-check"  # the lesson's own cells keep their ids (c000, c001, ...)
+    cell.metadata.slideshow = {"slide_type": "skip"}
+    return cell
 
 
 def execute(nb: nbformat.NotebookNode, where: Path) -> None:

