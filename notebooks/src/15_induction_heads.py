@@ -14,7 +14,7 @@ lesson.md(slide="slide", ko="""
 - 회로가 그림만이 아니라는 걸 실험으로 확인해요: 레이어 0 헤드를 빼면 복사가 멈추고, 1레이어 모델은 복사를 배우지 못하고, 반복 길이가 늘 같으면 모델이 위치 지름길을 배워요.
 - 11강의 MiniLM에서 같은 점수로 이 부품들을 찾아보고, 여기서 말하는 **문맥 내 학습(in-context learning)**이 무엇인지, 이 장난감 모델이 어디까지인지 정리해요.
 
-**수업 시간**: 약 55분
+**수업 시간**: 약 70분
 """, en="""
 # 15. Induction heads: the moment a decoder learns to copy
 
@@ -27,7 +27,7 @@ Today's language models repeat a name they saw once in the prompt and continue a
 - Check that the circuit is real, not a picture: without layer 0's head the copying stops; a 1-layer model never learns to copy; with repeats of one fixed length the model learns a position shortcut instead.
 - Look for the same pieces in lesson 11's MiniLM with the same scores, and say what **in-context learning** means here and where this toy stops.
 
-**Class time**: about 55 minutes
+**Class time**: about 70 minutes
 """)
 
 lesson.code(slide="skip", ko="""
@@ -236,9 +236,9 @@ fig = qk.plots.plot_induction_maps(run.snapshots[0], run.snapshots[-1], run.show
 """)
 
 lesson.md(slide="subslide", ko="""
-같은 수열의 위치별 손실이에요. 가로축은 예측할 토큰이에요. 잡음과 처음 나온 구간(파란 배경)에서는 우연 수준 근처이고, 반복된 구간(주황 배경)의 **두 번째 토큰부터** 뚝 떨어져요.
+같은 수열의 위치별 손실이에요. 가로축은 예측할 토큰이에요. 잡음과 처음 나온 구간(파란 배경)에서는 우연 수준 근처이고, 반복된 구간(주황 배경)의 **두 번째 토큰부터** 뚝 떨어져요. 반복된 구간에서 손실이 다시 튀어 오르는 곳은, 지금 토큰이 잡음 속에도 나왔던 곳이에요. 어느 쪽 다음 토큰을 복사할지 모호해요.
 """, en="""
-The loss at each position of the same sequence; the x axis is the token being predicted. Near chance on the noise and the first occurrence (blue), it drops from the **second token of the repeat** (orange) on.
+The loss at each position of the same sequence; the x axis is the token being predicted. Near chance on the noise and the first occurrence (blue), it drops from the **second token of the repeat** (orange) on. Where it jumps back up inside the repeat, the current token also occurs in the noise: which next token to copy is ambiguous.
 """)
 
 lesson.code(ko="""
@@ -492,7 +492,8 @@ text = induction.Sequences(out.input_ids, np.array([1]), np.array([11]), np.arra
 maps = np.stack(out.attentions)[:, 0]     # (레이어, 헤드, n, n)
 previous = np.array([[induction.previous_token_score(h) for h in layer] for layer in maps])
 copying = np.array([[induction.induction_score(h[None], text) for h in layer] for layer in maps])
-print(len(out.tokens[0]), previous.max().round(2), np.unravel_index(previous.argmax(), (6, 12)))
+best = divmod(int(previous.argmax()), 12)   # (레이어, 헤드)
+print(len(out.tokens[0]), previous.max().round(2), best)   # 토큰 수, 가장 큰 이전 토큰 점수, 그 헤드
 print(copying.max().round(2), round(1 / len(out.tokens[0]), 2))   # 가장 큰 인덕션 점수, 고른 가중치
 """, en="""
 minilm = qk.pretrained.load_minilm()
@@ -502,7 +503,8 @@ text = induction.Sequences(out.input_ids, np.array([1]), np.array([11]), np.arra
 maps = np.stack(out.attentions)[:, 0]     # (layers, heads, n, n)
 previous = np.array([[induction.previous_token_score(h) for h in layer] for layer in maps])
 copying = np.array([[induction.induction_score(h[None], text) for h in layer] for layer in maps])
-print(len(out.tokens[0]), previous.max().round(2), np.unravel_index(previous.argmax(), (6, 12)))
+best = divmod(int(previous.argmax()), 12)   # (layer, head)
+print(len(out.tokens[0]), previous.max().round(2), best)   # tokens, largest previous-token score, its head
 print(copying.max().round(2), round(1 / len(out.tokens[0]), 2))   # largest induction score, uniform
 """)
 
