@@ -123,13 +123,13 @@ with attn(x) = softmax(mask(x·W_Q (x·W_K)ᵀ / √8)) · (x·W_V) · W_O. Laye
 lesson.code(ko="""
 model = induction.InductionModel(n_layers=2, seed=0)
 logits, cache = model.forward(seqs.tokens[:, :-1])   # 마지막 토큰 앞까지 읽고 다음을 예측
-print(model.n_parameters, logits.shape, cache["l1"][5].shape)   # 로짓 (B, n, 어휘), 가중치 (B, 헤드, n, n)
+print(model.n_parameters, logits.shape, cache["l1"][5].shape)   # (B, n, 어휘), 가중치 (B, 1, n, n)
 print({name: p.shape for name, p in model.params.items()})
 print({part: round(loss, 2) for part, loss in induction.loss_by_part(model, seqs).items()})
 """, en="""
 model = induction.InductionModel(n_layers=2, seed=0)
 logits, cache = model.forward(seqs.tokens[:, :-1])   # read up to the last token, predict the next
-print(model.n_parameters, logits.shape, cache["l1"][5].shape)   # logits (B, n, V), weights (B, 1, n, n)
+print(model.n_parameters, logits.shape, cache["l1"][5].shape)   # (B, n, V), weights (B, 1, n, n)
 print({name: p.shape for name, p in model.params.items()})
 print({part: round(loss, 2) for part, loss in induction.loss_by_part(model, seqs).items()})
 """)
@@ -389,12 +389,12 @@ lesson.md(slide="subslide", ko="""
 
 lesson.code(ko="""
 one_layer = induction.train(steps=600, n_layers=1, seed=0)
-last = one_layer.history[-1]              # 스텝, 반복된 구간의 손실, 인덕션 점수(그 한 레이어)
+last = one_layer.history[-1]              # 스텝, 반복된 구간의 손실, 인덕션 점수, 전환 스텝
 print(last["step"], round(last["repeat"], 2), round(last["induction"], 2),
       induction.cliff_step(one_layer.history))
 """, en="""
 one_layer = induction.train(steps=600, n_layers=1, seed=0)
-last = one_layer.history[-1]              # step, loss on the repeat, induction score (its one layer)
+last = one_layer.history[-1]              # step, loss on the repeat, induction score, cliff
 print(last["step"], round(last["repeat"], 2), round(last["induction"], 2),
       induction.cliff_step(one_layer.history))
 """)
@@ -504,7 +504,7 @@ maps = np.stack(out.attentions)[:, 0]     # (layers, heads, n, n)
 previous = np.array([[induction.previous_token_score(h) for h in layer] for layer in maps])
 copying = np.array([[induction.induction_score(h[None], text) for h in layer] for layer in maps])
 best = divmod(int(previous.argmax()), 12)   # (layer, head)
-print(len(out.tokens[0]), previous.max().round(2), best)   # tokens, largest previous-token score, its head
+print(len(out.tokens[0]), previous.max().round(2), best)   # tokens, best previous-token score, head
 print(copying.max().round(2), round(1 / len(out.tokens[0]), 2))   # largest induction score, uniform
 """)
 
