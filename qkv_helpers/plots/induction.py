@@ -7,6 +7,7 @@ import math
 
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.collections import PatchCollection
 from matplotlib.patches import Rectangle
 
 from .. import _validate as validate
@@ -109,12 +110,13 @@ def draw_induction_maps(axes, maps, seq, title=None) -> dict:
         ax.set_yticks(range(n), ticks, fontsize=6)
         ax.set_xlabel(t("p_l15_key"))
         ax.set_ylabel(t("p_l15_query"))
-        cells = (zip(range(1, n), range(n - 1)) if layer == 0 else zip(queries, keys))
-        for i, j in cells:
-            if layer == 0 and not seq.first[0] <= i:  # previous token: mark the copied part
-                continue
-            ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, linewidth=1.2,
-                                   edgecolor=style.COLORS[1]))
+        # layer 0: the previous token (in the segment and the repeat); layer 1: the copy target
+        start = max(1, int(seq.first[0]))
+        cells = (zip(range(start, n), range(start - 1, n - 1)) if layer == 0
+                 else zip(queries, keys))
+        ax.add_collection(PatchCollection(  # one artist: a widget redraws it fast
+            [Rectangle((j - 0.5, i - 0.5), 1, 1) for i, j in cells], facecolor="none",
+            edgecolor=style.COLORS[1], linewidth=1.2), autolim=False)
         for edge in (seq.first[0], seq.repeat[0]):  # where the segment and its repeat start
             ax.axhline(edge - 0.5, color="white", linewidth=0.6)
             ax.axvline(edge - 0.5, color="white", linewidth=0.6)

@@ -82,8 +82,8 @@ def induction_explorer(run: InductionRun) -> Panel:
         draw_induction_curves(curve_axes, run.history, cliff)
         handle["marks"] = [ax.axvline(panel.state["step"], color="black", linewidth=2)
                            for ax in curve_axes]
-        outlines = [p for ax in map_axes for p in ax.patches]  # drawn over the changing maps
-        animate(*handle["images"], *handle["marks"], *outlines)
+        overlays = [a for ax in map_axes for a in (*ax.collections, *ax.lines)]  # over the maps
+        animate(*handle["images"], *handle["marks"], *overlays)
         return handle
 
     def change(handle: dict, panel: Panel) -> None:
@@ -93,4 +93,4 @@ def induction_explorer(run: InductionRun) -> Panel:
             mark.set_xdata([panel.state["step"]] * 2)
 
     return Panel("induction_explorer", {"step": slider},
-                 LiveFigure(draw, update=change, figsize=(4.6 * n_layers, 8.0)), update)
+                 LiveFigure(draw, update=change, figsize=(4.2 * n_layers, 7.4)), update)
