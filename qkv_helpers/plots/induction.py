@@ -79,10 +79,10 @@ def plot_induction_curves(history):
     return fig
 
 
-def _maps(maps) -> np.ndarray:
-    maps = validate.array(maps, "maps", ndim=3, empty=False, shape="(layers, n, n)")
+def _maps(maps, name: str = "maps") -> np.ndarray:
+    maps = validate.array(maps, name, ndim=3, empty=False, shape="(layers, n, n)")
     if maps.shape[1] != maps.shape[2] or maps.min() < 0 or maps.max() > 1 + 1e-6:
-        raise ValueError(f"maps must be attention weights (layers, n, n) in 0..1, got shape "
+        raise ValueError(f"{name} must be attention weights (layers, n, n) in 0..1, got shape "
                          f"{maps.shape}")
     return maps
 
@@ -131,7 +131,7 @@ def plot_induction_maps(before, after, seq, steps=None):
     Orange outlines: the previous token (layer 0, in the segment and the repeat) and the
     token after the earlier occurrence (layer 1, in the repeat).
     """
-    before, after = _maps(before), _maps(after)
+    before, after = _maps(before, "before"), _maps(after, "after")
     rows = 2
     cols = before.shape[0]
     fig, axes = plt.subplots(rows, cols, figsize=(4.6 * cols, 8.8), layout="constrained",
