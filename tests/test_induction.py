@@ -286,27 +286,36 @@ def test_five_seeds_reach_the_cliff(seed):
 # --- the checks ---------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("lang", ["en", "ko"])
-def test_check_induction_target(run, lang):
+def test_check_induction_targets(run, lang):
     qk.setup(lang=lang)
-    puzzle = ind.make_sequences(1, seed=2024)
-    query = int(puzzle.repeat[0]) + 4
-    target = int(np.flatnonzero(puzzle.tokens[0, :query] == puzzle.tokens[0, query])[-1]) + 1
+    puzzle = ind.make_sequences(1, seed=7)
+    tokens = puzzle.tokens[0]
+    queries = [26, 23, 29]  # the lesson's
+    targets = [int(np.flatnonzero(tokens[:q] == tokens[q])[-1]) + 1 for q in queries]
+    assert targets == [15, 12, 18]
     maps = run.model.attention_maps(puzzle.tokens[:, :-1])
-    assert maps[1, 0, query].argmax() == target  # the model does look at the copy target
-    check = c15.check_induction_target
-    assert check(target, run.model, puzzle, query).ok is True
-    assert check(float(target), run.model, puzzle, query).ok is True
-    assert check(..., run.model, puzzle, query).ok is None
-    keys = {a: check(a, run.model, puzzle, query).key for a in
-            (target - 1, query - 1, query, query + 1, 0)}
-    assert keys[target - 1] == "check_l15_target_same"
-    assert keys[query - 1] == "check_l15_target_previous"
-    assert keys[query] == "check_l15_target_itself"
-    assert keys[query + 1] == "check_l15_target_future"
-    assert keys[0] == "check_l15_target_wrong"
-    for bad in ("21", True, 99, -1, 2.5, (target,), [target]):
-        assert c15.check_induction_target(bad, run.model, puzzle, query).ok is False
-    assert check(target, None, puzzle, query).key == "check_l15_target_setup"
+    assert [int(maps[1, 0, q].argmax()) for q in queries] == targets  # the model copies
+    check = c15.check_induction_targets
+    assert check(targets, run.model, puzzle, queries).ok is True
+    assert check(np.array(targets), run.model, puzzle, queries).ok is True
+    assert check([15.0, 12, 18], run.model, puzzle, queries).ok is True
+    assert check(..., run.model, puzzle, queries).ok is None
+
+    def key(answer):
+        return check(answer, run.model, puzzle, queries).key
+
+    assert key([14, 12, 18]) == "check_l15_target_same"  # the earlier 15 itself
+    assert key([15, 22, 18]) == "check_l15_target_previous"
+    assert key([15, 12, 29]) == "check_l15_target_itself"
+    assert key([30, 12, 18]) == "check_l15_target_future"
+    assert key([0, 12, 18]) == "check_l15_target_wrong"
+    assert key([12, 15, 18]) == "check_l15_target_wrong"  # in the wrong order
+    assert key([15, 12]) == "check_l15_target_length"
+    assert key(15) == "check_l15_target_length" and key("15") == "check_l15_target_length"
+    for bad in (["15", 12, 18], [True, 12, 18], [99, 12, 18], [-1, 12, 18], [2.5, 12, 18],
+                [[15], 12, 18], [None, 12, 18], [float("nan"), 12, 18]):
+        assert key(bad) == "check_l15_target_not_position", bad
+    assert check(targets, None, puzzle, queries).key == "check_l15_target_setup"
     qk.setup(lang="en")
 
 

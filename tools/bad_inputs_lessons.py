@@ -1175,10 +1175,12 @@ def cases_lesson_15() -> list[Case]:
 
     # --- checkers: ok=False for every wrong or unreadable answer, never an exception ------------
     trained = ind.train(steps=2, eval_every=1, n_eval=4)
-    add_all("checks15.check_induction_target", checks15.check_induction_target,
-            dict(answer=3, model=trained.model, seq=trained.shown, query=25),
-            {"answer": [("'3'", "3"), ("True", True), ("2.5", 2.5), ("NaN", NAN), ("99", 99),
-                        ("-1", -1), ("[3]", [3]), ("1e300", 1e300)],
+    add_all("checks15.check_induction_targets", checks15.check_induction_targets,
+            dict(answer=[3, 4], model=trained.model, seq=trained.shown, queries=[25, 26]),
+            {"answer": [("'3'", "3"), ("True", True), ("[2.5, 3]", [2.5, 3]),
+                        ("[NaN, 3]", [NAN, 3]), ("[99, 3]", [99, 3]), ("[-1, 3]", [-1, 3]),
+                        ("[[3], 3]", [[3], 3]), ("[1e300, 3]", [1e300, 3]), ("3", 3),
+                        ("[3]", [3]), ("a dict", {0: 3, 1: 4})],
              "model": [("None", None), ("a string", "model"), ("a run", trained)],
              "seq": [("None", None), ("two sequences", seqs), ("tokens", seqs.tokens)]},
             refused)

@@ -276,43 +276,47 @@ qk.widgets.induction_explorer(run)
 lesson.md(slide="slide", ko="""
 ## 직접 해보기: 레이어 1의 쿼리는 어디를 볼까요
 
-학습에 쓰지 않은 새 수열 `puzzle`이에요. 아직 이 수열의 어텐션 그림은 본 적이 없어요. 위치 `query`의 토큰을 읽는 레이어 1의 쿼리는 어느 위치에 가장 큰 가중치를 줄까요? 위치는 0부터 세요. 먼저 예측해서 `my_position`에 위치 번호 하나를 적고 검사기로 확인해 보세요. 틀리면 검사기는 답 대신 무엇을 잘못 생각했는지 알려 줘요.
+학습에 쓰지 않은 새 수열 `puzzle`이에요. 아직 이 수열의 어텐션 그림은 본 적이 없어요. `queries`의 세 위치에서 토큰을 읽는 레이어 1의 쿼리는 각각 어느 위치에 가장 큰 가중치를 줄까요? 위치는 0부터 세요. 먼저 예측해서 `my_positions`에 위치 세 개를 `queries`와 같은 순서로 리스트로 적고 검사기로 확인해 보세요. 틀리면 검사기는 답 대신, 처음 틀린 쿼리에서 무엇을 잘못 생각했는지 알려 줘요.
 """, en="""
 ## Try it: where does a layer-1 query look?
 
-`puzzle` is a new held-out sequence whose attention you have not seen. The layer-1 query that reads the token at position `query`: which position gets its largest weight? Positions count from 0. Predict first, write one position in `my_position`, then check. A wrong answer is told what went wrong, not the answer.
+`puzzle` is a new held-out sequence whose attention you have not seen. The layer-1 queries that read the tokens at the three positions in `queries`: which position gets each one's largest weight? Positions count from 0. Predict first, write the three positions in `my_positions` as a list, in the order of `queries`, then check. A wrong answer is told what went wrong at the first query it missed, not the answer.
 """)
 
 lesson.code(ko="""
-puzzle = induction.make_sequences(1, seed=2024)
-query = int(puzzle.repeat[0]) + 4
+puzzle = induction.make_sequences(1, seed=7)
+queries = [26, 23, 29]                    # 쿼리 위치 세 개
 print(np.arange(32)[:16], puzzle.tokens[0, :16], sep="\\n")   # 위치, 토큰
 print(np.arange(32)[16:], puzzle.tokens[0, 16:], sep="\\n")
-print(query, puzzle.tokens[0, query])     # 쿼리 위치, 그 토큰
+print(puzzle.tokens[0, queries])          # 쿼리 위치의 토큰
 """, en="""
-puzzle = induction.make_sequences(1, seed=2024)
-query = int(puzzle.repeat[0]) + 4
+puzzle = induction.make_sequences(1, seed=7)
+queries = [26, 23, 29]                    # three query positions
 print(np.arange(32)[:16], puzzle.tokens[0, :16], sep="\\n")   # positions, tokens
 print(np.arange(32)[16:], puzzle.tokens[0, 16:], sep="\\n")
-print(query, puzzle.tokens[0, query])     # the query's position, its token
+print(puzzle.tokens[0, queries])          # the tokens at the query positions
 """)
 
 lesson.code(exercise=True, ko="""
-my_position = ...                         # 위치 하나, 예: 3
-qk.checks.check_induction_target(my_position, run.model, puzzle, query)
+my_positions = ...                        # 위치 세 개의 리스트, 예: [3, 4, 5]
+qk.checks.check_induction_targets(my_positions, run.model, puzzle, queries)
 """, en="""
-my_position = ...                         # one position, e.g. 3
-qk.checks.check_induction_target(my_position, run.model, puzzle, query)
+my_positions = ...                        # a list of three positions, e.g. [3, 4, 5]
+qk.checks.check_induction_targets(my_positions, run.model, puzzle, queries)
 """)
 
 lesson.code(solution=True, ko="""
-same = np.flatnonzero(puzzle.tokens[0, :query] == puzzle.tokens[0, query])   # 같은 토큰이 앞에 나온 자리
-my_position = int(same[-1]) + 1           # 그 다음 자리: 레이어 0이 "앞 토큰은 ○"라고 적어 둔 키
-qk.checks.check_induction_target(my_position, run.model, puzzle, query).as_solution()
+my_positions = []
+for query in queries:                     # 같은 토큰이 앞에 나온 자리의 다음 자리
+    same = np.flatnonzero(puzzle.tokens[0, :query] == puzzle.tokens[0, query])
+    my_positions.append(int(same[-1]) + 1)   # 레이어 0이 "앞 토큰은 ○"라고 적어 둔 키
+qk.checks.check_induction_targets(my_positions, run.model, puzzle, queries).as_solution()
 """, en="""
-same = np.flatnonzero(puzzle.tokens[0, :query] == puzzle.tokens[0, query])   # earlier copies
-my_position = int(same[-1]) + 1           # the next position: its key says "my previous is ○"
-qk.checks.check_induction_target(my_position, run.model, puzzle, query).as_solution()
+my_positions = []
+for query in queries:                     # the position after the earlier copy of the token
+    same = np.flatnonzero(puzzle.tokens[0, :query] == puzzle.tokens[0, query])
+    my_positions.append(int(same[-1]) + 1)   # its key says "my previous token is ○"
+qk.checks.check_induction_targets(my_positions, run.model, puzzle, queries).as_solution()
 """)
 
 lesson.md(slide="slide", ko="""

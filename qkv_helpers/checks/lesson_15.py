@@ -26,7 +26,7 @@ from ..induction import (
 from ..masks import causal_mask
 from ._feedback import Feedback, never_raises, not_answered, right, unanswered, wrong
 
-__all__ = ["check_fixed_length", "check_induction_score", "check_induction_target"]
+__all__ = ["check_fixed_length", "check_induction_score", "check_induction_targets"]
 
 
 def _position(answer):
@@ -39,16 +39,31 @@ def _position(answer):
     return int(answer)
 
 
+def _classify(position, query, best, tokens):
+    """The feedback key for ``position`` as the answer for ``query`` (``best`` is right)."""
+    if position == best:
+        return None
+    if position > query:
+        return "check_l15_target_future"
+    if position == query:
+        return "check_l15_target_itself"
+    if position == query - 1:
+        return "check_l15_target_previous"
+    if tokens[position] == tokens[query]:
+        return "check_l15_target_same"
+    return "check_l15_target_wrong"
+
+
 @never_raises
-def check_induction_target(answer, model, seq, query, name: str = "my_position") -> Feedback:
-    """Which position layer 1's head attends to most from ``query`` in ``seq`` (one
-    sequence), in the trained ``model``. Feedback names the mistake (a later position,
-    the query itself, the previous token, the earlier copy of the same token), never the
-    answer.
+def check_induction_targets(answer, model, seq, queries, name: str = "my_positions") -> Feedback:
+    """For each query position in ``queries``, the position layer 1's head attends to most
+    in ``seq`` (one sequence), in the trained ``model``: a list, one position per query.
+    Feedback names the first query answered wrong and the mistake (a later position, the
+    query itself, the previous token, the earlier copy of the same token), never the answer.
 
     >>> from qkv_helpers import setup
     >>> setup(lang="en")
-    >>> check_induction_target(..., None, None, 0).ok is None
+    >>> check_induction_targets(..., None, None, [0]).ok is None
     True
     """
     if not_answered(answer):
@@ -57,29 +72,23 @@ def check_induction_target(answer, model, seq, query, name: str = "my_position")
             and isinstance(seq, Sequences) and len(seq.tokens) == 1):
         return wrong("check_l15_target_setup")
     tokens = seq.tokens[0]
-    query = int(query)
+    queries = [int(q) for q in queries]
     n = len(tokens) - 1  # the model reads tokens[:-1]
-    position = _position(answer)
-    if position is None or not 0 <= position < n:
+    if isinstance(answer, (str, bytes)) or not hasattr(answer, "__len__") or (
+            len(answer) != len(queries)):
+        return wrong("check_l15_target_length", name=name, n=len(queries))
+    positions = [_position(a) for a in answer]
+    if any(p is None or not 0 <= p < n for p in positions):
         return wrong("check_l15_target_not_position", name=name, last=n - 1)
-    maps = model.attention_maps(seq.tokens[:, :-1])  # (layers, 1, n, n)
-    row = maps[1, 0, query]
-    best = int(row.argmax())
-    token = int(tokens[query])
-    values = dict(name=name, answer=position, query=query, token=token)
-    if position == best:
-        logits, _ = model.forward(seq.tokens[:, : query + 1])
-        return right("check_l15_target_right", **values, next=int(tokens[best]),
-                     weight=f"{row[best]:.2f}", predicted=int(logits[0, -1].argmax()))
-    if position > query:
-        return wrong("check_l15_target_future", **values)
-    if position == query:
-        return wrong("check_l15_target_itself", **values)
-    if position == query - 1:
-        return wrong("check_l15_target_previous", **values)
-    if tokens[position] == token:
-        return wrong("check_l15_target_same", **values)
-    return wrong("check_l15_target_wrong", **values)
+    rows = model.attention_maps(seq.tokens[:, :-1])[1, 0]  # (n, n): layer 1
+    for position, query in zip(positions, queries):
+        best = int(rows[query].argmax())
+        key = _classify(position, query, best, tokens)
+        if key is not None:
+            return wrong(key, name=name, answer=position, query=query, token=int(tokens[query]))
+    weights = ", ".join(f"{rows[q, p]:.2f}" for q, p in zip(queries, positions))
+    return right("check_l15_target_right", name=name, answer=positions, queries=queries,
+                 weights=weights)
 
 
 def _random_maps(rng, seqs):
