@@ -40,7 +40,7 @@ def training() -> None:
         last = run.history[-1]
         reached = (f"cliff at step {marks['at'][0]} after {marks['at'][1]:.2f} s"
                    if "at" in marks else "no cliff")
-        verdict = "PASS" if "at" in marks and run.seconds <= 10 else "MISS"
+        verdict = "PASS" if "at" in marks and marks["at"][1] <= 10 else "MISS"  # to the cliff
         print(f"   seed {seed}{' (the lesson)' if seed == 0 else ''}: {reached}; "
               f"{run.steps} steps {run.seconds:.2f} s (CPU {cpu:.2f} s); repeat loss "
               f"{last['repeat']:.2f}, previous-token {last['previous_token']:.2f}, "

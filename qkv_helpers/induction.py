@@ -308,13 +308,26 @@ def _check_sequences(seqs):
     validate.instance_of(seqs, "seqs", Sequences, "make_sequences(n)")
 
 
+def _token_losses(logits, tokens):
+    """``-log p(tokens[:, t+1])`` from ``logits (B, n − 1, V)``: ``(B, n − 1)``."""
+    shifted = logits - logits.max(axis=-1, keepdims=True)
+    log_p = shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True))  # (B, n-1, V)
+    return -np.take_along_axis(log_p, tokens[:, 1:, None], axis=-1)[..., 0]
+
+
 def loss_per_position(model: InductionModel, tokens, knock_out=None) -> np.ndarray:
     """``-log p(token t+1 | tokens ≤ t)`` at every position: ``(B, n − 1)``."""
     _check_model(model)
     logits, _ = model.forward(tokens[:, :-1], knock_out)  # (B, n-1, V)
-    shifted = logits - logits.max(axis=-1, keepdims=True)
-    log_p = shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True))  # (B, n-1, V)
-    return -np.take_along_axis(log_p, tokens[:, 1:, None], axis=-1)[..., 0]
+    return _token_losses(logits, tokens)
+
+
+def _parts(losses, seqs) -> dict:
+    """:func:`loss_by_part` from the per-position losses ``(B, n − 1)`` of ``seqs``."""
+    first = [losses[b, f: f + s].mean() for b, (f, s) in  # targets f+1 … f+s
+             enumerate(zip(seqs.first, seqs.length))]
+    rows, queries, _ = copying_targets(seqs)
+    return {"first": float(np.mean(first)), "repeat": float(losses[rows, queries].mean())}
 
 
 def loss_by_part(model: InductionModel, seqs: Sequences, knock_out=None) -> dict:
@@ -325,11 +338,7 @@ def loss_by_part(model: InductionModel, seqs: Sequences, knock_out=None) -> dict
     """
     _check_model(model)
     _check_sequences(seqs)
-    losses = loss_per_position(model, seqs.tokens, knock_out)  # (B, n-1): predicts t+1
-    first = [losses[b, f: f + s].mean() for b, (f, s) in  # targets f+1 … f+s
-             enumerate(zip(seqs.first, seqs.length))]
-    rows, queries, _ = copying_targets(seqs)
-    return {"first": float(np.mean(first)), "repeat": float(losses[rows, queries].mean())}
+    return _parts(loss_per_position(model, seqs.tokens, knock_out), seqs)
 
 
 def previous_token_score(weights) -> float:
@@ -429,8 +438,15 @@ def train(steps: int = 1200, batch_size: int = 32, lr: float = 2e-2, n_layers: i
     start = time.perf_counter()
 
     def evaluate(step):
-        maps = model.attention_maps(evaluation.tokens[:, :-1])  # (layers, B, n, n)
-        parts = loss_by_part(model, evaluation)
+        # one forward per 50 sequences: the maps and the losses, little memory at a time
+        maps, losses = [], []
+        for start in range(0, n_eval, 50):
+            tokens = evaluation.tokens[start: start + 50]
+            logits, cache = model.forward(tokens[:, :-1])
+            losses.append(_token_losses(logits, tokens))  # (50, n-1)
+            maps.append(np.stack([cache[f"l{layer}"][5][:, 0] for layer in range(n_layers)]))
+        maps = np.concatenate(maps, axis=1)  # (layers, B, n, n)
+        parts = _parts(np.concatenate(losses), evaluation)
         record = {"step": step,
                   "loss": float(np.mean(losses)) if losses else math.nan,
                   "first": parts["first"], "repeat": parts["repeat"],
@@ -438,7 +454,7 @@ def train(steps: int = 1200, batch_size: int = 32, lr: float = 2e-2, n_layers: i
                   "induction": induction_score(maps[-1], evaluation)}
         losses.clear()
         history.append(record)
-        snapshots.append(maps[:, 0])
+        snapshots.append(maps[:, 0].copy())  # a copy: a view would keep all of maps alive
         if callback is not None:
             callback(record)
 
