@@ -386,9 +386,9 @@ for knock_out in (None, "head0", "head0_keys"):   # loss on the first occurrence
 """)
 
 lesson.md(slide="subslide", ko="""
-**1레이어 모델.** 레이어가 하나뿐이면 헤드 하나가 "앞 토큰이 지금 토큰과 같은 자리"를 찾아야 하는데, 키에는 그 자리 자신의 토큰과 위치만 들어 있어요. 앞 토큰의 정보를 키에 옮겨 줄 레이어가 없어요. 같은 방법으로 학습해 봐요(시간을 아끼려고 600스텝만 학습해요. 두 레이어 모델은 이 스텝 수면 이미 급격한 전환을 지났어요).
+**1레이어 모델.** 레이어가 하나뿐이면 헤드 하나가 "앞 토큰이 지금 토큰과 같은 자리"를 찾아야 하는데, 키에는 그 자리 자신의 토큰과 위치만 들어 있어요. 앞 토큰의 정보를 키에 옮겨 줄 레이어가 없어요. 같은 방법으로 학습해 봐요(시간을 아끼려고 600스텝만 학습해요. `tests/test_induction.py`는 2레이어 모델과 같은 1,200스텝을 학습시켜 확인해요).
 """, en="""
-**A 1-layer model.** With one layer, its single head would have to find "the position whose previous token equals mine", but a key holds only its own token and position: no layer has moved the previous token into it. Train one the same way (600 steps only, to save time; the 2-layer model has passed its cliff by then).
+**A 1-layer model.** With one layer, its single head would have to find "the position whose previous token equals mine", but a key holds only its own token and position: no layer has moved the previous token into it. Train one the same way (600 steps only, to save time; `tests/test_induction.py` trains it for 1,200 steps, as long as the 2-layer model).
 """)
 
 lesson.code(ko="""
@@ -404,9 +404,9 @@ print(last["step"], round(last["repeat"], 2), round(last["induction"], 2),
 """)
 
 lesson.md(slide="subslide", ko="""
-1레이어 모델의 반복된 구간 손실은 우연 수준 근처에 머물고, 급격한 전환도 없어요(`None`). 조금 내려가는 건 "앞에 나온 토큰 중 하나가 다시 나올 것 같다"는 정도의 통계 덕분이고, 복사는 아니에요. 더 오래 학습해도 마찬가지예요(`tests/test_induction.py`가 1,200스텝까지 확인해요).
+1레이어 모델의 반복된 구간 손실은 우연 수준 근처에 머물고, 급격한 전환도 없어요(`None`). 조금 내려가는 건 "앞에 나온 토큰 중 하나가 다시 나올 것 같다"는 정도의 통계 덕분이고, 복사는 아니에요. 1,200스텝을 학습해도 마찬가지예요(`tests/test_induction.py`). 2레이어 모델은 그 사이 스텝 700에서 급격한 전환을 지났어요.
 """, en="""
-The 1-layer model's loss on the repeat stays near chance, with no cliff (`None`). The small drop comes from statistics ("a token seen earlier is likely to come again"), not from copying. Longer training does not change it (`tests/test_induction.py` checks up to 1,200 steps).
+The 1-layer model's loss on the repeat stays near chance, with no cliff (`None`). The small drop comes from statistics ("a token seen earlier is likely to come again"), not from copying. Training it for 1,200 steps does not change that (`tests/test_induction.py`), while the 2-layer model passed its cliff at step 700.
 """)
 
 lesson.md(slide="slide", ko="""
