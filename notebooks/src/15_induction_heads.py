@@ -215,11 +215,11 @@ fig = qk.plots.plot_induction_curves(run.history)
 """)
 
 lesson.md(slide="subslide", ko="""
-손실은 수백 스텝 동안 우연 수준 근처의 **평평한 구간**에 머물러요. 그러다 반복된 구간의 손실이 짧은 사이에 뚝 떨어지고, **그때 두 점수가 함께** 뛰어올라요. 이전 토큰 헤드만 있거나 인덕션 헤드만 있으면 복사가 되지 않으니, 한쪽만 먼저 좋아져서는 손실이 줄지 않아요. 둘은 서로를 필요로 해서 함께 생겨요.
+반복된 구간의 손실은 500스텝쯤까지 우연 수준 근처에서 아주 천천히만 내려가요(**평평한 구간**, 두 점수도 0.1 근처예요). 그러다 200스텝 남짓한 사이에 뚝 떨어지고, **그때 두 점수가 함께** 뛰어올라요. 이전 토큰 헤드만 있거나 인덕션 헤드만 있으면 복사가 되지 않으니, 한쪽만 먼저 좋아져서는 손실이 줄지 않아요. 둘은 서로를 필요로 해서 함께 생겨요.
 
 처음 나온 구간의 손실은 내려가지 않아요. 오히려 우연 수준보다 조금 **올라가요**. 무작위 토큰도 가끔 앞에 나왔던 토큰과 같아서, 인덕션 헤드는 거기서도 "지난번 다음 토큰"을 복사해 자신 있게 틀려요. 인덕션 헤드는 내용을 이해하지 않고 패턴을 복사해요. 반복된 구간의 손실도 0까지는 가지 않아요. 지금 토큰이 잡음 속에 한 번 더 나왔으면 어느 쪽을 복사할지 모호하거든요.
 """, en="""
-For hundreds of steps the loss sits on a **plateau** near chance. Then the loss on the repeat drops within a short stretch, and **both scores jump at the same time**. A previous-token head alone, or an induction head alone, copies nothing, so neither improving first lowers the loss: each needs the other, and they form together.
+For about 500 steps the loss on the repeat stays near chance, sinking only slowly (a **plateau**; both scores stay near 0.1). Then it drops within some 200 steps, and **both scores jump at the same time**. A previous-token head alone, or an induction head alone, copies nothing, so neither improving first lowers the loss: each needs the other, and they form together.
 
 The loss on the first occurrence does not drop; it even rises a little **above** chance. A random token sometimes equals an earlier one, and the induction head then copies "what came next last time" there too, confidently wrong: it copies a pattern without understanding anything. Nor does the repeat's loss reach 0: when the current token also occurs in the noise, which occurrence to copy is ambiguous.
 """)
@@ -386,8 +386,12 @@ for knock_out in (None, "head0", "head0_keys"):   # loss on the first occurrence
 """)
 
 lesson.md(slide="subslide", ko="""
+두 경우 모두 반복된 구간의 손실이 우연 수준 근처(3.3)로 돌아가고, 처음 나온 구간은 거의 그대로예요. 키에서만 빼도 복사가 멈추니, 레이어 1은 레이어 0이 키에 적어 둔 정보로 찾고 있던 거예요.
+
 **1레이어 모델.** 레이어가 하나뿐이면 헤드 하나가 "앞 토큰이 지금 토큰과 같은 자리"를 찾아야 하는데, 키에는 그 자리 자신의 토큰과 위치만 들어 있어요. 앞 토큰의 정보를 키에 옮겨 줄 레이어가 없어요. 같은 방법으로 학습해 봐요(시간을 아끼려고 600스텝만 학습해요. `tests/test_induction.py`는 2레이어 모델과 같은 1,200스텝을 학습시켜 확인해요).
 """, en="""
+Both knock-outs bring the loss on the repeat back near chance (3.3), and leave the first occurrence about as it was. Removing layer 0's head from the keys alone stops the copying: layer 1 finds its target through what layer 0 wrote there.
+
 **A 1-layer model.** With one layer, its single head would have to find "the position whose previous token equals mine", but a key holds only its own token and position: no layer has moved the previous token into it. Train one the same way (600 steps only, to save time; `tests/test_induction.py` trains it for 1,200 steps, as long as the 2-layer model).
 """)
 
