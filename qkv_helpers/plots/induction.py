@@ -58,9 +58,13 @@ def draw_induction_curves(axes, history, cliff=None) -> dict:
     if cliff is not None:
         for ax in axes:
             ax.axvline(cliff, color="grey", linestyle=":", linewidth=1.5)
-        late = cliff > 0.65 * steps[-1]  # near the right edge: the label goes left of the line
-        right.text(cliff, 0.03, t("p_l15_cliff", step=cliff).join(["", " "] if late else [" ", ""]),
-                   color="grey", fontsize="small", va="bottom", ha="right" if late else "left")
+        label = t("p_l15_cliff", step=cliff)
+        if cliff > 0.65 * steps[-1]:  # near the right edge: the label goes left of the line
+            right.text(cliff, 0.03, label + " ", color="grey", fontsize="small", va="bottom",
+                       ha="right")
+        else:
+            right.text(cliff, 0.03, " " + label, color="grey", fontsize="small", va="bottom",
+                       ha="left")
     return {"axes": axes}
 
 
