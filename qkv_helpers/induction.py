@@ -40,6 +40,7 @@ from threadpoolctl import threadpool_limits
 
 from . import _validate as validate
 from . import backprop as bp
+from .lang import t
 from .masks import causal_mask
 
 __all__ = [
@@ -121,13 +122,12 @@ def make_sequences(n_sequences: int, seed=0, repeat_lengths=REPEAT_LENGTHS,
 
 def _repeat_lengths(repeat_lengths, length):
     if not (isinstance(repeat_lengths, (tuple, list)) and len(repeat_lengths) == 2):
-        raise TypeError(f"repeat_lengths must be (shortest, longest), e.g. (4, 16), got "
-                        f"{repeat_lengths!r}"[:200])
+        raise TypeError(t("err_l15_repeat_lengths_type", got=repr(repeat_lengths)[:200]))
     low = validate.integer(repeat_lengths[0], "repeat_lengths[0]", 2)
     high = validate.integer(repeat_lengths[1], "repeat_lengths[1]", low)
     if 2 * high > length:
-        raise ValueError(f"repeat_lengths: a segment of {high} tokens twice does not fit "
-                         f"in {length} tokens (longest must be at most {length // 2})")
+        raise ValueError(t("err_l15_repeat_lengths_fit", high=high, length=length,
+                           most=length // 2))
     return low, high
 
 
@@ -227,8 +227,8 @@ class InductionModel:
         tokens = self._check_tokens(tokens)
         if knock_out not in (None, "head0", "head0_keys") or (
                 knock_out is not None and self.n_layers < 2):
-            raise ValueError(f"knock_out must be None, 'head0' or 'head0_keys' (with 2 layers),"
-                             f" got {knock_out!r}")
+            raise ValueError(t("err_l15_knock_out", layers=self.n_layers,
+                               got=repr(knock_out)[:100]))
         cache = {"tokens": tokens}
         n = tokens.shape[1]
         x = bp.embedding(self.params["embedding"], tokens) + self.params["positions"][:n]
@@ -244,15 +244,14 @@ class InductionModel:
     def _check_tokens(self, tokens):
         if not (isinstance(tokens, np.ndarray) and tokens.ndim == 2 and tokens.size
                 and np.issubdtype(tokens.dtype, np.integer)):
-            raise TypeError(f"tokens must be a (B, n) array of token ids, e.g. "
-                            f"make_sequences(8).tokens, got {type(tokens).__name__} "
-                            f"{getattr(tokens, 'shape', '')}")
+            raise TypeError(t("err_l15_tokens_type", kind=type(tokens).__name__,
+                              shape=getattr(tokens, "shape", "")))
         if tokens.min() < 0 or tokens.max() >= self.vocab_size:
-            raise ValueError(f"tokens must hold ids in 0..{self.vocab_size - 1}, got "
-                             f"{tokens.min()}..{tokens.max()}")
+            raise ValueError(t("err_l15_tokens_range", last=self.vocab_size - 1,
+                               low=tokens.min(), high=tokens.max()))
         if tokens.shape[1] > self.n_positions:
-            raise ValueError(f"tokens: at most {self.n_positions} positions, got "
-                             f"{tokens.shape}")
+            raise ValueError(t("err_l15_tokens_positions", positions=self.n_positions,
+                               shape=tokens.shape))
         return tokens
 
     def loss_and_grads(self, tokens):
@@ -354,8 +353,7 @@ def previous_token_score(weights) -> float:
     if weights.ndim == 2:
         weights = weights[None]
     if weights.ndim != 3 or weights.shape[1] != weights.shape[2] or weights.shape[1] < 2:
-        raise ValueError(f"weights must be square attention maps (B, n, n) with n ≥ 2, got "
-                         f"{weights.shape}")
+        raise ValueError(t("err_l15_square_maps", shape=weights.shape))
     return float(np.diagonal(weights, offset=-1, axis1=1, axis2=2).mean())
 
 
@@ -369,8 +367,8 @@ def induction_score(weights, seqs: Sequences) -> float:
     weights = validate.array(weights, "weights", ndim=3, empty=False, shape="(B, n, n)")
     rows, queries, keys = copying_targets(seqs)
     if len(weights) != len(seqs.tokens) or queries.max() >= weights.shape[1]:
-        raise ValueError(f"weights {weights.shape} must be the maps of seqs "
-                         f"{seqs.tokens.shape}, one per sequence")
+        raise ValueError(t("err_l15_maps_of_seqs", shape=weights.shape,
+                           seqs=seqs.tokens.shape))
     return float(weights[rows, queries, keys].mean())
 
 
@@ -385,8 +383,7 @@ def cliff_step(history, drop: float = 1.0):
     drop = validate.positive_number(drop, "drop")
     if not isinstance(history, (list, tuple)) or not all(
             isinstance(r, dict) and {"step", "repeat"} <= r.keys() for r in history):
-        raise ValueError("history must be induction.train(...).history: a list of dicts with "
-                         "step and repeat")
+        raise ValueError(t("err_l15_history"))
     return next((r["step"] for r in history if r["repeat"] <= math.log(VOCAB_SIZE) - drop),
                 None)
 
@@ -504,7 +501,6 @@ def gradient_check(model: InductionModel, tokens, entries: int = 10, eps: float 
         analytic = grads[name].reshape(-1)[picks]
         denom = np.linalg.norm(analytic) + np.linalg.norm(numeric)
         if denom == 0:
-            raise ValueError(f"gradient_check: all {len(picks)} entries picked from {name!r} "
-                             f"have gradient exactly 0, so nothing was checked")
+            raise ValueError(t("err_l15_gradient_zero", count=len(picks), name=repr(name)))
         errors[name] = float(np.linalg.norm(analytic - numeric) / denom)
     return errors

@@ -24,8 +24,7 @@ _KEYS = {"step", "first", "repeat", "previous_token", "induction"}
 def _history(history) -> list:
     if not isinstance(history, (list, tuple)) or not history or not all(
             isinstance(r, dict) and _KEYS <= r.keys() for r in history):
-        raise ValueError("history must be induction.train(...).history: a non-empty list of "
-                         "dicts with step, first, repeat, previous_token and induction")
+        raise ValueError(t("err_l15_history_plot"))
     return list(history)
 
 
@@ -87,15 +86,14 @@ def plot_induction_curves(history):
 def _maps(maps, name: str = "maps") -> np.ndarray:
     maps = validate.array(maps, name, ndim=3, empty=False, shape="(layers, n, n)")
     if maps.shape[1] != maps.shape[2] or maps.min() < 0 or maps.max() > 1 + 1e-6:
-        raise ValueError(f"{name} must be attention weights (layers, n, n) in 0..1, got shape "
-                         f"{maps.shape}")
+        raise ValueError(t("err_l15_maps_range", name=name, shape=maps.shape))
     return maps
 
 
 def _check_shown(seq, n) -> Sequences:
     validate.instance_of(seq, "seq", Sequences, "e.g. run.shown")
     if len(seq.tokens) != 1 or seq.tokens.shape[1] < n:
-        raise ValueError(f"seq must be one sequence (1, ≥ {n}) tokens, got {seq.tokens.shape}")
+        raise ValueError(t("err_l15_one_sequence", n=n, shape=seq.tokens.shape))
     return seq
 
 
@@ -164,8 +162,8 @@ def plot_loss_per_position(losses, seq, ax=None):
     validate.instance_of(seq, "seq", Sequences, "e.g. run.shown")
     losses = validate.array(losses, "losses", ndim=1, empty=False, shape="(n − 1,)")
     if len(seq.tokens) != 1 or len(losses) != seq.tokens.shape[1] - 1:
-        raise ValueError(f"losses {losses.shape} must be one per position of seq "
-                         f"{seq.tokens.shape} but the last")
+        raise ValueError(t("err_l15_losses_per_position", shape=losses.shape,
+                           seqs=seq.tokens.shape))
     ax = new_axes(ax, figsize=(9, 3.2))
     targets = np.arange(1, len(losses) + 1)  # position t predicts token t+1: x = the target
     first, repeat, length = int(seq.first[0]), int(seq.repeat[0]), int(seq.length[0])
