@@ -120,6 +120,11 @@ def make_sequences(n_sequences: int, seed=0, repeat_lengths=REPEAT_LENGTHS,
     return Sequences(np.take_along_axis(tokens, source, axis=1), first, repeat, seg)
 
 
+KNOCK_OUTS = (None, "head0", "head0_keys", "head0_queries", "head0_values")
+"""What :meth:`InductionModel.forward` can take out: nothing, layer 0's head from the stream,
+or from only one input of layer 1 (its keys, queries or values)."""
+
+
 def _repeat_lengths(repeat_lengths, length):
     if not (isinstance(repeat_lengths, (tuple, list)) and len(repeat_lengths) == 2):
         raise TypeError(t("err_l15_repeat_lengths_type", got=repr(repeat_lengths)[:200]))
@@ -206,12 +211,15 @@ class InductionModel:
 
     # --- forward -------------------------------------------------------------------------
 
-    def _attention(self, layer, x, x_keys, cache):
-        """One causal head: queries and values read ``x``, keys read ``x_keys``."""
+    def _attention(self, layer, x, x_keys, cache, x_queries=None, x_values=None):
+        """One causal head: queries and values read ``x`` (or ``x_queries``, ``x_values``
+        when a knock-out gives them), keys read ``x_keys``."""
         p, name = self.params, f"l{layer}"
-        q = bp.linear(x, p[name + ".w_q"])[:, None]  # (B, 1, n, d_head)
+        x_queries = x if x_queries is None else x_queries
+        x_values = x if x_values is None else x_values
+        q = bp.linear(x_queries, p[name + ".w_q"])[:, None]  # (B, 1, n, d_head)
         k = bp.linear(x_keys, p[name + ".w_k"])[:, None]  # (B, 1, n, d_head)
-        v = bp.linear(x, p[name + ".w_v"])[:, None]  # (B, 1, n, d_head)
+        v = bp.linear(x_values, p[name + ".w_v"])[:, None]  # (B, 1, n, d_head)
         head, weights = bp.attention(q, k, v, causal_mask(x.shape[1]))  # (B, 1, n, n)
         cache[name] = (x, x_keys, q, k, v, weights, head[:, 0])
         return bp.linear(head[:, 0], p[name + ".w_o"])  # (B, n, d)
@@ -221,11 +229,12 @@ class InductionModel:
 
         ``knock_out``: ``None``; ``"head0"`` removes layer 0's head from the residual
         stream; ``"head0_keys"`` removes it only from the input of layer 1's keys (its
-        queries and values still see it). ``cache["l0"][5]``, ``cache["l1"][5]`` are the
-        heads' attention weights ``(B, 1, n, n)``.
+        queries and values still see it); ``"head0_queries"`` and ``"head0_values"`` remove
+        it only from the input of layer 1's queries, or of its values (the controls).
+        ``cache["l0"][5]``, ``cache["l1"][5]`` are the heads' attention weights ``(B, 1, n, n)``.
         """
         tokens = self._check_tokens(tokens)
-        if knock_out not in (None, "head0", "head0_keys") or (
+        if knock_out not in KNOCK_OUTS or (
                 knock_out is not None and self.n_layers < 2):
             raise ValueError(t("err_l15_knock_out", layers=self.n_layers,
                                got=repr(knock_out)[:100]))
@@ -236,8 +245,11 @@ class InductionModel:
         for layer in range(self.n_layers):
             if layer == 1 and knock_out == "head0":
                 x = x0  # layer 0's head taken out of the stream
-            keys = x0 if layer == 1 and knock_out == "head0_keys" else x
-            x = x + self._attention(layer, x, keys, cache)  # (B, n, d)
+            only = {"keys": x, "queries": None, "values": None}  # None: read x
+            if layer == 1 and knock_out in ("head0_keys", "head0_queries", "head0_values"):
+                only[knock_out.removeprefix("head0_")] = x0  # that input without layer 0
+            x = x + self._attention(layer, x, only["keys"], cache,
+                                    x_queries=only["queries"], x_values=only["values"])
         cache["final"] = x
         return bp.linear(x, self.params["w_u"]), cache  # (B, n, V)
 

@@ -75,22 +75,26 @@ def _naive_logits(model, tokens, knock_out=None):
         if layer == 1 and knock_out == "head0":
             x = x0.copy()
         keys_in = x0 if layer == 1 and knock_out == "head0_keys" else x
+        queries_in = x0 if layer == 1 and knock_out == "head0_queries" else x
+        values_in = x0 if layer == 1 and knock_out == "head0_values" else x
         out = np.zeros_like(x)
         for i in range(b):
             for t in range(n):
-                q = x[i, t] @ p[f"l{layer}.w_q"]
+                q = queries_in[i, t] @ p[f"l{layer}.w_q"]
                 scores = np.array([q @ (keys_in[i, j] @ p[f"l{layer}.w_k"])
                                    for j in range(t + 1)]) / math.sqrt(len(q))
                 w = np.exp(scores - scores.max())
                 w /= w.sum()
-                head = sum(w[j] * (x[i, j] @ p[f"l{layer}.w_v"]) for j in range(t + 1))
+                head = sum(w[j] * (values_in[i, j] @ p[f"l{layer}.w_v"])
+                           for j in range(t + 1))
                 out[i, t] = head @ p[f"l{layer}.w_o"]
         x = x + out
     return x @ p["w_u"]
 
 
 @pytest.mark.parametrize("n_layers, knock_out", [(2, None), (1, None), (2, "head0"),
-                                                 (2, "head0_keys")])
+                                                 (2, "head0_keys"), (2, "head0_queries"),
+                                                 (2, "head0_values")])
 def test_forward_matches_a_naive_loop(n_layers, knock_out):
     model = ind.InductionModel(n_layers, seed=3)
     tokens = ind.make_sequences(2, seed=4).tokens[:, :12]
@@ -255,6 +259,16 @@ def test_knocking_out_layer_0_stops_the_copying(run):
         parts = ind.loss_by_part(run.model, run.evaluation, knock_out)
         assert parts["repeat"] > CHANCE - 0.3, knock_out
     assert ind.loss_by_part(run.model, run.evaluation)["repeat"] < 1.5
+
+
+def test_the_composition_is_through_the_keys(run):
+    """K-composition: layer 0's head taken from layer 1's queries or values alone changes
+    the repeat's loss by little; from its keys alone, the copying stops."""
+    intact = ind.loss_by_part(run.model, run.evaluation)["repeat"]
+    for knock_out in ("head0_queries", "head0_values"):
+        parts = ind.loss_by_part(run.model, run.evaluation, knock_out)
+        assert abs(parts["repeat"] - intact) < 0.2, knock_out
+    assert ind.loss_by_part(run.model, run.evaluation, "head0_keys")["repeat"] > intact + 1.5
 
 
 def test_one_layer_never_copies():
