@@ -5,6 +5,7 @@ written as loops, and torch's autograd when torch is installed.
 """
 
 import math
+import re
 import warnings
 
 import numpy as np
@@ -15,6 +16,7 @@ from hypothesis import strategies as st
 import qkv_helpers as qk
 from qkv_helpers import induction as ind
 from qkv_helpers.checks import lesson_15 as c15
+from qkv_helpers.lang import t as text_of
 
 CHANCE = math.log(32)
 
@@ -353,6 +355,10 @@ def test_check_induction_score(lang):
         "check_l15_score_previous")
     assert check(lambda w, s: _score(w, s, last=True)).key == "check_l15_score_last_query"
     assert check(lambda w, s: ind.induction_score(w, s)).key == "check_l15_score_package"
+    per_sequence = lambda w, s: float(np.mean([  # noqa: E731 - a mean of per-sequence means
+        np.mean([w[b, r + i, f + i + 1] for i in range(n - 1)])
+        for b, (f, r, n) in enumerate(zip(s.first, s.repeat, s.length))]))
+    assert check(per_sequence).key == "check_l15_score_per_sequence"
     assert check(lambda w, s: 0.5).key == "check_l15_score_wrong"
     assert check(lambda w, s: "x").key == "check_l15_score_not_number"
     assert check(lambda w, s: 1 / 0).key == "check_l15_score_raised"
@@ -369,6 +375,12 @@ def test_check_fixed_length(run, fixed_run):
     assert check(run, "a").ok is True and check(run, "b").ok is False
     untrained = ind.train(steps=1, eval_every=1, n_eval=10)
     assert check(untrained, "c").ok is True and check(untrained, "b").ok is False
+    # a wrong choice is told what this run did, measured: the hint follows the verdict
+    measured = {v: re.escape(text_of(f"check_l15_diagnosis_measured_{v}", trained="@", other="@"))
+                .replace("@", ".+?") for v in "abc"}
+    for r, verdict, choice in ((fixed_run, "b", "a"), (run, "a", "b"), (untrained, "c", "a")):
+        text = check(r, choice).message
+        assert [v for v, m in measured.items() if re.search(m, text)] == [verdict], text
     assert check(fixed_run, "d").key == "check_l15_diagnosis_choice"
     assert check(None, "b").ok is None and check(fixed_run, ...).ok is None
     assert check("run", "b").key == "check_l15_diagnosis_not_run"

@@ -23,6 +23,7 @@ from ..induction import (
     loss_by_part,
     make_sequences,
 )
+from ..lang import t
 from ..masks import causal_mask
 from ._feedback import Feedback, never_raises, not_answered, right, unanswered, wrong
 
@@ -116,6 +117,8 @@ def _variants(maps, seqs) -> dict:
         "check_l15_score_previous": np.diagonal(maps, -1, 1, 2).mean(),
         "check_l15_score_last_query": maps[last].mean(),
         "check_l15_score_sum": maps[rows, queries, keys].sum(),
+        "check_l15_score_per_sequence": np.mean([maps[rows, queries, keys][rows == b].mean()
+                                                 for b in range(len(seqs.tokens))]),
     }
 
 
@@ -219,8 +222,10 @@ def check_fixed_length(run, diagnosis, name: str = "my_diagnosis") -> Feedback:
         happened = "b"
     else:
         happened = "a"
-    if diagnosis != happened:
-        return wrong(f"check_l15_diagnosis_wrong_{diagnosis}", name=name)
+    if diagnosis != happened:  # what is wrong with the choice, then what this run did
+        measured = t(f"check_l15_diagnosis_measured_{happened}", trained=f"{trained:.2f}",
+                     other=f"{other:.1f}")
+        return wrong(f"check_l15_diagnosis_wrong_{diagnosis}", name=name, measured=measured)
     length = run.repeat_lengths[0]
     return right(f"check_l15_diagnosis_right_{happened}", length=length, back=length - 1,
                  trained=f"{trained:.2f}", other=f"{other:.1f}")

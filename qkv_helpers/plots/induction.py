@@ -109,8 +109,8 @@ def draw_induction_maps(axes, maps, seq, title=None) -> dict:
     for layer, (ax, m) in enumerate(zip(axes, maps)):
         images.append(ax.imshow(m, cmap=style.CMAP, vmin=0.0, vmax=1.0))
         ax.set_title(t("p_l15_layer", layer=layer) + (f" · {title}" if title else ""))
-        ax.set_xticks(range(n), ticks, fontsize=6)
-        ax.set_yticks(range(n), ticks, fontsize=6)
+        ax.set_xticks(range(n), ticks, fontsize=8, rotation=90)  # 31 tokens: readable at 8 pt
+        ax.set_yticks(range(n), ticks, fontsize=8)
         ax.set_xlabel(t("p_l15_key"))
         ax.set_ylabel(t("p_l15_query"))
         # layer 0: the previous token (in the segment and the repeat); layer 1: the copy target
@@ -119,7 +119,7 @@ def draw_induction_maps(axes, maps, seq, title=None) -> dict:
                  else zip(queries, keys))
         ax.add_collection(PatchCollection(  # one artist: a widget redraws it fast
             [Rectangle((j - 0.5, i - 0.5), 1, 1) for i, j in cells], facecolor="none",
-            edgecolor=style.COLORS[1], linewidth=1.2), autolim=False)
+            edgecolor=style.COLORS[1], linewidth=1.8), autolim=False)
         for edge in (seq.first[0], seq.repeat[0]):  # where the segment and its repeat start
             ax.axhline(edge - 0.5, color="white", linewidth=0.6)
             ax.axvline(edge - 0.5, color="white", linewidth=0.6)
@@ -137,7 +137,7 @@ def plot_induction_maps(before, after, seq, steps=None):
     before, after = _maps(before, "before"), _maps(after, "after")
     rows = 2
     cols = before.shape[0]
-    fig, axes = plt.subplots(rows, cols, figsize=(4.6 * cols, 8.8), layout="constrained",
+    fig, axes = plt.subplots(rows, cols, figsize=(6.0 * cols, 11.6), layout="constrained",
                              squeeze=False)
     labels = steps if steps is not None else (None, None)
     for row, maps, step in zip(axes, (before, after), labels):
@@ -173,7 +173,7 @@ def plot_loss_per_position(losses, seq, ax=None):
                label=t("p_l15_repeat"))
     ax.plot(targets, losses, marker="o", markersize=3, color="black")
     ax.axhline(math.log(VOCAB_SIZE), color="grey", linewidth=1, linestyle=(0, (1, 3)))
-    ax.set_xticks(targets, [str(x) for x in seq.tokens[0, 1:]], fontsize=7)
+    ax.set_xticks(targets, [str(x) for x in seq.tokens[0, 1:]], fontsize=8)
     ax.set_xlabel(t("p_l15_position"))
     ax.set_ylabel(t("p_l15_loss"))
     ax.set_title(t("p_l15_per_position_title"))
