@@ -51,6 +51,7 @@ __all__ = [
     "REPEAT_LENGTHS",
     "cliff_step",
     "copying_targets",
+    "duplicate_token_score",
     "gradient_check",
     "induction_score",
     "loss_by_part",
@@ -367,6 +368,28 @@ def previous_token_score(weights) -> float:
     if weights.ndim != 3 or weights.shape[1] != weights.shape[2] or weights.shape[1] < 2:
         raise ValueError(t("err_l15_square_maps", shape=weights.shape))
     return float(np.diagonal(weights, offset=-1, axis1=1, axis2=2).mean())
+
+
+def duplicate_token_score(weights, seqs: Sequences) -> float:
+    """The mean weight a token of the segment or of its repeat puts on its other copy:
+    ``w[repeat + i, first + i]`` and ``w[first + i, repeat + i]`` for i = 0 … length − 1.
+
+    A **duplicate-token head** looks at the other occurrence of the same token. In a causal
+    decoder the second half (the first copy looking forward) is always 0, so its best score
+    is 0.5; a bidirectional encoder can reach 1.
+    """
+    _check_sequences(seqs)
+    weights = validate.array(weights, "weights", ndim=3, empty=False, shape="(B, n, n)")
+    if len(weights) != len(seqs.tokens) or int(seqs.repeat.max() + seqs.length.max()) > (
+            weights.shape[1]):
+        raise ValueError(t("err_l15_maps_of_seqs", shape=weights.shape,
+                           seqs=seqs.tokens.shape))
+    picked = []
+    for b, (first, repeat, length) in enumerate(zip(seqs.first, seqs.repeat, seqs.length)):
+        i = np.arange(length)
+        picked.append(weights[b, repeat + i, first + i])  # the repeat looks back
+        picked.append(weights[b, first + i, repeat + i])  # the first copy looks forward
+    return float(np.concatenate(picked).mean())
 
 
 def induction_score(weights, seqs: Sequences) -> float:

@@ -224,6 +224,19 @@ def test_induction_score_by_hand():
         ind.induction_score(perfect[:2], s)
 
 
+def test_duplicate_token_score_by_hand():
+    s = ind.Sequences(np.array([[5, 1, 2, 1, 2]]), np.array([1]), np.array([3]), np.array([2]))
+    w = np.zeros((1, 5, 5))
+    w[0, 3, 1] = w[0, 4, 2] = 1.0  # the repeat looks back at its copy
+    assert ind.duplicate_token_score(w, s) == 0.5
+    w[0, 1, 3] = w[0, 2, 4] = 1.0  # and the first copy forward (an encoder can)
+    assert ind.duplicate_token_score(w, s) == 1.0
+    w[0, 4, 2], w[0, 4, 3] = 0.25, 0.75
+    assert ind.duplicate_token_score(w, s) == pytest.approx(3.25 / 4)
+    with pytest.raises(ValueError, match="weights"):
+        ind.duplicate_token_score(w[:, :4, :4], s)
+
+
 def test_cliff_step():
     history = [{"step": 0, "repeat": 3.5}, {"step": 50, "repeat": 2.48},
                {"step": 100, "repeat": 2.4}]

@@ -511,6 +511,9 @@ copying = np.array([[induction.induction_score(h[None], text) for h in layer] fo
 best = divmod(int(previous.argmax()), 12)   # (레이어, 헤드)
 print(len(out.tokens[0]), previous.max().round(2), best)   # 토큰 수, 가장 큰 이전 토큰 점수, 그 헤드
 print(copying.max().round(2), round(1 / len(out.tokens[0]), 2))   # 가장 큰 인덕션 점수, 고른 가중치
+duplicate = np.array([[induction.duplicate_token_score(h[None], text) for h in layer]
+                      for layer in maps])
+print(duplicate.max().round(2), divmod(int(duplicate.argmax()), 12))   # 같은 토큰 점수, 그 헤드
 """, en="""
 minilm = qk.pretrained.load_minilm()
 words = "river chair apple music window garden paper cloud horse bread".split()
@@ -522,16 +525,19 @@ copying = np.array([[induction.induction_score(h[None], text) for h in layer] fo
 best = divmod(int(previous.argmax()), 12)   # (layer, head)
 print(len(out.tokens[0]), previous.max().round(2), best)   # tokens, best previous-token score, head
 print(copying.max().round(2), round(1 / len(out.tokens[0]), 2))   # largest induction score, uniform
+duplicate = np.array([[induction.duplicate_token_score(h[None], text) for h in layer]
+                      for layer in maps])
+print(duplicate.max().round(2), divmod(int(duplicate.argmax()), 12))   # duplicate-token, its head
 """)
 
 lesson.md(slide="subslide", ko="""
 첫 번째 부품은 있어요. 레이어 0, 헤드 2는 11강에서 본 대로 이전 토큰 점수가 1.00인 완벽한 이전 토큰 헤드예요(11강에서는 '앞 토큰' 헤드라고 불렀어요). 그런데 인덕션 점수는 어느 헤드에서도 고르게 나눈 가중치(1/22 ≈ 0.05)와 비슷해요. MiniLM에는 우리 점수로 잰 인덕션 헤드가 없어요.
 
-이건 이상한 일이 아니에요. MiniLM은 **양방향 인코더**예요. 모든 토큰이 앞뒤를 다 보고, 다음 토큰을 예측하도록 학습한 적도 없어요(가려 둔 단어를 맞히는 큰 BERT류 모델을 증류해 만들고, 문장 임베딩을 만들도록 더 학습했어요). "지난번에 이 토큰 다음에 온 것"을 복사할 이유가 없어요. 맞혀야 할 다음 토큰이 입력에 그대로 있으니까요. 인덕션 헤드는 **다음 토큰을 예측하는 디코더**의 이야기예요. GPT 같은 디코더 모델에서는 작은 모델부터 큰 모델까지 인덕션 헤드가 나타난다고 보고됐어요(Olsson 외 2022). 또 우리 점수는 한 가지 패턴만 재요. 점수가 낮다고 그 모델이 반복을 전혀 쓰지 않는다는 뜻은 아니에요.
+이건 이상한 일이 아니에요. MiniLM은 **양방향 인코더**예요. 모든 토큰이 앞뒤를 다 보고, 다음 토큰을 예측하도록 학습한 적도 없어요(가려 둔 단어를 맞히는 큰 BERT류 모델을 증류해 만들고, 문장 임베딩을 만들도록 더 학습했어요). "지난번에 이 토큰 다음에 온 것"을 복사할 이유가 없어요. 맞혀야 할 다음 토큰이 입력에 그대로 있으니까요. 인덕션 헤드는 **다음 토큰을 예측하는 디코더**의 이야기예요. GPT 같은 디코더 모델에서는 작은 모델부터 큰 모델까지 인덕션 헤드가 나타난다고 보고됐어요(Olsson 외 2022). 또 우리 점수는 한 가지 패턴만 재요. 점수가 낮다고 그 모델이 반복을 전혀 쓰지 않는다는 뜻은 아니에요. 실제로 마지막 줄을 보면, 레이어 2, 헤드 9는 **같은 토큰 헤드**예요. 각 단어가 어텐션 가중치의 대부분을 같은 단어의 다른 쪽 복사본(앞에 나온 것이든 뒤에 나올 것이든)에 줘요(`induction.duplicate_token_score`: 구간과 반복의 각 토큰이 다른 쪽 복사본에 준 가중치의 평균). 양방향 인코더는 반복을 알아보지만, "다음 토큰"을 복사하지는 않아요.
 """, en="""
 The first piece is there: layer 0, head 2 is lesson 11's perfect previous-token head (score 1.00). But every head's induction score is close to what even weights would give (1/22 ≈ 0.05): MiniLM has no induction head by our score.
 
-That is not strange. MiniLM is a **bidirectional encoder**: every token sees both sides, and it was never trained to predict the next token (it was distilled from a larger BERT-style model that fills in hidden words, then trained further to make sentence embeddings). It has no reason to copy "what followed this token last time": the token it would predict is right there in its input. Induction heads belong to **decoders that predict the next token**; in decoder models like GPT they have been reported from small models to large ones (Olsson et al. 2022). And our score measures one pattern: a low score does not mean the model ignores repetition altogether.
+That is not strange. MiniLM is a **bidirectional encoder**: every token sees both sides, and it was never trained to predict the next token (it was distilled from a larger BERT-style model that fills in hidden words, then trained further to make sentence embeddings). It has no reason to copy "what followed this token last time": the token it would predict is right there in its input. Induction heads belong to **decoders that predict the next token**; in decoder models like GPT they have been reported from small models to large ones (Olsson et al. 2022). And our score measures one pattern: a low score does not mean the model ignores repetition altogether. Indeed, the last line shows that layer 2, head 9 is a **duplicate-token head**: each word puts most of its weight on the other copy of the same word, earlier or later (`induction.duplicate_token_score`: the mean weight each token of the segment and of the repeat puts on its other copy). The bidirectional encoder notices the repeat; it just does not copy "the next token".
 """)
 
 lesson.md(slide="slide", ko="""
