@@ -55,7 +55,7 @@ np.set_printoptions(precision=3, suppress=True)
 lesson.md(slide="slide", ko="""
 ## 1. 과제: 복사로만 맞힐 수 있는 수열
 
-토큰은 0부터 31까지의 번호 32개예요. 단어 대신 번호만 있어요. 수열 하나는 토큰 32개로, 앞은 무작위 토큰(잡음)이고, 그 뒤에 무작위 **구간** 하나가 나오고, 같은 구간이 바로 한 번 더 나와요: [잡음][구간][구간]. 구간의 길이는 수열마다 8에서 16 사이로 새로 뽑아요(왜 꼭 바뀌어야 하는지는 6절에서 봐요).
+토큰은 0부터 31까지의 번호 32개예요. 단어 대신 번호만 있어요. 수열 하나는 토큰 32개로, 앞은 무작위 토큰(잡음)이고, 그 뒤에 무작위 **구간** 하나가 나오고, 같은 구간이 바로 한 번 더 나와요: [잡음][구간][구간]. 구간의 길이는 수열마다 8에서 16 사이로 새로 뽑아요(구간 길이가 수열마다 달라서 모델은 반복이 어디서 시작하는지 알 수 없어요. 왜 꼭 바뀌어야 하는지는 6절에서 봐요).
 
 모델은 언제나 **다음 토큰**을 예측해요. 무작위 토큰은 무엇으로도 예측할 수 없으니, 잡음과 처음 나온 구간에서 가장 좋은 답은 32개 토큰 모두에 확률을 1/32씩 똑같이 주는 거예요. 그때 손실은 ln 32 ≈ 3.47이에요(**우연 수준**). 반복된 구간은 달라요. 구간의 두 번째 토큰부터는, 앞에서 같은 토큰이 나왔을 때 그 다음 토큰이 무엇이었는지 보면 맞힐 수 있어요. 반복된 구간의 첫 토큰은 맞힐 수 없어요(처음 나온 구간의 마지막 토큰 다음에 무엇이 올지는 아직 아무도 몰라요).
 """, en="""
@@ -81,9 +81,9 @@ print(seqs.length, round(np.log(32), 2))  # segment lengths, chance ln 32
 """)
 
 lesson.md(slide="subslide", ko="""
-반복된 구간의 위치 repeat + i(구간의 i번째 토큰)에서 다음 토큰은 구간의 i + 1번째 토큰이고, 그 토큰은 처음 나온 구간의 위치 first + i + 1에 있어요. `copying_targets`가 이 (수열, 쿼리 위치, 키 위치) 세 쌍을 모두 알려 줘요. 인덕션 헤드라면 바로 이 키를 봐야 해요.
+구간이 시작하는 위치를 first, 반복이 시작하는 위치를 repeat라고 해요(`seqs.first`, `seqs.repeat`, i는 0부터 세요). 반복된 구간의 위치 repeat + i(구간의 i번째 토큰)에서 다음 토큰은 구간의 i + 1번째 토큰이고, 그 토큰은 처음 나온 구간의 위치 first + i + 1에 있어요. `copying_targets`가 이 (수열, 쿼리 위치, 키 위치) 세 쌍을 모두 알려 줘요. 인덕션 헤드라면 바로 이 키를 봐야 해요.
 """, en="""
-At position repeat + i of the repeat (the segment's token i), the next token is the segment's token i + 1, which sits at position first + i + 1 of the first occurrence. `copying_targets` lists these (sequence, query position, key position) triples: the keys an induction head should attend to.
+Call the position where the segment starts first, and where its repeat starts repeat (`seqs.first`, `seqs.repeat`; i counts from 0). At position repeat + i of the repeat (the segment's token i), the next token is the segment's token i + 1, which sits at position first + i + 1 of the first occurrence. `copying_targets` lists these (sequence, query position, key position) triples: the keys an induction head should attend to.
 """)
 
 lesson.code(ko="""
@@ -104,9 +104,9 @@ lesson.md(slide="slide", ko="""
 - x₀ = E[토큰] + P[위치] (B, n, 32)
 - x₁ = x₀ + attn₀(x₀) (레이어 0)
 - x₂ = x₁ + attn₁(x₁) (레이어 1)
-- 로짓 = x₂ · W_U (B, n, 32)
+- 로짓 = x₂ · W_U (B, n, 32) (W_U: 벡터를 토큰 32개의 점수로 바꾸는 행렬)
 
-attn(x) = softmax(마스크(x·W_Q (x·W_K)ᵀ / √8)) · (x·W_V) · W_O예요. 레이어 1의 키는 x₁, 즉 레이어 0 헤드의 출력이 더해진 벡터에서 나와요. 이게 핵심이에요. 손실은 14강처럼 정답 토큰에 준 확률의 −log이고, 학습 전 모델은 우연 수준(3.47)보다 조금 높아요.
+attn(x) = softmax(마스크(x·W_Q (x·W_K)ᵀ / √8)) · (x·W_V) · W_O예요. 레이어 1의 키는 x₁, 즉 레이어 0 헤드의 출력이 더해진 벡터에서 나와요. 이게 핵심이에요. 손실은 14강처럼 정답 토큰에 준 확률의 −log이고, 학습 전 모델의 손실은 우연 수준(3.47)보다 조금 높아요.
 """, en="""
 ## 2. The model: an attention-only, 2-layer decoder
 
@@ -115,7 +115,7 @@ Lesson 07's masked (causal) self-attention and lesson 12's learned positions, no
 - x₀ = E[tokens] + P[positions] (B, n, 32)
 - x₁ = x₀ + attn₀(x₀) (layer 0)
 - x₂ = x₁ + attn₁(x₁) (layer 1)
-- logits = x₂ · W_U (B, n, 32)
+- logits = x₂ · W_U (B, n, 32) (W_U: the matrix that turns a vector into the 32 tokens' scores)
 
 with attn(x) = softmax(mask(x·W_Q (x·W_K)ᵀ / √8)) · (x·W_V) · W_O. Layer 1's keys come from x₁, the stream with layer 0's head added: that is the point. The loss is lesson 14's, −log of the probability of the right token; the untrained model sits a little above chance (3.47).
 """)
@@ -123,7 +123,7 @@ with attn(x) = softmax(mask(x·W_Q (x·W_K)ᵀ / √8)) · (x·W_V) · W_O. Laye
 lesson.code(ko="""
 model = induction.InductionModel(n_layers=2, seed=0)
 logits, cache = model.forward(seqs.tokens[:, :-1])   # 마지막 토큰 앞까지 읽고 다음을 예측
-print(model.n_parameters, logits.shape, cache["l1"][5].shape)   # (B, n, 어휘), 가중치 (B, 1, n, n)
+print(model.n_parameters, logits.shape, cache["l1"][5].shape)   # (B, n, 어휘), 어텐션 가중치 (B, 1, n, n)
 print({name: p.shape for name, p in model.params.items()})
 print({part: round(loss, 2) for part, loss in induction.loss_by_part(model, seqs).items()})
 """, en="""
