@@ -328,11 +328,11 @@ qk.checks.check_induction_targets(my_positions, run.model, puzzle, queries).as_s
 lesson.md(slide="slide", ko="""
 ## 직접 해보기: 인덕션 점수를 재는 함수 만들기
 
-`induction.induction_score`와 같은 일을 하는 함수를 직접 만들어 봐요. `my_induction_score(weights, seqs)`는 헤드 하나의 어텐션 가중치 `weights` (B, n, n)와 수열 `seqs`를 받아, 반복된 구간의 쿼리 repeat + i가 키 first + i + 1에 준 어텐션 가중치의 평균을 돌려줘요(i = 0 … length − 2). 모든 수열에서 고른 가중치를 한데 모아 평균을 하나 내요. 검사기는 여러분이 본 적 없는 수열과 무작위 가중치로 패키지와 비교하고, 흔한 실수(같은 토큰 자체를 본 경우, 앞 토큰을 본 경우, 마지막 쿼리까지 센 경우, 평균 대신 합)는 따로 알려 줘요. 패키지의 `induction_score`나 `copying_targets`를 부르는 답은 받지 않아요.
+`induction.induction_score`와 같은 일을 하는 함수를 직접 만들어 봐요. `my_induction_score(weights, seqs)`는 헤드 하나의 어텐션 가중치 `weights` (B, n, n)와 수열 `seqs`를 받아, 반복된 구간의 쿼리 repeat + i가 키 first + i + 1에 준 어텐션 가중치의 평균을 돌려줘요(i = 0 … length − 2). 모든 수열에서 고른 가중치를 한데 모아 평균을 하나 내요. 검사기는 여러분이 본 적 없는 수열과 무작위 가중치로 패키지와 비교하고, 흔한 실수(같은 토큰 자체를 본 경우, 앞 토큰을 본 경우, 마지막 쿼리까지 센 경우, 평균 대신 합, 수열마다 평균을 먼저 낸 경우)는 따로 알려 줘요. 패키지의 `induction_score`나 `copying_targets`를 부르는 답은 받지 않아요.
 """, en="""
 ## Try it: write the induction score
 
-Write a function that does what `induction.induction_score` does: `my_induction_score(weights, seqs)` takes one head's attention `weights` (B, n, n) and the sequences `seqs`, and returns the mean weight the repeat's query repeat + i puts on key first + i + 1 (i = 0 … length − 2): one mean over all these pairs of all sequences together. The checker compares it with the package on sequences and random weights you have not seen, names the usual mistakes (the earlier token itself, the previous token, counting the last query, a sum instead of a mean), and refuses an answer that calls the package's `induction_score` or `copying_targets`.
+Write a function that does what `induction.induction_score` does: `my_induction_score(weights, seqs)` takes one head's attention `weights` (B, n, n) and the sequences `seqs`, and returns the mean weight the repeat's query repeat + i puts on key first + i + 1 (i = 0 … length − 2): one mean over all these pairs of all sequences together. The checker compares it with the package on sequences and random weights you have not seen, names the usual mistakes (the earlier token itself, the previous token, counting the last query, a sum instead of a mean, averaging each sequence first), and refuses an answer that calls the package's `induction_score` or `copying_targets`.
 """)
 
 lesson.code(exercise=True, ko="""
@@ -565,7 +565,7 @@ lesson.md(slide="slide", ko="""
 
 - 무작위 토큰 뒤에 구간이 반복되는 수열에서, 반복된 구간은 복사로만 맞힐 수 있어요. 어텐션만 있는 2레이어 디코더가 이걸 1분 안에 배워요.
 - 두 헤드가 짝을 이뤄요. 레이어 0의 이전 토큰 헤드가 각 위치에 "내 앞 토큰"을 적어 두면, 레이어 1의 인덕션 헤드가 그 키로 "지난번 같은 토큰의 다음 자리"를 찾아 복사해요.
-- 손실은 평평한 구간 뒤에 급격히 떨어지고(급격한 전환), 두 점수가 바로 그때 함께 뛰어올라요.
+- 손실은 평평한 구간과 느린 내리막 뒤에 급격히 떨어지고(급격한 전환), 두 점수가 바로 그때 함께 뛰어올라요.
 - 회로는 실험으로 확인해요: 레이어 0 헤드를 (키에서만이라도) 빼면 복사가 멈추고(쿼리나 밸류에서만 빼면 그대로예요), 1레이어 모델은 (앞에 나온 토큰을 다시 밀어 주는 복사는 하지만) 인덕션은 배우지 못하고, 길이가 고정된 데이터에서는 위치 지름길을 배워요. 점수만으로는 지름길과 복사를 구별할 수 없어요.
 - MiniLM에는 이전 토큰 헤드는 있지만, 다음 토큰을 예측하지 않는 양방향 인코더라서 인덕션 헤드는 보이지 않아요.
 
@@ -575,7 +575,7 @@ lesson.md(slide="slide", ko="""
 
 - In random tokens followed by a repeated segment, only copying predicts the repeat; an attention-only 2-layer decoder learns it in under a minute.
 - Two heads work as a pair: layer 0's previous-token head writes "my previous token" into each position, and layer 1's induction head uses that key to find "the position after the last occurrence of my token", and copies it.
-- The loss sits on a plateau, then drops (a phase change); both scores jump at that moment.
+- The loss sits on a plateau, slides slowly, then drops (a phase change); both scores jump at that moment.
 - Experiments show the circuit: without layer 0's head (even in the keys only; not in the queries or values) the copying stops; a 1-layer model never learns induction (A B … A → B), only to boost tokens seen earlier; with a fixed length it learns a position shortcut. A score alone cannot tell the shortcut from copying.
 - MiniLM has a previous-token head, but as a bidirectional encoder that never predicts the next token, no induction head shows.
 
