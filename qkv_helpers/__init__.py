@@ -20,6 +20,7 @@ from . import (
     fast,
     float_limits,
     grouped_query,
+    induction,
     kv_cache,
     layer_norm,
     long_context,

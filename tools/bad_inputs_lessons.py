@@ -519,6 +519,7 @@ def cases() -> list[Case]:
              "max_tokens": BAD_INTS + [("2 (< prompt)", 2)]})
     out += cases_lessons_11_13()
     out += cases_lesson_14()
+    out += cases_lesson_15()
     return out + _cases_for_every_ax() + cases_issue_26()
 
 
@@ -1111,6 +1112,110 @@ def cases_lesson_14() -> list[Case]:
              "diagnosis": [("an int", 1), ("'d'", "d"), ("'b' (wrong)", "b"),
                            ("'c' (wrong)", "c"), ("''", ""),
                            ("['a']", ["a"])]}, refused)
+    return out
+
+
+def cases_lesson_15() -> list[Case]:
+    """Lesson 15's entry points: the data, the model, the scores, training, its plots,
+    widgets and checkers (a checker must answer ``ok=False``, never raise or accept)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from qkv_helpers import induction as ind
+    from qkv_helpers import plots, widgets
+    from qkv_helpers.checks import lesson_15 as checks15
+    from qkv_helpers.checks._feedback import Feedback
+
+    out: list[Case] = []
+    add, add_all = _collector(out)
+
+    def refused(feedback) -> bool:  # a checker's answer to a wrong or unreadable input
+        return isinstance(feedback, Feedback) and feedback.ok is not True
+
+    # --- data, model, scores, training -------------------------------------------------------
+    add_all("induction.make_sequences", ind.make_sequences, dict(n_sequences=2),
+            {"n_sequences": BAD_INTS, "seed": BAD_SEEDS,
+             "repeat_lengths": [("(16, 17)", (16, 17)), ("(1, 4)", (1, 4)), ("(9, 8)", (9, 8)),
+                                ("8", 8), ("'8'", "8"), ("None", None), ("(8.5, 9)", (8.5, 9))],
+             "length": BAD_INTS, "vocab_size": BAD_INTS})
+    add_all("induction.InductionModel", ind.InductionModel, {},
+            {"n_layers": BAD_INTS, "d_model": BAD_INTS, "d_head": BAD_INTS, "seed": BAD_SEEDS})
+    model = ind.InductionModel(seed=0)
+    tokens = ind.make_sequences(2, seed=0).tokens
+    add_all("InductionModel.forward", model.forward, dict(tokens=tokens[:, :-1]),
+            {"tokens": [("None", None), ("floats", tokens.astype(float)), ("1-D", tokens[0]),
+                        ("33 positions", np.zeros((1, 33), int)), ("id 32", tokens * 0 + 32),
+                        ("-1", tokens * 0 - 1), ("empty", np.zeros((0, 3), int)),
+                        ("a list", tokens.tolist())],
+             "knock_out": [("'head1'", "head1"), ("1", 1), ("True", True)]})
+    add_all("induction.gradient_check", ind.gradient_check, dict(model=model, tokens=tokens),
+            {"model": [("None", None), ("a string", "model")],
+             "entries": BAD_INTS, "eps": BAD_POSITIVE_REALS})
+    maps = np.full((2, 31, 31), 1 / 31)
+    seqs = ind.make_sequences(2, seed=0)
+    add("induction.previous_token_score", ind.previous_token_score, {}, "weights",
+        [b for b in bad_arrays(maps, batch_ok=True) if b[0] != "one axis too few"]  # one map: ok
+        + [("not square", np.ones((2, 3)))])
+    add_all("induction.induction_score", ind.induction_score, dict(weights=maps, seqs=seqs),
+            {"weights": bad_arrays(maps) + [("one map for two", maps[:1])],
+             "seqs": [("None", None), ("tokens", seqs.tokens), ("a tuple", tuple(seqs)[:2])]})
+    add_all("induction.loss_by_part", ind.loss_by_part, dict(model=model, seqs=seqs),
+            {"model": [("None", None), ("a string", "model")],
+             "seqs": [("None", None), ("tokens", seqs.tokens)]})
+    add("induction.cliff_step", ind.cliff_step, dict(history=[{"step": 0, "repeat": 3.0}]),
+        "history", [("None", None), ("a dict", {"step": 0}), ("[1, 2]", [1, 2])])
+    add_all("induction.train", ind.train, dict(steps=1, eval_every=1, n_eval=2),
+            {"steps": BAD_INTS, "batch_size": BAD_INTS, "lr": BAD_POSITIVE_REALS,
+             "seed": BAD_SEEDS, "eval_every": BAD_INTS, "n_eval": BAD_INTS,
+             "repeat_lengths": [("(16, 17)", (16, 17)), ("8", 8)],
+             "callback": [("a string", "print"), ("an int", 3)]})
+
+    # --- plots ----------------------------------------------------------------------------------
+    run = ind.train(steps=2, eval_every=1, n_eval=4)
+    add("plots.plot_induction_curves", plots.plot_induction_curves, {}, "history",
+        [("None", None), ("[]", []), ("a dict", run.history[0]), ("[1, 2]", [1, 2]),
+         ("missing induction", [{"step": 0, "first": 3.0, "repeat": 3.0,
+                                 "previous_token": 0.1}])])
+    snap = run.snapshots[-1]
+    add_all("plots.plot_induction_maps", plots.plot_induction_maps,
+            dict(before=run.snapshots[0], after=snap, seq=run.shown),
+            {"before": bad_arrays(snap) + [("above 1", snap * 4), ("not square", snap[:, :3])],
+             "after": [("None", None), ("a string", "maps"), ("2-D", snap[0])],
+             "seq": [("None", None), ("two sequences", seqs), ("tokens", run.shown.tokens)]})
+    losses = np.full(31, 3.0)
+    add_all("plots.plot_loss_per_position", plots.plot_loss_per_position,
+            dict(losses=losses, seq=run.shown),
+            {"losses": bad_arrays(losses, batch_ok=False) + [("one too many", np.ones(32))],
+             "seq": [("None", None), ("two sequences", seqs), ("tokens", run.shown.tokens)]})
+
+    # --- widgets --------------------------------------------------------------------------------
+    add("widgets.induction_progress", widgets.induction_progress, {}, "steps", BAD_INTS)
+    add("widgets.induction_explorer", widgets.induction_explorer, {}, "run",
+        [("None", None), ("a model", model), ("a history list", run.history),
+         ("a tuple", tuple(run))])
+
+    # --- checkers: ok=False for every wrong or unreadable answer, never an exception ------------
+    trained = ind.train(steps=2, eval_every=1, n_eval=4)
+    add_all("checks15.check_induction_targets", checks15.check_induction_targets,
+            dict(answer=[3, 4], model=trained.model, seq=trained.shown, queries=[25, 26]),
+            {"answer": [("'3'", "3"), ("True", True), ("[2.5, 3]", [2.5, 3]),
+                        ("[NaN, 3]", [NAN, 3]), ("[99, 3]", [99, 3]), ("[-1, 3]", [-1, 3]),
+                        ("[[3], 3]", [[3], 3]), ("[1e300, 3]", [1e300, 3]), ("3", 3),
+                        ("[3]", [3]), ("a dict", {0: 3, 1: 4})],
+             "model": [("None", None), ("a string", "model"), ("a run", trained)],
+             "seq": [("None", None), ("two sequences", seqs), ("tokens", seqs.tokens)]},
+            refused)
+    add("checks15.check_induction_score", checks15.check_induction_score, {}, "fn",
+        [("None", None), ("a string", "my_induction_score"), ("returns 0.5", lambda w, s: 0.5),
+         ("returns NaN", lambda w, s: NAN), ("returns a list", lambda w, s: [0.1, 0.2]),
+         ("returns a string", lambda w, s: "0.5"), ("raises", lambda w, s: 1 / 0),
+         ("takes no args", lambda: 0.5), ("returns the weights", lambda w, s: w),
+         ("returns 1e400", lambda w, s: 10**400)], refused)
+    add_all("checks15.check_fixed_length", checks15.check_fixed_length,
+            dict(run=trained, diagnosis="b"),
+            {"run": [("a model", model), ("a string", "run"), ("a tuple", tuple(trained))],
+             "diagnosis": [("an int", 1), ("'d'", "d"), ("''", ""), ("['b']", ["b"]),
+                           ("'b' (wrong: it learned nothing)", "b")]}, refused)
     return out
 
 

@@ -190,6 +190,8 @@ lesson.md(slide="slide", ko="""
 | 11 | [진짜 모델 들여다보기](11_real_model.ipynb) | 학습된 인코더(MiniLM)를 패키지로 직접 돌려 보기 |
 | 12 | [어텐션 속의 위치](12_positions.ipynb) | 사인파, 학습된 위치, 회전 위치 임베딩(RoPE) |
 | 13 | [큰 규모의 어텐션](13_attention_at_scale.ipynb) | 타일 어텐션, GQA, 슬라이딩 윈도, 페이지 KV 캐시 |
+| 14 | [어텐션이 배우는 걸 지켜보기](14_watch_attention_learn.ipynb) | numpy로 학습하는 번역기, 역전파, 크로스 어텐션이 정렬이 되는 과정 |
+| 15 | [인덕션 헤드](15_induction_heads.ipynb) | 디코더가 복사를 배우는 순간, 이전 토큰 헤드와 인덕션 헤드, 문맥 내 학습 |
 
 **정리**
 - `Shift + Enter`로 셀을 실행하고, 막히면 *커널 재시작 후 모든 셀 실행*으로 처음부터 다시 해요.
@@ -216,6 +218,8 @@ lesson.md(slide="slide", ko="""
 | 11 | [Inside a real model](11_real_model.ipynb) | a trained encoder (MiniLM) run by the package itself |
 | 12 | [Positions in attention](12_positions.ipynb) | sinusoidal, learned and rotary (RoPE) positions |
 | 13 | [Attention at scale](13_attention_at_scale.ipynb) | tiled attention, GQA, sliding windows, a paged KV cache |
+| 14 | [Watch attention learn](14_watch_attention_learn.ipynb) | a translator trained in numpy, backpropagation, cross-attention becoming the alignment |
+| 15 | [Induction heads](15_induction_heads.ipynb) | the moment a decoder learns to copy, previous-token and induction heads, in-context learning |
 
 **Key takeaways**
 - `Shift + Enter` runs a cell; *Restart Kernel and Run All Cells* starts clean.

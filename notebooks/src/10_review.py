@@ -211,12 +211,13 @@ qk.quiz.quiz_widget()
 lesson.md(slide="slide", ko="""
 ## 다음에 공부할 거리
 
-이 코스는 네 강으로 이어져요.
+이 코스는 다섯 강으로 이어져요.
 
 - [11. 진짜 모델 들여다보기](11_real_model.ipynb): 학습을 마친 진짜 인코더(MiniLM, all-MiniLM-L6-v2)를 이 패키지로 직접 돌려요. 어텐션을 둘러싼 블록(잔차 연결, 레이어 정규화, 피드포워드 네트워크), 패딩 마스크와 배치, 학습된 헤드가 실제로 무엇을 보는지 점수로 매겨 봐요.
 - [12. 어텐션 속의 위치](12_positions.ipynb): 사인파 위치 인코딩, 학습된 위치 임베딩, 회전 위치 임베딩(RoPE). 인과 마스크만으로도 위치를 알 수 있다는 것, RoPE에서는 위치가 점수에 상대 위치 m − n으로만 들어간다는 것도 확인해요.
 - [13. 큰 규모의 어텐션](13_attention_at_scale.ipynb): 온라인 소프트맥스로 하는 타일 어텐션(FlashAttention이 그 위에 만들어졌어요), GQA와 MQA, 슬라이딩 윈도, 페이지 KV 캐시(vLLM의 아이디어), 프리필과 디코드.
 - [14. 어텐션이 배우는 걸 지켜보기](14_watch_attention_learn.ipynb): 작은 영어→한국어 번역기를 numpy로 직접 학습시켜요. 손으로 정했던 08강의 정렬과 달리, 학습된 크로스 어텐션이 정렬이 되는 걸 스텝마다 보고, 어텐션이 정렬과 꼭 같지는 않다는 것, 역전파가 메모리에 남겨 두는 것도 확인해요.
+- [15. 인덕션 헤드](15_induction_heads.ipynb): 어텐션만 있는 작은 디코더를 학습시키며, 이전 토큰 헤드와 인덕션 헤드가 손실의 급격한 전환과 함께 생기는 걸 봐요. 헤드를 빼 보는 실험으로 회로를 확인하고, 문맥 내 학습이 무엇인지 알아봐요.
 
 아래는 13강의 맛보기예요.
 
@@ -224,12 +225,13 @@ lesson.md(slide="slide", ko="""
 """, en="""
 ## Where to go next
 
-The course goes on with four lessons:
+The course goes on with five lessons:
 
 - [11. Inside a real model](11_real_model.ipynb): a real pretrained encoder (MiniLM, all-MiniLM-L6-v2) run by this package. The block around attention (residual connections, layer norm, feed-forward), padding masks and batching, and what its trained heads actually look at, scored.
 - [12. Positions in attention](12_positions.ipynb): sinusoidal positional encoding, learned position embeddings and rotary embeddings (RoPE); a causal mask alone gives position, and in RoPE position enters the scores only through the relative position m − n.
 - [13. Attention at scale](13_attention_at_scale.ipynb): tiled attention with the online softmax (which FlashAttention builds on), GQA and MQA, sliding windows, a paged KV cache (vLLM's idea), prefill and decode.
 - [14. Watch attention learn](14_watch_attention_learn.ipynb): a small English→Korean translator trained in numpy. Unlike lesson 08's hand-set alignment, its trained cross-attention becomes the alignment step by step; it also shows that attention is not alignment, and measures what the backward pass keeps in memory.
+- [15. Induction heads](15_induction_heads.ipynb): a small attention-only decoder trained in the notebook; its previous-token head and induction head form together at a sharp drop of the loss. Knock-out experiments show the circuit, and it says what in-context learning means.
 
 Here is a taste of lesson 13.
 

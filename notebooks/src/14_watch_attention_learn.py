@@ -731,7 +731,7 @@ lesson.md(slide="slide", ko="""
 
 08강과 09강도 이 번역기를 써요. `translator.load_trained()`가 미리 학습해 저장해 둔(`make train`) 같은 매개변수를 불러오고, `translator.to_tiny_transformer`가 그걸 09강의 `TinyTransformer`에 넣어요.
 
-[10. 복습으로 돌아가기](10_review.ipynb)
+**다음 강**: [15. 인덕션 헤드](15_induction_heads.ipynb). 어텐션만 있는 디코더가 복사를 배우는 순간을 봐요. [10. 복습](10_review.ipynb)으로 돌아가도 돼요.
 """, en="""
 ## Key takeaways
 
@@ -742,5 +742,5 @@ lesson.md(slide="slide", ko="""
 
 Lessons 08 and 09 use this translator: `translator.load_trained()` loads the same parameters, trained in advance and saved (`make train`), and `translator.to_tiny_transformer` puts them into lesson 09's `TinyTransformer`.
 
-[Back to 10. Review](10_review.ipynb)
+**Next lesson**: [15. Induction heads](15_induction_heads.ipynb): watch an attention-only decoder learn to copy. Or go back to [10. Review](10_review.ipynb).
 """)

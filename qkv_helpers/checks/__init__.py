@@ -49,6 +49,7 @@ from .lesson_11 import check_head_weights
 from .lesson_12 import check_rope_score, check_same_distance
 from .lesson_13 import check_gqa_group, check_merged_halves
 from .lesson_14 import check_attention_backward, check_break_it, check_verb_attention
+from .lesson_15 import check_fixed_length, check_induction_score, check_induction_targets
 
 __all__ = [
     "Feedback",
@@ -62,7 +63,10 @@ __all__ = [
     "check_cross_weights_shape",
     "check_gqa_group",
     "check_head_output",
+    "check_fixed_length",
     "check_head_weights",
+    "check_induction_score",
+    "check_induction_targets",
     "check_kv_cache_bytes",
     "check_masked_output",
     "check_max_batch",

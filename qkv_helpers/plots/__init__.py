@@ -21,6 +21,11 @@ from .attention_steps import plot_pipeline
 
 # Each part of the course adds its plots below, one import line per module.
 # (isort: these come after style.apply() on purpose.)
+from .induction import (  # lesson 15
+    plot_induction_curves,
+    plot_induction_maps,
+    plot_loss_per_position,
+)
 from .kv_cache import (
     plot_cache_fill,
     plot_cache_growth,

@@ -11,6 +11,7 @@ from .attention_steps import pipeline_explorer
 # Each part of the course adds its widgets below, one import line per module.
 from .cross import cross_attention_explorer
 from .heads import head_selector
+from .induction import induction_explorer, induction_progress  # lesson 15
 from .kv_cache import kv_cache_stepper
 from .long_context import paged_cache_view, tiling_animation  # lesson 13
 from .masking import causal_mask_explorer
