@@ -45,7 +45,7 @@ def install() -> None:
         return
     run([sys.executable, "-m", "pip", "install", "--quiet", "uv"])
     uv = [sys.executable, "-m", "uv"]
-    run([*uv, "venv", "--quiet", "--python", sys.executable, FLOORS])
+    run([*uv, "venv", "--quiet", "--clear", "--python", sys.executable, FLOORS])
     for step in course.INSTALL:
         if step[:3] == ["-m", "pip", "install"]:
             packages = [a for a in step[3:] if a not in ("--upgrade", "pip")]
