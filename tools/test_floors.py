@@ -46,11 +46,13 @@ def install() -> None:
     run([sys.executable, "-m", "pip", "install", "--quiet", "uv"])
     uv = [sys.executable, "-m", "uv"]
     run([*uv, "venv", "--quiet", "--clear", "--python", sys.executable, FLOORS])
+    # pip itself, at its newest: the wheel test builds the course with it (uv's venvs have none)
+    run([*uv, "pip", "install", "--python", floors_python(), "--quiet", "pip"])
     for step in course.INSTALL:
         if step[:3] == ["-m", "pip", "install"]:
             packages = [a for a in step[3:] if a not in ("--upgrade", "pip")]
             if not [a for a in packages if not a.startswith("-")]:
-                continue  # upgrading pip: uv installs without it
+                continue  # upgrading pip: done above
             # --python: `python -m uv` would otherwise install into the Python that runs it
             run([*uv, "pip", "install", "--python", floors_python(), "--resolution",
                  "lowest-direct", *packages])
