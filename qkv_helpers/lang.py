@@ -1275,7 +1275,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "check_l14_backward_package": "{name} 함수가 패키지에 이미 있는 함수(backprop.attention_backward, backprop.softmax_backward, attention_backward.…, 또는 검사기의 유한 차분)를 불러요. p를 구한 뒤 d_v, d_p, d_s, d_q, d_k를 직접 계산해 보세요.",
         "check_l14_backward_raised": "키가 {n}개일 때 {name} 함수가 오류를 냈어요({error}).",
         "check_l14_backward_shape": "{name} 함수는 배열 세 개 (d_q, d_k, d_v)를 돌려줘야 하고, 모양은 차례로 q, k, v와 같아야 해요: {q}, {k}, {v}. 받은 모양: {got}.",
-        "check_l14_backward_wrong": "{name}: {which} 값이 달라요(상대 오차 {err}). {which}를 구하는 줄을 attention_backward의 같은 줄과 맞춰 보세요. 쿼리가 하나면 Pᵀ·d_out 같은 행렬 곱은 np.outer가 돼요.",
+        "check_l14_backward_wrong": "{name}: {which} 값이 달라요(상대 오차 {err}). {which} 값을 구하는 줄을 attention_backward의 같은 줄과 맞춰 보세요. 쿼리가 하나면 Pᵀ·d_out 같은 행렬 곱은 np.outer가 돼요.",
         "check_l14_backward_returned_none": "{name} 함수가 아무것도 돌려주지 않았어요(None). 마지막 줄에 return d_q, d_k, d_v를 적어 주세요.",
         "check_l14_backward_one_array": "{name} 함수가 배열 하나(모양 {shape})만 돌려줬어요. 세 개를 이 순서로 돌려줘야 해요: return d_q, d_k, d_v.",
         "check_l14_backward_not_three": "{name} 함수가 {kind} 하나를 돌려줬어요. 배열 세 개를 이 순서로 돌려줘야 해요: return d_q, d_k, d_v.",
