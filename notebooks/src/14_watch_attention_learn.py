@@ -352,7 +352,7 @@ weights = run.model.cross_attention(heldout)              # (문장, 헤드, 번
 print(weights.shape, translator.exact_match(run.model, corpus.heldout, vocab),
       round(translator.alignment_agreement(weights, corpus.heldout), 3))
 # 한국어 토큰의 역할별 (정렬 일치도, 행 수)
-print({role: (round(a, 3), rows) for role, (a, rows)
+print({qk.lang.t("l14_role_" + role): (round(a, 3), rows) for role, (a, rows)
        in translator.alignment_by_role(weights, corpus.heldout).items()})
 """, en="""
 heldout = translator.make_batch(corpus.heldout, vocab)
@@ -360,7 +360,7 @@ weights = run.model.cross_attention(heldout)              # (sentences, heads, t
 print(weights.shape, translator.exact_match(run.model, corpus.heldout, vocab),
       round(translator.alignment_agreement(weights, corpus.heldout), 3))
 # by the Korean token's role: (alignment agreement, rows)
-print({role: (round(a, 3), rows) for role, (a, rows)
+print({qk.lang.t("l14_role_" + role): (round(a, 3), rows) for role, (a, rows)
        in translator.alignment_by_role(weights, corpus.heldout).items()})
 """)
 
@@ -583,7 +583,7 @@ qk.checks.check_verb_attention(my_word, run_sa.model, new_pair, head=1).as_solut
 lesson.md(slide="slide", ko="""
 ## 7. 역전파는 무엇을 보관해야 하나요
 
-3절의 `attention_backward`에는 순전파에서 만든 어텐션 가중치 P가 필요해요. 그래서 일반 역전파를 쓰는 학습은 헤드마다, 레이어마다 (n, n) 크기의 P를 역전파 때까지 메모리에 남겨 둬요. 13강에서 본 FlashAttention은 순전파에서도 P를 통째로 만들지 않았죠. 그럼 역전파는요? 소프트맥스는 p = exp(s) / Σ exp(s)이니, 분모를 로그로 적은 L = log Σ exp(s)만 있으면 p = exp(s − L)로 언제든 다시 구할 수 있어요. 이 L을 **로그-합-지수**(log-sum-exp)라고 불러요. FlashAttention-2는 출력과 함께 행마다 이 L을 하나씩, 모두 n개만 남겨 두고(출력은 야코비안의 p·d_p 항인 D = rowsum(d_out ⊙ O)를 P 없이 구하는 데 써요. FlashAttention-1은 L 대신 행마다 최댓값과 합, 두 개를 남겼어요), 역전파에서 키 블록마다 P = exp(s − L)을 **다시 계산**해요. 기울기는 같아요.
+3절의 `attention_backward`에는 순전파에서 만든 어텐션 가중치 P가 필요해요. 그래서 일반 역전파를 쓰는 학습은 헤드마다, 레이어마다 (n, n) 크기의 P를 역전파 때까지 메모리에 남겨 둬요. 13강에서 본 FlashAttention은 순전파에서도 P를 통째로 만들지 않았죠. 그럼 역전파는요? 소프트맥스는 p = exp(s) / Σ exp(s)이니, 분모를 로그로 적은 L = log Σ exp(s)만 있으면 p = exp(s − L)로 언제든 다시 구할 수 있어요. 이 L을 **로그-합-지수**(log-sum-exp)라고 불러요. FlashAttention-2는 출력과 함께 행마다 이 L을 하나씩, 모두 n개만 남겨 두고, 역전파에서 키 블록마다 P = exp(s − L)을 **다시 계산**해요. 기울기는 같아요. 출력은 야코비안의 p·d_p 항인 D = rowsum(d_out ⊙ O)를 P 없이 구하는 데 써요. FlashAttention-1은 L 대신 행마다 최댓값과 합, 두 개를 남겼어요.
 """, en="""
 ## 7. What does the backward pass have to keep?
 
@@ -611,7 +611,7 @@ print(max(gaps) < 1e-14, p.shape, lse.shape)
 """)
 
 lesson.md(slide="subslide", ko="""
-헤드 하나(d = 64, float32)에서 n을 늘려 가며 세 가지를 봐요. 역전파 때까지 남겨 두는 메모리(표와 그림의 "보관". 두 역전파 모두 q, k, v를 읽고, 다시 계산하는 역전파는 출력 O도 읽어요. 일반 학습도 O는 W_o의 역전파에 쓰려고 남겨 두니, 두 방법 모두 q, k, v와 O를 세요), 역전파 도중 남겨 둔 것 말고 더 쓴 메모리의 최댓값(파이썬의 `tracemalloc`으로 재요), 역전파의 FLOPs(부동소수점 연산 수)예요. FLOPs는 직접 재지 않고 식으로 계산해요. 일반 역전파는 행렬 곱이 4번(d_v, d_P, d_q, d_k)인데, 다시 계산하는 역전파는 P를 다시 만들려고 q·kᵀ를 한 번 더 하니 FLOPs가 일반 역전파의 5/4배(1.25배)예요(지수 함수 계산은 세지 않아요). 메모리는 n = 1024까지 재고(이 노트북의 메모리를 작게 두려고요), 그 뒤는 같은 것을 세는 식 `attention_backward.kept_bytes`로 어림해요. float32 하나가 4바이트라서 P는 4·n² 바이트예요. MiB는 2²⁰ 바이트예요. 여기서 다시 계산하는 역전파는 키만 블록으로 나누고 쿼리는 n개를 한꺼번에 다뤄서, 최대 메모리가 n에 비례해 늘어요. FlashAttention은 쿼리도 블록으로 나눠요.
+헤드 하나(d = 64, float32)에서 n을 늘려 가며 세 가지를 봐요. 역전파 때까지 남겨 두는 메모리(표와 그림의 "보관"), 역전파 도중 남겨 둔 것 말고 더 쓴 메모리의 최댓값(파이썬의 `tracemalloc`으로 재요), 역전파의 FLOPs(부동소수점 연산 수)예요. 두 역전파 모두 q, k, v를 읽고, 다시 계산하는 역전파는 출력 O도 읽어요. 일반 학습도 O는 W_o의 역전파에 쓰려고 남겨 두니, "보관"에는 두 방법 모두 q, k, v와 O를 세요. FLOPs는 직접 재지 않고 식으로 계산해요. 일반 역전파는 행렬 곱이 4번(d_v, d_P, d_q, d_k)인데, 다시 계산하는 역전파는 P를 다시 만들려고 q·kᵀ를 한 번 더 하니 FLOPs가 일반 역전파의 5/4배(1.25배)예요(지수 함수 계산은 세지 않아요). 메모리는 n = 1024까지 재고(이 노트북의 메모리를 작게 두려고요), 그 뒤는 같은 것을 세는 식 `attention_backward.kept_bytes`로 어림해요. float32 하나가 4바이트라서 P는 4·n² 바이트예요. MiB는 2²⁰ 바이트예요. 여기서 다시 계산하는 역전파는 키만 블록으로 나누고 쿼리는 n개를 한꺼번에 다뤄서, 최대 메모리가 n에 비례해 늘어요. FlashAttention은 쿼리도 블록으로 나눠요.
 """, en="""
 One head (d = 64, float32) as n grows: the bytes kept for the backward (both backwards read q, k and v, and the recomputing one reads the output O too; plain training keeps O anyway, as the input of W_o's backward, so both counts include q, k, v and O), the peak memory allocated during the backward on top of what was kept (measured with `tracemalloc`), and the backward's FLOPs. The FLOPs are counted by formula, not measured: the plain backward's 4 matrix products (d_v, d_P, d_q, d_k) plus q·kᵀ once more make the recomputing backward's FLOPs 5/4 of the plain one's (the exponentials are not counted). Memory is measured up to n = 1024 (to keep this notebook's memory small); beyond, `attention_backward.kept_bytes` extrapolates the same quantities by formula. This numpy recompute tiles the keys only and takes all n queries at once, so its peak grows with n; FlashAttention tiles the queries too.
 """)
