@@ -621,6 +621,8 @@ costs = attention_backward.measure_backward([128, 256, 512, 1024])
 mib = 2**20
 # n, 보관(일반), 보관(다시 계산), 최대(일반), 최대(다시 계산) (여기까지 MiB), FLOPs 비율,
 # 보관의 비율(일반 ÷ 다시 계산)
+print("         보관(MiB)       최대(MiB)      비율")
+print("    n    일반 재계산    일반 재계산 FLOPs  보관")
 for i, n in enumerate(costs.lengths):
     print(f"{n:5d}  {costs.kept_plain[i] / mib:6.2f}  {costs.kept_recompute[i] / mib:5.2f}  "
           f"{costs.peak_plain[i] / mib:6.2f}  {costs.peak_recompute[i] / mib:5.2f}  "
@@ -628,12 +630,14 @@ for i, n in enumerate(costs.lengths):
           f"{costs.kept_plain[i] / costs.kept_recompute[i]:.1f}")
 for n in (4096, 32768):                   # 어림: 보관(일반), 보관(다시 계산), 보관의 비율
     kept_p, kept_r = (attention_backward.kept_bytes(n, 64, r) for r in (False, True))
-    print(f"{n:5d}  {kept_p / mib:8.0f}  {kept_r / mib:5.2f}  {kept_p / kept_r:.1f}")
+    print(f"{n:5d}  {kept_p / mib:6.0f}  {kept_r / mib:5.2f}", " " * 21, f"{kept_p / kept_r:.1f}")
 """, en="""
 costs = attention_backward.measure_backward([128, 256, 512, 1024])
 mib = 2**20
 # n, kept (plain), kept (recompute), peak (plain), peak (recompute) in MiB, FLOPs ratio,
 # kept (plain) / kept (recompute)
+print("        kept (MiB)      peak (MiB)     ratios")
+print("    n   plain recomp   plain recomp FLOPs  kept")
 for i, n in enumerate(costs.lengths):
     print(f"{n:5d}  {costs.kept_plain[i] / mib:6.2f}  {costs.kept_recompute[i] / mib:5.2f}  "
           f"{costs.peak_plain[i] / mib:6.2f}  {costs.peak_recompute[i] / mib:5.2f}  "
@@ -641,7 +645,7 @@ for i, n in enumerate(costs.lengths):
           f"{costs.kept_plain[i] / costs.kept_recompute[i]:.1f}")
 for n in (4096, 32768):                   # extrapolated: kept (plain), kept (recompute), ratio
     kept_p, kept_r = (attention_backward.kept_bytes(n, 64, r) for r in (False, True))
-    print(f"{n:5d}  {kept_p / mib:8.0f}  {kept_r / mib:5.2f}  {kept_p / kept_r:.1f}")
+    print(f"{n:5d}  {kept_p / mib:6.0f}  {kept_r / mib:5.2f}", " " * 21, f"{kept_p / kept_r:.1f}")
 """)
 
 lesson.code("""
