@@ -118,7 +118,7 @@ lesson.md(slide="slide", ko="""
 
 인코더 레이어 하나, 디코더 레이어 하나, d_model = 32, 헤드 1개예요. 구조는 09강에서 디코딩에 썼던 `TinyTransformer`와 똑같아요. 각 부분 앞에서 레이어 정규화를 하고(pre-LN), 피드포워드는 ReLU를 쓰고, 위치는 사인파 위치 인코딩으로 넣고, 편향은 없어요. 그래서 학습한 매개변수를 `TinyTransformer`에 넣을 수 있어요. 이 번역기가 쓰지 않는 인코더 셀프 어텐션(아래)의 매개변수(W_Q, W_K, W_V, W_O)에는 0을 채워서, 아무것도 더하지 않게 해요.
 
-하나만 단순하게 했어요. 첫 번째 모델에서는 **인코더 셀프 어텐션을 꺼 둬요**(`encoder_self_attention=False`). 그러면 인코더의 출력 벡터 하나하나가 자기 단어와 위치 정보만 담고 있어서, 크로스 어텐션이 단어를 읽으려면 그 단어의 자리를 봐야 해요. 학습이 가중치를 왜 그 자리로 옮기는지는 4절 끝에서 기울기로 직접 봐요. 켜면 어떻게 되는지는 6절에서 봐요.
+하나만 단순하게 했어요. 첫 번째 모델에서는 **인코더 셀프 어텐션을 꺼 둬요**(`encoder_self_attention=False`). 그러면 인코더의 출력 벡터 하나하나가 자기 단어와 위치 정보만 담고 있어서, 크로스 어텐션이 단어를 읽으려면 그 단어의 자리를 봐야 해요. 학습이 어텐션 가중치를 왜 그 자리로 옮기는지는 4절 끝에서 기울기로 직접 봐요. 켜면 어떻게 되는지는 6절에서 봐요.
 
 영어와 한국어 토큰이 어휘 사전 하나(토큰 92개)를 함께 써요. 손실은 **크로스 엔트로피**예요. 모델이 정답 토큰에 준 확률을 p라고 하면 손실은 −ln p라서, 정답에 확률을 많이 줄수록 작아져요. 92개 모두에 똑같이 1/92를 주는 모델이라면 손실은 ln 92 ≈ 4.5예요. 학습 전 모델은 매개변수가 무작위라 로짓(소프트맥스에 들어가는 점수)이 표준편차 1쯤으로 흩어져 있어요. 그래서 손실이 그보다 0.6쯤 높게 나와요(아래 5.15).
 """, en="""
@@ -126,7 +126,7 @@ lesson.md(slide="slide", ko="""
 
 One encoder layer, one decoder layer, d_model = 32, one head. Layer norm before each sub-layer (pre-LN), a ReLU feed-forward, sinusoidal positions, no biases: the same architecture as the `TinyTransformer` lesson 09 decodes with, so the trained parameters go into a `TinyTransformer`, with zeros for the encoder self-attention that this first model leaves out (below), so that it adds nothing.
 
-One simplification: this first model **has no encoder self-attention** (`encoder_self_attention=False`). Each encoder output vector then holds its own word and position only, so to read a word, cross-attention must look at that word's position. Why training moves the weights there, the end of section 4 shows with the gradient itself. Section 6 turns self-attention on.
+One simplification: this first model **has no encoder self-attention** (`encoder_self_attention=False`). Each encoder output vector then holds its own word and position only, so to read a word, cross-attention must look at that word's position. Why training moves the attention weights there, the end of section 4 shows with the gradient itself. Section 6 turns self-attention on.
 
 English and Korean share one vocabulary of 92 tokens. The loss is the cross-entropy, −ln of the probability given to the gold token. A model giving every token 1/92 would score ln 92 ≈ 4.5; the untrained model's logits, spread with a standard deviation of about 1 by its random parameters, add about 0.6 to that (5.15 below).
 """)
@@ -172,13 +172,13 @@ print(inspect.getsource(backprop.attention_backward))
 lesson.md(slide="subslide", ko="""
 이 식들이 맞는지는 **유한 차분**으로 확인해요. 매개변수 하나를 아주 작은 수 ε만큼 올렸을 때와 내렸을 때 손실을 재서, 그 차이를 2ε으로 나누면 그 매개변수에 대한 기울기의 근삿값이 돼요. 반올림 오차가 작도록 float64(배정밀도 실수)로 만든 헤드 2개짜리 모델을 쓰고, 인코더 셀프 어텐션도 켜서 모든 매개변수를 검사해요. **배치**(한 번에 함께 계산하는 문장 묶음) 하나로 재는데, 배치 속 문장은 길이가 서로 달라서 짧은 문장 뒤는 패딩으로 채워져 있어요. 매개변수 배열 18개(임베딩과 가중치 행렬) 하나하나에서 원소 10개씩을 무작위로 골라 검사해요(임베딩은 배치에 나온 토큰의 행에서만 골라요). g는 역전파로 구한 기울기, g_수치는 유한 차분으로 구한 값이에요. 상대 오차는 원소 하나하나로 나눗셈하지 않고, 10개를 벡터 하나로 모아 그 길이(노름)로 한 번에 재요: ‖g − g_수치‖ / (‖g‖ + ‖g_수치‖). 그래서 기울기가 정확히 0인 원소(패딩 토큰 &lt;pad&gt;의 임베딩)가 섞여 있어도 0으로 나누지 않아요. 뽑은 원소 10개의 기울기가 (역전파 값도 수치 값도) 모두 정확히 0이면 아무것도 검사하지 못한 거라서, `gradient_check`는 통과로 치지 않고 오류를 내요.
 
-ε은 얼마로 잡아야 할까요? 오차가 두 군데서 생겨요. ε이 크면 차분이 기울기에서 벗어나요(**절단 오차**, ε²에 비례). ε이 작으면 손실의 맨 끝자리 반올림 오차(float64에서 손실의 1e-16배쯤이나 그보다 조금 더)를 아주 작은 수인 2ε으로 나누게 돼서 크게 부풀어요(**반올림 오차**, 1/ε에 비례). 아래 오른쪽 그림이 이 두 가지를 재요. 로그-로그 그림에서 ε을 오른쪽에서 왼쪽으로 줄여 가면, 오차가 ε²에 맞춰(직선의 경사 2) 줄다가 어느 곳부터는 1/ε에 맞춰(경사 −1) 다시 커져요. 가장 낮은 곳은 ε = 1e-4 근처예요. 우리는 그 바로 왼쪽인 ε = 1e-5를 쓰는데, 여기서도 오차가 통과선(1e-6)보다 100배쯤 작아요. ε = 1e-6이면 여유가 열 배 남짓뿐이에요.
+ε은 얼마로 잡아야 할까요? 오차가 두 군데서 생겨요. ε이 크면 차분이 기울기에서 벗어나요(**절단 오차**, ε²에 비례). ε이 작으면 손실의 맨 끝자리 반올림 오차(float64에서 손실의 1e-16배쯤이나 그보다 조금 더)를 아주 작은 수인 2ε으로 나누게 돼서 크게 부풀어요(**반올림 오차**, 1/ε에 비례). 아래 오른쪽 그림이 이 두 가지를 재요. 로그-로그 그림에서 ε을 오른쪽에서 왼쪽으로 줄여 가면, 오차가 ε²에 맞춰(직선의 경사 2) 줄다가 어느 곳부터는 1/ε에 맞춰(경사 −1) 다시 커져요. 가장 낮은 곳은 ε = 1e-4 근처예요(둘째 줄의 True: 1e-4에서 오차가 1e-5에서보다 작아요). 우리는 그 바로 왼쪽인 ε = 1e-5를 쓰는데, 여기서도 오차가 통과선(1e-6)보다 100배쯤 작아요. ε = 1e-6이면 여유가 열 배 남짓뿐이에요.
 
 출력 `18 True`는 배열 18개를 모두 검사했고, 그중 가장 큰 상대 오차도 1e-6보다 작다는 뜻이에요. 왼쪽 그림은 배열 하나하나의 오차예요. 원소 몇 개만 골라 본 것이라 증명은 아니지만, 식이 틀리면 오차가 보통 1e-3에서 1 정도로 커서 식과 코드가 맞다고 믿을 수 있어요. 막대의 길이는 컴퓨터마다 조금씩 달라요. 계산 라이브러리가 CPU에 맞춰 덧셈 순서를 다르게 잡으면 반올림 오차가 달라지거든요. 그래서 숫자 대신 1e-6보다 작은지만 출력하고, 값은 그림으로 봐요.
 """, en="""
 We check these formulas with **finite differences**: nudge one parameter up and down by a tiny ε, and the change in the loss divided by 2ε approximates its gradient. We use a float64 model with 2 heads and encoder self-attention on, so that every parameter is checked, and one batch of sentences of different lengths (so with padding). Ten random entries of each of the 18 parameter arrays (the embedding and the weight matrices) are checked (for the embedding, among the rows of tokens in the batch). g is the backprop gradient, g_numeric the finite-difference one; the relative error is taken by norm over those ten, ‖g − g_numeric‖ / (‖g‖ + ‖g_numeric‖), so an entry of `<pad>`'s embedding, whose gradient is exactly 0, causes no division by zero. If all ten picked entries have gradient exactly 0, both backprop and numeric, nothing would be checked: `gradient_check` then raises an error instead of reporting a perfect 0.
 
-Which ε? Two errors compete. A large ε makes the difference stray from the gradient (**truncation error**, proportional to ε²); a small one divides the loss's rounding error (about 1e-16 or somewhat more of it in float64) by a tiny 2ε (**rounding error**, proportional to 1/ε). The right-hand picture below measures both. Read it from right to left: as ε shrinks, the error falls as ε² (slope 2 on log axes), bottoms out near ε = 1e-4, then climbs back as 1/ε. We use ε = 1e-5, just past the bottom and still about 100× below the pass line (1e-6). At ε = 1e-6 the margin would be only about ten-fold.
+Which ε? Two errors compete. A large ε makes the difference stray from the gradient (**truncation error**, proportional to ε²); a small one divides the loss's rounding error (about 1e-16 or somewhat more of it in float64) by a tiny 2ε (**rounding error**, proportional to 1/ε). The right-hand picture below measures both. Read it from right to left: as ε shrinks, the error falls as ε² (slope 2 on log axes), bottoms out near ε = 1e-4 (the second line's True: the error is lower at 1e-4 than at 1e-5), then climbs back as 1/ε. We use ε = 1e-5, just past the bottom and still about 100× below the pass line (1e-6). At ε = 1e-6 the margin would be only about ten-fold.
 
 `18 True` means all 18 arrays were checked and even the largest relative error is below 1e-6; the left-hand picture shows each array's error. Only a few entries were sampled, so this is not a proof, but a wrong formula typically gives errors of 1e-3 to 1, so we can trust that formulas and code agree. The bars' lengths differ a little between computers: numpy's numerical libraries pick different CPU code (e.g. AVX2 or AVX-512) that adds numbers in a different order, which changes the rounding error. So the cell prints only whether they are below 1e-6, and the picture shows the values.
 """)
@@ -189,6 +189,7 @@ batch3 = translator.make_batch(corpus.train[:3], vocab)
 grad_errors = translator.gradient_check(model64, batch3, eps=1e-5)   # {배열 이름: 상대 오차}
 by_eps = translator.gradient_check_by_eps(model64, batch3)           # {ε: dec.cross.w_q의 오차}
 print(len(grad_errors), max(grad_errors.values()) < 1e-6)   # 검사한 배열 수, 모두 1e-6보다 작은지
+print(by_eps[1e-4] < by_eps[1e-5])        # 오차가 가장 낮은 곳이 1e-5보다 1e-4 쪽인지
 fig = qk.plots.plot_gradient_check(grad_errors, by_eps, eps=1e-5)
 """, en="""
 model64 = translator.Translator(len(vocab), 32, n_heads=2, seed=1, dtype=np.float64)
@@ -196,6 +197,7 @@ batch3 = translator.make_batch(corpus.train[:3], vocab)
 grad_errors = translator.gradient_check(model64, batch3, eps=1e-5)   # {array name: error}
 by_eps = translator.gradient_check_by_eps(model64, batch3)           # {ε: error of dec.cross.w_q}
 print(len(grad_errors), max(grad_errors.values()) < 1e-6)   # arrays checked; all below 1e-6?
+print(by_eps[1e-4] < by_eps[1e-5])        # is the error lower at 1e-4 than at 1e-5?
 fig = qk.plots.plot_gradient_check(grad_errors, by_eps, eps=1e-5)
 """)
 
