@@ -1,7 +1,9 @@
 """Lesson 14's checkers, widgets, plots and the backward-memory measurement."""
 
 import io
+import re
 import warnings
+from pathlib import Path
 
 import numpy as np
 import PIL.Image
@@ -510,3 +512,14 @@ def test_check_verb_attention_tells_whether_the_token_holds_the_verb():
     full = c14.check_verb_attention("the", sa.model, pair, head=0)
     assert full.ok is True and full.key == "check_l14_verb_right_head"
     assert max(encoder[0, verb], encoder[5, verb]) >= 0.3
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_the_verb_setup_message_names_the_call_the_exercise_makes(lang):
+    """The setup hint quotes the exercise's own call, head included."""
+    source = (Path(__file__).parent.parent / "notebooks" / "src" /
+              "14_watch_attention_learn.py").read_text(encoding="utf-8")
+    calls = set(re.findall(r"check_verb_attention\((my_word, [^)]*)\)", source))
+    assert len(calls) == 1, calls  # the exercise and its solution make the same call
+    qk.setup(lang=lang)
+    assert f"check_verb_attention({calls.pop()})" in qk.lang.t("check_l14_verb_setup")
