@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import html
+import sys
 import warnings
 from dataclasses import dataclass, field
 
@@ -63,6 +64,26 @@ def wrong(key: str, **values) -> Feedback:
 
 def unanswered() -> Feedback:
     return Feedback(None, t("check_not_answered"), key="check_not_answered")
+
+
+def call_watched(fn, args, forbidden: set) -> tuple:
+    """``fn(*args)``, and the names of the functions in ``forbidden`` (code objects) it called
+    on the way: an exercise that asks the learner to write what the package has can tell
+    whether they called the package's own. A profiler sees every Python call, however the
+    function was reached (a module attribute, an alias, ``from … import``, a wrapper).
+    """
+    used = []
+
+    def watch(frame, event, _arg):
+        if event == "call" and frame.f_code in forbidden:
+            used.append(frame.f_code.co_name)
+
+    previous = sys.getprofile()
+    sys.setprofile(watch)
+    try:
+        return fn(*args), used
+    finally:
+        sys.setprofile(previous)
 
 
 def never_raises(check):

@@ -16,7 +16,15 @@ from .. import backprop as _backprop
 from ..lang import t
 from ..toy_corpus import Pair, Vocabulary
 from ..translator import TRAINING_SETTINGS, TrainingRun, Translator, make_batch
-from ._feedback import Feedback, never_raises, not_answered, right, unanswered, wrong
+from ._feedback import (
+    Feedback,
+    call_watched,
+    never_raises,
+    not_answered,
+    right,
+    unanswered,
+    wrong,
+)
 from .lesson_04 import _is_package_function
 
 __all__ = ["check_attention_backward", "check_break_it", "check_verb_attention"]
@@ -57,27 +65,6 @@ def _package_backward_code() -> set:
                     and ("backward" in key or "gradient" in key)):
                 codes.add(code)
     return codes
-
-
-def _call_watched(fn, args):
-    """``fn(*args)``, and whether it called one of the package's backwards on the way.
-
-    A profiler sees every Python call, however the function was reached (``backprop.…``, an
-    alias, ``from … import``), so a wrapper around ``backprop.attention_backward`` is caught.
-    """
-    forbidden = _package_backward_code()
-    used = []
-
-    def watch(frame, event, _arg):
-        if event == "call" and frame.f_code in forbidden:
-            used.append(frame.f_code.co_name)
-
-    previous = sys.getprofile()
-    sys.setprofile(watch)
-    try:
-        return fn(*args), used
-    finally:
-        sys.setprofile(previous)
 
 
 def _relative_error(a, b) -> float:
@@ -158,7 +145,8 @@ def check_attention_backward(fn, name: str = "my_backward") -> Feedback:
         q, k, v = rng.normal(size=d), rng.normal(size=(n, d)), rng.normal(size=(n, d_v))
         d_out = rng.normal(size=d_v)
         try:
-            got, used = _call_watched(fn, (q.copy(), k.copy(), v.copy(), d_out.copy()))
+            got, used = call_watched(fn, (q.copy(), k.copy(), v.copy(), d_out.copy()),
+                                      _package_backward_code())
         except Exception as error:  # noqa: BLE001 - the learner's function
             return wrong("check_l14_backward_raised", name=name, n=n,
                          error=f"{type(error).__name__}: {error}"[:160])

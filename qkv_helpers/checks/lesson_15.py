@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 import numbers
-import sys
 
 import numpy as np
 
@@ -25,7 +24,15 @@ from ..induction import (
 )
 from ..lang import t
 from ..masks import causal_mask
-from ._feedback import Feedback, never_raises, not_answered, right, unanswered, wrong
+from ._feedback import (
+    Feedback,
+    call_watched,
+    never_raises,
+    not_answered,
+    right,
+    unanswered,
+    wrong,
+)
 
 __all__ = ["check_fixed_length", "check_induction_score", "check_induction_targets"]
 
@@ -126,23 +133,6 @@ def _forbidden_code() -> set:
     return {_induction.induction_score.__code__, _induction.copying_targets.__code__}
 
 
-def _call_watched(fn, args):
-    """``fn(*args)`` and whether it called the package's induction score on the way."""
-    forbidden = _forbidden_code()
-    used = []
-
-    def watch(frame, event, _arg):
-        if event == "call" and frame.f_code in forbidden:
-            used.append(frame.f_code.co_name)
-
-    previous = sys.getprofile()
-    sys.setprofile(watch)
-    try:
-        return fn(*args), used
-    finally:
-        sys.setprofile(previous)
-
-
 @never_raises
 def check_induction_score(fn, name: str = "my_induction_score") -> Feedback:
     """``fn(weights, seqs)`` → the induction score, tried on new sequences and random
@@ -165,7 +155,8 @@ def check_induction_score(fn, name: str = "my_induction_score") -> Feedback:
         seqs = make_sequences(6, rng, repeat_lengths=lengths, length=2 * lengths[1] + 3)
         maps = _random_maps(rng, seqs)  # (B, n, n)
         try:
-            got, used = _call_watched(fn, (maps.copy(), Sequences(*(a.copy() for a in seqs))))
+            got, used = call_watched(fn, (maps.copy(), Sequences(*(a.copy() for a in seqs))),
+                                      _forbidden_code())
         except Exception as error:  # noqa: BLE001 - the learner's function
             return wrong("check_l15_score_raised", name=name,
                          error=f"{type(error).__name__}: {error}"[:160])
