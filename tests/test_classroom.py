@@ -141,7 +141,8 @@ def test_every_lesson_has_slide_metadata(stem):
         for cell in headings:
             assert classroom.slide_type(cell) in ("slide", "subslide"), (
                 f"{stem}: section {cell.source.splitlines()[0]!r} does not start a slide")
-        assert 4 <= classroom.count_slides(classroom.for_slides(nb)) <= 40
+        # lesson 14 (90 minutes, two periods) is the longest deck: 42 slides
+        assert 4 <= classroom.count_slides(classroom.for_slides(nb)) <= 45
 
 
 def test_count_slides_counts_what_reveal_shows():
@@ -212,7 +213,7 @@ def test_deck_builds_with_one_section_per_slide(decks, stem, lang):
     parser.feed(page)
     expected = classroom.count_slides(classroom.for_slides(read(lang, stem)))
     assert parser.slides == expected
-    assert 4 <= parser.slides <= 40
+    assert 4 <= parser.slides <= 45  # lesson 14 (two periods) is the longest
     assert "application/vnd.jupyter.widget-state+json" in page  # sliders keep their state
     lesson_links = re.findall(r'href="(\d\d_[\w-]+[^"]*)"', page)
     assert all(link.endswith(".slides.html") for link in lesson_links), lesson_links

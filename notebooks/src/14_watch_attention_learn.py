@@ -183,7 +183,7 @@ Which ε? Two errors compete. A large ε makes the difference stray from the gra
 `18 True` means all 18 arrays were checked and even the largest relative error is below 1e-6; the left-hand picture shows each array's error. Only a few entries were sampled, so this is not a proof, but a wrong formula typically gives errors of 1e-3 to 1, so we can trust that formulas and code agree. The bars' lengths differ a little between computers: numpy's numerical libraries pick different CPU code (e.g. AVX2 or AVX-512) that adds numbers in a different order, which changes the rounding error. So the cell prints only whether they are below 1e-6, and the picture shows the values.
 """)
 
-lesson.code(ko="""
+lesson.code(slide="subslide", ko="""
 model64 = translator.Translator(len(vocab), 32, n_heads=2, seed=1, dtype=np.float64)
 batch3 = translator.make_batch(corpus.train[:3], vocab)
 grad_errors = translator.gradient_check(model64, batch3, eps=1e-5)   # {배열 이름: 상대 오차}
@@ -321,7 +321,6 @@ for r in run.history[:13]:
         print(f"{r['step']:4d}  {r['loss']:.3f}    {r['exact_match']:.2f}       "
               f"{r['token_accuracy']:.2f}                {r['token_accuracy_words']:.2f}"
               f"               {r['alignment']:.2f}")
-fig = qk.plots.plot_training_curves(run.history)
 """, en="""
 formed = next(r["step"] for r in run.history if r["alignment"] >= 0.8)   # the grey dotted line
 print(round(translator.chance_agreement(corpus.heldout[:100]), 3))   # the agreement's chance level
@@ -331,8 +330,11 @@ for r in run.history[:13]:
         print(f"{r['step']:4d}  {r['loss']:.3f}     {r['exact_match']:.2f}        "
               f"{r['token_accuracy']:.2f}          {r['token_accuracy_words']:.2f}         "
               f"{r['alignment']:.2f}")
-fig = qk.plots.plot_training_curves(run.history)
 """)
+
+lesson.code("""
+fig = qk.plots.plot_training_curves(run.history)
+""", slide="subslide")
 
 lesson.md(slide="subslide", ko="""
 회색 세로 점선이 정렬 일치도가 처음 0.8에 닿은 스텝(위 표에서 그 스텝의 줄)이에요. 표의 손실은 직전 10스텝 동안 학습 배치에서 잰 손실의 평균이에요(스텝 0만은 아직 학습 전이라, 따로 둔 문장에서 잰 손실이에요). **토큰 정확도가 정렬 일치도보다 먼저 올라가요**(스텝 30에서 0.39와 0.20, 거의 두 배예요). 그 차이의 대부분은 마지막 &lt;eos&gt; 행이에요. 문장이 끝나는 자리는 바로 앞 토큰이 동사(…었다)인지만 보면 알 수 있어서 원문을 보지 않고도 맞히기 쉬운데, 정렬 일치도는 그 행을 세지 않거든요. 같은 행끼리 비교하면(표의 "&lt;eos&gt; 행 빼고" 열) 스텝 30에서 0.28과 0.20이에요. 그래도 토큰이 앞서요. 한 행의 토큰 예측은 그 행의 어텐션이 정답 단어를 보기 전에도, 끝내 보지 않아도 맞을 수 있어요. 디코더가 앞서 나온 번역 토큰 같은 다른 단서로 맞히기도 하거든요. 그러니 이 학습에서 "정렬이 먼저 생긴다"고 말할 수는 없어요. 완전 일치는 둘보다 한참 뒤처지는데, 문장 하나가 맞으려면 그 문장의 토큰(&lt;eos&gt;까지 5~7개)이 모두 맞아야 하기 때문이에요. 처음 정렬 일치도(0.22)는 우연 수준(0.116)의 두 배쯤이고, 20스텝 무렵에는 우연 수준보다도 낮아졌다가 올라가요.
@@ -348,7 +350,7 @@ The result depends a little on the seed (the random numbers' starting point; it 
 Now measure the final model on all 200 held-out sentences.
 """)
 
-lesson.code(ko="""
+lesson.code(slide="subslide", ko="""
 heldout = translator.make_batch(corpus.heldout, vocab)
 weights = run.model.cross_attention(heldout)              # (문장, 헤드, 번역 토큰, 원문 토큰)
 print(weights.shape, translator.exact_match(run.model, corpus.heldout, vocab),
@@ -394,7 +396,7 @@ The backward also gives the attention scores s (before the softmax) a gradient d
 The push on key j is p_j·(d̄ − d_p_j), where d_p_j = d_out·v_j is how much the loss would rise if the row read more of v_j, and d̄ = Σ_k p_k·d_p_k is the row's average. A key is pushed up when reading it beats the row's current mix. The push is scaled by the key's current weight, so a key the row ignores gets almost none. So the key pushed up hardest is the one whose value holds the word the row must predict, the gold word, once the layers above have begun to turn that value into the Korean word. The cell prints, for the row of "숨었다" at a few steps: whether the token pushed up hardest is "hid", whether the largest weight is on "hid", and the weight on "hid".
 """)
 
-lesson.code(ko="""
+lesson.code(slide="subslide", ko="""
 verb_row, hid = len(held.korean) - 1, held.alignment[-1]   # "숨었다"의 행, "hid"의 열
 for i in (0, 2, 3, 4):                    # 스텝 0, 20, 30, 40의 평가
     push, w = run.pushes[i][0, verb_row], run.snapshots[i][0, verb_row]   # 헤드 0의 행
@@ -618,7 +620,7 @@ lesson.md(slide="subslide", ko="""
 One head (d = 64, float32) as n grows: the bytes kept for the backward (both backwards read q, k and v, and the recomputing one reads the output O too; plain training keeps O anyway, as the input of W_o's backward, so both counts include q, k, v and O), the peak memory allocated during the backward on top of what was kept (measured with `tracemalloc`), and the backward's FLOPs. The FLOPs are counted by formula, not measured: the plain backward's 4 matrix products (d_v, d_P, d_q, d_k) plus q·kᵀ once more make the recomputing backward's FLOPs 5/4 of the plain one's (the exponentials are not counted). Memory is measured up to n = 1024 (to keep this notebook's memory small); beyond, `attention_backward.kept_bytes` extrapolates the same quantities by formula. This numpy recompute tiles the keys only and takes all n queries at once, so its peak grows with n; FlashAttention tiles the queries too.
 """)
 
-lesson.code(ko="""
+lesson.code(slide="subslide", ko="""
 costs = attention_backward.measure_backward([128, 256, 512, 1024])
 mib = 2**20
 # n, 보관(일반), 보관(다시 계산), 최대(일반), 최대(다시 계산) (여기까지 MiB), FLOPs 비율,
@@ -700,7 +702,7 @@ Break the training on purpose and read the cause from the curves. The cell below
 - `"c"`: it learned without trouble.
 """)
 
-lesson.code(ko="""
+lesson.code(slide="subslide", ko="""
 bar = qk.widgets.training_progress(150)
 display(bar)
 broken = translator.train(steps=150, lr=0.3, callback=bar.update)   # 설정을 바꿔 다시 돌려 봐도 돼요

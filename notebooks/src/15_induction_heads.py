@@ -204,21 +204,23 @@ The table gives every 100th step (step, loss on the first occurrence, loss on th
 Olsson et al. also require copying: the head's OV circuit raises the logit of the token it attends to. Our score measures only the first half (prefix matching: looking at the token after the earlier occurrence); the drop in the repeat's loss shows the second.
 """)
 
-lesson.code(ko="""
+lesson.code(slide="subslide", ko="""
 cliff = induction.cliff_step(run.history)
 print(cliff)
 for r in run.history[::2]:                # 스텝, 처음 손실, 반복 손실, 이전 토큰, 인덕션
     print(f"{r['step']:5d}  {r['first']:.2f}  {r['repeat']:.2f}  "
           f"{r['previous_token']:.2f}  {r['induction']:.2f}")
-fig = qk.plots.plot_induction_curves(run.history)
 """, en="""
 cliff = induction.cliff_step(run.history)
 print(cliff)
 for r in run.history[::2]:                # step, first, repeat, previous-token, induction
     print(f"{r['step']:5d}  {r['first']:.2f}  {r['repeat']:.2f}  "
           f"{r['previous_token']:.2f}  {r['induction']:.2f}")
-fig = qk.plots.plot_induction_curves(run.history)
 """)
+
+lesson.code("""
+fig = qk.plots.plot_induction_curves(run.history)
+""", slide="subslide")
 
 lesson.md(slide="subslide", ko="""
 반복된 구간의 손실은 150스텝쯤까지 우연 수준에 머물러요(**평평한 구간**, 두 점수도 0.1 근처예요). 그 뒤에는 3.5에서 3.0까지 천천히 내려가요. 이건 앞에 나온 토큰을 다시 밀어 주는 복사 덕분이에요(6절의 1레이어 모델도 3.2까지는 내려가요). 그러다 스텝 700쯤에서 100~200스텝 사이에 1.3까지 뚝 떨어지고, **그때 두 점수가 함께** 뛰어올라요. 이전 토큰 헤드만 있거나 인덕션 헤드만 있으면 복사가 되지 않으니, 한쪽만 먼저 좋아져서는 손실이 줄지 않아요. 둘은 서로를 필요로 해서 함께 생겨요.

@@ -93,4 +93,4 @@ def induction_explorer(run: InductionRun) -> Panel:
             mark.set_xdata([panel.state["step"]] * 2)
 
     return Panel("induction_explorer", {"step": slider},
-                 LiveFigure(draw, update=change, figsize=(4.0 * n_layers, 7.0)), update)
+                 LiveFigure(draw, update=change, figsize=(4.0 * n_layers, 6.4)), update)
