@@ -28,7 +28,7 @@ import sys
 
 import numpy as np
 
-from .lang import t
+from ._text import t
 
 
 def array(x, name: str, *, min_ndim: int = 1, ndim: int | tuple[int, ...] | None = None,

@@ -20,8 +20,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .. import _text as lang  # lang.t: loads the texts when a message is needed
 from .. import _validate as validate
-from .. import lang
 from ..decoding import TinyTransformer
 from ..long_context import measure_peak_memory
 from .arithmetic import StepTimeFit, fit_step_time, predicted_speedup, step_flops

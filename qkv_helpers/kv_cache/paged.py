@@ -20,7 +20,7 @@ import numbers
 import numpy as np
 
 from .. import _validate as validate
-from ..lang import t
+from .._text import t
 
 __all__ = ["PagedKVCache"]
 
