@@ -758,11 +758,12 @@ def online_start_args(shape_rows, d_v, dtype=np.float64):
     return shape_rows, integer(d_v, "d_v", 1), float_dtype(dtype)
 
 
-def online_update_args(state, scores, v_block):
-    """``state``'s arrays, ``scores`` and ``v_block``, checked for one online-softmax update."""
-    from .tiled import OnlineSoftmaxState
+def online_update_args(state, scores, v_block, *, state_type):
+    """``state``'s arrays, ``scores`` and ``v_block``, checked for one online-softmax update.
 
-    instance_of(state, "state", OnlineSoftmaxState, "from online_softmax_start")
+    ``state`` must be a ``state_type`` (tiled.py's ``OnlineSoftmaxState``, passed in by
+    tiled.py: this module imports nothing of the math it checks)."""
+    instance_of(state, "state", state_type, "from online_softmax_start")
     m, l, o = (np.asarray(a) for a in state)  # noqa: E741
     if any(a.dtype.kind != "f" for a in (m, l, o)) or np.isnan(m).any() or \
             np.isposinf(m).any() or not (np.isfinite(l).all() and np.isfinite(o).all()):
@@ -778,7 +779,7 @@ def online_update_args(state, scores, v_block):
             v_block.shape[:-2] != o.shape[:-2][len(o.shape) - v_block.ndim:]:
         raise ValueError(t("err_online_v_block", block=scores.shape[-1], d_v=o.shape[-1],
                            got=v_block.shape))
-    return OnlineSoftmaxState(m, l, o), scores, v_block
+    return state_type(m, l, o), scores, v_block
 
 
 def finite_running_sums(l, o) -> None:  # noqa: E741
