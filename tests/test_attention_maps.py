@@ -119,8 +119,12 @@ def test_masked_weights_show_zero_in_the_hidden_cells():
 def test_masked_scores_with_cache_shaped_mask_labels_the_last_queries():
     ax = plots.plot_masked_scores(np.zeros((2, 4)), qk.causal_mask(2, 4), list("abcd"))
     assert tick_texts(ax.get_yticklabels()) == ["c", "d"]
-    with pytest.raises(ValueError, match="mask must be a boolean array"):
+    # attention's mask rules (validate.attention_mask): a float mask is a TypeError there
+    with pytest.raises(TypeError, match="mask must be a boolean array"):
         plots.plot_masked_scores(np.zeros((2, 4)), np.ones((2, 4)), list("abcd"))
+    with pytest.raises(ValueError, match="mask allows no key for query row 0"):
+        plots.plot_masked_scores(np.zeros((2, 4)), np.array([[False] * 4, [True] * 4]),
+                                 list("abcd"))
     render(ax)
 
 

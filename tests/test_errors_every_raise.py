@@ -39,7 +39,6 @@ EXEMPT = {  # (module, function): (count, why no table applies)
 NOT_YET = {  # still English in Korean mode: left for a later change (issue 35)
     ("attention.py", "__call__"): 1, ("attention.py", "from_weights"): 2,
     ("attention.py", "merge_heads"): 1, ("attention.py", "split_heads"): 1,
-    ("attention_steps.py", "pipeline_steps"): 4,
     ("checks/lesson_13.py", "check_merged_halves"): 1,
     ("decoding.py", "_check_ids"): 3, ("decoding.py", "step"): 1,
     ("encoder_decoder.py", "attend_one_at_a_time"): 2,
@@ -48,7 +47,6 @@ NOT_YET = {  # still English in Korean mode: left for a later change (issue 35)
     ("encoder_decoder.py", "permutation_check"): 4, ("encoder_decoder.py", "top_keys"): 1,
     ("fast.py", "_one_query_attention"): 1, ("fast.py", "_require_finite_output"): 1,
     ("fast.py", "blocked_attention"): 2, ("fast.py", "one_query_attention"): 1,
-    ("float_limits.py", "fill_and_softmax"): 2,
     ("kv_cache/arithmetic.py", "_fit_values"): 1, ("kv_cache/arithmetic.py", "_run_values"): 2,
     ("kv_cache/arithmetic.py", "approx_flop_ratio"): 2,
     ("kv_cache/arithmetic.py", "fit_step_time"): 4,
