@@ -28,9 +28,7 @@ from qkv_helpers.kv_cache.arithmetic import (
 from qkv_helpers.kv_cache.experiments import (
     WORDS,
     CachedDecoder,
-    cache_growth,
     lesson_model,
-    measure_speedup,
     to_ids,
     to_words,
 )
@@ -255,28 +253,6 @@ def test_cached_decoder_reset_and_errors():
         CachedDecoder("model", [0])
     with pytest.raises(ValueError, match="prompt_ids"):
         CachedDecoder(lesson_model(), [9])
-
-
-@given(prompt=st.integers(1, 4), new=st.integers(1, 40))
-def test_cache_growth_is_linear_and_matches_the_formula(prompt, new):
-    tokens, nbytes = cache_growth(lesson_model(), list(range(prompt)), new)
-    assert tokens.tolist() == list(range(prompt, prompt + new))
-    assert nbytes.tolist() == [kv_cache_bytes(2, 4, 4, n, 1, 4) for n in tokens]
-    assert set(np.diff(nbytes).tolist()) <= {256}
-
-
-def test_measure_speedup_counts_the_flops_of_the_formula():
-    model = lesson_model()
-    m = measure_speedup(model, [0, 1], [3, 6], repeats=2)
-    sizes = dict(d_model=16, n_layers=2, vocab_size=7)
-    for i, t in enumerate((3, 6)):
-        assert m.flops_cached[i] == decoding_flops(2, t, **sizes).sum()
-        assert m.flops_uncached[i] == decoding_flops(2, t, use_cache=False, **sizes).sum()
-    assert m.lengths.tolist() == [3, 6]
-    assert (m.seconds_cached > 0).all() and (m.seconds_uncached > 0).all()
-    assert np.allclose(m.flop_ratio, m.flops_uncached / m.flops_cached)
-    assert np.allclose(m.speedup, m.seconds_uncached / m.seconds_cached)
-    assert m.predicted.shape == (2,)
 
 
 # --- plots --------------------------------------------------------------------------------

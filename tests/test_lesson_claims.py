@@ -106,25 +106,10 @@ def test_training_flops_rejects_bad_arguments():
 # --- lesson 09: the batch from which the cache outgrows the weights -------------------------
 
 
-@settings(max_examples=100, deadline=None)
-@given(st.integers(1, 10**12), st.integers(0, 10**14))
-def test_smallest_batch_exceeding_is_the_first_batch_over_the_limit(per, limit):
-    batch = kv_math.smallest_batch_exceeding(per, limit)
-    assert batch * per > limit >= (batch - 1) * per
-
-
 def test_llama_2_7b_cache_passes_its_weights_at_batch_7():
     cache = kv_math.kv_cache_bytes(32, 32, 128, 4096, 1, 2)
     weights = 6_738_415_616 * 2
-    assert kv_math.smallest_batch_exceeding(cache, weights) == 7
     assert 6 * cache < weights < 7 * cache
-
-
-def test_smallest_batch_exceeding_rejects_bad_arguments():
-    with pytest.raises((TypeError, ValueError), match="bytes_per_sequence"):
-        kv_math.smallest_batch_exceeding(0, 10)
-    with pytest.raises((TypeError, ValueError), match="limit_bytes"):
-        kv_math.smallest_batch_exceeding(4, -1)
 
 
 # --- lesson 11: the normaliser, the vocabulary and Hangul; contribution shares ---------------

@@ -244,20 +244,6 @@ def test_a_masked_array_is_refused_naming_the_argument(entry, argument):
 # --- issue 34, item 6: the last silent results --------------------------------------------
 
 
-def test_measure_speedup_refuses_a_length_that_is_not_a_count():
-    """2.7 tokens was truncated to 2 and measured; lengths is now checked like the other
-    measurements' lengths (long_context.measure_costs, attention_backward.measure_backward)."""
-    from qkv_helpers.kv_cache.experiments import measure_speedup
-
-    model = qk.TinyTransformer(10, 8, 2, 1, seed=0)
-    with pytest.raises(TypeError, match=r"^each of lengths must be an integer >= 1, got float "
-                                        r"2\.7 \(entry 0\)"):
-        measure_speedup(model, [1, 2], [2.7, 4], repeats=1)
-    with pytest.raises(ValueError, match=r"^each of lengths must be an integer >= 1, got 0"):
-        measure_speedup(model, [1, 2], [0, 4], repeats=1)
-    assert measure_speedup(model, [1, 2], np.array([2, 3]), repeats=1).lengths.tolist() == [2, 3]
-
-
 def test_plot_masked_scores_refuses_more_queries_than_keys():
     """The rows are labelled with the last n_q of the keys' labels: with more queries than
     keys that slice was shorter than the rows (labels shifted and missing, silently)."""

@@ -98,10 +98,19 @@ def test_the_warning_check_also_catches_what_matplotlib_logs(caplog):
     assert any("No Such Font 3141" in m for m in messages), messages
 
 
+def _korean_font_file() -> str:
+    """The regular NanumGothic of koreanize-matplotlib, which setup() registers."""
+    regular = [str(p) for p in style._packaged_font_files()
+               if p.name == style.KOREAN_FONT + ".ttf"]
+    assert len(regular) == 1
+    assert regular[0] in {entry.fname for entry in font_manager.fontManager.ttflist}
+    return regular[0]
+
+
 def test_the_korean_font_has_every_character_used():
     qkv_helpers.setup("ko")
-    path = style.korean_font_path()
-    assert path is not None and Path(path).is_file()
+    path = _korean_font_file()
+    assert Path(path).is_file()
     charmap = ft2font.FT2Font(path).get_charmap()
     hangul = {c for c in HANGUL_USED if "\uac00" <= c <= "\ud7a3"}
     assert len(hangul) > 20
@@ -115,9 +124,9 @@ def test_font_comes_from_the_pip_package_and_symbols_fall_back_to_dejavu():
     families = matplotlib.rcParams["font.family"]
     assert families[0] == style.KOREAN_FONT == style.korean_font_name()
     assert families[-1] == "DejaVu Sans"
-    assert Path(style.korean_font_path()).parent.parent.name == "koreanize_matplotlib"
+    assert Path(_korean_font_file()).parent.parent.name == "koreanize_matplotlib"
     # NanumGothic lacks U+2212 and the superscript T: DejaVu Sans, listed after it, has them.
-    nanum = ft2font.FT2Font(style.korean_font_path()).get_charmap()
+    nanum = ft2font.FT2Font(_korean_font_file()).get_charmap()
     dejavu = ft2font.FT2Font(font_manager.findfont("DejaVu Sans")).get_charmap()
     for symbol in "\u2212\u1d40":
         assert ord(symbol) not in nanum
