@@ -48,3 +48,21 @@ def test_jedi_resolves_every_qk_name_the_lessons_use():
         if not inside:
             unresolved.append(f"qk.{name} -> {[(d.module_name, d.name, d.type) for d in found]}")
     assert unresolved == []
+
+
+@pytest.mark.parametrize("formula", ["softmax_unchecked", "attention_unchecked"])
+def test_the_formulas_the_package_calls_by_name_resolve(formula):
+    """softmax and scaled_dot_product_attention call their formulas by name (no longer the
+    attribute ``.unchecked``, which go-to-definition could not follow): every call in
+    attention.py goes to the function's ``def``."""
+    path = ROOT / "qkv_helpers" / "attention.py"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    script = jedi.Script(path=path, project=jedi.Project(ROOT))
+    defined = next(i for i, line in enumerate(lines, 1) if line.startswith(f"def {formula}("))
+    calls = [(i, line.index(f"{formula}(")) for i, line in enumerate(lines, 1)
+             if f"{formula}(" in line and not line.startswith("def ")]
+    assert len(calls) >= 2
+    for line, column in calls:
+        found = script.goto(line, column + 1)
+        assert [(d.module_name, d.line, d.type) for d in found] == [
+            ("qkv_helpers.attention", defined, "function")], (line, found)
