@@ -67,7 +67,7 @@ course                    코스
 One word per idea: Korean prose (every lesson, the Korean teacher guide and the Korean
 table below) uses the first column's word, never the forms in the second (a form counts
 where it starts a word: "03강의" is 03강 with a particle, "이 강의" is a different word).
-tests/test_lang.py checks it.
+tests/classroom/test_lang.py checks it.
 
 ========================  ==================================================
 use                       never

@@ -1,7 +1,7 @@
 """The teacher guides' plans add up, from one source: the lessons themselves.
 
 Each lesson's minutes come from tools/lesson_time.py (the notebook's cells, counted one way;
-tests/test_lesson_time.py checks the lesson's top, the guides' headings and the session
+tests/tooling/test_lesson_time.py checks the lesson's top, the guides' headings and the session
 plans against it). Here: every lesson longer than a 45-minute period says where to cut it in
 both guides, at a heading the lesson has, each part counted the same way and at most 40
 minutes, so every period keeps 5 minutes for questions; the guides' overview names exactly
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
 
 import lesson_time  # noqa: E402

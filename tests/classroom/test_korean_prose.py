@@ -17,7 +17,7 @@ import pytest
 
 from qkv_helpers import lang
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SOURCES = sorted((ROOT / "notebooks" / "src").glob("[0-9][0-9]_*.py"))
 GUIDE = ROOT / "docs" / "teacher-guide.ko.md"
 sys.path.insert(0, str(ROOT / "tools"))

@@ -14,7 +14,7 @@ import pytest
 
 jedi = pytest.importorskip("jedi")  # installed with ipython
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 USE = re.compile(r"\bqk\.([A-Za-z_]\w*)(?:\.([A-Za-z_]\w*))?")
 
 

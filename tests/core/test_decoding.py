@@ -168,7 +168,7 @@ def test_no_code_outside_decoding_touches_tiny_transformer_private_names():
                          r"|\b(_FlopCounter|_Layer|DecodeState\()\b")  # decoding's internals
     root = pathlib.Path(decoding.__file__).resolve().parents[1]
     files = [*root.glob("qkv_helpers/**/*.py"), *root.glob("notebooks/src/*.py"),
-             *root.glob("benchmarks/*.py"), *root.glob("tools/*.py"), *root.glob("tests/*.py")]
+             *root.glob("benchmarks/*.py"), *root.glob("tools/*.py"), *root.glob("tests/**/*.py")]
     offenders = []
     for path in files:
         if path.name in ("decoding.py", "test_decoding.py"):

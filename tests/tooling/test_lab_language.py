@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 LAB_UI = ROOT / "tools" / "lab_ui"
 
 pytestmark = pytest.mark.skipif(shutil.which("make") is None, reason="needs make")

@@ -517,7 +517,7 @@ def test_check_verb_attention_tells_whether_the_token_holds_the_verb():
 @pytest.mark.parametrize("lang", ["en", "ko"])
 def test_the_verb_setup_message_names_the_call_the_exercise_makes(lang):
     """The setup hint quotes the exercise's own call, head included."""
-    source = (Path(__file__).parent.parent / "notebooks" / "src" /
+    source = (Path(__file__).resolve().parents[2] / "notebooks" / "src" /
               "14_watch_attention_learn.py").read_text(encoding="utf-8")
     calls = set(re.findall(r"check_verb_attention\((my_word, [^)]*)\)", source))
     assert len(calls) == 1, calls  # the exercise and its solution make the same call

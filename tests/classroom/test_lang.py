@@ -35,7 +35,7 @@ def glossary() -> list[tuple[str, set[str]]]:
     """
     lines = lang.__doc__.splitlines()
     rules = [i for i, line in enumerate(lines) if re.fullmatch(r"=+\s+=+", line.strip())]
-    # the glossary, then the "one word per idea" table (tests/test_korean_prose.py)
+    # the glossary, then the "one word per idea" table (tests/classroom/test_korean_prose.py)
     assert len(rules) == 6, "lang.py's docstring should hold the glossary and one-word tables"
     pairs = []
     for line in lines[rules[1] + 1:rules[2]]:

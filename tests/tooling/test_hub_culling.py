@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 HUB_CONFIG = ROOT / "tools" / "hub_config.py"
 IDLE_SECONDS = 3  # instead of 1800
 WAIT_LIMIT = 300  # seconds: a bound on waiting for the server, not a speed target

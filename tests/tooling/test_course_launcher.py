@@ -11,7 +11,7 @@ from types import SimpleNamespace
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 import course  # noqa: E402
@@ -153,7 +153,7 @@ def test_on_windows_the_virtual_environments_python_is_scripts_python_exe(window
 
 def test_on_windows_lab_runs_qkv_course_on_the_learners_copy_with_windows_paths(windows):
     """qkv_course copies the lessons into my_lessons/ and runs JupyterLab there (its command:
-    tests/test_course_package.py; --allow-root only where os.geteuid() is 0)."""
+    tests/tooling/test_course_package.py; --allow-root only where os.geteuid() is 0)."""
     assert course.lab("ko", None, ["--port=9999"]) == 0
     ((args, _extra),) = windows
     assert args == [str(course.venv_python()), "-m", "qkv_course", "lab",
@@ -218,12 +218,12 @@ class _Stamp:
 def test_on_windows_test_and_class_report_use_the_venvs_python(windows, monkeypatch):
     monkeypatch.setattr(course, "setup", lambda: windows.append(("setup", {})))
     python = str(course.venv_python())
-    assert course.main(["test", "tests/test_softmax.py"]) == 0
+    assert course.main(["test", "tests/core/test_softmax.py"]) == 0
     assert course.main(["class-report", r"build\assignments\ko", "--lang", "en"]) == 0
     assert course.main(["test"]) == 0
     setup, (test_args, test_env), setup_again, (report, _), setup_third, *whole = windows
     assert setup == setup_again == setup_third == ("setup", {})
-    assert test_args == [python, "-m", "pytest", "tests/test_softmax.py"]
+    assert test_args == [python, "-m", "pytest", "tests/core/test_softmax.py"]
     assert test_env == course.TEST_ENV  # tests/conftest.py chooses the plotting backends
     assert report == [python, str(WINDOWS_ROOT / "tools" / "class_report.py"),
                       r"build\assignments\ko", "--lang", "en"]

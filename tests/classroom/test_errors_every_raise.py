@@ -28,7 +28,7 @@ EXEMPT = {  # (module, function): (count, why no table applies)
     ("__init__.py", "__getattr__"): (1, "Python's attribute protocol (hasattr relies on it)"),
     ("lang.py", "set_language"): (1, "the language itself is wrong: no table to choose"),
     ("lang.py", "t"): (3, "a key missing from a table: the package's bug, which "
-                          "tests/test_lang.py catches, not a learner's input"),
+                          "tests/classroom/test_lang.py catches, not a learner's input"),
     ("checks/lesson_13.py", "_l13_used_kv_head"): (1, "an internal assertion, unreachable"),
     ("kv_cache/arithmetic.py", "format_bytes"): (1, "an internal assertion, unreachable"),
     ("pretrained.py", "__getitem__"): (1, "the mapping protocol: KeyError(name)"),

@@ -508,7 +508,7 @@ def test_forward_and_encode(model, ids):
 
 # --- lessons 11-13: positions, grouped-query and tiled attention, paged cache, erf ----------
 # (their plots and widgets, and the rest of long_context and pretrained, are in the battery of
-# tools/bad_inputs_lessons.py, run by tests/test_bad_input_lessons.py)
+# tools/bad_inputs_lessons.py, run by tests/classroom/test_bad_input_lessons.py)
 
 from qkv_helpers import grouped_query, long_context, positions  # noqa: E402
 from qkv_helpers.kv_cache.experiments import is_increasing  # noqa: E402

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = ROOT / "notebooks"
 sys.path.insert(0, str(ROOT / "tools"))
 
@@ -191,7 +191,7 @@ def test_lesson_has_goals_widget_exercise_solution_and_next_step(stem):
             assert "..." in source(cell), "an exercise ships unanswered"
             shown = plain_outputs(cell)
             assert shown.startswith("✏️"), "the check says 'not answered yet', without raising"
-        for cell in solutions:  # shown on request: run by tests/test_checks_lazy.py
+        for cell in solutions:  # shown on request: run by tests/classroom/test_checks_lazy.py
             assert cell["cell_type"] == "raw", f"{stem} {lang}: Run All must skip a solution"
             assert cell["metadata"]["jupyter"]["source_hidden"] is True
             assert "outputs" not in cell, f"{stem} {lang}: a solution's result is not saved"

@@ -33,7 +33,7 @@ try:
 except ModuleNotFoundError:  # Python 3.10: tomllib is new in 3.11
     tomllib = pytest.importorskip("tomli")
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 # conda-forge name -> PyPI name, where they differ
 CONDA_TO_PYPI = {"pytorch": "torch"}

@@ -17,7 +17,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     tomllib = pytest.importorskip("tomli")
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PLACEHOLDERS = re.compile(r"OWNER/REPO|USER/REPO|YOUR[-_ ]?(USER|ORG|NAME)|example\.(com|org)"
                           r"|<this repository>/", re.IGNORECASE)
 LINK = re.compile(r"\]\(([^)\s]+)\)")  # markdown [text](target)

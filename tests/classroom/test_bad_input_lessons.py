@@ -37,7 +37,7 @@ from qkv_helpers import plots, score_scale, similarity, weighted_sum, widgets  #
 from qkv_helpers.kv_cache import arithmetic as km  # noqa: E402
 from qkv_helpers.kv_cache.experiments import WORDS, to_words  # noqa: E402
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
 import bad_inputs_lessons  # noqa: E402
 
 # --- the battery ------------------------------------------------------------------------

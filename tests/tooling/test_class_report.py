@@ -1,6 +1,6 @@
 """The class report (tools/class_report.py) and the grading steps' checks (tools/grading.py),
 without nbgrader: a report built by hand, folders written by hand. The real nbgrader runs in
-tests/test_assignments.py (slow)."""
+tests/tooling/test_assignments.py (slow)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from types import SimpleNamespace
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
 
 import class_report  # noqa: E402

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-TOOL = Path(__file__).resolve().parent.parent / "tools" / "ui_test.py"
+TOOL = Path(__file__).resolve().parents[2] / "tools" / "ui_test.py"
 
 
 @pytest.fixture(scope="module")

@@ -25,7 +25,7 @@ import sys
 
 import pytest
 
-PACKAGE = pathlib.Path(__file__).resolve().parents[1] / "qkv_helpers"
+PACKAGE = pathlib.Path(__file__).resolve().parents[2] / "qkv_helpers"
 
 BASE = {"lang", "_text", "_threads", "_validate", "_time_limit"}
 MEASUREMENTS = {"long_context", "attention_backward", "kv_cache.experiments"}

@@ -35,7 +35,7 @@ from qkv_helpers.pretrained import (
     weighted_value_norms,
 )
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = ROOT / "tests" / "data" / "minilm_reference.npz"
 REFERENCE64 = ROOT / "tests" / "data" / "minilm_reference64.npz"
 
