@@ -109,7 +109,7 @@ reference: $(STAMP) $(VENV)/.transformers
 	$(THREADS) $(PY) tools/make_reference.py
 
 # Lesson 14's translator, retrained from its seed: the weights lessons 08 and 09 load
-# (qkv_helpers/data/translator.npz, committed; tests/test_translator.py checks it is reproduced).
+# (qkv_helpers/data/translator.npz, committed; tests/core/test_translator.py checks it is reproduced).
 train: $(STAMP)
 	$(THREADS) $(PY) tools/train_translator.py
 

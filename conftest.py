@@ -5,7 +5,7 @@ does; closed here after each test, so that a long run never reaches matplotlib's
 open figures (a warning that the test settings turn into an error).
 
 numpy's print options are restored after each test too: a lesson's cells run in-process
-(tests/test_checks_lazy.py) set them as the notebooks do, and a docstring example run next
+(tests/classroom/test_checks_lazy.py) set them as the notebooks do, and a docstring example run next
 on the same worker (``make test`` runs on two) would print with the lesson's precision.
 """
 

@@ -2,7 +2,7 @@
 
     python course.py lab            set up (first time), open the lessons (my_lessons/)
     python course.py test           set up and run every test and every notebook (make test)
-    python course.py test tests/test_softmax.py     only these tests (any pytest arguments)
+    python course.py test tests/core/test_softmax.py     only these tests (any pytest arguments)
     python course.py setup          only set up: .venv with the course installed
     python course.py student        student copies without solutions, build/student/{ko,en}/
     python course.py assignments    nbgrader course folders, build/assignments/{ko,en}/
@@ -51,9 +51,13 @@ NBVAL = ["--nbval", "--nbval-current-env", "--nbval-sanitize-with", "tests/nbval
 # some machines turn off; then every kernel and subprocess of the run compiles it again.
 TEST_JOBS = os.environ.get("TEST_JOBS", "2")
 TEST_ENV = {"PYTHONDONTWRITEBYTECODE": ""}
+# The tests, the formulas' first: tests/core (the package's numbers), tests/classroom (checks,
+# plots, widgets, texts, the lessons' claims), tests/tooling (the build, the kit, the guides,
+# the hub); tests/conftest.py for its own examples.
+TEST_DIRS = ["tests/core", "tests/classroom", "tests/tooling", "tests/conftest.py"]
 TESTS = [
     (["-n", TEST_JOBS, "--dist", "loadgroup", "-m", "not slow", "--doctest-modules",
-      "qkv_helpers", "tests", *NBVAL, "notebooks/ko", "notebooks/en"], TEST_ENV),
+      "qkv_helpers", *TEST_DIRS, *NBVAL, "notebooks/ko", "notebooks/en"], TEST_ENV),
 ]
 # make test-all (CI): the same and the tests marked slow.
 TESTS_ALL = [([a for a in args if a not in ("-m", "not slow")], env) for args, env in TESTS]

@@ -1,20 +1,21 @@
 """qkv_helpers: every computation and picture of the Q/K/V attention course.
 
 The math lives in small numpy-only modules named for the course's ideas, all imported
-here (``README.md`` in this folder is the map, in lesson order). Pictures and widgets
-(:mod:`qkv_helpers.plots`, :mod:`qkv_helpers.widgets`) import matplotlib and ipywidgets,
-so they load only when first used: ``import qkv_helpers`` needs neither.
+here (``README.md`` in this folder is the map, in lesson order, and its layers). The
+classroom's parts (exercise checks, quiz, grading, texts, pictures, widgets, style) load
+on first use (``qk.checks``, ``qk.plots`` ...): ``import qkv_helpers`` loads numpy and the
+math only.
 """
 
 from __future__ import annotations
 
 import importlib
+from typing import TYPE_CHECKING
 
 # Every numpy-only module is imported here, so that "go to definition" (jedi, in Jupyter
 # and editors) finds each name a lesson uses: qk.KVCache, qk.apply_rope, qk.kv_cache.arithmetic...
 from . import (
     attention_steps,
-    checks,
     decoding,
     encoder_decoder,
     fast,
@@ -26,7 +27,6 @@ from . import (
     long_context,
     positions,
     pretrained,
-    quiz,
     score_scale,
     similarity,
     tiled,
@@ -47,7 +47,6 @@ from .kv_cache import (
     PagedKVCache,  # lesson 13
 )
 from .kv_cache import experiments as _kv_experiments  # noqa: F401 (qk.kv_cache.experiments)
-from .lang import get_language, set_language, t
 from .masks import (
     causal_mask,
     sliding_window_mask,  # lesson 13
@@ -82,17 +81,30 @@ __all__ = [
     "tiled_attention",
 ]
 
-# Pictures and widgets import matplotlib and ipywidgets: loaded on first use, so that
-# ``import qkv_helpers`` needs neither.
-_LAZY = ("plots", "widgets", "style")
+# The classroom's parts, loaded on first use (PEP 562's module __getattr__): pictures and
+# widgets import matplotlib and ipywidgets, the checks and the quiz the texts of every
+# lesson. Go to definition (jedi, editors) reads the imports under TYPE_CHECKING.
+if TYPE_CHECKING:
+    from . import checks, grading, lang, plots, quiz, style, widgets
+    from .lang import get_language, set_language, t
+
+_LAZY_MODULES = ("checks", "grading", "lang", "plots", "quiz", "style", "widgets")
+_LAZY_NAMES = {"get_language": "lang", "set_language": "lang", "t": "lang"}
 
 
 def __getattr__(name: str):
-    if name in _LAZY:
-        module = importlib.import_module(f"qkv_helpers.{name}")
-        globals()[name] = module
-        return module
-    raise AttributeError(f"module 'qkv_helpers' has no attribute {name!r}")
+    if name in _LAZY_MODULES:
+        value = importlib.import_module(f"qkv_helpers.{name}")
+    elif name in _LAZY_NAMES:
+        value = getattr(importlib.import_module(f"qkv_helpers.{_LAZY_NAMES[name]}"), name)
+    else:
+        raise AttributeError(f"module 'qkv_helpers' has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY_MODULES) | set(_LAZY_NAMES))
 
 
 def setup(lang: str = "ko") -> None:
@@ -108,7 +120,9 @@ def setup(lang: str = "ko") -> None:
     lang : {"ko", "en"}
         Language of every plot label, widget description and feedback message.
     """
-    set_language(lang)
     from . import style  # imports matplotlib: only here, not at package import
+    from .lang import set_language
+
+    set_language(lang)
 
     style.apply()

@@ -28,7 +28,7 @@ import sys
 
 import numpy as np
 
-from .lang import t
+from ._text import t
 
 
 def array(x, name: str, *, min_ndim: int = 1, ndim: int | tuple[int, ...] | None = None,
@@ -441,6 +441,29 @@ def softmax_args(x, axis, temperature, out=None):
     return arr, axis, temperature, out
 
 
+def pipeline_args(x, w_q, w_k, w_v, mask=None):
+    """The arguments of ``pipeline_steps`` (lesson 10's recap), validated.
+
+    ``x`` is ``(tokens, d_model)``; ``w_q``, ``w_k``, ``w_v`` are ``(d_model, d)``, with
+    ``w_q`` and ``w_k`` of one shape; ``mask`` follows attention's rules
+    (:func:`attention_mask`, with the scores ``(tokens, tokens)``).
+    """
+    x = array(x, "x", ndim=2, shape="(tokens, d_model)", widen=True, empty=False)
+    weights = []
+    for w, name in ((w_q, "w_q"), (w_k, "w_k"), (w_v, "w_v")):
+        w = array(w, name, ndim=2, shape="(d_model, d)", widen=True, empty=False)
+        if w.shape[0] != x.shape[1]:
+            raise ValueError(t("err_pipeline_weight", name=name, d_model=x.shape[1],
+                               x=x.shape, got=w.shape))
+        weights.append(w)
+    w_q, w_k, w_v = weights
+    if w_q.shape != w_k.shape:
+        raise ValueError(t("err_pipeline_qk", w_q=w_q.shape, w_k=w_k.shape))
+    if mask is not None:
+        mask = attention_mask(mask, (x.shape[0], x.shape[0]))
+    return x, w_q, w_k, w_v, mask
+
+
 def attention_args(q, k, v, mask=None, scale=None):
     """The arguments of ``scaled_dot_product_attention``, validated.
 
@@ -554,8 +577,13 @@ def attention_shapes(q_shape, k_shape, v_shape) -> tuple[int, ...]:
                                                          f"v {v_shape}")) from None
 
 
-def attention_mask(mask, score_shape: tuple[int, ...]) -> np.ndarray:
-    """The mask as a bool array that broadcasts to ``score_shape`` with a key in every row."""
+def attention_mask(mask, score_shape: tuple[int, ...], every_row: bool = True) -> np.ndarray:
+    """The mask as a bool array that broadcasts to ``score_shape`` with a key in every row.
+
+    The one place of the mask's rules (attention, its steps, tiled attention, the masked-
+    scores plot). ``every_row=False`` lets a row hide every key: lesson 04's
+    ``fill_and_softmax`` shows what such a row does to a softmax.
+    """
     __tracebackhide__ = True
     if _masked(mask):
         raise TypeError(t("err_masked", name="mask"))
@@ -575,7 +603,7 @@ def attention_mask(mask, score_shape: tuple[int, ...]) -> np.ndarray:
         raise ValueError(t("err_mask_shape", shape=mask.shape, scores=score_shape))
     rows = mask.reshape((1,) * (2 - mask.ndim) + mask.shape)  # a scalar or 1-D mask: one row
     no_key = ~rows.any(axis=-1)
-    if no_key.any():
+    if every_row and no_key.any():
         where = tuple(int(i) for i in np.argwhere(no_key)[0])
         raise ValueError(t("err_mask_no_key", row=where[-1], index=where[:-1],
                            shape=mask.shape))
@@ -758,11 +786,12 @@ def online_start_args(shape_rows, d_v, dtype=np.float64):
     return shape_rows, integer(d_v, "d_v", 1), float_dtype(dtype)
 
 
-def online_update_args(state, scores, v_block):
-    """``state``'s arrays, ``scores`` and ``v_block``, checked for one online-softmax update."""
-    from .tiled import OnlineSoftmaxState
+def online_update_args(state, scores, v_block, *, state_type):
+    """``state``'s arrays, ``scores`` and ``v_block``, checked for one online-softmax update.
 
-    instance_of(state, "state", OnlineSoftmaxState, "from online_softmax_start")
+    ``state`` must be a ``state_type`` (tiled.py's ``OnlineSoftmaxState``, passed in by
+    tiled.py: this module imports nothing of the math it checks)."""
+    instance_of(state, "state", state_type, "from online_softmax_start")
     m, l, o = (np.asarray(a) for a in state)  # noqa: E741
     if any(a.dtype.kind != "f" for a in (m, l, o)) or np.isnan(m).any() or \
             np.isposinf(m).any() or not (np.isfinite(l).all() and np.isfinite(o).all()):
@@ -778,7 +807,7 @@ def online_update_args(state, scores, v_block):
             v_block.shape[:-2] != o.shape[:-2][len(o.shape) - v_block.ndim:]:
         raise ValueError(t("err_online_v_block", block=scores.shape[-1], d_v=o.shape[-1],
                            got=v_block.shape))
-    return OnlineSoftmaxState(m, l, o), scores, v_block
+    return state_type(m, l, o), scores, v_block
 
 
 def finite_running_sums(l, o) -> None:  # noqa: E741

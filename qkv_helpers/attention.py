@@ -20,8 +20,10 @@ __all__ = [
     "AttentionResult",
     "MultiHeadAttention",
     "Projection",
+    "attention_unchecked",
     "scaled_dot_product_attention",
     "softmax",
+    "softmax_unchecked",
 ]
 
 
@@ -68,6 +70,12 @@ def softmax(x, axis: int = -1, temperature: float = 1.0, *, out=None) -> np.ndar
     >>> softmax([1.0, 2.0], temperature=100.0).round(3)
     array([0.498, 0.502])
     """
+    return softmax_unchecked(x, axis, temperature, out=out)
+
+
+def softmax_unchecked(x, axis: int = -1, temperature: float = 1.0, *, out=None) -> np.ndarray:
+    """:func:`softmax`'s formula, on arguments already checked (by ``softmax``, or by an
+    entry point such as :func:`scaled_dot_product_attention` that checked its own)."""
     with np.errstate(over="ignore"):  # a spread wider than the dtype gives -inf: exp -> 0
         shifted = np.subtract(x, x.max(axis=axis, keepdims=True), out=out)  # every entry <= 0
         if temperature != 1.0:  # divided in float64: a tiny T in float16/32 would give 0/0
@@ -123,6 +131,12 @@ def scaled_dot_product_attention(q, k, v, mask=None, scale=None) -> AttentionRes
     >>> scaled_dot_product_attention(q, k, v, mask=np.array([[False, True]])).weights
     array([[0., 1.]])
     """
+    return attention_unchecked(q, k, v, mask, scale)
+
+
+def attention_unchecked(q, k, v, mask=None, scale=None) -> AttentionResult:
+    """:func:`scaled_dot_product_attention`'s formula, on arguments already checked (by it,
+    or by an entry point such as :class:`MultiHeadAttention` that checked its own)."""
     d_k = q.shape[-1]
     if scale is None:
         scale = 1 / math.sqrt(d_k)
@@ -136,7 +150,7 @@ def scaled_dot_product_attention(q, k, v, mask=None, scale=None) -> AttentionRes
     if mask is not None:
         scores = np.where(mask, scores, -np.inf)  # masked keys: exp(-inf) = weight 0
     validate.finite_scores(scores, q=q_work, k=k_work, scale=scale)
-    weights = softmax.unchecked(scores, out=scores)  # (..., n_q, n_k), rows sum to 1
+    weights = softmax_unchecked(scores, out=scores)  # (..., n_q, n_k), rows sum to 1
     output = weights @ v  # (..., n_q, d_v): each query's weighted sum of values
     output = output.astype(v.dtype, copy=False)  # float16 in, float16 out
     validate.finite_product(output, "the output weights·v", v=v)
@@ -312,7 +326,7 @@ class MultiHeadAttention:
 
         Returns ``(output (..., n_q, d_model), weights (..., n_heads, n_q, n_k))``.
         """
-        heads, weights = _attention(q, k, v, mask)  # (..., n_heads, n_q, head_dim)
+        heads, weights = attention_unchecked(q, k, v, mask)  # (..., n_heads, n_q, head_dim)
         return AttentionResult(self._output(heads), weights)
 
     @validate.by(validate.mha_args)
@@ -337,7 +351,7 @@ class MultiHeadAttention:
         """
         q, k, v = self._project(x_q, x_kv)  # (..., n_heads, tokens, head_dim) each
         try:
-            heads, weights = _attention(q, k, v, mask)  # (..., n_heads, n_q, head_dim)
+            heads, weights = attention_unchecked(q, k, v, mask)  # (..., n_heads, n_q, head_dim)
         except ScoresOverflowError as err:  # say which of the learner's arguments it was
             which = "x_q holds" if x_kv is None else "x_q and x_kv hold"
             raise ScoresOverflowError(
@@ -354,9 +368,8 @@ class MultiHeadAttention:
     _output = output.unchecked
 
 
-def _attention(q, k, v, mask=None, scale=None) -> AttentionResult:
-    """:func:`scaled_dot_product_attention` without its checks (arguments already checked)."""
-    return scaled_dot_product_attention.unchecked(q, k, v, mask, scale)
+# The decoder's name for it (decoding.py imports ``_attention``).
+_attention = attention_unchecked
 
 
 def _affine(x: np.ndarray, w: np.ndarray, b: np.ndarray | None) -> np.ndarray:

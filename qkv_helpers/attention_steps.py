@@ -40,6 +40,7 @@ class PipelineSteps(NamedTuple):
     """``(tokens, d_v)``: ``weights·V``, one contextual vector per token."""
 
 
+@validate.by(validate.pipeline_args)
 def pipeline_steps(x, w_q, w_k, w_v, mask=None) -> PipelineSteps:
     """Compute self-attention one named step at a time.
 
@@ -48,8 +49,9 @@ def pipeline_steps(x, w_q, w_k, w_v, mask=None) -> PipelineSteps:
     x : array_like, shape (tokens, d_model)
     w_q, w_k : array_like, shape (d_model, d_k)
     w_v : array_like, shape (d_model, d_v)
-    mask : array_like of bool, shape (tokens, tokens), optional
-        True where a query may attend (e.g. :func:`qkv_helpers.causal_mask`).
+    mask : array_like of bool, broadcastable to (tokens, tokens), optional
+        True where a query may attend (e.g. :func:`qkv_helpers.causal_mask`); attention's
+        rules (every row a True).
 
     Examples
     --------
@@ -61,34 +63,14 @@ def pipeline_steps(x, w_q, w_k, w_v, mask=None) -> PipelineSteps:
     >>> bool(np.allclose(steps.output, scaled_dot_product_attention(ex.q, ex.k, ex.v).output))
     True
     """
-    x = validate.array(x, "x", ndim=2, shape="(tokens, d_model)", widen=True, empty=False)
-    w_q, w_k, w_v = (validate.array(w, name, ndim=2, shape="(d_model, d)", widen=True, empty=False)
-                     for w, name in ((w_q, "w_q"), (w_k, "w_k"), (w_v, "w_v")))
-    for w, name in ((w_q, "w_q"), (w_k, "w_k"), (w_v, "w_v")):
-        if w.shape[0] != x.shape[1]:
-            raise ValueError(f"{name} must have shape (d_model, d) = ({x.shape[1]}, d) to "
-                             f"multiply x of shape {x.shape}, got {w.shape}")
-    if w_q.shape != w_k.shape:
-        raise ValueError(f"w_q and w_k must have the same shape (d_model, d_k), got "
-                         f"{w_q.shape} and {w_k.shape}")
     with np.errstate(over="ignore", invalid="ignore"):
         q, k, v = x @ w_q, x @ w_k, x @ w_v  # (tokens, d_k), (tokens, d_k), (tokens, d_v)
         scores = q @ k.T  # (tokens, tokens)
     validate.finite_result(np.concatenate([q.ravel(), v.ravel(), scores.ravel()]),
                   "Q, V or the scores Q·Kᵀ", "x, w_q, w_k and w_v")
     scaled = scores / math.sqrt(q.shape[1])  # (tokens, tokens)
-    if mask is not None:
-        mask = np.asarray(mask)
-        if mask.dtype != bool or mask.shape != scores.shape:
-            raise ValueError(f"mask must be a boolean array of shape {scores.shape}, got "
-                             f"dtype {mask.dtype} and shape {mask.shape}")
-        if not mask.any(axis=1).all():
-            row = int(np.argmin(mask.any(axis=1)))
-            raise ValueError(f"mask hides every key from query {row}: each row of mask needs "
-                             f"at least one True (a query must attend to something)")
-        weights = softmax(np.where(mask, scaled, -np.inf))  # (tokens, tokens)
-    else:
-        weights = softmax(scaled)  # (tokens, tokens)
+    masked = scaled if mask is None else np.where(mask, scaled, -np.inf)  # exp(-inf) = 0
+    weights = softmax(masked)  # (tokens, tokens), masked weights exactly 0
     with np.errstate(over="ignore", invalid="ignore"):
         output = weights @ v  # (tokens, d_v)
     validate.finite_result(output, "the output weights·V", "x and w_v")

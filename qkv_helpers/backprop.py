@@ -22,8 +22,8 @@ import math
 import numpy as np
 
 from . import _validate as validate
+from ._text import t
 from .attention import scaled_dot_product_attention, softmax
-from .lang import t
 
 __all__ = [
     "adam_step",

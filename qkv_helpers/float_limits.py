@@ -130,14 +130,8 @@ def fill_and_softmax(scores, mask, fill=-np.inf) -> np.ndarray:
            [0.5, 0.5]])
     """
     scores = validate.array(scores, "scores", bools=False, empty=False)
-    mask = np.asarray(mask)
-    if mask.dtype != bool:
-        raise TypeError(f"mask must be a boolean array (True = may attend), got dtype {mask.dtype}")
-    try:
-        filled = np.where(mask, scores, scores.dtype.type(fill))  # (..., n_k)
-    except ValueError:
-        raise ValueError(f"mask of shape {mask.shape} does not broadcast to scores of shape "
-                         f"{scores.shape}") from None
+    mask = validate.attention_mask(mask, scores.shape, every_row=False)  # rows of no key: shown
+    filled = np.where(mask, scores, scores.dtype.type(fill))  # (..., n_k)
     with np.errstate(invalid="ignore"):
         shifted = filled - filled.max(axis=-1, keepdims=True)  # NaN on an all −∞ row
         e = np.exp(shifted)  # (..., n_k)

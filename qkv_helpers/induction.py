@@ -36,11 +36,11 @@ import time
 from typing import NamedTuple
 
 import numpy as np
-from threadpoolctl import threadpool_limits
 
 from . import _validate as validate
 from . import backprop as bp
-from .lang import t
+from ._text import t
+from ._threads import threadpool_limits
 from .masks import causal_mask
 
 __all__ = [

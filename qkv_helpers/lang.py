@@ -67,7 +67,7 @@ course                    코스
 One word per idea: Korean prose (every lesson, the Korean teacher guide and the Korean
 table below) uses the first column's word, never the forms in the second (a form counts
 where it starts a word: "03강의" is 03강 with a particle, "이 강의" is a different word).
-tests/test_lang.py checks it.
+tests/classroom/test_lang.py checks it.
 
 ========================  ==================================================
 use                       never
@@ -688,8 +688,6 @@ STRINGS: dict[str, dict[str, str]] = {
         "err_scale_overflow": "scale = {scale} makes the scores overflow dtype {dtype} (largest {largest}), though q·kᵀ itself is at most {unscaled}: use a smaller scale (the default is 1/√d_k){wider}",
         "err_scale_overflow_wider": " or float64 inputs",
         "err_backward_unknown": "check_each_operation: {got} is not a backward of this module; you can replace {known}",
-        "err_plot_mask_shape": "mask must be a boolean array of the scores' shape {shape}, got dtype {dtype} and shape {got}",
-        "err_plot_mask_row": "mask hides every key from query {row}: each row of mask needs at least one True",
         "err_plot_scores_finite": "scores must be finite where mask is True; got {got} at index {index}",
         "err_plot_more_queries": "scores must have no more rows (queries) than columns (keys): the queries are labelled as the last n_q of the keys' labels, got shape {shape}",
         "err_plot_errors_dict": "{name} must be a non-empty dict of relative errors > 0, got {got}",
@@ -759,6 +757,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "err_ab_zero": "a and b must not be zero vectors: a zero vector has no angle",
         "err_ab_overflow": "a·b or a length overflows float64: a and b have entries as large as {a} and {b}; scale them down (the angle does not change)",
         "err_weights_v": "weights must be (n_k,) and v (n_k, d_v) with the same n_k, got {w} and {v}",
+        "err_pipeline_weight": "{name} must have shape (d_model, d) = ({d_model}, d) to multiply x of shape {x}, got {got}",
+        "err_pipeline_qk": "w_q and w_k must have the same shape (d_model, d_k), got {w_q} and {w_k}",
         # --- issue 37: lesson 15, induction heads ---
         "p_l15_step": "training step",
         "p_l15_loss": "loss (nats)",
@@ -1418,8 +1418,6 @@ STRINGS: dict[str, dict[str, str]] = {
         "err_scale_overflow": "scale = {scale} 때문에 점수가 dtype {dtype}의 범위(최대 {largest})를 넘었어요. q·kᵀ 자체의 최댓값: {unscaled}. scale을 더 작게(기본값은 1/√d_k) 바꿔 주세요{wider}.",
         "err_scale_overflow_wider": "(float64 입력을 써도 돼요)",
         "err_backward_unknown": "check_each_operation: 이 모듈에 없는 역전파 이름이에요: {got}. 바꿀 수 있는 것: {known}.",
-        "err_plot_mask_shape": "mask는 점수와 같은 모양 {shape}의 불리언 배열이어야 해요. 받은 dtype: {dtype}, 받은 모양: {got}.",
-        "err_plot_mask_row": "mask가 쿼리 {row}번에서 모든 키를 가려요. mask의 행마다 True가 하나 이상 있어야 해요.",
         "err_plot_scores_finite": "mask가 True인 곳의 점수는 유한한 수여야 해요. 받은 값: {got}, 위치: {index}.",
         "err_plot_more_queries": "점수의 행(쿼리) 수가 열(키) 수보다 많으면 안 돼요. 쿼리 이름표는 키 이름표의 마지막 n_q개를 써요. 받은 모양: {shape}.",
         "err_plot_errors_dict": "{name}에는 0보다 큰 상대 오차를 담은, 비어 있지 않은 dict를 줘야 해요. 받은 값: {got}.",
@@ -1489,6 +1487,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "err_ab_zero": "a와 b에 영벡터가 있으면 안 돼요. 영벡터에는 각도가 없어요.",
         "err_ab_overflow": "a·b나 벡터의 길이가 float64의 범위를 넘어요. a와 b의 가장 큰 항목: {a}, {b}. 값을 줄여 주세요(각도는 그대로예요).",
         "err_weights_v": "weights의 모양 (n_k,)과 v의 모양 (n_k, d_v)에서 n_k가 같아야 해요. 지금 weights의 모양 {w}, v의 모양 {v}.",
+        "err_pipeline_weight": "{name}의 모양은 모양 {x}인 x에 곱할 수 있게 (d_model, d) = ({d_model}, d)이어야 해요. 지금 모양: {got}.",
+        "err_pipeline_qk": "w_q와 w_k의 모양 (d_model, d_k)이 같아야 해요. 지금 w_q의 모양 {w_q}, w_k의 모양 {w_k}.",
         # --- issue 37: 15강, 인덕션 헤드 ---
         "p_l15_step": "학습 스텝",
         "p_l15_loss": "손실(nat)",

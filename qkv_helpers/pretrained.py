@@ -42,8 +42,8 @@ from typing import NamedTuple
 import numpy as np
 
 from . import _validate as validate
+from ._text import t
 from .attention import MultiHeadAttention
-from .lang import t
 from .layer_norm import LayerNorm
 
 __all__ = [

@@ -13,8 +13,8 @@ from typing import NamedTuple
 import numpy as np
 
 from . import _validate as validate
+from ._text import t
 from .attention import softmax
-from .lang import t
 
 __all__ = ["DotProduct", "QueryScores", "dot_and_angle", "query_scores", "vector_from_angle"]
 

@@ -50,7 +50,6 @@ __all__ = [
     "apply",
     "font_families",
     "korean_font_name",
-    "korean_font_path",
 ]
 
 # --- colours ---------------------------------------------------------------
@@ -107,7 +106,7 @@ _LATIN_FALLBACK = "DejaVu Sans"
 _PACKAGE_WITH_FONTS = "koreanize_matplotlib"
 
 # State kept between calls, so that a second apply() is cheap.
-_state: dict[str, object] = {"fonts_done": False, "path": None, "family": None}
+_state: dict[str, object] = {"fonts_done": False, "family": None}
 
 
 def _packaged_font_files() -> list[Path]:
@@ -131,16 +130,6 @@ def _installed_families() -> set[str]:
     return {entry.name for entry in font_manager.fontManager.ttflist}
 
 
-def _font_file(family: str) -> str | None:
-    """The file matplotlib uses for a regular-weight *family*, or None if not installed."""
-    try:
-        return font_manager.findfont(
-            font_manager.FontProperties(family=family), fallback_to_default=False
-        )
-    except ValueError:
-        return None
-
-
 def _setup_fonts() -> None:
     """Register the Korean font once and remember which one is in use."""
     packaged = _packaged_font_files()
@@ -148,15 +137,12 @@ def _setup_fonts() -> None:
         font_manager.fontManager.addfont(str(path))
     installed = _installed_families()
     family = None
-    path = None
     if KOREAN_FONT in installed:
-        regular = [p for p in packaged if p.name == KOREAN_FONT + ".ttf"]
         family = KOREAN_FONT
-        path = str(regular[0]) if regular else _font_file(KOREAN_FONT)
     else:
         for name in SYSTEM_KOREAN_FONTS:
             if name in installed:
-                family, path = name, _font_file(name)
+                family = name
                 break
     if family is None:
         warnings.warn(
@@ -167,7 +153,7 @@ def _setup_fonts() -> None:
             UserWarning,
             stacklevel=4,
         )
-    _state.update(fonts_done=True, family=family, path=path)
+    _state.update(fonts_done=True, family=family)
 
 
 def korean_font_name() -> str | None:
@@ -182,21 +168,6 @@ def korean_font_name() -> str | None:
     if not _state["fonts_done"]:
         _setup_fonts()
     return _state["family"]  # type: ignore[return-value]
-
-
-def korean_font_path() -> str | None:
-    """Path of the font file used for Hangul, or None if no Korean font is installed.
-
-    Examples
-    --------
-    >>> from pathlib import Path
-    >>> from qkv_helpers import style
-    >>> Path(style.korean_font_path()).name
-    'NanumGothic.ttf'
-    """
-    if not _state["fonts_done"]:
-        _setup_fonts()
-    return _state["path"]  # type: ignore[return-value]
 
 
 def font_families() -> list[str]:

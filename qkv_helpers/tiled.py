@@ -26,6 +26,7 @@ one); its point is the memory, and the idea. The work it does is counted apart, 
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import NamedTuple
 
@@ -60,7 +61,7 @@ def online_softmax_start(shape_rows, d_v: int, dtype=np.float64) -> OnlineSoftma
                               np.zeros((*shape_rows, d_v), dtype))
 
 
-@validate.by(validate.online_update_args)
+@validate.by(functools.partial(validate.online_update_args, state_type=OnlineSoftmaxState))
 def online_softmax_update(state: OnlineSoftmaxState, scores, v_block) -> OnlineSoftmaxState:
     """Take in one block of keys: ``scores (..., n_q, block)``, ``v_block (..., block, d_v)``.
 

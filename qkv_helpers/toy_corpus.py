@@ -51,7 +51,7 @@ from typing import NamedTuple
 import numpy as np
 
 from . import _validate as validate
-from .lang import t
+from ._text import t
 
 __all__ = [
     "ADJECTIVES",

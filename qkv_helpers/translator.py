@@ -30,10 +30,10 @@ from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
-from threadpoolctl import threadpool_limits
 
 from . import _validate as validate
 from . import backprop as bp
+from ._threads import threadpool_limits
 from .attention import scaled_dot_product_attention
 from .decoding import sinusoidal_positions
 from .masks import causal_mask

@@ -15,14 +15,14 @@ share an expensive, once-per-process result are put in one xdist group here, so 
 result is computed once per run, on one worker, instead of once per worker:
 
 - the English student copy of a lesson, executed once (``test_checks_lazy.lesson_run``) and
-  reused by the lazy-student test and the checker contract (``tests/test_checks.py``):
+  reused by the lazy-student test and the checker contract (``tests/classroom/test_checks.py``):
   group ``lesson-<stem>``;
 - a lesson's two notebooks under strict nbval (their cells run in order, in one kernel per
   notebook) join that group too: the lazy student's Run All in this run
   (``test_shipped_notebook_after_run_all_shows_no_answer[...-fresh]``) is moved after the
   notebook's cells, and reads the outputs nbval's kernel just gave (:func:`nbval_outputs`)
   instead of executing the notebook again;
-- tests/test_classroom.py, whose module fixtures build the student copies, the slide decks
+- tests/tooling/test_classroom.py, whose module fixtures build the student copies, the slide decks
   and the site once for all lessons: group ``module-test_classroom``.
 
 Everything else goes to whichever worker is free. Tests write only below ``tmp_path``
@@ -69,7 +69,7 @@ LESSON_RUN_MODULES = {"test_checks_lazy", "test_checks"}
 ONE_WORKER_MODULES = {"test_classroom", "test_course_package"}
 _STEM_PARAM = re.compile(r"\[(\d\d_[A-Za-z0-9_]+?)(?:-[^\]]*)?\]$")
 # The lazy student's Run All in this run: it reads the outputs of the notebook's nbval cells.
-_FRESH_RUN_ALL = re.compile(r"^tests/test_checks_lazy\.py::"
+_FRESH_RUN_ALL = re.compile(r"^tests/classroom/test_checks_lazy\.py::"
                             r"test_shipped_notebook_after_run_all_shows_no_answer"
                             r"\[(\d\d_[A-Za-z0-9_]+)-(ko|en)-fresh\]$")
 
@@ -77,7 +77,7 @@ _FRESH_RUN_ALL = re.compile(r"^tests/test_checks_lazy\.py::"
 def notebook_read_by(nodeid: str) -> str | None:
     """The notebook (as nbval's node ids name it) whose nbval outputs a test reads, or None.
 
-    >>> notebook_read_by("tests/test_checks_lazy.py::"
+    >>> notebook_read_by("tests/classroom/test_checks_lazy.py::"
     ...                  "test_shipped_notebook_after_run_all_shows_no_answer[03_scaling-ko-fresh]")
     'notebooks/ko/03_scaling.ipynb'
     """
@@ -88,11 +88,11 @@ def notebook_read_by(nodeid: str) -> str | None:
 def xdist_group_of(nodeid: str) -> str | None:
     """The group of a test, from its node id (see the module's docstring), or None.
 
-    ``tests/test_checks.py::test_every_exercise_check_keeps_the_contract[03_scaling-0]`` is
-    in ``lesson-03_scaling``, every test of tests/test_classroom.py in
+    ``tests/classroom/test_checks.py::test_every_exercise_check_keeps_the_contract[03_scaling-0]``
+    is in ``lesson-03_scaling``, every test of tests/tooling/test_classroom.py in
     ``module-test_classroom``, every cell of ``notebooks/ko/03_scaling.ipynb`` (and of
     notebooks/en/03_scaling.ipynb) in ``lesson-03_scaling`` too,
-    ``tests/test_softmax.py::test_rows_sum_to_one`` in none.
+    ``tests/core/test_softmax.py::test_rows_sum_to_one`` in none.
     """
     path, _, rest = nodeid.partition("::")
     if path.endswith(".ipynb"):  # nbval: a notebook's cells run in order, in one kernel

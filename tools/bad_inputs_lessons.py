@@ -11,7 +11,7 @@ Covered: ``similarity``, ``score_scale``, ``weighted_sum``, ``examples``, ``pipe
 ``qkv_helpers.widgets``; and (:func:`cases_lessons_11_13`) ``positions``, ``grouped_query``,
 ``masks.sliding_window_mask``, ``PagedKVCache``, ``tiled``'s tiled attention and online
 softmax, ``long_context``, ``pretrained`` and lesson 09's measurements in ``kv_cache.experiments``.
-(Attention, masks, the KV cache and the decoder have their own, tests/test_bad_inputs_core.py.)
+(Attention, masks, the KV cache and the decoder have their own, tests/core/test_bad_inputs_core.py.)
 
 Each case calls one entry point with one argument replaced by a bad value and is classed:
 
@@ -22,7 +22,7 @@ Each case calls one entry point with one argument replaced by a bad value and is
 
 A case may carry a ``correct`` check for inputs that are odd but allowed (huge or tiny
 values): returning a result that passes it counts as ``ours`` (a right answer).
-tests/test_bad_input_lessons.py runs every case and requires ``ours``.
+tests/classroom/test_bad_input_lessons.py runs every case and requires ``ours``.
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ The sum, rounded up to 5 minutes, is the lesson's **full** time (a class that do
 notebook together). A **demo** time is for a teacher who shows the lesson on the projector:
 half the reading (the teacher summarises), half a minute per code cell, ``DEMO_WIDGET_MINUTES``
 per widget and no exercises. Session plans in the teacher guides use these two numbers and
-nothing else (``tests/test_lesson_time.py`` checks that they fit their slots).
+nothing else (``tests/tooling/test_lesson_time.py`` checks that they fit their slots).
 """
 
 from __future__ import annotations

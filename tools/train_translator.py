@@ -2,7 +2,7 @@
 
 Writes ``qkv_helpers/data/translator.npz`` (read by lessons 08 and 09 through
 ``qkv_helpers.translator.load_trained``) and prints the training curve. Training is
-deterministic: ``tests/test_translator.py`` checks that it reproduces the file.
+deterministic: ``tests/core/test_translator.py`` checks that it reproduces the file.
 """
 
 import sys

@@ -42,7 +42,6 @@ __all__ = [
     "format_bytes",
     "kv_cache_bytes",
     "predicted_speedup",
-    "smallest_batch_exceeding",
     "step_flops",
     "step_flops_by_part",
 ]
@@ -78,22 +77,6 @@ def kv_cache_bytes(layers: int, kv_heads: int, head_dim: int, tokens: int, batch
     batch = validate.integer(batch, "batch", 1)
     bytes_per_value = validate.integer(bytes_per_value, "bytes_per_value", 1)
     return 2 * layers * kv_heads * head_dim * tokens * batch * bytes_per_value
-
-
-def smallest_batch_exceeding(bytes_per_sequence: int, limit_bytes: int) -> int:
-    """The smallest batch whose cache, ``batch · bytes_per_sequence``, is more than ``limit_bytes``.
-
-    Lesson 09: Llama-2-7B's cache for one 4096-token sequence (2 GiB) against its fp16
-    weight matrices (12.55 GiB) — the cache is the larger only from batch 7 on.
-
-    >>> smallest_batch_exceeding(2 * 2**30, 13_476_831_232)
-    7
-    >>> smallest_batch_exceeding(4, 8), smallest_batch_exceeding(4, 7)
-    (3, 2)
-    """
-    per = validate.integer(bytes_per_sequence, "bytes_per_sequence", low=1)
-    limit = _count(limit_bytes, "limit_bytes")
-    return limit // per + 1
 
 
 def format_bytes(n: int) -> str:

@@ -6,10 +6,7 @@
 - :class:`CachedDecoder` decodes **one token per call** of :meth:`CachedDecoder.step`,
   keeping a :class:`~qkv_helpers.kv_cache.KVCache` per layer, so the lesson's "next
   token" button can show the cache growing. It makes the same tokens, FLOPs and cache
-  bytes as ``TinyTransformer.generate`` (a test checks). :func:`cache_growth` measures
-  the cache's arrays after every step.
-- :func:`measure_speedup` times cached and uncached generation for several lengths and
-  sets the measured speed-up beside the FLOP ratio and a per-step-overhead model.
+  bytes as ``TinyTransformer.generate`` (a test checks).
 
 numpy only.
 """
@@ -20,8 +17,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .. import _text as lang  # lang.t: loads the texts when a message is needed
 from .. import _validate as validate
-from .. import lang
 from ..decoding import TinyTransformer
 from ..long_context import measure_peak_memory
 from .arithmetic import StepTimeFit, fit_step_time, predicted_speedup, step_flops
@@ -32,15 +29,12 @@ __all__ = [
     "WORDS",
     "CachedDecoder",
     "DecodeStep",
-    "SpeedupMeasurement",
     "CacheMemory",
     "StepMemory",
     "StepTimes",
-    "cache_growth",
     "cache_memory",
     "is_increasing",
     "lesson_model",
-    "measure_speedup",
     "measure_step_times",
     "step_memory",
     "timing_model",
@@ -196,107 +190,6 @@ class CachedDecoder:
                           step_flops(context, context, **sizes), self.cache_bytes)
         self.steps.append(step)
         return step
-
-
-def cache_growth(model: TinyTransformer, prompt_ids, new_tokens: int
-                 ) -> tuple[np.ndarray, np.ndarray]:
-    """Decode with a cache and measure it after every step.
-
-    Returns
-    -------
-    tokens : numpy.ndarray, shape (new_tokens,)
-        Tokens kept in the cache after each step.
-    nbytes : numpy.ndarray, shape (new_tokens,)
-        Bytes of the kept keys and values after each step, as numpy reports them for the
-        arrays themselves (``keys.nbytes + values.nbytes``, summed over the layers).
-
-    Examples
-    --------
-    >>> cache_growth(lesson_model(), to_ids("The cat sat"), 3)
-    (array([3, 4, 5]), array([ 768, 1024, 1280]))
-    """
-    decoder = CachedDecoder(model, prompt_ids)
-    tokens, nbytes = [], []
-    for _ in range(validate.integer(new_tokens, "new_tokens", 1)):
-        decoder.step()
-        tokens.append(len(decoder))
-        nbytes.append(sum(c.keys.nbytes + c.values.nbytes for c in decoder.caches))
-    return np.array(tokens), np.array(nbytes)
-
-
-class SpeedupMeasurement(NamedTuple):
-    """Cached and uncached generation timed for several lengths (see :func:`measure_speedup`)."""
-
-    lengths: np.ndarray
-    """``(n,)``: tokens generated, T."""
-    seconds_cached: np.ndarray
-    """``(n,)``: time of generating T tokens with the cache (the fastest run)."""
-    seconds_uncached: np.ndarray
-    """``(n,)``: the same without the cache."""
-    flops_cached: np.ndarray
-    """``(n,)``: total FLOPs counted with the cache."""
-    flops_uncached: np.ndarray
-    """``(n,)``: total FLOPs counted without."""
-    fit: StepTimeFit
-    """Step time = overhead + seconds_per_flop · FLOPs, fitted to every run."""
-
-    @property
-    def speedup(self) -> np.ndarray:
-        """Measured: uncached over cached time."""
-        return self.seconds_uncached / self.seconds_cached
-
-    @property
-    def flop_ratio(self) -> np.ndarray:
-        """Theory: uncached over cached FLOPs."""
-        return self.flops_uncached / self.flops_cached
-
-    @property
-    def predicted(self) -> np.ndarray:
-        """Theory with the fitted per-step overhead."""
-        return predicted_speedup(self.fit, self.lengths, self.flops_cached,
-                                 self.flops_uncached)
-
-
-def measure_speedup(model: TinyTransformer, prompt_ids, lengths, repeats: int = 3
-                    ) -> SpeedupMeasurement:
-    """Time greedy generation of each length in ``lengths``, with and without the cache.
-
-    Each length runs ``repeats`` times per variant, the two interleaved, and the fastest
-    run counts: the one other work on the machine disturbed least. The FLOPs are those
-    counted by the model, which
-    :func:`~qkv_helpers.kv_cache.arithmetic.decoding_flops` predicts exactly.
-
-    Examples
-    --------
-    >>> m = measure_speedup(lesson_model(), [0, 1, 2], [4, 8], repeats=1)
-    >>> m.flops_uncached > m.flops_cached
-    array([ True,  True])
-    >>> bool((m.seconds_cached > 0).all())
-    True
-    """
-    lengths = validate.int_sequence(lengths, "lengths", low=1)  # (n,)
-    repeats = validate.integer(repeats, "repeats", 1)
-    model.generate(prompt_ids, 4)  # warm up
-    model.generate(prompt_ids, 4, use_cache=False)
-    seconds = {True: [], False: []}
-    flops = {True: [], False: []}
-    for t in lengths:
-        runs = {True: [], False: []}
-        counted = {}
-        for r in range(repeats):
-            for use_cache in ((True, False) if r % 2 == 0 else (False, True)):
-                gen = model.generate(prompt_ids, int(t), use_cache=use_cache)
-                runs[use_cache].append(gen.seconds)
-                counted[use_cache] = gen.flops  # the same in every repeat
-        for use_cache in (True, False):
-            seconds[use_cache].append(min(runs[use_cache]))
-            flops[use_cache].append(counted[use_cache])
-    cached_s, uncached_s = np.array(seconds[True]), np.array(seconds[False])  # (n,)
-    cached_f, uncached_f = np.array(flops[True]), np.array(flops[False])  # (n,)
-    fit = fit_step_time(np.concatenate([lengths, lengths]),
-                        np.concatenate([cached_f, uncached_f]),
-                        np.concatenate([cached_s, uncached_s]))
-    return SpeedupMeasurement(lengths, cached_s, uncached_s, cached_f, uncached_f, fit)
 
 
 # --- lesson 09, measured: what one step allocates, what the cache reserves, per-step time ---

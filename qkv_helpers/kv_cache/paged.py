@@ -20,7 +20,7 @@ import numbers
 import numpy as np
 
 from .. import _validate as validate
-from ..lang import t
+from .._text import t
 
 __all__ = ["PagedKVCache"]
 
@@ -198,8 +198,3 @@ class PagedKVCache:
         """
         held = sum(len(table) for table in self._tables.values())
         return held * self.block_size * self.token_nbytes
-
-    @property
-    def pool_nbytes(self) -> int:
-        """Bytes of the whole pool, held or free: ``n_blocks · block_size · token_nbytes``."""
-        return self._k_pool.nbytes + self._v_pool.nbytes

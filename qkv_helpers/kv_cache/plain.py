@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _validate as validate
-from ..lang import t
+from .._text import t
 
 __all__ = ["KVCache"]
 

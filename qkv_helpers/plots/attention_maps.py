@@ -158,13 +158,8 @@ def plot_masked_scores(scores, mask, labels, *, ax: Axes | None = None,
     3
     """
     values = as_matrix(scores, "scores", finite=False)
-    mask = np.asarray(mask)
-    if mask.dtype != bool or mask.shape != values.shape:
-        raise ValueError(t("err_plot_mask_shape", shape=values.shape, dtype=mask.dtype,
-                           got=mask.shape))
+    mask = np.broadcast_to(validate.attention_mask(mask, values.shape), values.shape)
     annotate = validate.flag(annotate, "annotate")
-    if not mask.any(axis=1).all():
-        raise ValueError(t("err_plot_mask_row", row=int(np.argmin(mask.any(axis=1)))))
     if not np.isfinite(values[mask]).all():  # hidden cells may hold anything (e.g. -inf)
         i, j = np.argwhere(mask & ~np.isfinite(values))[0]
         raise ValueError(t("err_plot_scores_finite", got=values[i, j], index=(int(i), int(j))))
