@@ -15,6 +15,7 @@ import numpy as np
 
 from . import _validate as validate
 from .attention import softmax
+from .lang import t
 
 __all__ = ["PipelineSteps", "pipeline_steps"]
 
@@ -66,11 +67,10 @@ def pipeline_steps(x, w_q, w_k, w_v, mask=None) -> PipelineSteps:
                      for w, name in ((w_q, "w_q"), (w_k, "w_k"), (w_v, "w_v")))
     for w, name in ((w_q, "w_q"), (w_k, "w_k"), (w_v, "w_v")):
         if w.shape[0] != x.shape[1]:
-            raise ValueError(f"{name} must have shape (d_model, d) = ({x.shape[1]}, d) to "
-                             f"multiply x of shape {x.shape}, got {w.shape}")
+            raise ValueError(t("err_steps_w_rows", name=name, d_model=x.shape[1], x=x.shape,
+                               got=w.shape))
     if w_q.shape != w_k.shape:
-        raise ValueError(f"w_q and w_k must have the same shape (d_model, d_k), got "
-                         f"{w_q.shape} and {w_k.shape}")
+        raise ValueError(t("err_steps_wq_wk", q=w_q.shape, k=w_k.shape))
     with np.errstate(over="ignore", invalid="ignore"):
         q, k, v = x @ w_q, x @ w_k, x @ w_v  # (tokens, d_k), (tokens, d_k), (tokens, d_v)
         scores = q @ k.T  # (tokens, tokens)
@@ -80,12 +80,11 @@ def pipeline_steps(x, w_q, w_k, w_v, mask=None) -> PipelineSteps:
     if mask is not None:
         mask = np.asarray(mask)
         if mask.dtype != bool or mask.shape != scores.shape:
-            raise ValueError(f"mask must be a boolean array of shape {scores.shape}, got "
-                             f"dtype {mask.dtype} and shape {mask.shape}")
+            raise ValueError(t("err_plot_mask_shape", shape=scores.shape, dtype=mask.dtype,
+                               got=mask.shape))
         if not mask.any(axis=1).all():
             row = int(np.argmin(mask.any(axis=1)))
-            raise ValueError(f"mask hides every key from query {row}: each row of mask needs "
-                             f"at least one True (a query must attend to something)")
+            raise ValueError(t("err_plot_mask_row", row=row))
         weights = softmax(np.where(mask, scaled, -np.inf))  # (tokens, tokens)
     else:
         weights = softmax(scaled)  # (tokens, tokens)

@@ -14,6 +14,7 @@ from typing import NamedTuple
 import numpy as np
 
 from . import _validate as validate
+from .lang import t
 
 __all__ = ["MaxSubtraction", "exp_limit", "exp_underflow_limit", "fill_and_softmax",
            "max_subtraction_steps", "naive_softmax"]
@@ -132,12 +133,11 @@ def fill_and_softmax(scores, mask, fill=-np.inf) -> np.ndarray:
     scores = validate.array(scores, "scores", bools=False, empty=False)
     mask = np.asarray(mask)
     if mask.dtype != bool:
-        raise TypeError(f"mask must be a boolean array (True = may attend), got dtype {mask.dtype}")
+        raise TypeError(t("err_mask_dtype", dtype=mask.dtype))
     try:
         filled = np.where(mask, scores, scores.dtype.type(fill))  # (..., n_k)
     except ValueError:
-        raise ValueError(f"mask of shape {mask.shape} does not broadcast to scores of shape "
-                         f"{scores.shape}") from None
+        raise ValueError(t("err_mask_shape", shape=mask.shape, scores=scores.shape)) from None
     with np.errstate(invalid="ignore"):
         shifted = filled - filled.max(axis=-1, keepdims=True)  # NaN on an all −∞ row
         e = np.exp(shifted)  # (..., n_k)

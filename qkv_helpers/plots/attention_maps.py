@@ -74,9 +74,8 @@ def plot_attention_heatmap(weights, row_labels, col_labels=None, *, ax: Axes | N
     signed, annotate = validate.flag(signed, "signed"), validate.flag(annotate, "annotate")
     highlight_row = optional_index(highlight_row, "highlight_row", n_q)
     if not signed and (values.min() < 0.0 or values.max() > 1.0 + 1e-9):
-        raise ValueError(f"weights must be in 0..1 (attention weights) for this colour scale; "
-                         f"got values {values.min():.3g}..{values.max():.3g}. For scores "
-                         f"that may be negative or above 1, pass signed=True")
+        raise ValueError(t("err_heatmap_range", low=f"{values.min():.3g}",
+                           high=f"{values.max():.3g}"))
     ax = new_axes(ax, figsize=(1.0 + 0.75 * n_k, 0.8 + 0.6 * n_q))
     if signed:
         limit = float(np.abs(values).max()) or 1.0
