@@ -179,7 +179,10 @@ def test_the_new_korean_errors_end_with_a_period():
     start = keys.index("err_array_string")
     fragments = {"err_array_empty_shape", "err_int_digits", "err_choice_or_none",
                  "err_scale_overflow_wider",
-                 "err_positions_ragged"}
+                 "err_positions_ragged",
+                 "err_axis_rows_queries", "err_axis_columns_keys", "err_axis_rows_target",
+                 "err_axis_columns_source", "err_axis_rows_of_x", "err_axis_cache", "err_axis_keys",
+                 "err_axis_target_rows", "err_axis_source_columns"}
     for key in keys[start:]:
         if key.startswith("err_") and key not in fragments:
             assert table[key].endswith("."), (key, table[key])
@@ -189,7 +192,10 @@ def test_the_new_korean_errors_end_with_a_period():
 NOT_SENTENCES = {"err_array_empty_shape", "err_int_digits", "err_choice_or_none",
                  "err_scale_overflow_wider",
                  "err_positions_ragged", "err_int_positive", "err_int_range", "err_int_low",
-                 "err_int_high", "err_int_any", "err_need_shape", "check_solution_label"}
+                 "err_int_high", "err_int_any", "err_need_shape", "check_solution_label",
+                 "err_axis_rows_queries", "err_axis_columns_keys", "err_axis_rows_target",
+                 "err_axis_columns_source", "err_axis_rows_of_x", "err_axis_cache", "err_axis_keys",
+                 "err_axis_target_rows", "err_axis_source_columns"}
 
 
 def test_every_korean_message_ends_with_a_period():

@@ -217,7 +217,7 @@ def plot_cache_fill(values, capacity: int, *, tokens=None, n_heads: int | None =
         if rows % n_heads:
             raise ValueError(t("err_fill_heads", rows=rows, n_heads=n_heads))
     if tokens is not None:
-        tokens = check_labels(tokens, kept, "tokens", "cache")
+        tokens = check_labels(tokens, kept, "tokens", t("err_axis_cache"))
     if vmax is None:
         vmax = float(values.max()) if kept and values.max() > 0 else 1.0
     vmax = validate.real_number(vmax, "vmax", low=0.0, low_open=True)

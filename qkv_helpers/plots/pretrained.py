@@ -65,7 +65,7 @@ def plot_weight_vs_contribution(vn: ValueNorms, tokens, query: int) -> Figure:
     if all_weights.shape != contributions.shape or all_weights.shape[1] != len(norms):
         raise ValueError(t("err_vn_shapes", w=all_weights.shape, c=contributions.shape,
                            norms=norms.shape))
-    labels = check_labels(tokens, len(norms), "tokens", "keys")
+    labels = check_labels(tokens, len(norms), "tokens", t("err_axis_keys"))
     query = validate.integer(query, "query", 0, all_weights.shape[0] - 1)
     weights = all_weights[query]  # (n,)
     if contributions[query].sum() <= 0:

@@ -97,8 +97,8 @@ def _maps(weights, target, source, alignment):
                        shape="(heads, target tokens, source tokens)")
     if w.min() < 0 or w.max() > 1 + 1e-6:
         raise ValueError(t("err_cross_weights", got=w.shape))
-    target = check_labels(target, w.shape[1], "target", "target rows")
-    source = check_labels(source, w.shape[2], "source", "source columns")
+    target = check_labels(target, w.shape[1], "target", t("err_axis_target_rows"))
+    source = check_labels(source, w.shape[2], "source", t("err_axis_source_columns"))
     alignment = [] if alignment is None else [
         int(j) for j in validate.int_sequence(alignment, "alignment", min_len=0)]
     if len(alignment) > w.shape[1] or any(not 0 <= j < w.shape[2] for j in alignment):
