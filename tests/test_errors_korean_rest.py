@@ -163,7 +163,7 @@ SAMPLE = [  # (the call, the error, words of the Korean message: the argument fi
     (_more_new_tokens_than_context, ValueError, ["new_tokens", "new_tokens(5)", "context(3)"]),
     (_fit_of_different_lengths, ValueError, ["steps", "flops", "seconds", "(2,)", "(3,)"]),
     (_fit_without_steps, ValueError, ["steps", "모두 0", "넣어 주세요"]),
-    (_window_cache_two_tokens, ValueError, ["k", "(2, 1, 4)", "(2, 2, 4)"]),
+    (_window_cache_two_tokens, ValueError, ["k", "(2, 1, 4)", "(2, 2, 4)", "토큰 하나만"]),
     (_loglog_of_zero, ValueError, ["x", "y", "0보다 커야"]),
     (_request_longer_than_max_len, ValueError, ["lengths", "max_len = 64", "100"]),
     (_sliding_window_mask_without_window, TypeError,
