@@ -227,3 +227,14 @@ def test_the_rope_explorer_range_comes_from_its_constant():
     from qkv_helpers.widgets import positions
     message = _raised(_rope_explorer_far_away, ValueError, "ko")
     assert f"0..{positions.MAX_POSITION}" in message, message
+
+
+def test_check_merged_halves_refuses_scores_that_are_not_one_row():
+    """Its bare ``raise ValueError`` (control flow inside a try) became an if: the same
+    feedback for scores that are not one row, or not numbers."""
+    from qkv_helpers.checks.lesson_13 import check_merged_halves
+    for scores in (np.ones((2, 2)), "a, b", None):
+        feedback = check_merged_halves(np.ones(2), scores, np.ones((2, 2)))
+        assert not feedback.ok and feedback.key == "check_not_numbers", (scores, feedback)
+    right = check_merged_halves(np.ones(2), np.zeros(2), np.ones((2, 2)))
+    assert right.ok, right
