@@ -140,7 +140,7 @@ def scaled_dot_product_attention(q, k, v, mask=None, scale=None) -> AttentionRes
     weights = softmax.unchecked(scores, out=scores)  # (..., n_q, n_k), rows sum to 1
     output = weights @ v  # (..., n_q, d_v): each query's weighted sum of values
     output = output.astype(v.dtype, copy=False)  # float16 in, float16 out
-    validate.finite_product(output, "the output weights·v", v=v)
+    validate.finite_product(output, t("err_what_output_weights_v"), v=v)
     return AttentionResult(output, weights.astype(q.dtype, copy=False))
 
 
@@ -193,7 +193,7 @@ class MultiHeadAttention:
     def __init__(self, d_model: int, n_heads: int, seed: int = 0, bias: bool = True,
                  dtype=np.float64):
         d_model = validate.integer(d_model, "d_model", 1, 2**14,
-                                   why="its weight matrices hold d_model² numbers")
+                                   why=t("err_why_mha_weights"))
         n_heads = validate.heads(d_model, n_heads)
         rng = np.random.default_rng(validate.seed(seed))
         bias = validate.flag(bias, "bias")

@@ -75,7 +75,7 @@ def pipeline_steps(x, w_q, w_k, w_v, mask=None) -> PipelineSteps:
         q, k, v = x @ w_q, x @ w_k, x @ w_v  # (tokens, d_k), (tokens, d_k), (tokens, d_v)
         scores = q @ k.T  # (tokens, tokens)
     validate.finite_result(np.concatenate([q.ravel(), v.ravel(), scores.ravel()]),
-                  "Q, V or the scores Q·Kᵀ", "x, w_q, w_k and w_v")
+                  t("err_what_q_v_scores"), t("err_names_x_w"))
     scaled = scores / math.sqrt(q.shape[1])  # (tokens, tokens)
     if mask is not None:
         mask = np.asarray(mask)
@@ -90,5 +90,5 @@ def pipeline_steps(x, w_q, w_k, w_v, mask=None) -> PipelineSteps:
         weights = softmax(scaled)  # (tokens, tokens)
     with np.errstate(over="ignore", invalid="ignore"):
         output = weights @ v  # (tokens, d_v)
-    validate.finite_result(output, "the output weights·V", "x and w_v")
+    validate.finite_result(output, t("err_what_output_weights_V"), t("err_names_x_w_v"))
     return PipelineSteps(x, q, k, v, scores, scaled, weights, output)

@@ -54,8 +54,9 @@ def sinusoidal_positions(n_positions: int, d_model: int, dtype=np.float32) -> np
            [ 0.841,  0.54 ,  0.01 ,  1.   ],
            [ 0.909, -0.416,  0.02 ,  1.   ]], dtype=float32)
     """
-    n_positions = validate.integer(n_positions, "n_positions", 1, 2**24, why="one row per position")
-    d_model = validate.integer(d_model, "d_model", 1, 2**14, why="one column per dimension")
+    n_positions = validate.integer(n_positions, "n_positions", 1, 2**24,
+                                   why=t("err_why_position_rows"))
+    d_model = validate.integer(d_model, "d_model", 1, 2**14, why=t("err_why_dimension_columns"))
     dtype = validate.float_dtype(dtype)
     pos = np.arange(n_positions)[:, None]  # (n_positions, 1)
     freq = 10000.0 ** (-np.arange(0, d_model, 2) / d_model)  # (ceil(d_model / 2),)

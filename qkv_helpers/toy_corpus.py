@@ -398,7 +398,7 @@ def make_corpus(n_train: int = 3000, n_valid: int = 200, n_heldout: int = 200,
     >>> corpus.train == make_corpus(n_train=50, n_valid=5, n_heldout=5).train
     True
     """
-    why = "sentences of a toy grammar"
+    why = t("err_why_toy_sentences")
     n_train = validate.integer(n_train, "n_train", 1, 100_000, why=why)
     n_valid = validate.integer(n_valid, "n_valid", 1, 100_000, why=why)
     n_heldout = validate.integer(n_heldout, "n_heldout", 1, 100_000, why=why)

@@ -182,7 +182,13 @@ def test_the_new_korean_errors_end_with_a_period():
                  "err_positions_ragged",
                  "err_axis_rows_queries", "err_axis_columns_keys", "err_axis_rows_target",
                  "err_axis_columns_source", "err_axis_rows_of_x", "err_axis_cache", "err_axis_keys",
-                 "err_axis_target_rows", "err_axis_source_columns"}
+                 "err_axis_target_rows", "err_axis_source_columns",
+                 "err_why_head_keys", "err_why_key_numbers", "err_why_reserved",
+                 "err_why_toy_sentences", "err_why_mha_weights",
+                 "err_why_position_rows", "err_why_dimension_columns",
+                 "err_what_output_weights_v", "err_what_output_weights_V",
+                 "err_what_weighted_sum", "err_names_weights_v",
+                 "err_what_q_v_scores", "err_names_x_w", "err_names_x_w_v"}
     for key in keys[start:]:
         if key.startswith("err_") and key not in fragments:
             assert table[key].endswith("."), (key, table[key])
@@ -195,7 +201,13 @@ NOT_SENTENCES = {"err_array_empty_shape", "err_int_digits", "err_choice_or_none"
                  "err_int_high", "err_int_any", "err_need_shape", "check_solution_label",
                  "err_axis_rows_queries", "err_axis_columns_keys", "err_axis_rows_target",
                  "err_axis_columns_source", "err_axis_rows_of_x", "err_axis_cache", "err_axis_keys",
-                 "err_axis_target_rows", "err_axis_source_columns"}
+                 "err_axis_target_rows", "err_axis_source_columns",
+                 "err_why_head_keys", "err_why_key_numbers", "err_why_reserved",
+                 "err_why_toy_sentences", "err_why_mha_weights",
+                 "err_why_position_rows", "err_why_dimension_columns",
+                 "err_what_output_weights_v", "err_what_output_weights_V",
+                 "err_what_weighted_sum", "err_names_weights_v",
+                 "err_what_q_v_scores", "err_names_x_w", "err_names_x_w_v"}
 
 
 def test_every_korean_message_ends_with_a_period():

@@ -238,3 +238,21 @@ def test_check_merged_halves_refuses_scores_that_are_not_one_row():
         assert not feedback.ok and feedback.key == "check_not_numbers", (scores, feedback)
     right = check_merged_halves(np.ones(2), np.zeros(2), np.ones((2, 2)))
     assert right.ok, right
+
+
+@pytest.mark.parametrize("language", ["en", "ko"])
+def test_the_reason_inside_a_message_is_in_the_lessons_language(language):
+    """Pieces put inside other messages (why a size is limited, what overflowed) come from
+    the tables too: a Korean message has no English clause inside."""
+    from qkv_helpers.attention_steps import pipeline_steps
+    big = np.full((2, 2), 1e200)
+    cases = [(lambda: qk.KVCache(n_heads=10**5, head_dim=4, capacity=8), ValueError,
+              {"en": "a head's keys each", "ko": "헤드마다 키를 따로 저장해요"}),
+             (lambda: pipeline_steps(big, np.eye(2), np.eye(2), np.eye(2)), ValueError,
+              {"en": "Q, V or the scores Q·Kᵀ", "ko": "Q, V나 점수 Q·Kᵀ"}),
+             (lambda: qk.toy_corpus.make_corpus(n_train=10**6), ValueError,
+              {"en": "sentences of a toy grammar", "ko": "장난감 문법의 문장 수"})]
+    for trigger, error, words in cases:
+        message = _raised(trigger, error, language)
+        assert words[language] in message, message
+        assert bool(HANGUL.search(message)) == (language == "ko"), message
