@@ -14,6 +14,7 @@ from typing import NamedTuple
 import numpy as np
 
 from . import _validate as validate
+from ._text import t
 from ._validate import ScoresOverflowError
 
 __all__ = [
@@ -153,7 +154,7 @@ def attention_unchecked(q, k, v, mask=None, scale=None) -> AttentionResult:
     weights = softmax_unchecked(scores, out=scores)  # (..., n_q, n_k), rows sum to 1
     output = weights @ v  # (..., n_q, d_v): each query's weighted sum of values
     output = output.astype(v.dtype, copy=False)  # float16 in, float16 out
-    validate.finite_product(output, "the output weights·v", v=v)
+    validate.finite_product(output, t("err_what_output_weights_v"), v=v)
     return AttentionResult(output, weights.astype(q.dtype, copy=False))
 
 
@@ -206,7 +207,7 @@ class MultiHeadAttention:
     def __init__(self, d_model: int, n_heads: int, seed: int = 0, bias: bool = True,
                  dtype=np.float64):
         d_model = validate.integer(d_model, "d_model", 1, 2**14,
-                                   why="its weight matrices hold d_model² numbers")
+                                   why=t("err_why_mha_weights"))
         n_heads = validate.heads(d_model, n_heads)
         rng = np.random.default_rng(validate.seed(seed))
         bias = validate.flag(bias, "bias")
@@ -232,18 +233,15 @@ class MultiHeadAttention:
         d_model = weights[0].shape[0]
         for w, name in zip(weights, names):
             if w.shape != (d_model, d_model):
-                raise ValueError(
-                    f"{name} must have shape (d_model, d_model) = ({d_model}, {d_model}) "
-                    f"(d_model from w_q's rows), got {w.shape}"
-                )
+                raise ValueError(t("err_mha_weight_shape", name=name, d_model=d_model,
+                                   got=w.shape))
         biases = []
         for b, name in zip((b_q, b_k, b_v, b_o), ("b_q", "b_k", "b_v", "b_o")):
             if b is not None:
                 b = validate.array(b, name, bools=False, empty=False)
                 if b.shape != (d_model,):
-                    raise ValueError(
-                        f"{name} must have shape (d_model,) = ({d_model},), got {b.shape}"
-                    )
+                    raise ValueError(t("err_mha_bias_shape", name=name, d_model=d_model,
+                                       got=b.shape))
             biases.append(b)
         n_heads = validate.heads(d_model, n_heads)
         dtype = np.result_type(*weights, *[b for b in biases if b is not None])
@@ -270,17 +268,16 @@ class MultiHeadAttention:
     def split_heads(self, x: np.ndarray) -> np.ndarray:
         """``(..., tokens, d_model)`` → ``(..., n_heads, tokens, head_dim)``."""
         if np.ndim(x) < 2 or np.shape(x)[-1] != self.d_model:
-            raise ValueError(f"x must have shape (..., tokens, d_model) = (..., tokens, "
-                             f"{self.d_model}) to split into {self.n_heads} heads of "
-                             f"{self.head_dim}, got {np.shape(x)}")
+            raise ValueError(t("err_split_heads", d_model=self.d_model, n_heads=self.n_heads,
+                               head_dim=self.head_dim, got=np.shape(x)))
         *batch, n, _ = x.shape
         return x.reshape(*batch, n, self.n_heads, self.head_dim).swapaxes(-2, -3)
 
     def merge_heads(self, x: np.ndarray) -> np.ndarray:
         """``(..., n_heads, tokens, head_dim)`` → ``(..., tokens, d_model)``."""
         if np.ndim(x) < 3 or np.shape(x)[-3] != self.n_heads or np.shape(x)[-1] != self.head_dim:
-            raise ValueError(f"x must have shape (..., n_heads, tokens, head_dim) = (..., "
-                             f"{self.n_heads}, tokens, {self.head_dim}), got {np.shape(x)}")
+            raise ValueError(t("err_merge_heads", n_heads=self.n_heads, head_dim=self.head_dim,
+                               got=np.shape(x)))
         *batch, _, n, _ = x.shape
         return x.swapaxes(-2, -3).reshape(*batch, n, self.d_model)
 
@@ -353,11 +350,10 @@ class MultiHeadAttention:
         try:
             heads, weights = attention_unchecked(q, k, v, mask)  # (..., n_heads, n_q, head_dim)
         except ScoresOverflowError as err:  # say which of the learner's arguments it was
-            which = "x_q holds" if x_kv is None else "x_q and x_kv hold"
-            raise ScoresOverflowError(
-                f"{which} numbers too large for attention in {self.dtype} "
-                f"(largest |x_q| = {float(np.abs(x_q).max()):.3g}): {err}"
-            ) from None
+            which = "err_mha_overflow_self" if x_kv is None else "err_mha_overflow_cross"
+            raise ScoresOverflowError(t(which, dtype=self.dtype,
+                                        largest=f"{float(np.abs(x_q).max()):.3g}",
+                                        err=err)) from None
         return AttentionResult(self._output(heads), weights)
 
     # The same, without the checks: for the decoder and the other entry points, whose

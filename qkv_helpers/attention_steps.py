@@ -14,6 +14,7 @@ from typing import NamedTuple
 import numpy as np
 
 from . import _validate as validate
+from ._text import t
 from .attention import softmax
 
 __all__ = ["PipelineSteps", "pipeline_steps"]
@@ -67,11 +68,11 @@ def pipeline_steps(x, w_q, w_k, w_v, mask=None) -> PipelineSteps:
         q, k, v = x @ w_q, x @ w_k, x @ w_v  # (tokens, d_k), (tokens, d_k), (tokens, d_v)
         scores = q @ k.T  # (tokens, tokens)
     validate.finite_result(np.concatenate([q.ravel(), v.ravel(), scores.ravel()]),
-                  "Q, V or the scores Q·Kᵀ", "x, w_q, w_k and w_v")
+                  t("err_what_q_v_scores"), t("err_names_x_w"))
     scaled = scores / math.sqrt(q.shape[1])  # (tokens, tokens)
     masked = scaled if mask is None else np.where(mask, scaled, -np.inf)  # exp(-inf) = 0
     weights = softmax(masked)  # (tokens, tokens), masked weights exactly 0
     with np.errstate(over="ignore", invalid="ignore"):
         output = weights @ v  # (tokens, d_v)
-    validate.finite_result(output, "the output weights·V", "x and w_v")
+    validate.finite_result(output, t("err_what_output_weights_V"), t("err_names_x_w_v"))
     return PipelineSteps(x, q, k, v, scores, scaled, weights, output)

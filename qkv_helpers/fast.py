@@ -23,6 +23,7 @@ import math
 import numpy as np
 
 from . import _validate as validate
+from ._text import t
 from ._validate import ScoresOverflowError
 
 LOG2_E = math.log2(math.e)
@@ -84,7 +85,8 @@ def blocked_attention(q, k, v, mask=None, scale=None, block_size: int | None = N
     q, k, v, mask, scale = _checked(q, k, v, mask, scale)
     if block_size is not None and (isinstance(block_size, bool)
                                    or not isinstance(block_size, int) or block_size < 1):
-        raise ValueError(f"block_size must be a positive integer, got {block_size!r}")
+        raise ValueError(t("err_int_needed", name="block_size", needs=t("err_int_positive"),
+                           got=repr(block_size)))
     n_q, d_k, n_k, d_v = *q.shape[-2:], k.shape[-2], v.shape[-1]
     shapes = [q.shape[:-2], k.shape[:-2], v.shape[:-2]]
     if mask is not None:
@@ -139,10 +141,8 @@ def blocked_attention(q, k, v, mask=None, scale=None, block_size: int | None = N
             if shift:
                 row_max = s.max(axis=-1, keepdims=True)  # (heads, rows, 1)
                 if not np.isfinite(row_max).all():
-                    raise ScoresOverflowError(
-                        "the scores q·kᵀ·scale overflowed to infinity or became NaN: q and k "
-                        f"hold numbers too large for dtype {s.dtype} (largest score "
-                        f"{row_max.max()})")
+                    raise ScoresOverflowError(t("err_scores_overflow", dtype=s.dtype,
+                                                largest=row_max.max()))
                 s -= row_max
             np.exp2(s, out=s)
             # Normalise the output (d_v numbers a row) instead of the weights (end a row).
@@ -168,8 +168,7 @@ def one_query_attention(q, k, v, scale=None) -> np.ndarray:
     """
     q, k, v, _, scale = _checked(q, k, v, None, scale)
     if q.shape[-2] != 1:
-        raise ValueError(f"q must hold one query, shape (..., 1, d_k); got shape {q.shape} "
-                         f"({q.shape[-2]} queries): use blocked_attention")
+        raise ValueError(t("err_one_query", got=q.shape, n=q.shape[-2]))
     return _one_query_attention(q, k, v, scale)
 
 
@@ -185,9 +184,7 @@ def _one_query_attention(q, k, v, scale: float) -> np.ndarray:
         s = (q.astype(work, copy=False) * scale) @ k.astype(work, copy=False).swapaxes(-1, -2)
     row_max = s.max(axis=-1, keepdims=True)  # (..., 1, 1)
     if not np.isfinite(row_max).all():
-        raise ScoresOverflowError(
-            "the scores q·kᵀ·scale overflowed to infinity or became NaN: q and k hold "
-            f"numbers too large for dtype {s.dtype} (largest score {row_max.max()})")
+        raise ScoresOverflowError(t("err_scores_overflow", dtype=s.dtype, largest=row_max.max()))
     s -= row_max
     np.exp(s, out=s)  # (..., 1, n_k)
     out = s @ v.astype(work, copy=False)  # (..., 1, d_v)
@@ -199,9 +196,8 @@ def _one_query_attention(q, k, v, scale: float) -> np.ndarray:
 
 def _require_finite_output(out: np.ndarray, v: np.ndarray) -> None:
     if not np.isfinite(out).all():
-        raise ScoresOverflowError(
-            f"the output exp(scores)·v overflowed to infinity in {out.dtype} (largest |v| = "
-            f"{float(np.abs(v).max()):.3g}): v holds numbers too large for this dtype")
+        raise ScoresOverflowError(t("err_output_overflow", dtype=out.dtype,
+                                    largest=f"{float(np.abs(v).max()):.3g}"))
 
 
 def decoder_attention(q, k, v, causal: bool) -> np.ndarray:

@@ -23,6 +23,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from . import _text
 from . import _validate as validate
 from .attention import scaled_dot_product_attention
 from .kv_cache import KVCache, PagedKVCache, SlidingWindowKVCache
@@ -190,9 +191,9 @@ def loglog_slope(x, y) -> float:
     x = validate.array(x, "x")
     y = validate.array(y, "y")
     if x.shape != y.shape or x.ndim != 1 or x.size < 2:
-        raise ValueError(f"x and y must be 1-D of the same length >= 2, got {x.shape}, {y.shape}")
+        raise ValueError(_text.t("err_xy_lengths", x=x.shape, y=y.shape))
     if (x <= 0).any() or (y <= 0).any():
-        raise ValueError("x and y must be > 0 to take logarithms")
+        raise ValueError(_text.t("err_xy_positive", x=f"{x.min():g}", y=f"{y.min():g}"))
     return float(np.polyfit(np.log(x), np.log(y), 1)[0])
 
 
@@ -284,8 +285,7 @@ def online_softmax_trace(scores, v, block_size: int) -> list[OnlineStep]:
     v = validate.array(v, "v", min_ndim=2)
     block_size = validate.integer(block_size, "block_size", 1)
     if scores.ndim != 1 or v.shape[0] != scores.shape[0]:
-        raise ValueError(f"scores must be (n_k,) and v (n_k, d_v), got {scores.shape} "
-                         f"and {v.shape}")
+        raise ValueError(_text.t("err_trace_shapes", scores=scores.shape, v=v.shape))
     state = online_softmax_start((1,), v.shape[1], np.result_type(scores, v))
     steps = []
     for start in range(0, scores.size, block_size):
@@ -326,8 +326,7 @@ def windowed_decoding(q, k, v, window: int) -> WindowedDecoding:
     k = validate.array(k, "k", min_ndim=3, bools=False, empty=False)
     v = validate.array(v, "v", min_ndim=3, bools=False, empty=False)
     if not (q.ndim == k.ndim == v.ndim == 3 and q.shape[:2] == k.shape[:2] == v.shape[:2]):
-        raise ValueError(f"q, k, v must be (n_heads, n, d) with the same n_heads and n, got "
-                         f"{q.shape}, {k.shape}, {v.shape}")
+        raise ValueError(_text.t("err_window_qkv", q=q.shape, k=k.shape, v=v.shape))
     n_heads, n, _ = q.shape
     dtype = np.result_type(q, k, v)
     window_cache = SlidingWindowKVCache(n_heads, k.shape[2], window, dtype)
@@ -439,7 +438,7 @@ def serve_requests(lengths, max_len: int, block_size: int = 16, n_heads: int = 4
                                            "n_heads", 1)
     head_dim, dtype = validate.integer(head_dim, "head_dim", 1), validate.float_dtype(dtype)
     if any(n > max_len for n in lengths):
-        raise ValueError(f"lengths must each be <= max_len = {max_len}, got {max(lengths)}")
+        raise ValueError(_text.t("err_lengths_max_len", max_len=max_len, got=max(lengths)))
     n_blocks = sum(-(-n // block_size) for n in lengths)
     chunk = validate.integer(tokens_per_step, "tokens_per_step", 1)
     tokens = np.zeros((n_heads, chunk, head_dim), dtype)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _validate as validate
+from ._text import t
 
 __all__ = ["causal_mask", "sliding_window_mask"]
 
@@ -78,8 +79,7 @@ def sliding_window_mask(n_q: int, n_k: int | None = None, window: int | None = N
     array([[0, 0, 0, 1, 1, 1]])
     """
     if window is None:
-        raise TypeError("sliding_window_mask needs window=, the number of positions each "
-                        "query sees (itself included), e.g. sliding_window_mask(8, window=3)")
+        raise TypeError(t("err_window_needed"))
     window = validate.integer(window, "window", 1)
     causal = causal_mask(n_q, n_k)  # (n_q, n_k), checks n_q and n_k
     n_q, n_k = causal.shape

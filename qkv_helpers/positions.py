@@ -21,6 +21,7 @@ from typing import NamedTuple
 import numpy as np
 
 from . import _validate as validate
+from ._text import t
 
 __all__ = [
     "apply_rope",
@@ -53,8 +54,9 @@ def sinusoidal_positions(n_positions: int, d_model: int, dtype=np.float32) -> np
            [ 0.841,  0.54 ,  0.01 ,  1.   ],
            [ 0.909, -0.416,  0.02 ,  1.   ]], dtype=float32)
     """
-    n_positions = validate.integer(n_positions, "n_positions", 1, 2**24, why="one row per position")
-    d_model = validate.integer(d_model, "d_model", 1, 2**14, why="one column per dimension")
+    n_positions = validate.integer(n_positions, "n_positions", 1, 2**24,
+                                   why=t("err_why_position_rows"))
+    d_model = validate.integer(d_model, "d_model", 1, 2**14, why=t("err_why_dimension_columns"))
     dtype = validate.float_dtype(dtype)
     pos = np.arange(n_positions)[:, None]  # (n_positions, 1)
     freq = 10000.0 ** (-np.arange(0, d_model, 2) / d_model)  # (ceil(d_model / 2),)
@@ -222,7 +224,8 @@ def sinusoidal_shift_matrix(shift: int, d_model: int, base: float = 10000.0) -> 
     True
     """
     if isinstance(shift, bool) or not isinstance(shift, numbers.Integral):
-        raise TypeError(f"shift must be an integer, got {type(shift).__name__} {shift!r}")
+        raise TypeError(t("err_int_needed", name="shift", needs=t("err_int_any"),
+                          got=f"{type(shift).__name__} {shift!r}"))
     d_model = validate.even_dim(d_model, "d_model")
     base = validate.positive_number(base, "base")
     omega = base ** (-np.arange(0, d_model, 2) / d_model)  # (d_model/2,)
@@ -248,11 +251,12 @@ def cosine_similarity_matrix(vectors) -> np.ndarray:
     """
     v = validate.array(vectors, "vectors", min_ndim=2, bools=False, empty=False)
     if v.ndim != 2:
-        raise ValueError(f"vectors must have shape (n, d), got {v.shape}")
+        raise ValueError(t("err_ndim", name="vectors", ndim=2,
+                           need=t("err_need_shape", shape="(n, d)"), got=v.shape))
     largest = np.abs(v).max(axis=1, keepdims=True)  # (n, 1)
     if np.any(largest == 0):
         row = int(np.argmax(largest[:, 0] == 0))
-        raise ValueError(f"vectors row {row} is all zeros: its cosine is undefined")
+        raise ValueError(t("err_zero_row", row=row))
     v = v / largest  # (n, d): each row scaled to at most 1, so that norms neither overflow
     unit = v / np.linalg.norm(v, axis=1, keepdims=True)  # (n, d)  nor underflow
     return unit @ unit.T  # (n, n)
@@ -342,14 +346,12 @@ def causal_permutation_check(mha, x, order) -> OrderCheck:
     validate.instance_of(mha, "mha", MultiHeadAttention, "e.g. encoder_example().mha")
     x = validate.array(x, "x", min_ndim=2)
     if x.ndim != 2 or x.shape[1] != mha.d_model:
-        raise ValueError(f"x must have shape (tokens, d_model) = (tokens, {mha.d_model}) for "
-                         f"this mha, got {x.shape}")
+        raise ValueError(t("err_x_for_mha", d_model=mha.d_model, got=x.shape))
     n = x.shape[0]
     order = np.asarray(order)
     if order.dtype.kind not in "iu" or order.shape != (n,) or sorted(order.tolist()) != list(
             range(n)):
-        raise ValueError(f"order must be a permutation of range({n}) (x has {n} tokens), "
-                         f"got {order.tolist()}")
+        raise ValueError(t("err_order_permutation", n=n, got=order.tolist()))
     mask = causal_mask(n)  # (n, n)
     plain = np.abs(mha(x[order]).output - mha(x).output[order]).max()
     causal = np.abs(mha(x[order], mask=mask).output - mha(x, mask=mask).output[order]).max()

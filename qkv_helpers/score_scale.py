@@ -17,6 +17,7 @@ from typing import NamedTuple
 import numpy as np
 
 from . import _validate as validate
+from ._text import t
 from .attention import softmax
 
 __all__ = [
@@ -104,9 +105,8 @@ def softmax_jacobian(p) -> np.ndarray:
     with np.errstate(over="ignore"):
         total = float(p.sum())
     if p.min() < 0.0 or p.max() > 1.0 or abs(total - 1.0) > 1e-6:
-        raise ValueError(f"p must be probabilities (softmax's output): each in 0..1, "
-                         f"summing to 1; got entries {p.min():.3g}..{p.max():.3g} "
-                         f"summing to {total:.6g}")
+        raise ValueError(t("err_probabilities", low=f"{p.min():.3g}", high=f"{p.max():.3g}",
+                           total=f"{total:.6g}"))
     return np.diag(p) - np.outer(p, p)  # (n, n)
 
 

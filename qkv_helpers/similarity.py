@@ -116,13 +116,12 @@ def query_scores(q, k, index: int) -> QueryScores:
     q = validate.array(q, "q", ndim=2, shape="(n_q, d_k)", widen=True, empty=False)
     k = validate.array(k, "k", ndim=2, shape="(n_k, d_k)", widen=True, empty=False)
     if q.shape[1] != k.shape[1]:
-        raise ValueError(f"q and k must be (n_q, d_k) and (n_k, d_k) with the same d_k, "
-                         f"got {q.shape} and {k.shape}")
+        raise ValueError(t("err_q_k_width", q=q.shape, k=k.shape, d_k=q.shape[1]))
     index = validate.integer(index, "index", 0, q.shape[0] - 1)
     with np.errstate(over="ignore", invalid="ignore"):
         scores = k @ q[index]  # (n_k,)
     if not np.isfinite(scores).all():
-        raise ValueError(f"the scores q[{index}]·k overflow float64: q and k hold numbers too "
-                         f"large (up to {np.abs(q).max():.3g} and {np.abs(k).max():.3g})")
+        raise ValueError(t("err_query_scores_overflow", index=index, q=f"{np.abs(q).max():.3g}",
+                           k=f"{np.abs(k).max():.3g}"))
     scaled = scores / math.sqrt(q.shape[1])  # (n_k,)
     return QueryScores(scores, scaled, softmax(scaled))

@@ -166,12 +166,10 @@ def has_final_consonant(syllable: str) -> bool:
     (True, False, True)
     """
     if not isinstance(syllable, str) or len(syllable) != 1:
-        raise ValueError(f"syllable must be one Hangul syllable (a str of length 1), "
-                         f"got {syllable!r}")
+        raise ValueError(t("err_syllable_type", got=repr(syllable)))
     code = ord(syllable)
     if not _FIRST_SYLLABLE <= code <= _LAST_SYLLABLE:
-        raise ValueError(f"syllable must be a Hangul syllable 가 (U+AC00) … 힣 (U+D7A3), "
-                         f"got {syllable!r} (U+{code:04X})")
+        raise ValueError(t("err_syllable_range", got=repr(syllable), code=f"{code:04X}"))
     return (code - _FIRST_SYLLABLE) % _FINALS != 0
 
 
@@ -183,8 +181,7 @@ def subject_particle(noun: str) -> str:
     """
     if not isinstance(noun, str) or not noun or not (
             _FIRST_SYLLABLE <= ord(noun[-1]) <= _LAST_SYLLABLE):
-        raise ValueError(f"noun must be a non-empty Korean word (ending in a Hangul "
-                         f"syllable), got {noun!r}")
+        raise ValueError(t("err_noun_korean", got=repr(noun)))
     return "이" if has_final_consonant(noun[-1]) else "가"
 
 
@@ -401,7 +398,7 @@ def make_corpus(n_train: int = 3000, n_valid: int = 200, n_heldout: int = 200,
     >>> corpus.train == make_corpus(n_train=50, n_valid=5, n_heldout=5).train
     True
     """
-    why = "sentences of a toy grammar"
+    why = t("err_why_toy_sentences")
     n_train = validate.integer(n_train, "n_train", 1, 100_000, why=why)
     n_valid = validate.integer(n_valid, "n_valid", 1, 100_000, why=why)
     n_heldout = validate.integer(n_heldout, "n_heldout", 1, 100_000, why=why)
@@ -411,9 +408,7 @@ def make_corpus(n_train: int = 3000, n_valid: int = 200, n_heldout: int = 200,
     combos = [c for c in itertools.product(SUBJECTS, PLACES) if _sentences_of(*c)[0]]
     n_held = round(heldout_fraction * len(combos))
     if heldout_fraction == 0.5 or n_held == 0:
-        raise ValueError(f"heldout_fraction must be in (0, 0.5) and set aside at least one of "
-                         f"the {len(combos)} (subject, place) combinations, got "
-                         f"{heldout_fraction}")
+        raise ValueError(t("err_heldout_fraction", n=len(combos), got=heldout_fraction))
     rng = np.random.default_rng(validate.seed(seed))
     order = rng.permutation(len(combos))
     held = {combos[i] for i in order[:n_held]}
@@ -423,8 +418,7 @@ def make_corpus(n_train: int = 3000, n_valid: int = 200, n_heldout: int = 200,
                           ("n_heldout", n_heldout, held_list)):
         room = sum(math.prod(map(len, _sentences_of(*c))) for c in pool)
         if n > room:
-            raise ValueError(f"{name} must be at most {room}: the grammar has that many "
-                             f"different sentences for this split, got {n}")
+            raise ValueError(t("err_corpus_room", name=name, room=room, got=n))
 
     used: set = set()
 

@@ -54,5 +54,5 @@ def weighted_sum_steps(weights, v) -> WeightedSumSteps:
     with np.errstate(over="ignore", invalid="ignore"):
         contributions = w[:, None] * v  # (n_k, d_v)
         partial = np.vstack([np.zeros((1, v.shape[1])), np.cumsum(contributions, axis=0)])
-    validate.finite_result(partial, "the weighted sum", "weights and v")
+    validate.finite_result(partial, t("err_what_weighted_sum"), t("err_names_weights_v"))
     return WeightedSumSteps(contributions, partial, partial[-1].copy())  # (n_k+1, d_v)

@@ -32,6 +32,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .. import _text
 from .. import _validate as validate
 
 __all__ = [
@@ -138,8 +139,7 @@ def step_flops_by_part(new_tokens: int, context: int, *, d_model: int, n_layers:
     n = validate.integer(new_tokens, "new_tokens", 1)
     c = validate.integer(context, "context", 1)
     if n > c:
-        raise ValueError(f"new_tokens ({n}) cannot exceed context ({c}): the new tokens "
-                         f"are among the tokens attended over")
+        raise ValueError(_text.t("err_new_tokens_context", n=n, c=c))
     d = validate.integer(d_model, "d_model", 1)
     layers = validate.integer(n_layers, "n_layers", 1)
     vocab = validate.integer(vocab_size, "vocab_size", 1)
@@ -147,7 +147,7 @@ def step_flops_by_part(new_tokens: int, context: int, *, d_model: int, n_layers:
     s = _count(source_tokens, "source_tokens")
     cross_kv, encoder = validate.flag(cross_kv, "cross_kv"), validate.flag(encoder, "encoder")
     if (cross_kv or encoder) and s == 0:
-        raise ValueError("cross_kv and encoder need source_tokens >= 1")
+        raise ValueError(_text.t("err_source_tokens", got=s))
     parts = {"encoder": 0, "cross_kv": 0, "projections": 0, "attention": 0, "mlp": 0,
              "logits": 2 * d * vocab}
     if encoder:  # per layer: Q, K, V, W_O over the source; attention over it; the MLP
@@ -231,11 +231,10 @@ def approx_flop_ratio(prompt_tokens: int, new_tokens) -> np.ndarray | float:
     """
     p = validate.integer(prompt_tokens, "prompt_tokens", 1)
     if isinstance(new_tokens, (bool, np.bool_, str, bytes)) or new_tokens is None:
-        raise TypeError(f"new_tokens must be an integer >= 1 or an array of them, got "
-                        f"{new_tokens!r}")
+        raise TypeError(_text.t("err_new_tokens_type", got=repr(new_tokens)))
     t = np.asarray(new_tokens)
     if t.dtype.kind not in "iu" or t.size == 0 or (t < 1).any():
-        raise ValueError(f"new_tokens must be integers >= 1, got {new_tokens!r}")
+        raise ValueError(_text.t("err_new_tokens_values", got=repr(new_tokens)))
     ratio = t * (2 * p + t - 1) / (2 * (p + t - 1))
     return float(ratio) if ratio.ndim == 0 else ratio
 
@@ -257,8 +256,8 @@ class StepTimeFit(NamedTuple):
         steps = _run_values(steps, "steps", ndim=(0, 1))  # (runs,) or one number
         flops = _run_values(flops, "flops", ndim=(0, 1))  # (runs,) or one number
         if steps.ndim == flops.ndim == 1 and steps.shape != flops.shape:
-            raise ValueError(f"flops must have one entry per run, as steps has: shape "
-                             f"{steps.shape}; got {flops.shape}")
+            raise ValueError(_text.t("err_per_run", name="flops", shape=steps.shape,
+                                    got=flops.shape))
         return self.overhead * steps + self.seconds_per_flop * flops  # (runs,)
 
 
@@ -268,17 +267,16 @@ def _fit_values(fit, name: str) -> None:
     for value, field in ((fit.overhead, "overhead"), (fit.seconds_per_flop, "seconds_per_flop")):
         if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.number)) \
                 or not np.isfinite(value) or value < 0:
-            raise ValueError(f"{name}.{field} must be a finite number >= 0, got {value!r}")
+            raise ValueError(_text.t("err_fit_field", name=name, field=field, got=repr(value)))
 
 
 def _run_values(x, name: str, shape: tuple | None = None, ndim=1) -> np.ndarray:
     """Per-run counts ``x`` as a 1-D array of finite numbers >= 0 (of ``shape`` if given)."""
     arr = validate.array(x, name, ndim=ndim, shape="(runs,)", widen=True, empty=False)
     if arr.min() < 0:
-        raise ValueError(f"{name} must be >= 0, got {arr.min():g}")
+        raise ValueError(_text.t("err_real_low", name=name, low=0, got=f"{arr.min():g}"))
     if shape is not None and arr.shape != shape:
-        raise ValueError(f"{name} must have one entry per run, as steps has: shape {shape}; "
-                         f"got {arr.shape}")
+        raise ValueError(_text.t("err_per_run", name=name, shape=shape, got=arr.shape))
     return arr
 
 
@@ -299,16 +297,14 @@ def fit_step_time(steps, flops, seconds) -> StepTimeFit:
                ((steps, "steps"), (flops, "flops"), (seconds, "seconds"))]
     shapes = [c.shape for c in columns]
     if any(s != shapes[0] for s in shapes) or shapes[0][0] < 2:
-        raise ValueError(f"steps, flops and seconds must be 1-D of the same length >= 2; "
-                         f"got shapes {shapes[0]}, {shapes[1]} and {shapes[2]}")
+        raise ValueError(_text.t("err_fit_lengths", steps=shapes[0], flops=shapes[1],
+                                seconds=shapes[2]))
     for column, name in zip(columns, ("steps", "flops", "seconds")):
         if column.min() < 0:
-            raise ValueError(f"{name} must be counts or times >= 0, got {column.min():g}")
-    for column, name, what in ((columns[0], "steps", "overhead per step"),
-                               (columns[1], "flops", "time per FLOP")):
+            raise ValueError(_text.t("err_real_low", name=name, low=0, got=f"{column.min():g}"))
+    for column, key in ((columns[0], "err_fit_steps_zero"), (columns[1], "err_fit_flops_zero")):
         if not column.any():
-            raise ValueError(f"{name} are all 0: the fit cannot measure the {what} from runs "
-                             f"without {name}; give runs with {name} > 0")
+            raise ValueError(_text.t(key))
     # Each column divided by its largest entry (so sums of squares cannot overflow), the
     # coefficients scaled back at the end.
     scale = np.array([c.max() or 1.0 for c in columns])  # (3,)
@@ -322,8 +318,8 @@ def fit_step_time(steps, flops, seconds) -> StepTimeFit:
     with np.errstate(over="ignore"):
         coef = coef * scale[2] / scale[:2]  # (2,)
     if not np.isfinite(coef).all():
-        raise ValueError(f"the fit overflows: seconds (up to {scale[2]:.3g}) are too large "
-                         f"for steps and flops (up to {scale[0]:.3g} and {scale[1]:.3g})")
+        raise ValueError(_text.t("err_fit_overflow", seconds=f"{scale[2]:.3g}",
+                                steps=f"{scale[0]:.3g}", flops=f"{scale[1]:.3g}"))
     return StepTimeFit(float(coef[0]), float(coef[1]))
 
 
@@ -346,6 +342,5 @@ def predicted_speedup(fit: StepTimeFit, steps, flops_cached, flops_uncached) -> 
     cached = fit.seconds(steps, _run_values(flops_cached, "flops_cached", steps.shape))
     uncached = fit.seconds(steps, _run_values(flops_uncached, "flops_uncached", steps.shape))
     if (cached <= 0).any():
-        raise ValueError("the predicted cached time is 0 for some run (fit, steps and "
-                         "flops_cached all zero there): a speed-up needs a time > 0")
+        raise ValueError(_text.t("err_speedup_zero"))
     return np.asarray(uncached / cached, dtype=float)  # (runs,)

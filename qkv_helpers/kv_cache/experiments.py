@@ -91,7 +91,7 @@ def to_words(ids) -> str:
 
 
     if isinstance(ids, (str, bytes)) or not hasattr(ids, "__iter__"):
-        raise TypeError(f"ids must be a sequence of token ids (ints), got {ids!r}")
+        raise TypeError(lang.t("err_ids_type", got=repr(ids)))
     return " ".join(WORDS[validate.integer(i, "each of ids", 0, len(WORDS) - 1)] for i in ids)
 
 
@@ -142,8 +142,7 @@ class CachedDecoder:
     """
 
     def __init__(self, model: TinyTransformer, prompt_ids, capacity: int = 32):
-        if not isinstance(model, TinyTransformer):
-            raise TypeError(f"model must be a TinyTransformer, got {type(model).__name__}")
+        validate.instance_of(model, "model", TinyTransformer, "e.g. lesson_model()")
         self.model = model
         self.capacity = validate.integer(capacity, "capacity", 1)
         self.state = model.start(prompt_ids, capacity=self.capacity)  # checks the prompt
@@ -224,8 +223,8 @@ def cache_memory(model: TinyTransformer, prompt_ids, new_tokens: int) -> CacheMe
     validate.instance_of(model, "model", TinyTransformer, "e.g. lesson_model()")
     new_tokens = validate.integer(new_tokens, "new_tokens", 1)
     if isinstance(prompt_ids, (str, bytes)) or not hasattr(prompt_ids, "__len__"):
-        raise TypeError(f"prompt_ids must be a list of token ids (e.g. to_ids('The cat')), "
-                        f"got {type(prompt_ids).__name__} {prompt_ids!r}")
+        raise TypeError(lang.t("err_prompt_ids_type",
+                               got=f"{type(prompt_ids).__name__} {prompt_ids!r}"))
     decoder = CachedDecoder(model, prompt_ids, capacity=len(prompt_ids) + new_tokens)
     tokens, used, allocated = [], [], []
     for _ in range(new_tokens):

@@ -70,9 +70,10 @@ class KVCache:
     __slots__ = ("_k", "_len", "_v", "dtype", "head_dim", "n_heads")
 
     def __init__(self, n_heads: int, head_dim: int, capacity: int, dtype=np.float32):
-        self.n_heads = validate.integer(n_heads, "n_heads", 1, 2**12, why="a head's keys each")
-        self.head_dim = validate.integer(head_dim, "head_dim", 1, 2**14, why="numbers per key")
-        capacity = validate.integer(capacity, "capacity", 1, 2**24, why="tokens reserved in memory")
+        self.n_heads = validate.integer(n_heads, "n_heads", 1, 2**12, why=t("err_why_head_keys"))
+        self.head_dim = validate.integer(head_dim, "head_dim", 1, 2**14,
+                                         why=t("err_why_key_numbers"))
+        capacity = validate.integer(capacity, "capacity", 1, 2**24, why=t("err_why_reserved"))
         self.dtype = validate.float_dtype(dtype)
         shape = (self.n_heads, capacity, self.head_dim)
         self._k = np.empty(shape, self.dtype)  # (n_heads, capacity, head_dim)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _validate as validate
+from .._text import t
 
 __all__ = ["SlidingWindowKVCache"]
 
@@ -45,8 +46,8 @@ class SlidingWindowKVCache:
                               min_ndim=0, bools=False, empty=False)
         for name, a in (("k", k), ("v", v)):
             if a.shape != (self.n_heads, 1, self.head_dim):
-                raise ValueError(f"{name} must have shape (n_heads, 1, head_dim) = "
-                                 f"({self.n_heads}, 1, {self.head_dim}), got {a.shape}")
+                raise ValueError(t("err_window_kv_shape", name=name, n_heads=self.n_heads,
+                                   head_dim=self.head_dim, got=a.shape))
         slot = self.tokens_seen % self.window
         self._k[:, slot] = k[:, 0]
         self._v[:, slot] = v[:, 0]

@@ -7,14 +7,14 @@ import numpy as np
 from matplotlib.axes import Axes
 
 from .. import _validate as validate
+from ..lang import t
 
 
 def new_axes(ax: Axes | None, figsize=(6.4, 4.0)) -> Axes:
     """``ax`` itself, or the Axes of a new pyplot figure (shown by the notebook)."""
     if ax is not None:
         if not isinstance(ax, Axes):
-            raise TypeError(f"ax must be a matplotlib Axes (e.g. fig, ax = plt.subplots()) or "
-                            f"None, got {type(ax).__name__}")
+            raise TypeError(t("err_ax_type", got=type(ax).__name__))
         return ax
     _, ax = plt.subplots(figsize=figsize, layout="constrained")
     return ax
@@ -36,19 +36,18 @@ def drawable(arr: np.ndarray, name: str) -> np.ndarray:
     with np.errstate(invalid="ignore"):
         big = np.abs(arr[np.isfinite(arr)]).max(initial=0.0)
     if big > 1e300:
-        raise ValueError(f"{name} holds numbers too large to draw (up to {big:.3g}); a plot's "
-                         f"colour and axis ranges need them below 1e300: scale them down")
+        raise ValueError(t("err_too_large_to_draw", name=name, big=f"{big:.3g}"))
     return arr
 
 
 def check_labels(labels, n: int, name: str, axis: str) -> list[str]:
     """``labels`` as a list of ``n`` strings, or a ValueError that says what went wrong."""
     if labels is None or isinstance(labels, (str, bytes)) or not hasattr(labels, "__iter__"):
-        raise TypeError(f"{name} must be a sequence of {n} labels, one per entry of the "
-                        f"{axis}, got {type(labels).__name__} {labels!r}")
+        raise TypeError(t("err_axis_labels_type", name=name, n=n, axis=axis,
+                          got=f"{type(labels).__name__} {labels!r}"))
     labels = [str(label) for label in labels]
     if len(labels) != n:
-        raise ValueError(f"{name} has {len(labels)} labels but the {axis} has {n} entries")
+        raise ValueError(t("err_axis_labels_count", name=name, got=len(labels), axis=axis, n=n))
     return labels
 
 
@@ -86,12 +85,11 @@ def as_series(values, name: str, n: int | None = None, *, low: float | None = No
                                   shape="(points,)" if n is None else f"({n},)", widen=True,
                                   empty=False), name)
     if n is not None and arr.shape[0] != n:
-        raise ValueError(f"{name} must have one entry per entry of {per} ({n}), got "
-                         f"{arr.shape[0]}")
+        raise ValueError(t("err_series_count", name=name, per=per, n=n, got=arr.shape[0]))
     if positive and arr.min() <= 0:
-        raise ValueError(f"{name} must be > 0 (it is drawn on a log axis), got {arr.min():g}")
+        raise ValueError(t("err_log_axis_positive", name=name, got=f"{arr.min():g}"))
     if low is not None and arr.min() < low:
-        raise ValueError(f"{name} must be >= {low:g}, got {arr.min():g}")
+        raise ValueError(t("err_real_low", name=name, low=f"{low:g}", got=f"{arr.min():g}"))
     return arr
 
 

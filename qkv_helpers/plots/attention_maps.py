@@ -68,15 +68,14 @@ def plot_attention_heatmap(weights, row_labels, col_labels=None, *, ax: Axes | N
     """
     values = as_matrix(weights, "weights")
     n_q, n_k = values.shape
-    rows = check_labels(row_labels, n_q, "row_labels", "rows (queries)")
+    rows = check_labels(row_labels, n_q, "row_labels", t("err_axis_rows_queries"))
     cols = check_labels(row_labels if col_labels is None else col_labels, n_k,
-                        "col_labels", "columns (keys)")
+                        "col_labels", t("err_axis_columns_keys"))
     signed, annotate = validate.flag(signed, "signed"), validate.flag(annotate, "annotate")
     highlight_row = optional_index(highlight_row, "highlight_row", n_q)
     if not signed and (values.min() < 0.0 or values.max() > 1.0 + 1e-9):
-        raise ValueError(f"weights must be in 0..1 (attention weights) for this colour scale; "
-                         f"got values {values.min():.3g}..{values.max():.3g}. For scores "
-                         f"that may be negative or above 1, pass signed=True")
+        raise ValueError(t("err_heatmap_range", low=f"{values.min():.3g}",
+                           high=f"{values.max():.3g}"))
     ax = new_axes(ax, figsize=(1.0 + 0.75 * n_k, 0.8 + 0.6 * n_q))
     if signed:
         limit = float(np.abs(values).max()) or 1.0
@@ -166,7 +165,7 @@ def plot_masked_scores(scores, mask, labels, *, ax: Axes | None = None,
     n_q, n_k = values.shape
     if n_q > n_k:  # the rows' labels are the last n_q of the keys': there are not enough
         raise ValueError(t("err_plot_more_queries", shape=values.shape))
-    cols = check_labels(labels, n_k, "labels", "columns (keys)")
+    cols = check_labels(labels, n_k, "labels", t("err_axis_columns_keys"))
     rows = cols[n_k - n_q:]
     ax = new_axes(ax, figsize=(1.0 + 0.75 * n_k, 0.8 + 0.6 * n_q))
     shown = np.ma.masked_array(values, ~mask)
@@ -208,9 +207,9 @@ def plot_cross_attention(weights, target_tokens, source_tokens, *, ax: Axes | No
     """
     values = as_matrix(weights, "weights")
     target_tokens = check_labels(target_tokens, values.shape[0], "target_tokens",
-                                 "rows (target tokens)")
+                                 t("err_axis_rows_target"))
     source_tokens = check_labels(source_tokens, values.shape[1], "source_tokens",
-                                 "columns (source tokens)")
+                                 t("err_axis_columns_source"))
     return plot_attention_heatmap(
         values, target_tokens, source_tokens, ax=ax, highlight_row=highlight_row,
         title=t("cross_attention") if title is None else title,

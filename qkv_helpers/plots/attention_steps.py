@@ -81,7 +81,7 @@ def plot_pipeline(steps: PipelineSteps | None = None, tokens=None, *,
                          "from qkv_helpers.attention_steps.pipeline_steps")
     for name in PipelineSteps._fields:
         as_matrix(getattr(steps, name), f"steps.{name}")  # finite, 2-D
-    tokens = check_labels(tokens, steps.x.shape[0], "tokens", "rows of x")
+    tokens = check_labels(tokens, steps.x.shape[0], "tokens", t("err_axis_rows_of_x"))
     highlight_row = optional_index(highlight_row, "highlight_row", len(tokens))
     if fig is not None:
         validate.instance_of(fig, "fig", Figure, "a matplotlib Figure, or None for a new one")

@@ -207,18 +207,17 @@ def plot_cache_fill(values, capacity: int, *, tokens=None, n_heads: int | None =
     rows, kept = values.shape
     capacity = validate.integer(capacity, "capacity", 1)
     if rows == 0:
-        raise ValueError(f"values must have a row per (layer, head), got shape {values.shape}")
+        raise ValueError(t("err_fill_rows", got=values.shape))
     if kept > capacity:
-        raise ValueError(f"values has {kept} token columns but capacity is {capacity}")
+        raise ValueError(t("err_fill_capacity", kept=kept, capacity=capacity))
     if kept and values.min() < 0:
-        raise ValueError(f"values must be >= 0 (lengths of key vectors), got {values.min():g}")
+        raise ValueError(t("err_fill_negative", got=f"{values.min():g}"))
     if n_heads is not None:
         n_heads = validate.integer(n_heads, "n_heads", 1)
         if rows % n_heads:
-            raise ValueError(f"n_heads must divide the rows of values (layers · heads = {rows}),"
-                             f" got {n_heads}")
+            raise ValueError(t("err_fill_heads", rows=rows, n_heads=n_heads))
     if tokens is not None:
-        tokens = check_labels(tokens, kept, "tokens", "cache")
+        tokens = check_labels(tokens, kept, "tokens", t("err_axis_cache"))
     if vmax is None:
         vmax = float(values.max()) if kept and values.max() > 0 else 1.0
     vmax = validate.real_number(vmax, "vmax", low=0.0, low_open=True)

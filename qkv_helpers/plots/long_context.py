@@ -56,7 +56,7 @@ def _positive_1d(values, name: str, n: int | None = None) -> np.ndarray:
     """``values`` as 1-D finite numbers > 0 (a log axis), ``n`` of them if given."""
     arr = as_series(values, name, positive=True)  # (points,)
     if n is not None and arr.size != n:
-        raise ValueError(f"{name} must have one entry per length ({n}), got {arr.size}")
+        raise ValueError(t("err_series_per_length", name=name, n=n, got=arr.size))
     return arr
 
 
@@ -84,11 +84,9 @@ def plot_cost_loglog(lengths, series: dict, *, ylabel: str, ax: Axes | None = No
     """
     n = _positive_1d(lengths, "lengths")  # (points,)
     if not isinstance(series, dict) or not series:
-        raise TypeError(f"series must be a non-empty dict, label -> values (one per length), "
-                        f"got {type(series).__name__} {series!r}"[:200])
+        raise TypeError(t("err_series_dict", got=f"{type(series).__name__} {series!r}"[:120]))
     if not isinstance(ylabel, str):
-        raise TypeError(f"ylabel must be a str (what the values are), got "
-                        f"{type(ylabel).__name__} {ylabel!r}")
+        raise TypeError(t("err_ylabel_type", got=f"{type(ylabel).__name__} {ylabel!r}"))
     if slope_guide is not None:
         slope_guide = validate.real_number(slope_guide, "slope_guide")
     ax = new_axes(ax, figsize=(6.4, 4.0))
@@ -130,7 +128,7 @@ def plot_serving_memory(memory, *, ax: Axes | None = None) -> Axes:
     values = np.array([validate.real_number(getattr(memory, field), f"memory.{field}", 0.0)
                        for field in ("used", "paged_reserved", "max_len_reserved")]) / 2**20
     if values.max() == 0:
-        raise ValueError("memory holds 0 bytes everywhere: nothing to draw")
+        raise ValueError(t("err_memory_zero"))
     labels = [t("p_s13_used"), t("p_s13_paged"), t("p_s13_max_len")]
     ax = new_axes(ax, figsize=(6.4, 3.8))
     bars = ax.bar(labels, values, color=[style.COLORS[2], style.COLORS[0], style.COLORS[1]])
@@ -160,8 +158,7 @@ def plot_roofline(gpu, points: dict, *, ax: Axes | None = None) -> Axes:
     for field in ("peak_flops", "bandwidth"):
         validate.real_number(getattr(gpu, field), f"gpu.{field}", 0.0, low_open=True)
     if not isinstance(points, dict):
-        raise TypeError(f"points must be a dict, label -> StepCost (from step_cost), got "
-                        f"{type(points).__name__}")
+        raise TypeError(t("err_points_dict", got=type(points).__name__))
     for label, cost in points.items():
         validate.instance_of(cost, f"points[{label!r}]", StepCost, "from step_cost")
         validate.real_number(cost.flops, f"points[{label!r}].flops", 0.0, low_open=True)

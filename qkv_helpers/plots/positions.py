@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.axes import Axes
 
+from .. import _validate as validate
 from ..lang import t
 from ._common import as_matrix, as_series, new_axes
 
@@ -12,9 +13,7 @@ __all__ = ["plot_position_vectors", "plot_position_similarity", "plot_rope_score
 
 
 def _finite(values: np.ndarray, name: str) -> np.ndarray:
-    if not np.all(np.isfinite(values)):
-        raise ValueError(f"{name} must hold finite numbers (a NaN or inf would be drawn as a "
-                         f"blank cell or flatten the colours), got shape {values.shape}")
+    validate.require_finite(values, name)  # a NaN or inf: a blank cell, or flat colours
     return values
 
 
@@ -52,10 +51,10 @@ def plot_position_similarity(similarity, *, ax: Axes | None = None,
     """
     values = _finite(as_matrix(similarity, "similarity"), "similarity")
     if values.shape[0] != values.shape[1]:
-        raise ValueError(f"similarity must be square (n, n), got shape {values.shape}")
+        raise ValueError(t("err_similarity_square", got=values.shape))
     if np.abs(values).max() > 1 + 1e-3:  # float32 rounding may pass 1 a little
-        raise ValueError(f"similarity must hold cosine similarities, in [-1, 1]; got values "
-                         f"from {values.min():g} to {values.max():g}")
+        raise ValueError(t("err_similarity_range", low=f"{values.min():g}",
+                           high=f"{values.max():g}"))
     ax = new_axes(ax, figsize=(5.2, 4.4))
     image = ax.imshow(values, cmap="viridis", vmin=-1, vmax=1, interpolation="nearest")
     ax.figure.colorbar(image, ax=ax, shrink=0.85)

@@ -63,15 +63,13 @@ def plot_weight_vs_contribution(vn: ValueNorms, tokens, query: int) -> Figure:
     all_weights = as_matrix(vn.weights, "vn.weights")  # (n_q, n)
     contributions = as_matrix(vn.contributions, "vn.contributions")  # (n_q, n)
     if all_weights.shape != contributions.shape or all_weights.shape[1] != len(norms):
-        raise ValueError(f"vn must hold weights and contributions of one shape (n_q, n) and n "
-                         f"value norms, got {all_weights.shape}, {contributions.shape} and "
-                         f"{norms.shape}")
-    labels = check_labels(tokens, len(norms), "tokens", "keys")
+        raise ValueError(t("err_vn_shapes", w=all_weights.shape, c=contributions.shape,
+                           norms=norms.shape))
+    labels = check_labels(tokens, len(norms), "tokens", t("err_axis_keys"))
     query = validate.integer(query, "query", 0, all_weights.shape[0] - 1)
     weights = all_weights[query]  # (n,)
     if contributions[query].sum() <= 0:
-        raise ValueError(f"vn.contributions[{query}] must have a positive sum to draw shares, "
-                         f"got {contributions[query].sum():g}")
+        raise ValueError(t("err_vn_sum", query=query, got=f"{contributions[query].sum():g}"))
     share = contributions[query] / contributions[query].sum()  # (n,)
     fig, ax = plt.subplots(figsize=(1.5 + 0.8 * len(labels), 3.6), layout="constrained")
     x = np.arange(len(labels))

@@ -38,15 +38,14 @@ def plot_vectors_2d(a, b, *, labels=("q", "k"), ax: Axes | None = None,
     a = drawable(validate.array(a, "a", ndim=1, shape="(2,)", widen=True, empty=False), "a")
     b = drawable(validate.array(b, "b", ndim=1, shape="(2,)", widen=True, empty=False), "b")
     if a.shape != (2,) or b.shape != (2,):
-        raise ValueError(f"a and b must be 2-D vectors, shape (2,), got {a.shape} and {b.shape}")
+        raise ValueError(t("err_vectors_2d", a=a.shape, b=b.shape))
     if isinstance(labels, (str, bytes)) or not hasattr(labels, "__len__") or len(labels) != 2:
-        raise TypeError(f"labels must be two names, e.g. ('q', 'k'), got {labels!r}")
+        raise TypeError(t("err_two_labels", got=repr(labels)))
     if limit is not None:
         limit = validate.real_number(limit, "limit", low=0.0, low_open=True)
     d = dot_and_angle(a, b)
     if min(d.length_a, d.length_b) < 1e-100:  # the view, the arc and the title read 0.00
-        raise ValueError(f"a and b are too short to draw (lengths {d.length_a:.3g} and "
-                         f"{d.length_b:.3g}); scale them up (the angle does not change)")
+        raise ValueError(t("err_vectors_short", a=f"{d.length_a:.3g}", b=f"{d.length_b:.3g}"))
     ax = new_axes(ax, figsize=(4.8, 4.8))
     limit = limit or 1.25 * max(d.length_a, d.length_b)
     for vec, label, colour in ((a, labels[0], style.COLORS[0]), (b, labels[1], style.COLORS[1])):

@@ -41,12 +41,11 @@ def plot_softmax_curves(temperatures=(0.25, 1.0, 4.0), *, ax: Axes | None = None
     2
     """
     if isinstance(temperatures, (str, bytes)) or not hasattr(temperatures, "__iter__"):
-        raise TypeError(f"temperatures must be a sequence of numbers > 0, e.g. (0.25, 1.0), "
-                        f"got {temperatures!r}")
+        raise TypeError(t("err_temperatures_type", got=repr(temperatures)))
     temperatures = [validate.real_number(temp, "each of temperatures", low=0.0, low_open=True)
                     for temp in temperatures]
     if not temperatures and highlight is None:
-        raise ValueError("temperatures must hold at least one temperature, got none")
+        raise ValueError(t("err_temperatures_empty"))
     span = validate.real_number(span, "span", low=0.0, high=SPAN_MAX, low_open=True)
     if highlight is not None:
         highlight = validate.real_number(highlight, "highlight", low=0.0, low_open=True)

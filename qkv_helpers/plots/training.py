@@ -33,8 +33,7 @@ def _history(history) -> list:
     if not isinstance(history, (list, tuple)) or not history or not all(
             isinstance(r, dict) and {"step", "loss", "exact_match", "alignment"} <= r.keys()
             for r in history):
-        raise ValueError("history must be train(...).history: a non-empty list of dicts "
-                         "with step, loss, exact_match and alignment")
+        raise ValueError(t("err_plot_history"))
     for i, r in enumerate(history):
         validate.integer(r["step"], f"history[{i}]['step']", 0)
         validate.positive_number(r["loss"], f"history[{i}]['loss']")
@@ -97,15 +96,13 @@ def _maps(weights, target, source, alignment):
     w = validate.array(weights, "weights", ndim=3, empty=False,
                        shape="(heads, target tokens, source tokens)")
     if w.min() < 0 or w.max() > 1 + 1e-6:
-        raise ValueError(f"weights must be cross-attention weights (heads, target tokens, "
-                         f"source tokens) in 0..1, got shape {w.shape}")
-    target = check_labels(target, w.shape[1], "target", "target rows")
-    source = check_labels(source, w.shape[2], "source", "source columns")
+        raise ValueError(t("err_cross_weights", got=w.shape))
+    target = check_labels(target, w.shape[1], "target", t("err_axis_target_rows"))
+    source = check_labels(source, w.shape[2], "source", t("err_axis_source_columns"))
     alignment = [] if alignment is None else [
         int(j) for j in validate.int_sequence(alignment, "alignment", min_len=0)]
     if len(alignment) > w.shape[1] or any(not 0 <= j < w.shape[2] for j in alignment):
-        raise ValueError(f"alignment must give a source column (0..{w.shape[2] - 1}) for "
-                         f"each of at most {w.shape[1]} target rows, got {alignment}")
+        raise ValueError(t("err_alignment", last=w.shape[2] - 1, rows=w.shape[1], got=alignment))
     return w, target, source, alignment
 
 
@@ -157,8 +154,8 @@ def plot_backward_memory(costs, ax=None):
     for field in ("kept_plain", "peak_plain", "kept_recompute", "peak_recompute"):
         values = validate.array(getattr(costs, field), f"costs.{field}", ndim=1, empty=False)
         if len(values) != len(costs.lengths) or not (values > 0).all():
-            raise ValueError(f"costs.{field} must hold one byte count > 0 per length "
-                             f"({len(costs.lengths)}), got {list(values)}")
+            raise ValueError(t("err_costs_field", field=field, n=len(costs.lengths),
+                               got=list(values)))
     ax = new_axes(ax)
     n = costs.lengths
     ax.loglog(n, costs.kept_plain, "o-", color=style.COLORS[0], label=t("p_l14_kept_plain"))

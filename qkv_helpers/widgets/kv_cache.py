@@ -40,13 +40,13 @@ def kv_cache_stepper(prompt: str = "The cat sat", max_tokens: int = 20) -> Panel
     3
     """
     if not isinstance(prompt, str):
-        raise TypeError(f"prompt must be a str of words from {WORDS}, got {prompt!r}")
+        raise TypeError(t("err_prompt_type", words=WORDS, got=repr(prompt)))
     unknown = [word for word in prompt.split() if word not in WORDS]
     if unknown:
-        raise ValueError(f"prompt may hold only the words {WORDS}; got {unknown[0]!r}")
+        raise ValueError(t("err_prompt_word", words=WORDS, got=repr(unknown[0])))
     prompt_ids = to_ids(prompt)
     if not prompt_ids:
-        raise ValueError(f"prompt must hold at least one word from {WORDS}, got {prompt!r}")
+        raise ValueError(t("err_prompt_empty", words=WORDS, got=repr(prompt)))
     max_tokens = validate.integer(max_tokens, "max_tokens", low=len(prompt_ids) + 1)
     model = lesson_model()
     decoder = CachedDecoder(model, prompt_ids, capacity=max_tokens)

@@ -184,9 +184,8 @@ def paged_cache_view(n_blocks: int = 24, block_size: int = 4, n_sequences: int =
     try:  # every step, once: the pool must hold the blocks of the busiest moment
         replay(end)
     except MemoryError:
-        raise ValueError(f"n_blocks = {n_blocks} is too few for these requests: at their busiest "
-                         f"they hold more blocks of {block_size} tokens; give more n_blocks "
-                         "(or fewer n_sequences, a smaller max_len)") from None
+        raise ValueError(t("err_blocks_too_few", n_blocks=n_blocks,
+                           block_size=block_size)) from None
 
     def update(panel: Panel) -> None:
         cache, ids = replay(slider.value)

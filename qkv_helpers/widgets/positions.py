@@ -40,7 +40,8 @@ def rope_explorer(query_position: int = 3, key_position: int = 1) -> Panel:
     for value, name in ((query_position, "query_position"), (key_position, "key_position")):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not (
                 0 <= value <= MAX_POSITION):
-            raise ValueError(f"{name} must be an integer from 0 to {MAX_POSITION}, got {value!r}")
+            raise ValueError(t("err_int_needed", name=name,
+                               needs=t("err_int_range", low=0, high=MAX_POSITION), got=repr(value)))
     ex = running_example()
     q = ex.q[ex.index("cat")][None, :]  # (1, 4)
     k = ex.k[ex.index("sat")][None, :]  # (1, 4)

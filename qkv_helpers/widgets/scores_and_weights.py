@@ -195,7 +195,7 @@ def scaling_explorer(d_k: int = 4) -> Panel:
     if isinstance(d_k, (bool, np.bool_)) or not isinstance(d_k, (int, np.integer)) \
             or d_k not in DK_VALUES:
         raise (ValueError if isinstance(d_k, (int, np.integer)) else TypeError)(
-            f"d_k must be one of the slider's values {DK_VALUES}, got {d_k!r}")
+            t("err_choice", name="d_k", allowed=DK_VALUES, got=repr(d_k)))
     slider = widgets.SelectionSlider(options=list(DK_VALUES), value=int(d_k),
                                      description=t("w_dk_slider"), style=_STYLE)
     limit = 4.0 * np.sqrt(max(DK_VALUES)) / 2  # the histogram's fixed half-width
