@@ -34,8 +34,9 @@ from threadpoolctl import threadpool_limits
 
 from . import _validate as validate
 from . import backprop as bp
-from .attention import scaled_dot_product_attention
+from .block import AttentionWeights, Block, block, block_backward
 from .decoding import sinusoidal_positions
+from .layer_norm import layer_norm_backward, normalize
 from .masks import causal_mask
 from .toy_corpus import (  # noqa: F401
     ADJECTIVES,
@@ -75,6 +76,7 @@ __all__ = [
 ]
 
 _ATTN = ("w_q", "w_k", "w_v", "w_o")
+_SAVED_NAMES = {"w_in": "w_1", "w_out": "w_2"}  # the block's names, the saved file's names
 
 TRAINED_WEIGHTS = Path(__file__).parent / "data" / "translator.npz"
 """The committed weights of lesson 14's translator, written by ``make train``."""
@@ -227,33 +229,22 @@ class Translator:
         """Number of trained numbers."""
         return sum(p.size for p in self.params.values())
 
-    # --- forward -------------------------------------------------------------------------
+    # --- forward: two blocks (qkv_helpers.block) ------------------------------------------
 
-    def _attention(self, prefix, x_q, x_kv, mask, cache):
-        """Multi-head attention of ``x_q (B, n_q, d)`` on ``x_kv (B, n_k, d)``."""
-        p, h = self.params, self.n_heads
-        q = bp.split_heads(bp.linear(x_q, p[prefix + ".w_q"]), h)  # (B, H, n_q, d/H)
-        k = bp.split_heads(bp.linear(x_kv, p[prefix + ".w_k"]), h)  # (B, H, n_k, d/H)
-        v = bp.split_heads(bp.linear(x_kv, p[prefix + ".w_v"]), h)  # (B, H, n_k, d/H)
-        # bp.attention without the checks a learner's call gets: the arrays are well formed
-        # by construction, and checking them took about a tenth of training's time
-        heads, weights = scaled_dot_product_attention.unchecked(q, k, v, mask)
-        # heads (B, H, n_q, d/H), weights (B, H, n_q, n_k)
-        merged = bp.merge_heads(heads)  # (B, n_q, d)
-        cache[prefix] = (x_q, x_kv, q, k, v, weights, merged)
-        return bp.linear(merged, p[prefix + ".w_o"])  # (B, n_q, d)
+    def blocks(self):
+        """``(encoder, decoder)``: the two :class:`~qkv_helpers.block.Block` s, over
+        :attr:`params`' own arrays (training updates them in place)."""
+        p = self.params
 
-    def _ffn(self, prefix, x, cache):
-        """``relu(x·W_1)·W_2``: ``(B, n, d)``."""
-        pre = bp.linear(x, self.params[prefix + ".w_1"])  # (B, n, d_ff)
-        hidden = bp.relu(pre)
-        cache[prefix + ".ffn"] = (x, pre, hidden)
-        return bp.linear(hidden, self.params[prefix + ".w_2"])  # (B, n, d)
+        def attention(prefix):
+            if prefix + ".w_q" not in p:  # the encoder without self-attention
+                return None
+            return AttentionWeights(self.n_heads, *(p[f"{prefix}.{w}"] for w in _ATTN))
 
-    def _norm(self, name, x, cache):
-        y, inv_std = bp.layer_norm(x)
-        cache[name] = (y, inv_std)
-        return y
+        encoder = Block(attention("enc.self"), p["enc.w_1"], p["enc.w_2"])
+        decoder = Block(attention("dec.self"), p["dec.w_1"], p["dec.w_2"],
+                        cross_attention=attention("dec.cross"))
+        return encoder, decoder
 
     def _embed_tokens(self, ids):
         n = ids.shape[1]
@@ -266,11 +257,10 @@ class Translator:
         cache = {} if cache is None else cache
         key_mask = (source != 0)[:, None, None, :]  # (B, 1, 1, n_src): not padding
         x = self._embed_tokens(source)  # (B, n_src, d)
-        if self.encoder_self_attention:
-            h = self._norm("enc.ln1", x, cache)
-            x = x + self._attention("enc.self", h, h, key_mask, cache)
-        x = x + self._ffn("enc", self._norm("enc.ln2", x, cache), cache)
-        return self._norm("enc.ln_out", x, cache)  # (B, n_src, d)
+        x, cache["enc"] = block(self.blocks()[0], x, mask=key_mask)
+        cache["enc.self"] = cache["enc"].attention  # (None without it)
+        cache["enc.ln_out"] = normalize(x)  # memory = LN(x), and its 1/σ
+        return cache["enc.ln_out"].y  # (B, n_src, d)
 
     def decode(self, target_in, memory, source, cache=None):
         """Logits ``(B, n_tgt, V)`` of the token after each position of ``target_in``."""
@@ -279,17 +269,21 @@ class Translator:
         self_mask = causal_mask(n) & (target_in != 0)[:, None, None, :]  # (B, 1, n, n)
         cross_mask = (source != 0)[:, None, None, :]  # (B, 1, 1, n_src)
         y = self._embed_tokens(target_in)  # (B, n_tgt, d)
-        h = self._norm("dec.ln1", y, cache)
-        y = y + self._attention("dec.self", h, h, self_mask, cache)
-        h = self._norm("dec.ln2", y, cache)
-        y = y + self._attention("dec.cross", h, memory, cross_mask, cache)
-        y = y + self._ffn("dec", self._norm("dec.ln3", y, cache), cache)
-        h = self._norm("dec.ln_out", y, cache)
-        cache["logits_in"] = h
+        y, cache["dec"] = block(self.blocks()[1], y, mask=self_mask, memory=memory,
+                                memory_mask=cross_mask)
+        cache["dec.self"], cache["dec.cross"] = cache["dec"].attention, cache[
+            "dec"].cross_attention
+        cache["dec.ln_out"] = normalize(y)
+        h = cache["logits_in"] = cache["dec.ln_out"].y  # LN(y)
         return bp.linear(h, self.params["w_out"])  # (B, n_tgt, V)
 
     def forward(self, batch: Batch):
-        """Logits ``(B, n_tgt, V)`` and the cache of everything the backward needs."""
+        """Logits ``(B, n_tgt, V)`` and the cache of everything the backward needs.
+
+        ``cache["enc.self"]``, ``cache["dec.self"]``, ``cache["dec.cross"]`` are each
+        attention's :class:`~qkv_helpers.block.AttentionTrace` (``.weights``
+        ``(B, H, n_q, n_k)``); ``cache["enc"]``, ``cache["dec"]`` the blocks' traces.
+        """
         cache = {"batch": batch}
         memory = self.encode(batch.source, cache)
         return self.decode(batch.target_in, memory, batch.source, cache), cache
@@ -301,58 +295,23 @@ class Translator:
 
     # --- backward: the same lines, in reverse ---------------------------------------------
 
-    def _attention_backward(self, prefix, d_out, cache, grads):
-        """Returns ``(d_x_q, d_x_kv)`` and adds the four weight gradients to ``grads``."""
-        p = self.params
-        x_q, x_kv, q, k, v, weights, merged = cache[prefix]
-        d_merged, grads[prefix + ".w_o"] = bp.linear_backward(d_out, merged, p[prefix + ".w_o"])
-        d_heads = bp.split_heads(d_merged, self.n_heads)  # (B, H, n_q, d/H)
-        cache[prefix + ".d_heads"] = d_heads  # kept for score_gradients
-        d_q, d_k, d_v = bp.attention_backward.unchecked(d_heads, q, k, v, weights)
-        d_x_q, grads[prefix + ".w_q"] = bp.linear_backward(bp.merge_heads(d_q), x_q,
-                                                           p[prefix + ".w_q"])
-        d_x_k, grads[prefix + ".w_k"] = bp.linear_backward(bp.merge_heads(d_k), x_kv,
-                                                           p[prefix + ".w_k"])
-        d_x_v, grads[prefix + ".w_v"] = bp.linear_backward(bp.merge_heads(d_v), x_kv,
-                                                           p[prefix + ".w_v"])
-        return d_x_q, d_x_k + d_x_v
-
-    def _ffn_backward(self, prefix, d_out, cache, grads):
-        x, pre, hidden = cache[prefix + ".ffn"]
-        d_hidden, grads[prefix + ".w_2"] = bp.linear_backward(d_out, hidden,
-                                                              self.params[prefix + ".w_2"])
-        d_pre = bp.relu_backward(d_hidden, pre)
-        d_x, grads[prefix + ".w_1"] = bp.linear_backward(d_pre, x, self.params[prefix + ".w_1"])
-        return d_x
-
-    def _norm_backward(self, name, d_out, cache):
-        return bp.layer_norm_backward(d_out, *cache[name])
-
     def backward(self, d_logits, cache) -> dict:
         """The gradient of the loss with respect to every parameter, from ``d_logits``."""
         grads = {}
         batch = cache["batch"]
+        encoder, decoder = self.blocks()
         # logits = LN(y)·W_out
         d_h, grads["w_out"] = bp.linear_backward(d_logits, cache["logits_in"],
                                                  self.params["w_out"])
-        d_y = self._norm_backward("dec.ln_out", d_h, cache)  # (B, n_tgt, d)
-        # y += ffn(LN(y)): the residual passes d_y on unchanged, the branch adds its part
-        d_y = d_y + self._norm_backward("dec.ln3", self._ffn_backward("dec", d_y, cache, grads),
-                                        cache)
-        # y += cross_attn(LN(y), memory)
-        d_h, d_memory = self._attention_backward("dec.cross", d_y, cache, grads)
-        d_y = d_y + self._norm_backward("dec.ln2", d_h, cache)
-        # y += self_attn(LN(y)): LN(y) is both the queries' and the keys' input
-        d_q, d_kv = self._attention_backward("dec.self", d_y, cache, grads)
-        d_y = d_y + self._norm_backward("dec.ln1", d_q + d_kv, cache)
+        d_y = layer_norm_backward(d_h, *cache["dec.ln_out"])  # (B, n_tgt, d)
+        d_y, d_memory, weights, cache["dec.cross.d_heads"] = block_backward(
+            decoder, d_y, cache["dec"])
+        grads.update(_named("dec", weights))
         d_table = bp.embedding_backward(d_y, batch.target_in, self.vocab_size)
         # the encoder: memory = LN(x)
-        d_x = self._norm_backward("enc.ln_out", d_memory, cache)  # (B, n_src, d)
-        d_x = d_x + self._norm_backward("enc.ln2", self._ffn_backward("enc", d_x, cache, grads),
-                                        cache)
-        if self.encoder_self_attention:
-            d_q, d_kv = self._attention_backward("enc.self", d_x, cache, grads)
-            d_x = d_x + self._norm_backward("enc.ln1", d_q + d_kv, cache)
+        d_x = layer_norm_backward(d_memory, *cache["enc.ln_out"])  # (B, n_src, d)
+        d_x, _, weights, _ = block_backward(encoder, d_x, cache["enc"])
+        grads.update(_named("enc", weights))
         grads["embedding"] = d_table + bp.embedding_backward(d_x, batch.source, self.vocab_size)
         return grads
 
@@ -373,7 +332,7 @@ class Translator:
         """
         _check_batch(batch, self.vocab_size)
         _, cache = self.forward(batch)
-        return cache["dec.cross"][5]
+        return cache["dec.cross"].weights
 
     def greedy(self, source, max_len: int = 8) -> np.ndarray:
         """Greedy translation of a padded source batch: ``(B, ≤ max_len)`` ids, each
@@ -400,6 +359,13 @@ class Translator:
             row = list(row)
             result.append(vocab.decode(row[: row.index(2)] if 2 in row else row))
         return result
+
+
+def _named(part: str, block_grads: dict) -> dict:
+    """A block's gradients under :attr:`Translator.params`' names: ``self.w_q`` →
+    ``enc.self.w_q``; the feed-forward's ``w_in``, ``w_out`` → ``enc.w_1``, ``enc.w_2``
+    (the names the saved file keeps)."""
+    return {f"{part}.{_SAVED_NAMES.get(name, name)}": g for name, g in block_grads.items()}
 
 
 def gradient_check(model: Translator, batch: Batch, entries: int = 10, eps: float = 1e-5,
@@ -538,7 +504,7 @@ def _loss_grads_and_push(model: Translator, batch: Batch):
     logits, cache = model.forward(batch)
     loss, probabilities = bp.cross_entropy(logits, batch.target_out)
     grads = model.backward(bp.cross_entropy_backward(probabilities, batch.target_out), cache)
-    v, weights = cache["dec.cross"][4], cache["dec.cross"][5]
+    v, weights = cache["dec.cross"].v, cache["dec.cross"].weights
     d_p = cache["dec.cross.d_heads"] @ v.swapaxes(-1, -2)  # (B, H, n_tgt, n_src)
     return float(loss), grads, -bp.softmax_backward(d_p, weights)
 
@@ -753,7 +719,7 @@ def train(steps: int = 300, batch_size: int = 32, lr: float = 1e-2, warmup: int 
             pushes.append(push_agreement(push, evaluation))
             norms.append(bp.clip_by_norm(grads, math.inf))
         logits, cache = model.forward(eval_batch)  # teacher-forced
-        weights = cache["dec.cross"][5]
+        weights = cache["dec.cross"].weights
         record = {
             "step": step,
             "loss": float(np.mean(losses)),
@@ -894,7 +860,7 @@ def trained_translation_example(model: Translator | None = None):
     pair = build_sentence("cat", "sat", "on", "mat")
     batch = make_batch([pair], vocab)
     _, cache = model.forward(batch)
-    target_x, memory = cache["dec.cross"][:2]  # (1, 5, d) with the <eos> row, (1, 7, d)
+    target_x, memory = cache["dec.cross"].x_q, cache["dec.cross"].x_kv  # (1, 5, d), (1, 7, d)
     p = model.params
     return TranslationExample(
         source_sentence=" ".join(pair.english), target_sentence=" ".join(pair.korean),
