@@ -35,11 +35,13 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .attention import AttentionResult, _attention
+from . import fast as fast_paths
+from .attention import scaled_dot_product_attention
 from .backprop import (
     attention_backward,
     linear_backward,
     merge_heads,
+    relu,
     relu_backward,
     split_heads,
 )
@@ -92,8 +94,9 @@ class Block(NamedTuple):
     norm_ffn: LayerNorm | None = None
     norm: str = "pre"
     """``"pre"`` (LN before each sub-layer), ``"post"`` (after each residual), ``"none"``."""
-    activation: str = "relu"
-    """The feed-forward's non-linearity: ``"relu"`` or ``"gelu"``."""
+    activation: object = relu
+    """The feed-forward's non-linearity: :func:`~qkv_helpers.backprop.relu` (the backward
+    knows it) or :func:`~qkv_helpers.pretrained.gelu` (MiniLM's)."""
 
 
 NormTrace = Normalized
@@ -166,18 +169,13 @@ def _affine(x, w, b):
 
 # --- the sub-layers, forward ---------------------------------------------------------------------
 
-def attend_heads(q, k, v, mask) -> AttentionResult:
-    """Each head's ``softmax(q·kᵀ/√d_k + mask)·v``: ``(output, weights)``."""
-    return _attention(q, k, v, mask)
+def project(a, x_q, x_kv, kv=None, kv_cache=None):
+    """Each head's queries, keys and values: ``q (..., H, n_q, d/H)``, ``k, v (..., H, n_k, d/H)``.
 
-
-def attention(a, x_q, x_kv, mask=None, kv=None, kv_cache=None, attend=attend_heads):
-    """Multi-head attention of ``x_q (..., n_q, d)`` on ``x_kv (..., n_k, d)``.
-
-    ``kv``: the keys and values already projected (a decoder's cross-attention keeps
-    them); ``kv_cache``: a :class:`~qkv_helpers.kv_cache.KVCache` the new keys and values
-    are appended to, the queries then attending over all it holds. Returns
-    ``(output (..., n_q, d), AttentionTrace)``.
+    ``q = x_q·W_Q + b_Q``, ``k = x_kv·W_K + b_K``, ``v = x_kv·W_V + b_V``, split into heads.
+    ``kv``: keys and values already projected (a decoder keeps the cross-attention's);
+    ``kv_cache``: a :class:`~qkv_helpers.kv_cache.KVCache` the new keys and values are
+    appended to, ``k`` and ``v`` then every key it holds.
     """
     q = split_heads(_affine(x_q, a.w_q, a.b_q), a.n_heads)  # (..., H, n_q, d/H)
     if kv is None:
@@ -188,22 +186,19 @@ def attention(a, x_q, x_kv, mask=None, kv=None, kv_cache=None, attend=attend_hea
     if kv_cache is not None:  # keep the new keys and values, attend over all kept
         kv_cache.append(k, v)
         k, v = kv_cache.keys, kv_cache.values  # (H, context, d/H)
-    if callable(mask):  # a mask that depends on how many keys there are (a causal one)
-        mask = mask(q.shape[-2], k.shape[-2])
-    heads, weights = attend(q, k, v, mask)  # (..., H, n_q, d/H), (..., H, n_q, n_k)
-    merged = merge_heads(heads)  # (..., n_q, d)
-    return _affine(merged, a.w_o, a.b_o), AttentionTrace(x_q, x_kv, q, k, v, weights, merged)
+    return q, k, v
+
+
+def _fast_attention(q, k, v, mask):
+    """The heads' attention through :func:`qkv_helpers.fast.decoder_attention` (same
+    numbers to float rounding; no weights): ``(heads, None)``."""
+    return fast_paths.decoder_attention(q, k, v, causal=mask is not None), None
 
 
 def feed_forward(b: Block, x):
     """``act(x·W_in + b_in)·W_out + b_out``, each token on its own: ``(..., n, d)``."""
     pre = _affine(x, b.w_in, b.b_in)  # (..., n, d_ff)
-    if b.activation == "gelu":
-        from .pretrained import gelu
-
-        hidden = gelu(pre)
-    else:
-        hidden = np.maximum(pre, 0)  # ReLU
+    hidden = b.activation(pre)  # (..., n, d_ff): ReLU or GELU
     return _affine(hidden, b.w_out, b.b_out), FeedForwardTrace(x, pre, hidden)  # (..., n, d)
 
 
@@ -217,7 +212,7 @@ def _norm(learned: LayerNorm | None, x):
 # --- the block ---------------------------------------------------------------------------------
 
 def block(b: Block, x, mask=None, memory=None, memory_mask=None, cross_kv=None,
-          kv_cache=None, attend=attend_heads) -> BlockOutput:
+          kv_cache=None, fast=False) -> BlockOutput:
     """Run block ``b`` on ``x (..., n, d)``: the module's formulas, part by part.
 
     ``mask``: where the self-attention's queries may look (True = may), broadcast to
@@ -225,37 +220,44 @@ def block(b: Block, x, mask=None, memory=None, memory_mask=None, cross_kv=None,
     :func:`~qkv_helpers.masks.causal_mask`. ``memory (..., n_src, d)`` (or its keys and
     values ``cross_kv``) feeds the cross-attention, ``memory_mask`` masks it.
     ``kv_cache`` keeps the self-attention's keys and values between decoding steps.
-    ``attend``: the heads' attention, :func:`attend_heads` unless a fast path is asked.
+    ``fast``: each head's attention through :mod:`qkv_helpers.fast` instead of
+    :func:`~qkv_helpers.attention.scaled_dot_product_attention`.
     """
     pre, post = b.norm == "pre", b.norm == "post"
-    traces = dict.fromkeys(BlockTrace._fields)
-    if b.attention is not None:
+    attend = _fast_attention if fast else scaled_dot_product_attention.unchecked
+    t = dict.fromkeys(BlockTrace._fields)  # what each part computed
+    if b.attention is not None:  # x = x + self_attention(LN(x), mask)
         h = x
         if pre:
-            h, traces["norm_attention"] = _norm(b.norm_attention, x)  # LN(x)
-        a, traces["attention"] = attention(b.attention, h, h, mask, kv_cache=kv_cache,
-                                           attend=attend)
-        x = x + a  # the residual: (..., n, d)
+            h, t["norm_attention"] = _norm(b.norm_attention, x)  # (..., n, d)
+        q, k, v = project(b.attention, h, h, kv_cache=kv_cache)  # (..., H, n, d/H) each
+        m = mask(q.shape[-2], k.shape[-2]) if callable(mask) else mask  # (n_q, n_k)
+        heads, weights = attend(q, k, v, m)  # softmax(q·kᵀ/√d_k + m)·v, (..., H, n, d/H)
+        merged = merge_heads(heads)  # (..., n, d)
+        x = x + _affine(merged, b.attention.w_o, b.attention.b_o)  # ·W_O, the residual
+        t["attention"] = AttentionTrace(h, h, q, k, v, weights, merged)
         if post:
-            x, traces["norm_attention"] = _norm(b.norm_attention, x)
+            x, t["norm_attention"] = _norm(b.norm_attention, x)
     if b.cross_attention is not None and (memory is not None or cross_kv is not None):
-        h = x
+        h = x  # x = x + cross_attention(LN(x), memory)
         if pre:
-            h, traces["norm_cross"] = _norm(b.norm_cross, x)
-        a, traces["cross_attention"] = attention(b.cross_attention, h, memory, memory_mask,
-                                                 kv=cross_kv, attend=attend)
-        x = x + a
+            h, t["norm_cross"] = _norm(b.norm_cross, x)
+        q, k, v = project(b.cross_attention, h, memory, kv=cross_kv)  # k, v: (..., H, n_src, d/H)
+        heads, weights = attend(q, k, v, memory_mask)  # (..., H, n, d/H)
+        merged = merge_heads(heads)  # (..., n, d)
+        x = x + _affine(merged, b.cross_attention.w_o, b.cross_attention.b_o)
+        t["cross_attention"] = AttentionTrace(h, memory, q, k, v, weights, merged)
         if post:
-            x, traces["norm_cross"] = _norm(b.norm_cross, x)
-    if b.w_in is not None:
+            x, t["norm_cross"] = _norm(b.norm_cross, x)
+    if b.w_in is not None:  # x = x + feed_forward(LN(x))
         h = x
         if pre:
-            h, traces["norm_ffn"] = _norm(b.norm_ffn, x)
-        f, traces["feed_forward"] = feed_forward(b, h)
+            h, t["norm_ffn"] = _norm(b.norm_ffn, x)
+        f, t["feed_forward"] = feed_forward(b, h)  # (..., n, d)
         x = x + f
         if post:
-            x, traces["norm_ffn"] = _norm(b.norm_ffn, x)
-    return BlockOutput(x, BlockTrace(**traces))
+            x, t["norm_ffn"] = _norm(b.norm_ffn, x)
+    return BlockOutput(x, BlockTrace(**t))
 
 
 # --- the block, backward: the same lines in reverse ---------------------------------------------
@@ -308,5 +310,5 @@ def _norm_backward(d_y, trace: NormTrace | None):
     return d_y if trace is None else layer_norm_backward(d_y, trace.y, trace.inv_std)
 
 
-__all__ += ["attend_heads", "attention", "attention_sublayer_backward", "feed_forward",
+__all__ += ["attention_sublayer_backward", "project", "feed_forward",
             "feed_forward_backward"]
