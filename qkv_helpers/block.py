@@ -98,6 +98,10 @@ class Block(NamedTuple):
     """The feed-forward's non-linearity: :func:`~qkv_helpers.backprop.relu` (the backward
     knows it) or :func:`~qkv_helpers.pretrained.gelu` (MiniLM's)."""
 
+    def feed_forward(self, x):
+        """``act(x·W_in + b_in)·W_out + b_out``, each token on its own: ``(..., n, d)``."""
+        return feed_forward(self, x).output
+
 
 NormTrace = Normalized
 """What a layer norm kept: its output ``y`` and ``inv_std``, ``1/σ``."""
@@ -128,6 +132,13 @@ class FeedForwardTrace(NamedTuple):
     x: np.ndarray
     pre: np.ndarray
     hidden: np.ndarray
+
+
+class FeedForwardOutput(NamedTuple):
+    """:func:`feed_forward`'s result: its output and what it computed on the way."""
+
+    output: np.ndarray
+    trace: FeedForwardTrace
 
 
 class BlockTrace(NamedTuple):
@@ -199,7 +210,8 @@ def feed_forward(b: Block, x):
     """``act(x·W_in + b_in)·W_out + b_out``, each token on its own: ``(..., n, d)``."""
     pre = _affine(x, b.w_in, b.b_in)  # (..., n, d_ff)
     hidden = b.activation(pre)  # (..., n, d_ff): ReLU or GELU
-    return _affine(hidden, b.w_out, b.b_out), FeedForwardTrace(x, pre, hidden)  # (..., n, d)
+    return FeedForwardOutput(_affine(hidden, b.w_out, b.b_out),  # (..., n, d)
+                             FeedForwardTrace(x, pre, hidden))
 
 
 def _norm(learned: LayerNorm | None, x):

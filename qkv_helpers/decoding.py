@@ -14,8 +14,8 @@ that, so the ids they produce are the same and the logits agree to float roundin
 The cross-attention keys and values come from the encoder output, which does not
 change while decoding: with a cache they are computed once per source sentence.
 
-Attention is the package's own: each layer's
-:class:`~qkv_helpers.attention.MultiHeadAttention` projects Q, K and V, and
+Each layer is the package's one transformer block (:func:`qkv_helpers.block.block`): its
+:class:`~qkv_helpers.attention.MultiHeadAttention` weights project Q, K and V, and
 :func:`~qkv_helpers.attention.scaled_dot_product_attention` attends. One switch,
 ``TinyTransformer(..., fast_attention=True)``, makes the decoder call the fast paths of
 :mod:`qkv_helpers.fast` instead (same numbers to float rounding, for long benchmarks);
@@ -30,7 +30,10 @@ A cached decoding is two public calls: :meth:`TinyTransformer.start` runs the pr
 FLOPs are counted for the matrix products only, ``2·m·k·n`` for an ``(m, k) @ (k, n)``
 product (a multiply and an add per term); layer norms, softmax, ReLU, the embedding
 lookup and the residual additions are not counted, though they take time too. The
-attention products are counted in full, ``q·kᵀ`` over every key, masked or not.
+attention products are counted in full, ``q·kᵀ`` over every key, masked or not. A step's
+FLOPs are read from its shapes (tokens run, tokens attended over, source tokens) by
+:func:`~qkv_helpers.kv_cache.arithmetic.step_flops_by_part`, the formula lesson 09 shows;
+the forward pass itself counts nothing.
 """
 
 from __future__ import annotations
@@ -45,7 +48,6 @@ from . import _validate as validate
 from .attention import MultiHeadAttention
 from .block import Block, block, project
 from .kv_cache import KVCache, arithmetic
-from .lang import t
 from .layer_norm import normalize
 from .masks import causal_mask
 from .positions import sinusoidal_positions
@@ -274,6 +276,8 @@ class TinyTransformer:
         (:meth:`~qkv_helpers.translator.Translator.as_tiny_transformer`).
         """
         embedding = validate.array(embedding, "embedding", ndim=2, bools=False, empty=False)
+        from .lang import t
+
         for name, layers in (("encoder_layers", encoder_layers),
                              ("decoder_layers", decoder_layers)):
             if not (isinstance(layers, (list, tuple)) and layers
@@ -364,8 +368,9 @@ class TinyTransformer:
         and values kept in ``state.caches``. ``state`` is updated in place and returned.
         """
         if not isinstance(state, DecodeState):
-            raise TypeError(f"state must be the DecodeState that start() returned, "
-                            f"got {type(state).__name__}")
+            from .lang import t
+
+            raise TypeError(t("err_decode_state", got=type(state).__name__))
         token = self._check_ids([token_id], "token_id")
         position = len(state.ids)
         self._grow_positions(position + 1)
@@ -499,19 +504,4 @@ class TinyTransformer:
                                                    self.d_model, self.dtype)
 
     def _check_ids(self, ids, name: str) -> np.ndarray:
-        try:
-            arr = np.asarray(ids)
-        except (ValueError, TypeError):
-            arr = np.asarray(ids, dtype=object)
-        if arr.ndim != 1 or arr.size == 0:
-            raise ValueError(f"{name} must be a non-empty 1-D sequence of token ids, shape "
-                             f"(tokens,); got shape {arr.shape}")
-        if arr.dtype.kind not in "iu":
-            raise TypeError(f"{name} must hold integer token ids, got dtype {arr.dtype}")
-        bad = (arr < 0) | (arr >= self.vocab_size)
-        if bad.any():
-            i = int(np.argmax(bad))
-            raise ValueError(f"{name} must hold ids in 0 .. {self.vocab_size - 1} "
-                             f"(vocab_size = {self.vocab_size}); got {arr[i]} at index {i}")
-        return arr.astype(np.int64, copy=False)
-
+        return validate.token_ids(ids, name, self.vocab_size)

@@ -469,7 +469,8 @@ def pattern_name(pattern: str) -> str:
     ('broad', 'mixed')
     """
     if pattern not in HEAD_PATTERNS + ("mixed",):
-        raise ValueError(f"pattern must be one of {HEAD_PATTERNS + ('mixed',)}, got {pattern!r}")
+        raise ValueError(t("err_pattern_name", allowed=HEAD_PATTERNS + ("mixed",),
+                           got=repr(pattern)))
     return t("l11_pattern_" + pattern)
 
 
@@ -494,23 +495,22 @@ def check_head_scores(scores, name: str = "scores") -> dict[str, np.ndarray]:
     """``scores`` as :func:`head_scores` makes it: one (layers, heads) array per pattern,
     every value a finite number in [0, 1]."""
     if not isinstance(scores, dict):
-        raise TypeError(f"{name} must be a dict from head_scores (pattern -> (layers, heads) "
-                        f"array), got {type(scores).__name__}")
+        raise TypeError(t("err_head_scores_dict", name=name, got=type(scores).__name__))
     missing = [p for p in HEAD_PATTERNS if p not in scores]
     if missing:
-        raise ValueError(f"{name} must have a (layers, heads) array for each pattern of "
-                         f"HEAD_PATTERNS; missing {missing}")
+        raise ValueError(t("err_head_scores_missing", name=name, missing=missing))
     checked = {p: validate.array(scores[p], f"{name}[{p!r}]", ndim=2, shape="(layers, heads)",
                                  widen=True, empty=False)
                for p in HEAD_PATTERNS}
     shape = checked[HEAD_PATTERNS[0]].shape
     for p, values in checked.items():
         if values.shape != shape:
-            raise ValueError(f"{name}[{p!r}] has shape {values.shape}, but "
-                             f"{name}[{HEAD_PATTERNS[0]!r}] has {shape}: one per head")
+            raise ValueError(t("err_head_scores_shapes", name=name, p=repr(p),
+                               shape=values.shape, first=repr(HEAD_PATTERNS[0]),
+                               first_shape=shape))
         if values.min() < 0 or values.max() > 1 + 1e-9:
-            raise ValueError(f"{name}[{p!r}] must lie in [0, 1] (shares of weight), got "
-                             f"values from {values.min():g} to {values.max():g}")
+            raise ValueError(t("err_head_scores_range", name=name, p=repr(p),
+                               low=f"{values.min():g}", high=f"{values.max():g}"))
     return checked
 
 
@@ -618,7 +618,7 @@ def hangul_count(text: str) -> HangulCount:
     (HangulCount(syllables=3, jamo=0), HangulCount(syllables=0, jamo=2))
     """
     if not isinstance(text, str):
-        raise TypeError(f"text must be a string, got {type(text).__name__}")
+        raise TypeError(t("err_text_string", got=type(text).__name__))
     syllables = sum("\uac00" <= c <= "\ud7a3" for c in text)
     jamo = sum("\u1100" <= c <= "\u11ff" for c in text)
     return HangulCount(int(syllables), int(jamo))
@@ -637,7 +637,7 @@ def normalize_text(model: MiniLM, text: str) -> str:
     """
     validate.instance_of(model, "model", MiniLM, "from load_minilm()")
     if not isinstance(text, str):
-        raise TypeError(f"text must be a string, got {type(text).__name__}")
+        raise TypeError(t("err_text_string", got=type(text).__name__))
     return model.tokenizer.normalizer.normalize_str(text)
 
 

@@ -10,11 +10,13 @@ languages)::
               y += cross_attn(LN(y), memory);  y += ffn(LN(y))
               logits = LN(y) · W_out
 
-:meth:`Translator.forward` runs it on a padded batch and keeps what the backward
-needs; :meth:`Translator.backward` walks the same lines in reverse, each op's backward
-from :mod:`qkv_helpers.backprop`. :func:`train` runs Adam with warm-up, cosine decay
-and clipping, and records the curve. :func:`to_tiny_transformer` hands the trained
-weights to ``TinyTransformer`` for lessons 08 and 09.
+The encoder and the decoder are one :class:`~qkv_helpers.block.Block` each, the block
+every model of the course runs. :meth:`Translator.forward` runs them on a padded batch
+and keeps what the backward needs; :meth:`Translator.backward` walks the same lines in
+reverse (:func:`~qkv_helpers.block.block_backward`, each op's backward from
+:mod:`qkv_helpers.backprop`). :func:`train` runs Adam with warm-up, cosine decay and
+clipping, and records the curve. :meth:`Translator.as_tiny_transformer` hands the same
+blocks to ``TinyTransformer`` for lessons 08 and 09.
 
 ``encoder_self_attention=False`` leaves the encoder's self-attention out: each
 memory vector then depends on its own word and position only, so a cross-attention
@@ -36,6 +38,7 @@ from . import _validate as validate
 from . import backprop as bp
 from .block import AttentionWeights, Block, block, block_backward
 from .decoding import sinusoidal_positions
+from .lang import t
 from .layer_norm import layer_norm_backward, normalize
 from .masks import causal_mask
 from .toy_corpus import (  # noqa: F401
@@ -97,21 +100,15 @@ class Batch(NamedTuple):
     """``(B, n_tgt)``: the Korean ids, then ``<eos>`` (what it must predict)."""
 
 
-def _check_ids(ids, name: str, vocab_size: int) -> None:
-    if not (isinstance(ids, np.ndarray) and ids.ndim == 2 and ids.size
-            and np.issubdtype(ids.dtype, np.integer)):
-        raise TypeError(f"{name} must be a (B, n) array of token ids, e.g. "
-                        f"make_batch(pairs, vocab).source, got {type(ids).__name__} "
-                        f"{getattr(ids, 'shape', '')}")
-    if ids.min() < 0 or ids.max() >= vocab_size:
-        raise ValueError(f"{name} must hold token ids in 0..{vocab_size - 1}, got "
-                         f"{ids.min()}..{ids.max()}")
+def _check_ids(ids, name: str, vocab_size: int) -> np.ndarray:
+    return validate.token_ids(ids, name, vocab_size, ndim=2,
+                              shape="(B, n), e.g. make_batch(pairs, vocab).source")
 
 
-def _check_batch(batch, vocab_size: int) -> None:
+def _check_batch(batch, vocab_size: int) -> Batch:
     validate.instance_of(batch, "batch", Batch, "make_batch(pairs, vocab)")
-    for field in Batch._fields:
-        _check_ids(getattr(batch, field), f"batch.{field}", vocab_size)
+    return Batch(*(_check_ids(getattr(batch, field), f"batch.{field}", vocab_size)
+                   for field in Batch._fields))
 
 
 def _check_weights(weights, pairs, heads) -> np.ndarray:
@@ -119,17 +116,15 @@ def _check_weights(weights, pairs, heads) -> np.ndarray:
     weights = validate.array(weights, "weights", ndim=4, empty=False,
                              shape="(B, H, n_tgt, n_src)")
     if weights.min() < 0 or weights.max() > 1 + 1e-6:
-        raise ValueError("weights must be attention weights in 0..1, got values in "
-                         f"{weights.min():g}..{weights.max():g}")
+        raise ValueError(t("err_attention_weights_range", low=f"{weights.min():g}",
+                           high=f"{weights.max():g}"))
     if not isinstance(pairs, (list, tuple)) or not pairs or not all(
             isinstance(p, Pair) for p in pairs):
-        raise TypeError("pairs must be a non-empty list of Pair, got "
-                        f"{type(pairs).__name__} {pairs!r}"[:200])
+        raise TypeError(t("err_pairs_list", got=f"{type(pairs).__name__} {pairs!r}"[:150]))
     b, _, n_tgt, n_src = weights.shape
     if len(pairs) != b or any(len(p.korean) > n_tgt or len(p.english) + 1 > n_src
                               for p in pairs):
-        raise ValueError(f"pairs ({len(pairs)}) must be the sentences of weights "
-                         f"{weights.shape} (one per row of the batch, each fitting it)")
+        raise ValueError(t("err_pairs_weights", n=len(pairs), shape=weights.shape))
     if not (isinstance(heads, str) and heads == "mean"):
         validate.integer(heads, "heads", 0, weights.shape[1] - 1)
     return weights
@@ -140,8 +135,7 @@ def make_batch(pairs, vocab: Vocabulary) -> Batch:
     validate.instance_of(vocab, "vocab", Vocabulary, "e.g. qk.toy_corpus.Vocabulary()")
     if not isinstance(pairs, (list, tuple)) or not pairs or not all(
             isinstance(p, Pair) for p in pairs):
-        raise TypeError("pairs must be a non-empty list of Pair (from toy_corpus.build_sentence "
-                        f"or make_corpus), got {type(pairs).__name__} {pairs!r}"[:200])
+        raise TypeError(t("err_pairs_list", got=f"{type(pairs).__name__} {pairs!r}"[:150]))
     return _padded([(vocab.encode(p.english), vocab.encode(p.korean)) for p in pairs], vocab)
 
 
@@ -153,10 +147,10 @@ def _padded(encoded, vocab: Vocabulary) -> Batch:
     source = np.zeros((len(src), n_src), np.int64)  # (B, n_src)
     target_in = np.zeros((len(src), n_tgt), np.int64)  # (B, n_tgt)
     target_out = np.zeros((len(src), n_tgt), np.int64)
-    for i, (s, t) in enumerate(zip(src, ko)):
+    for i, (s, k) in enumerate(zip(src, ko)):
         source[i, : len(s)] = s
-        target_in[i, : len(t) + 1] = [vocab.bos, *t]
-        target_out[i, : len(t) + 1] = [*t, vocab.eos]
+        target_in[i, : len(k) + 1] = [vocab.bos, *k]
+        target_out[i, : len(k) + 1] = [*k, vocab.eos]
     return Batch(source, target_in, target_out)
 
 
@@ -346,14 +340,14 @@ class Translator:
         Row ``i`` is the query that predicts Korean token ``i`` (reading ``<bos>`` and
         the tokens before it).
         """
-        _check_batch(batch, self.vocab_size)
+        batch = _check_batch(batch, self.vocab_size)
         _, cache = self.forward(batch)
         return cache["dec.cross"].weights
 
     def greedy(self, source, max_len: int = 8) -> np.ndarray:
         """Greedy translation of a padded source batch: ``(B, ≤ max_len)`` ids, each
         sentence's tokens then ``<eos>`` (and padding after it)."""
-        _check_ids(source, "source", self.vocab_size)
+        source = _check_ids(source, "source", self.vocab_size)
         max_len = validate.integer(max_len, "max_len", 1)
         memory = self.encode(source)
         out = np.full((len(source), 1), 1, np.int64)  # (B, 1): <bos>
@@ -406,7 +400,7 @@ def gradient_check(model: Translator, batch: Batch, entries: int = 10, eps: floa
                          "e.g. Translator(len(vocab), dtype=np.float64)")
     if names is not None:
         names = [validate.token_of(n, "names", model.params) for n in names]
-    _check_batch(batch, model.vocab_size)
+    batch = _check_batch(batch, model.vocab_size)
     entries = validate.integer(entries, "entries", 1)
     eps = validate.positive_number(eps, "eps")
     seed = validate.seed(seed)
@@ -435,10 +429,8 @@ def gradient_check(model: Translator, batch: Batch, entries: int = 10, eps: floa
         analytic = grads[name].reshape(-1)[picks]
         denom = np.linalg.norm(analytic) + np.linalg.norm(numeric)
         if denom == 0:
-            raise ValueError(f"gradient_check: all {len(picks)} entries picked from parameter "
-                             f"{name!r} {param.shape} have gradient exactly 0, analytic and "
-                             f"numeric, so nothing was checked; pick more entries or another "
-                             f"seed, or a model whose loss depends on {name!r}")
+            raise ValueError(t("err_gradient_check_zero", n=len(picks), name=repr(name),
+                               shape=param.shape))
         errors[name] = float(np.linalg.norm(analytic - numeric) / denom)
     return errors
 
@@ -460,8 +452,6 @@ def gradient_check_by_eps(model: Translator, batch: Batch, name: str = "dec.cros
     validate.instance_of(model, "model", Translator,
                          "e.g. Translator(len(vocab), dtype=np.float64)")
     if not isinstance(eps_values, (list, tuple)) or not eps_values:
-        from .lang import t  # (t is a loop variable elsewhere in this module)
-
         raise ValueError(t("err_eps_values", got=repr(eps_values)[:150]))
     return {eps: gradient_check(model, batch, entries, eps, seed, [name])[name]
             for eps in eps_values}
@@ -471,7 +461,7 @@ def exact_match(model: Translator, pairs, vocab: Vocabulary) -> float:
     """The fraction of ``pairs`` whose greedy translation is exactly the gold Korean."""
     validate.instance_of(model, "model", Translator, "e.g. train(...).model")
     translations = model.translate(pairs, vocab)
-    return float(np.mean([tuple(t) == p.korean for t, p in zip(translations, pairs)]))
+    return float(np.mean([tuple(words) == p.korean for words, p in zip(translations, pairs)]))
 
 
 def token_accuracy(logits, batch: Batch, with_eos: bool = True) -> float:
@@ -489,8 +479,7 @@ def token_accuracy(logits, batch: Batch, with_eos: bool = True) -> float:
     logits = np.asarray(logits)
     kept = (batch.target_out != 0) & (with_eos or (batch.target_out != 2))  # 2: <eos>
     if logits.shape[:2] != batch.target_out.shape:
-        raise ValueError(f"logits must be (B, n_tgt, V) = {batch.target_out.shape} + (V,), "
-                         f"got {logits.shape}")
+        raise ValueError(t("err_logits_shape", needed=batch.target_out.shape, got=logits.shape))
     return float((logits.argmax(-1) == batch.target_out)[kept].mean())
 
 
@@ -510,7 +499,7 @@ def score_push(model: Translator, batch: Batch) -> np.ndarray:
     ((1, 1, 5, 7), True)
     """
     validate.instance_of(model, "model", Translator, "e.g. train(...).model")
-    _check_batch(batch, model.vocab_size)
+    batch = _check_batch(batch, model.vocab_size)
     return _loss_grads_and_push(model, batch)[2]
 
 
@@ -557,7 +546,7 @@ def chance_agreement(pairs) -> float:
     """
     shares = [1 / (len(p.english) + 1) for p in pairs for _ in p.korean]
     if not shares:
-        raise ValueError("pairs must hold at least one sentence with Korean tokens")
+        raise ValueError(t("err_pairs_no_korean"))
     return float(np.mean(shares))
 
 
@@ -643,13 +632,10 @@ def describe_landing(lands: dict) -> str:
     >>> describe_landing({"gold": 0.5, "the": 0.25, "<eos>": 0.25, "other word": 0.0})
     'gold word 0.50, "the" 0.25, <eos> 0.25, other word 0.00'
     """
-    from .lang import t
-
     keys = {"gold": "l14_land_gold", "the": "l14_land_the", "<eos>": "l14_land_eos",
             "other word": "l14_land_other"}
     if not isinstance(lands, dict) or set(lands) != set(keys):
-        raise ValueError(f"lands must be where_attention_lands(...)'s dict with keys "
-                         f"{list(keys)}, got {lands!r}")
+        raise ValueError(t("err_lands_dict", keys=list(keys), got=repr(lands)[:150]))
     return ", ".join(f"{t(keys[kind])} {share:.2f}" for kind, share in lands.items())
 
 
@@ -820,8 +806,8 @@ def load_trained(path=TRAINED_WEIGHTS):
     model = Translator(meta["vocab_size"], meta["d_model"], meta["n_heads"], meta["d_ff"],
                        meta["encoder_self_attention"], seed=0, dtype=params["w_out"].dtype)
     if params.keys() != model.params.keys():
-        raise ValueError(f"{path} does not hold this translator's weights: it has "
-                         f"{sorted(params)}, needed {sorted(model.params)}")
+        raise ValueError(t("err_translator_file", path=path, has=sorted(params),
+                           needed=sorted(model.params)))
     model.params = params
     return model, meta
 
@@ -850,8 +836,7 @@ def trained_translation_example(model: Translator | None = None):
 
     model = load_trained()[0] if model is None else model
     if model.n_heads != 1:
-        raise ValueError(f"model must have one head (lesson 08 reads one map), got "
-                         f"{model.n_heads}")
+        raise ValueError(t("err_one_head", n_heads=model.n_heads))
     vocab = Vocabulary()
     pair = build_sentence("cat", "sat", "on", "mat")
     batch = make_batch([pair], vocab)

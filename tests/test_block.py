@@ -110,7 +110,7 @@ def test_minilm_through_the_block_matches_hugging_face():
 # --- the backward: central differences ------------------------------------------------------
 
 
-def _random_block(rng, d, h, d_ff, self_attention=True, cross=True, ffn=True, norm="pre"):
+def _block_of_random_weights(rng, d, h, d_ff, self_attention=True, cross=True, ffn=True, norm="pre"):
     def attention():
         return AttentionWeights(h, *(rng.normal(0, 1 / np.sqrt(d), (d, d)) for _ in range(4)))
 
@@ -156,7 +156,7 @@ def _relative_error(a, b):
 ])
 def test_block_backward_is_the_derivative_of_block(parts):
     rng = np.random.default_rng(0)
-    b = _random_block(rng, d=6, h=2, d_ff=10, **parts)
+    b = _block_of_random_weights(rng, d=6, h=2, d_ff=10, **parts)
     x = rng.normal(size=(2, 4, 6))  # (B, n, d)
     memory = rng.normal(size=(2, 3, 6))  # (B, n_src, d)
     keep = np.array([[True, True, True, False], [True, True, True, True]])  # (B, n) padding
@@ -184,7 +184,7 @@ def test_block_backward_is_the_derivative_of_block(parts):
 def test_block_backward_catches_a_wrong_residual():
     """The check can fail: a backward that forgets the residual's pass-through is far off."""
     rng = np.random.default_rng(1)
-    b = _random_block(rng, d=4, h=1, d_ff=6, cross=False)
+    b = _block_of_random_weights(rng, d=4, h=1, d_ff=6, cross=False)
     x, d_out = rng.normal(size=(1, 3, 4)), rng.normal(size=(1, 3, 4))
     trace = block(b, x).trace
     right = block_backward(b, d_out, trace).d_x
