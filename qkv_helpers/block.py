@@ -45,6 +45,7 @@ from .backprop import (
     relu_backward,
     split_heads,
 )
+from .lang import t
 from .layer_norm import LayerNorm, Normalized, layer_norm_backward, normalize
 
 __all__ = [
@@ -224,7 +225,7 @@ def _norm(learned: LayerNorm | None, x):
 # --- the block ---------------------------------------------------------------------------------
 
 def block(b: Block, x, mask=None, memory=None, memory_mask=None, cross_kv=None,
-          kv_cache=None, fast=False) -> BlockOutput:
+          kv_cache=None, fast=False, keep=True) -> BlockOutput:
     """Run block ``b`` on ``x (..., n, d)``: the module's formulas, part by part.
 
     ``mask``: where the self-attention's queries may look (True = may), broadcast to
@@ -233,7 +234,8 @@ def block(b: Block, x, mask=None, memory=None, memory_mask=None, cross_kv=None,
     values ``cross_kv``) feeds the cross-attention, ``memory_mask`` masks it.
     ``kv_cache`` keeps the self-attention's keys and values between decoding steps.
     ``fast``: each head's attention through :mod:`qkv_helpers.fast` instead of
-    :func:`~qkv_helpers.attention.scaled_dot_product_attention`.
+    :func:`~qkv_helpers.attention.scaled_dot_product_attention`. ``keep=False``: no trace
+    (every part None), each part's arrays freed as soon as it is done, as in decoding.
     """
     pre, post = b.norm == "pre", b.norm == "post"
     attend = _fast_attention if fast else scaled_dot_product_attention.unchecked
@@ -243,33 +245,42 @@ def block(b: Block, x, mask=None, memory=None, memory_mask=None, cross_kv=None,
         if pre:
             h, t["norm_attention"] = _norm(b.norm_attention, x)  # (..., n, d)
         q, k, v = project(b.attention, h, h, kv_cache=kv_cache)  # (..., H, n, d/H) each
+        if not keep:  # decoding: LN(x) is no longer needed
+            h = t["norm_attention"] = None
         m = mask(q.shape[-2], k.shape[-2]) if callable(mask) else mask  # (n_q, n_k)
         heads, weights = attend(q, k, v, m)  # softmax(q·kᵀ/√d_k + m)·v, (..., H, n, d/H)
         merged = merge_heads(heads)  # (..., n, d)
         x = x + _affine(merged, b.attention.w_o, b.attention.b_o)  # ·W_O, the residual
-        t["attention"] = AttentionTrace(h, h, q, k, v, weights, merged)
+        t["attention"] = AttentionTrace(h, h, q, k, v, weights, merged) if keep else None
+        del q, k, v, heads, weights, merged  # (kept in the trace only)
         if post:
             x, t["norm_attention"] = _norm(b.norm_attention, x)
     if b.cross_attention is not None and (memory is not None or cross_kv is not None):
         h = x  # x = x + cross_attention(LN(x), memory)
         if pre:
             h, t["norm_cross"] = _norm(b.norm_cross, x)
-        q, k, v = project(b.cross_attention, h, memory, kv=cross_kv)  # k, v: (..., H, n_src, d/H)
+        q, k, v = project(b.cross_attention, h, memory, kv=cross_kv)  # k, v: (.., H, n_src, ..)
+        if not keep:
+            h = t["norm_cross"] = None
         heads, weights = attend(q, k, v, memory_mask)  # (..., H, n, d/H)
         merged = merge_heads(heads)  # (..., n, d)
         x = x + _affine(merged, b.cross_attention.w_o, b.cross_attention.b_o)
-        t["cross_attention"] = AttentionTrace(h, memory, q, k, v, weights, merged)
+        t["cross_attention"] = (AttentionTrace(h, memory, q, k, v, weights, merged) if keep
+                                else None)
+        del q, k, v, heads, weights, merged
         if post:
             x, t["norm_cross"] = _norm(b.norm_cross, x)
     if b.w_in is not None:  # x = x + feed_forward(LN(x))
         h = x
         if pre:
             h, t["norm_ffn"] = _norm(b.norm_ffn, x)
-        f, t["feed_forward"] = feed_forward(b, h)  # (..., n, d)
+        f, trace = feed_forward(b, h)  # (..., n, d)
         x = x + f
+        t["feed_forward"] = trace if keep else None
+        del f, trace
         if post:
             x, t["norm_ffn"] = _norm(b.norm_ffn, x)
-    return BlockOutput(x, BlockTrace(**t))
+    return BlockOutput(x, BlockTrace(**t) if keep else None)
 
 
 # --- the block, backward: the same lines in reverse ---------------------------------------------
@@ -302,6 +313,13 @@ def block_backward(b: Block, d_out, trace: BlockTrace) -> BlockGradients:
     Each residual ``x + f(LN(x))`` passes ``d_x`` on unchanged and adds its branch's part:
     ``d_x + LN_backward(f_backward(d_x))``.
     """
+    attentions = [a for a in (b.attention, b.cross_attention) if a is not None]
+    if b.norm == "post" or b.activation is not relu or any(
+            n is not None for n in (b.norm_attention, b.norm_cross, b.norm_ffn)) or any(
+            getattr(a, bias) is not None for a in attentions
+            for bias in ("b_q", "b_k", "b_v", "b_o")) or b.b_in is not None or b.b_out is not None:
+        raise ValueError(t("err_block_backward_kind", norm=b.norm,
+                           activation=getattr(b.activation, "__name__", b.activation)))
     grads = {}
     d_x, d_memory, d_cross_heads = d_out, None, None
     if trace.feed_forward is not None:  # x += feed_forward(LN(x))

@@ -439,7 +439,7 @@ class TinyTransformer:
             for layer, cache, kv in zip(self.decoder_layers, caches,
                                         cross_kv or [None] * self.n_layers):
                 x = block(layer, x, causal_mask, cross_kv=kv, kv_cache=cache,
-                          fast=self.fast_attention).x  # (new, d_model)
+                          fast=self.fast_attention, keep=False).x  # (new, d_model)
             logits[i] = (normalize(x[-1:]).y @ self.w_out)[0]  # the next token's scores
             parts = self.step_flops(len(new), len(ids), cross_kv, first=i == 0,
                                     cross_kv_again=not use_cache)
@@ -478,14 +478,14 @@ class TinyTransformer:
         for i, layer in enumerate(self.decoder_layers):
             x = block(layer, x, causal_mask, cross_kv=None if cross_kv is None else cross_kv[i],
                       kv_cache=None if caches is None else caches[i],
-                      fast=self.fast_attention).x
+                      fast=self.fast_attention, keep=False).x
         return x  # (new_tokens, d_model)
 
     def _encode(self, source) -> np.ndarray:
         """The encoder output ``(source_tokens, d_model)``: no mask, each token sees all."""
         x = self._embed(source, 0)
         for layer in self.encoder_layers:
-            x = block(layer, x, fast=self.fast_attention).x
+            x = block(layer, x, fast=self.fast_attention, keep=False).x
         return normalize(x).y
 
     def _cross_kv(self, memory) -> list:

@@ -855,6 +855,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "err_target_has_tokens": "{error} (the target has {n} tokens)",
         "err_one_at_a_time_d_k": "q and k must have the same d_k, got q {q} and k {k}",
         "err_one_at_a_time_tokens": "q, k, v must be (tokens, d) with the same number of tokens, got q {q}, k {k}, v {v}",
+        "err_block_backward_kind": "block_backward knows pre-norm (or norm-free) blocks without biases, learned γ, β or GELU, as lesson 14 trains them; got norm={norm}, activation {activation}",
         # --- end of issue 33 (block) ---
     },
     "ko": {
@@ -1616,6 +1617,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "err_target_has_tokens": "{error} 번역문의 토큰 수: {n}.",
         "err_one_at_a_time_d_k": "q와 k의 d_k가 같아야 해요. 받은 모양: q {q}, k {k}.",
         "err_one_at_a_time_tokens": "q, k, v는 토큰 수가 같은 (tokens, d) 배열이어야 해요. 받은 모양: q {q}, k {k}, v {v}.",
+        "err_block_backward_kind": "block_backward는 14강에서 학습하는 블록만 알아요: 프리 노름(또는 노름 없음), 편향과 학습된 γ, β 없음, ReLU. 받은 블록: norm={norm}, 활성화 함수 {activation}.",
         # --- end of issue 33 (block) ---
     },
 }

@@ -110,7 +110,8 @@ def test_minilm_through_the_block_matches_hugging_face():
 # --- the backward: central differences ------------------------------------------------------
 
 
-def _block_of_random_weights(rng, d, h, d_ff, self_attention=True, cross=True, ffn=True, norm="pre"):
+def _block_of_random_weights(rng, d, h, d_ff, self_attention=True, cross=True, ffn=True,
+                             norm="pre"):
     def attention():
         return AttentionWeights(h, *(rng.normal(0, 1 / np.sqrt(d), (d, d)) for _ in range(4)))
 
@@ -191,3 +192,17 @@ def test_block_backward_catches_a_wrong_residual():
     wrong = right - d_out  # without the identity path of x + f(LN(x))
     numeric = _numeric(lambda: float((block(b, x).x * d_out).sum()), x)
     assert _relative_error(right, numeric) < 1e-7 < 0.1 < _relative_error(wrong, numeric)
+
+
+def test_block_backward_refuses_what_it_does_not_know():
+    """Post-norm, GELU or biases: no silently wrong gradient, an error naming the block."""
+    from qkv_helpers.pretrained import gelu
+
+    rng = np.random.default_rng(2)
+    b = _block_of_random_weights(rng, d=4, h=1, d_ff=6, cross=False)
+    x = rng.normal(size=(1, 3, 4))
+    for other in (b._replace(norm="post"), b._replace(activation=gelu),
+                  b._replace(b_in=np.zeros(6))):
+        trace = block(other, x).trace
+        with pytest.raises(ValueError, match="block_backward"):
+            block_backward(other, np.ones_like(x), trace)
