@@ -158,7 +158,8 @@ class BlockOutput(NamedTuple):
 
     x: np.ndarray
     """``(..., n, d)``: the block's output."""
-    trace: BlockTrace
+    trace: BlockTrace | None
+    """What each part computed (None when ``keep=False``)."""
 
 
 class BlockGradients(NamedTuple):
