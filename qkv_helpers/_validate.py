@@ -787,11 +787,15 @@ def finite_running_sums(l, o) -> None:  # noqa: E741
         raise ValueError(t("err_running_sums", dtype=o.dtype))
 
 
-def token_ids(ids, name: str, vocab_size: int, ndim: int = 1,
-              shape: str = "(tokens,)") -> np.ndarray:
+def token_ids(ids, name: str, vocab_size: int, ndim: int = 1, shape: str = "(tokens,)",
+              array_only: bool = False) -> np.ndarray:
     """Token ids: an integer array of ``ndim`` axes (``shape`` names them), none empty, each
     in ``0 .. vocab_size - 1``; returned as int64. The one token-id check of the models
-    (TinyTransformer, the translator, lesson 15's model)."""
+    (TinyTransformer, the translator, lesson 15's model). ``array_only``: a numpy array
+    only (a batch the lesson's helpers made), not a list."""
+    if array_only and not isinstance(ids, np.ndarray):
+        raise TypeError(t("err_token_ids_array", name=name, shape=shape,
+                          got=type(ids).__name__))
     try:
         arr = np.asarray(ids)
     except (ValueError, TypeError):  # ragged lists

@@ -257,7 +257,7 @@ class InductionModel:
         return bp.linear(x, self.params["w_u"]), cache  # (B, n, V)
 
     def _check_tokens(self, tokens):
-        tokens = validate.token_ids(tokens, "tokens", self.vocab_size, ndim=2,
+        tokens = validate.token_ids(tokens, "tokens", self.vocab_size, ndim=2, array_only=True,
                                     shape="(B, n), e.g. make_sequences(8).tokens")
         if tokens.shape[1] > self.n_positions:
             raise ValueError(t("err_l15_tokens_positions", positions=self.n_positions,

@@ -826,6 +826,7 @@ STRINGS: dict[str, dict[str, str]] = {
         # --- issue 33 (block): the models' and lessons 08-11, 14's own errors ---
         "err_token_ids_shape": "{name} must be a non-empty {ndim}-D sequence of token ids, shape {shape}; got shape {got}",
         "err_token_ids_dtype": "{name} must hold integer token ids, got dtype {dtype}",
+        "err_token_ids_array": "{name} must be a numpy array of token ids, shape {shape}; got {got}",
         "err_token_ids_range": "{name} must hold ids in 0 .. {last} (vocab_size = {vocab_size}); got {got} at index {index}",
         "err_decode_state": "state must be the DecodeState that start() returned, got {got}",
         "err_blocks_list": "{name} must be a non-empty list of Block (qkv_helpers.block), got {got}",
@@ -1588,6 +1589,7 @@ STRINGS: dict[str, dict[str, str]] = {
         # --- issue 33 (block): the models' and lessons 08-11, 14's own errors ---
         "err_token_ids_shape": "{name}: 토큰 번호를 담은 비어 있지 않은 {ndim}차원 배열이어야 해요(모양 {shape}). 받은 모양: {got}.",
         "err_token_ids_dtype": "{name}: 정수 토큰 번호를 담아야 해요. 받은 자료형: {dtype}.",
+        "err_token_ids_array": "{name}: 토큰 번호를 담은 numpy 배열이어야 해요(모양 {shape}). 받은 자료형: {got}.",
         "err_token_ids_range": "{name}: 토큰 번호는 0 .. {last} 범위여야 해요(vocab_size = {vocab_size}). 받은 값: {got}, 위치: {index}.",
         "err_decode_state": "state는 start()가 돌려준 DecodeState여야 해요. 받은 값: {got}.",
         "err_blocks_list": "{name}: qkv_helpers.block의 Block을 담은 비어 있지 않은 리스트여야 해요. 받은 값: {got}.",

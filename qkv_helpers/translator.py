@@ -101,7 +101,7 @@ class Batch(NamedTuple):
 
 
 def _check_ids(ids, name: str, vocab_size: int) -> np.ndarray:
-    return validate.token_ids(ids, name, vocab_size, ndim=2,
+    return validate.token_ids(ids, name, vocab_size, ndim=2, array_only=True,
                               shape="(B, n), e.g. make_batch(pairs, vocab).source")
 
 
