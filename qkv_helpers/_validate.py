@@ -814,3 +814,30 @@ def finite_running_sums(l, o) -> None:  # noqa: E741
     """Raise if the online softmax's running sums ``l`` or ``o`` overflowed."""
     if not (np.isfinite(l).all() and np.isfinite(o).all()):
         raise ValueError(t("err_running_sums", dtype=o.dtype))
+
+
+def token_ids(ids, name: str, vocab_size: int, ndim: int = 1, shape: str = "(tokens,)",
+              array_only: bool = False) -> np.ndarray:
+    """Token ids: an integer array of ``ndim`` axes (``shape`` names them), none empty, each
+    in ``0 .. vocab_size - 1``; returned as int64. The one token-id check of the models
+    (TinyTransformer, the translator, lesson 15's model). ``array_only``: a numpy array
+    only (a batch the lesson's helpers made), not a list."""
+    if array_only and not isinstance(ids, np.ndarray):
+        raise TypeError(t("err_token_ids_array", name=name, shape=shape,
+                          got=type(ids).__name__))
+    try:
+        arr = np.asarray(ids)
+    except (ValueError, TypeError):  # ragged lists
+        arr = np.asarray(ids, dtype=object)
+    if arr.ndim != ndim or arr.size == 0:
+        raise ValueError(t("err_token_ids_shape", name=name, ndim=ndim, shape=shape,
+                           got=arr.shape))
+    if arr.dtype.kind not in "iu":
+        raise TypeError(t("err_token_ids_dtype", name=name, dtype=arr.dtype))
+    bad = (arr < 0) | (arr >= vocab_size)
+    if bad.any():
+        where = np.unravel_index(int(np.argmax(bad)), arr.shape)
+        raise ValueError(t("err_token_ids_range", name=name, last=vocab_size - 1,
+                           vocab_size=vocab_size, got=arr[where],
+                           index=where[0] if ndim == 1 else where))
+    return arr.astype(np.int64, copy=False)

@@ -24,6 +24,8 @@ import numpy as np
 from . import _validate as validate
 from ._text import t
 from .attention import scaled_dot_product_attention, softmax
+from .layer_norm import layer_norm_backward
+from .layer_norm import normalize as layer_norm
 
 __all__ = [
     "adam_step",
@@ -95,41 +97,21 @@ def relu_backward(d_out, x):
 
 
 # --- layer norm (no learned scale or shift, as in TinyTransformer) --------------------------
-
-def layer_norm(x, eps=1e-5):
-    """``(x - mean) / sqrt(var + eps)`` along the last axis; also returns ``1/σ`` ``(..., 1)``.
-
-    The same formula as :func:`qkv_helpers.decoding.layer_norm`, returning what the
-    backward needs.
-    """
-    centred = x - x.mean(axis=-1, keepdims=True)  # (..., d)
-    inv_std = 1 / np.sqrt((centred * centred).mean(axis=-1, keepdims=True) + x.dtype.type(eps))
-    return centred * inv_std, inv_std  # (..., d), (..., 1)
-
-
-def layer_norm_backward(d_out, y, inv_std):
-    """``d_x = (d_y - mean(d_y) - y·mean(d_y·y)) / σ``, row by row.
-
-    ``y`` is the normalised output: moving x's mean or scale leaves it unchanged, so
-    the gradient loses its component along 1 and along y.
-    """
-    mean_d = d_out.mean(axis=-1, keepdims=True)  # (..., 1)
-    mean_dy = (d_out * y).mean(axis=-1, keepdims=True)  # (..., 1)
-    return (d_out - mean_d - y * mean_dy) * inv_std  # (..., d)
-
+# The package's one layer norm and its backward live in layer_norm.py:
+# layer_norm(x) here is layer_norm.normalize, returning (y, 1/σ) for the backward.
 
 # --- heads -----------------------------------------------------------------------------------
 
 def split_heads(x, n_heads):
-    """``(B, n, d)`` → ``(B, H, n, d/H)``, as :meth:`MultiHeadAttention.split_heads`."""
-    b, n, d = x.shape
-    return x.reshape(b, n, n_heads, d // n_heads).transpose(0, 2, 1, 3)
+    """``(..., n, d)`` → ``(..., H, n, d/H)``: each head's slice of the columns."""
+    *batch, n, d = x.shape
+    return x.reshape(*batch, n, n_heads, d // n_heads).swapaxes(-2, -3)
 
 
 def merge_heads(x):
-    """``(B, H, n, d/H)`` → ``(B, n, d)``; also the backward of :func:`split_heads`."""
-    b, h, n, hd = x.shape
-    return x.transpose(0, 2, 1, 3).reshape(b, n, h * hd)
+    """``(..., H, n, d/H)`` → ``(..., n, d)``; also the backward of :func:`split_heads`."""
+    *batch, h, n, head_dim = x.shape
+    return x.swapaxes(-2, -3).reshape(*batch, n, h * head_dim)
 
 
 # --- scaled dot-product attention ------------------------------------------------------

@@ -14,8 +14,8 @@ that, so the ids they produce are the same and the logits agree to float roundin
 The cross-attention keys and values come from the encoder output, which does not
 change while decoding: with a cache they are computed once per source sentence.
 
-Attention is the package's own: each layer's
-:class:`~qkv_helpers.attention.MultiHeadAttention` projects Q, K and V, and
+Each layer is the package's one transformer block (:func:`qkv_helpers.block.block`): its
+:class:`~qkv_helpers.attention.MultiHeadAttention` weights project Q, K and V, and
 :func:`~qkv_helpers.attention.scaled_dot_product_attention` attends. One switch,
 ``TinyTransformer(..., fast_attention=True)``, makes the decoder call the fast paths of
 :mod:`qkv_helpers.fast` instead (same numbers to float rounding, for long benchmarks);
@@ -30,7 +30,10 @@ A cached decoding is two public calls: :meth:`TinyTransformer.start` runs the pr
 FLOPs are counted for the matrix products only, ``2·m·k·n`` for an ``(m, k) @ (k, n)``
 product (a multiply and an add per term); layer norms, softmax, ReLU, the embedding
 lookup and the residual additions are not counted, though they take time too. The
-attention products are counted in full, ``q·kᵀ`` over every key, masked or not.
+attention products are counted in full, ``q·kᵀ`` over every key, masked or not. A step's
+FLOPs are read from its shapes (tokens run, tokens attended over, source tokens) by
+:func:`~qkv_helpers.kv_cache.arithmetic.step_flops_by_part`, the formula lesson 09 shows;
+the forward pass itself counts nothing.
 """
 
 from __future__ import annotations
@@ -42,10 +45,10 @@ from typing import NamedTuple
 import numpy as np
 
 from . import _validate as validate
-from . import fast
-from .attention import MultiHeadAttention, _attention
-from .kv_cache import KVCache
-from .layer_norm import layer_norm
+from .attention import MultiHeadAttention
+from .block import Block, block, project
+from .kv_cache import KVCache, arithmetic
+from .layer_norm import normalize
 from .masks import causal_mask
 from .positions import sinusoidal_positions
 
@@ -152,49 +155,17 @@ class DecodeState:
         return cross + sum(cache.nbytes for cache in self.caches)
 
 
-class _FlopCounter:
-    """FLOPs of matrix products, counted from their shapes under one of :data:`FLOP_PARTS`.
+def _random_block(rng, d_model, n_heads, d_ff, cross: bool, dtype) -> Block:
+    """One encoder or decoder block of seeded random weights, without biases."""
+    def seed():
+        return int(rng.integers(2**31))
 
-    An ``(m, k) @ (k, n)`` product is ``2·m·k·n`` FLOPs (a multiply and an add per term).
-    The model computes first and counts after, from the shapes, so that its products
-    read as the formulas they are.
-    """
-
-    def __init__(self):
-        self.parts = dict.fromkeys(FLOP_PARTS, 0)
-
-    def product(self, part: str, m: int, k: int, n: int, times: int = 1) -> None:
-        """Count ``times`` products ``(m, k) @ (k, n)`` under ``part``."""
-        self.parts[part] += 2 * m * k * n * times
-
-    def attention(self, part: str, q: np.ndarray, n_k: int) -> None:
-        """``q·kᵀ`` and ``weights·v`` for ``q (n_heads, n_q, head_dim)`` over ``n_k`` keys."""
-        n_heads, n_q, head_dim = q.shape
-        self.product(part, n_q, head_dim, n_k, times=2 * n_heads)
-
-    def layer(self, d_model: int, d_ff: int, n: int) -> None:
-        """A layer's self-attention projections and MLP for ``n`` new tokens."""
-        self.product("projections", n, d_model, d_model, times=4)  # Q, K, V and W_O
-        self.product("mlp", n, d_model, d_ff)  # W_1
-        self.product("mlp", n, d_ff, d_model)  # W_2
-
-    @property
-    def total(self) -> int:
-        return sum(self.parts.values())
-
-
-class _Layer:
-    """One encoder or decoder layer's weights: attention (and cross-attention), MLP."""
-
-    def __init__(self, rng, d_model, n_heads, d_ff, cross: bool, dtype):
-        def seed():
-            return int(rng.integers(2**31))
-
-        self.self_attn = MultiHeadAttention(d_model, n_heads, seed(), bias=False, dtype=dtype)
-        self.cross_attn = (MultiHeadAttention(d_model, n_heads, seed(), bias=False, dtype=dtype)
-                           if cross else None)
-        self.w_1 = rng.normal(0.0, 1 / math.sqrt(d_model), (d_model, d_ff)).astype(dtype)
-        self.w_2 = rng.normal(0.0, 1 / math.sqrt(d_ff), (d_ff, d_model)).astype(dtype)
+    attention = MultiHeadAttention(d_model, n_heads, seed(), bias=False, dtype=dtype)
+    cross_attention = (MultiHeadAttention(d_model, n_heads, seed(), bias=False, dtype=dtype)
+                       if cross else None)
+    w_in = rng.normal(0.0, 1 / math.sqrt(d_model), (d_model, d_ff)).astype(dtype)  # (d, d_ff)
+    w_out = rng.normal(0.0, 1 / math.sqrt(d_ff), (d_ff, d_model)).astype(dtype)  # (d_ff, d)
+    return Block(attention, w_in, w_out, cross_attention=cross_attention)
 
 
 class TinyTransformer:
@@ -279,22 +250,51 @@ class TinyTransformer:
                                                                            why="a small model")
         self.dtype = validate.float_dtype(dtype, allowed=(np.float32, np.float64))
         self.fast_attention = validate.flag(fast_attention, "fast_attention")
-        self._heads = _fast_heads if self.fast_attention else _heads  # each head's attention
         rng = np.random.default_rng(validate.seed(seed))
         dtype = self.dtype
         # Standard deviation 2: the token just read, more than the slowly changing position
         # and context, decides the next one, so greedy decoding wanders over the vocabulary
         # instead of settling on one token.
         self.embedding = rng.normal(0.0, 2.0, (vocab_size, d_model)).astype(dtype)  # (V, d)
-        self.encoder_layers = [_Layer(rng, d_model, n_heads, self.d_ff, False, dtype)
+        self.encoder_layers = [_random_block(rng, d_model, n_heads, self.d_ff, False, dtype)
+                               for _ in range(n_layers)]  # Blocks
+        self.decoder_layers = [_random_block(rng, d_model, n_heads, self.d_ff, True, dtype)
                                for _ in range(n_layers)]
-        self.decoder_layers = [_Layer(rng, d_model, n_heads, self.d_ff, True, dtype)
-                               for _ in range(n_layers)]
-        self.n_heads = self.decoder_layers[0].self_attn.n_heads
-        self.head_dim = self.decoder_layers[0].self_attn.head_dim
+        self.n_heads = self.decoder_layers[0].attention.n_heads
+        self.head_dim = self.d_model // self.n_heads
         self.w_out = rng.normal(0.0, 1 / math.sqrt(d_model), (d_model, vocab_size)).astype(
             dtype)  # (d_model, vocab_size)
         self._positions = sinusoidal_positions(64, d_model, dtype)  # grown when needed
+
+    @classmethod
+    def from_weights(cls, embedding, encoder_layers, decoder_layers, w_out,
+                     fast_attention: bool = False) -> TinyTransformer:
+        """A TinyTransformer of given weights, shared (not copied): ``embedding (V, d)``,
+        the encoder's and the decoder's :class:`~qkv_helpers.block.Block` s (pre-norm,
+        layer norm without γ, β, as above), ``w_out (d, V)``. Lesson 14's trained
+        translator decodes this way
+        (:meth:`~qkv_helpers.translator.Translator.as_tiny_transformer`).
+        """
+        embedding = validate.array(embedding, "embedding", ndim=2, bools=False, empty=False)
+        from .lang import t
+
+        for name, layers in (("encoder_layers", encoder_layers),
+                             ("decoder_layers", decoder_layers)):
+            if not (isinstance(layers, (list, tuple)) and layers
+                    and all(isinstance(b, Block) for b in layers)):
+                raise TypeError(t("err_blocks_list", name=name, got=type(layers).__name__))
+        self = cls.__new__(cls)
+        self.vocab_size, self.d_model = embedding.shape
+        self.n_layers = len(decoder_layers)
+        self.d_ff = decoder_layers[0].w_in.shape[1]
+        self.dtype = embedding.dtype
+        self.fast_attention = validate.flag(fast_attention, "fast_attention")
+        self.embedding, self.w_out = embedding, w_out
+        self.encoder_layers, self.decoder_layers = list(encoder_layers), list(decoder_layers)
+        self.n_heads = self.decoder_layers[0].attention.n_heads
+        self.head_dim = self.d_model // self.n_heads
+        self._positions = sinusoidal_positions(64, self.d_model, self.dtype)
+        return self
 
     def __repr__(self) -> str:
         return (f"TinyTransformer(vocab_size={self.vocab_size}, d_model={self.d_model}, "
@@ -306,7 +306,7 @@ class TinyTransformer:
     def encode(self, source_ids) -> np.ndarray:
         """The encoder output for a source sentence, ``(source_tokens, d_model)``."""
         source = self._check_ids(source_ids, "source_ids")
-        return self._encode(source, _FlopCounter())
+        return self._encode(source)
 
     def forward(self, ids, source_ids=None) -> np.ndarray:
         """Logits at every position in one pass, ``(tokens, vocab_size)``, as in training.
@@ -319,13 +319,11 @@ class TinyTransformer:
         (3, 50)
         """
         ids = self._check_ids(ids, "ids")
-        flops = _FlopCounter()
         cross_kv = None
         if source_ids is not None:
-            memory = self._encode(self._check_ids(source_ids, "source_ids"), flops)
-            cross_kv = self._cross_kv(memory, flops)
-        x = self._decoder(self._embed(ids, 0), None, cross_kv, flops)
-        return layer_norm(x) @ self.w_out  # (tokens, vocab_size)
+            cross_kv = self._cross_kv(self._encode(self._check_ids(source_ids, "source_ids")))
+        x = self._decoder(self._embed(ids, 0), None, cross_kv)
+        return normalize(x).y @ self.w_out  # (tokens, vocab_size)
 
     def start(self, prompt_ids, source_ids=None, capacity: int | None = None) -> DecodeState:
         """The prefill: run the prompt once, keep its keys and values, score the next token.
@@ -354,16 +352,14 @@ class TinyTransformer:
         source = None if source_ids is None else self._check_ids(source_ids, "source_ids")
         capacity = len(prompt) if capacity is None else validate.integer(
             capacity, "capacity", 1, 2**24, why="tokens kept in memory")
-        flops = _FlopCounter()
-        cross_kv = None
-        if source is not None:
-            cross_kv = self._cross_kv(self._encode(source, flops), flops)
+        cross_kv = None if source is None else self._cross_kv(self._encode(source))
         caches = [KVCache(self.n_heads, self.head_dim, max(capacity, len(prompt)), self.dtype)
                   for _ in self.decoder_layers]
-        x = self._decoder(self._embed(prompt, 0), caches, cross_kv, flops)  # (tokens, d_model)
-        logits = self._next_logits(x, flops)
+        x = self._decoder(self._embed(prompt, 0), caches, cross_kv)  # (tokens, d_model)
+        logits = (normalize(x[-1:]).y @ self.w_out)[0]  # (vocab_size,)
+        flops = self.step_flops(len(prompt), len(prompt), cross_kv, first=True)
         return DecodeState([int(i) for i in prompt], logits, caches, cross_kv, len(prompt),
-                           flops.parts)
+                           flops)
 
     def step(self, state: DecodeState, token_id: int) -> DecodeState:
         """One cached step: feed ``token_id``, append its keys and values, score the next.
@@ -372,16 +368,17 @@ class TinyTransformer:
         and values kept in ``state.caches``. ``state`` is updated in place and returned.
         """
         if not isinstance(state, DecodeState):
-            raise TypeError(f"state must be the DecodeState that start() returned, "
-                            f"got {type(state).__name__}")
+            from .lang import t
+
+            raise TypeError(t("err_decode_state", got=type(state).__name__))
         token = self._check_ids([token_id], "token_id")
         position = len(state.ids)
         self._grow_positions(position + 1)
-        flops = _FlopCounter()
-        x = self._decoder(self._embed(token, position), state.caches, state.cross_kv, flops)
-        state.logits = self._next_logits(x, flops)
+        x = self._decoder(self._embed(token, position), state.caches, state.cross_kv)
+        state.logits = (normalize(x[-1:]).y @ self.w_out)[0]  # (vocab_size,)
         state.ids.append(int(token[0]))
-        state.new_tokens, state.flops_by_part = 1, flops.parts
+        state.new_tokens = 1
+        state.flops_by_part = self.step_flops(1, len(state.ids), state.cross_kv, first=False)
         return state
 
     def generate(self, prompt_ids, max_new_tokens: int, source_ids=None,
@@ -426,100 +423,75 @@ class TinyTransformer:
         ids = [int(i) for i in prompt]  # the prompt, then the new tokens
         logits = np.empty((max_new_tokens, self.vocab_size), self.dtype)  # (new, vocab)
         steps = []
-        memory = None
+        memory = cross_kv = None
+        caches = [KVCache(self.n_heads, self.head_dim, len(prompt) + max_new_tokens, self.dtype)
+                  if use_cache else None for _ in self.decoder_layers]
         for i in range(max_new_tokens):
             start_time = time.perf_counter()
-            context = len(ids)  # tokens known so far; the next one is predicted now
-            if use_cache:
-                if i == 0:
-                    state = self.start(prompt, source, capacity=len(prompt) + max_new_tokens)
-                else:
-                    state = self.step(state, ids[-1])
-                row, parts, new_tokens = state.logits, state.flops_by_part, state.new_tokens
-                cache_bytes = state.cache_bytes
-            else:  # the whole sequence again; only the encoder output is kept
-                flops = _FlopCounter()
-                if source is not None and i == 0:
-                    memory = self._encode(source, flops)
-                cross_kv = None if source is None else self._cross_kv(memory, flops)
-                x = self._decoder(self._embed(np.array(ids), 0), None, cross_kv, flops)
-                row, parts, new_tokens = self._next_logits(x, flops), flops.parts, context
-                cache_bytes = 0
-            logits[i] = row
-            ids.append(int(row.argmax()))
+            # the tokens run this step: the prompt first; then, with a cache, the last
+            # token only (the others' keys and values are kept), without one, all again
+            new = ids[:] if i == 0 or not use_cache else ids[-1:]
+            if source is not None and i == 0:
+                memory = self._encode(source)  # (source_tokens, d_model), once
+            if source is not None and (i == 0 or not use_cache):
+                cross_kv = self._cross_kv(memory)  # each layer's K, V of the memory
+            x = self._embed(np.array(new), len(ids) - len(new))  # (new, d_model)
+            for layer, cache, kv in zip(self.decoder_layers, caches,
+                                        cross_kv or [None] * self.n_layers):
+                x = block(layer, x, causal_mask, cross_kv=kv, kv_cache=cache,
+                          fast=self.fast_attention, keep=False).x  # (new, d_model)
+            logits[i] = (normalize(x[-1:]).y @ self.w_out)[0]  # the next token's scores
+            parts = self.step_flops(len(new), len(ids), cross_kv, first=i == 0,
+                                    cross_kv_again=not use_cache)
+            cache_bytes = sum(c.nbytes for c in caches) + sum(
+                k.nbytes + v.nbytes for k, v in cross_kv or []) if use_cache else 0
+            ids.append(int(logits[i].argmax()))
             seconds = time.perf_counter() - start_time
-            steps.append(Step(new_tokens, context, sum(parts.values()), parts, cache_bytes,
-                              seconds))
+            steps.append(Step(len(new), len(ids) - 1, sum(parts.values()), parts,
+                              cache_bytes, seconds))
         return Generation(np.array(ids[len(prompt):]), logits, steps)
 
     # --- the layers ----------------------------------------------------------------
 
-    def _decoder(self, x, caches, cross_kv, flops) -> np.ndarray:
-        """Run the decoder layers on ``x (new_tokens, d_model)``, the tokens fed this step.
+    def step_flops(self, new_tokens: int, context: int, cross_kv, first: bool,
+                   cross_kv_again: bool = False) -> dict:
+        """A step's FLOPs by part (:data:`FLOP_PARTS`), from its shapes: ``new_tokens``
+        run over ``context`` keys, with a source sentence if ``cross_kv`` holds its keys;
+        the encoder and the cross K, V in the ``first`` step (and again when
+        ``cross_kv_again``). :func:`~qkv_helpers.kv_cache.arithmetic.step_flops_by_part`."""
+        source_tokens = 0 if cross_kv is None else cross_kv[0][0].shape[-2]
+        return arithmetic.step_flops_by_part(
+            new_tokens, context, d_model=self.d_model, n_layers=self.n_layers,
+            vocab_size=self.vocab_size, d_ff=self.d_ff, source_tokens=source_tokens,
+            cross_kv=source_tokens > 0 and (first or cross_kv_again),
+            encoder=source_tokens > 0 and first)
+
+    # --- the layers ----------------------------------------------------------------
+
+    def _decoder(self, x, caches, cross_kv) -> np.ndarray:
+        """Run the decoder blocks on ``x (new_tokens, d_model)``, the tokens fed this step.
 
         With ``caches`` (a KVCache per layer) the new tokens' keys and values are
         appended and the queries attend over everything kept; without, ``x`` must be
         the whole sequence. ``cross_kv`` holds each layer's encoder keys and values.
-        Each attention is :class:`MultiHeadAttention`'s own without its input checks
-        (``_project``, ``_output``: the model's own arrays need none); the FLOPs are
-        counted after each product, from the shapes.
         """
         for i, layer in enumerate(self.decoder_layers):
-            # masked self-attention; the new tokens are the last positions
-            a = layer.self_attn
-            q, k, v = a._project(layer_norm(x), None)  # (n_heads, new_tokens, head_dim) each
-            if caches is not None:  # keep the new keys and values, attend over all kept
-                caches[i].append(k, v)
-                k, v = caches[i].keys, caches[i].values  # (n_heads, context, head_dim)
-            mask = causal_mask(q.shape[-2], k.shape[-2])  # (new_tokens, context)
-            x = x + self._attend(a, q, k, v, mask)
-            flops.attention("attention", q, k.shape[-2])
-            # cross-attention: queries from the decoder, keys and values from the encoder
-            if cross_kv is not None:
-                c = layer.cross_attn
-                q = c._project_q(layer_norm(x))  # (n_heads, new_tokens, head_dim)
-                k, v = cross_kv[i]  # (n_heads, source_tokens, head_dim) each
-                x = x + self._attend(c, q, k, v, None)
-                flops.attention("attention", q, k.shape[-2])
-                flops.product("projections", len(x), self.d_model, self.d_model, times=2)
-            x = x + self._mlp(layer, layer_norm(x))
-            flops.layer(self.d_model, self.d_ff, len(x))
+            x = block(layer, x, causal_mask, cross_kv=None if cross_kv is None else cross_kv[i],
+                      kv_cache=None if caches is None else caches[i],
+                      fast=self.fast_attention, keep=False).x
         return x  # (new_tokens, d_model)
 
-    def _encode(self, source, flops) -> np.ndarray:
-        """The encoder output ``(source_tokens, d_model)``; its FLOPs count as ``encoder``."""
-        own = _FlopCounter()
+    def _encode(self, source) -> np.ndarray:
+        """The encoder output ``(source_tokens, d_model)``: no mask, each token sees all."""
         x = self._embed(source, 0)
         for layer in self.encoder_layers:
-            a = layer.self_attn
-            q, k, v = a._project(layer_norm(x), None)  # (n_heads, source_tokens, head_dim)
-            x = x + self._attend(a, q, k, v, None)  # no mask: sees every token
-            x = x + self._mlp(layer, layer_norm(x))
-            own.attention("attention", q, k.shape[-2])
-            own.layer(self.d_model, self.d_ff, len(x))
-        flops.parts["encoder"] += own.total
-        return layer_norm(x)
+            x = block(layer, x, fast=self.fast_attention, keep=False).x
+        return normalize(x).y
 
-    def _cross_kv(self, memory, flops) -> list:
+    def _cross_kv(self, memory) -> list:
         """Each decoder layer's cross-attention keys and values of the encoder output."""
-        kv = [layer.cross_attn._project_kv(memory) for layer in self.decoder_layers]
-        flops.product("cross_kv", len(memory), self.d_model, self.d_model,
-                      times=2 * len(self.decoder_layers))  # K and V, every layer
-        return kv  # each (n_heads, source_tokens, head_dim) twice
-
-    def _attend(self, mha, q, k, v, mask) -> np.ndarray:
-        """Each head's attention, heads merged, then ``W_O``: ``(n_q, d_model)``."""
-        return mha._output(self._heads(q, k, v, mask))
-
-    @staticmethod
-    def _mlp(layer, h) -> np.ndarray:
-        """``relu(h·W_1)·W_2``: ``(tokens, d_model)``."""
-        return np.maximum(h @ layer.w_1, 0.0) @ layer.w_2  # (tokens, d_ff), then d_model
-
-    def _next_logits(self, x, flops) -> np.ndarray:
-        """The logits of the token after the last position, ``(vocab_size,)``."""
-        flops.product("logits", 1, self.d_model, self.vocab_size)
-        return (layer_norm(x[-1:]) @ self.w_out)[0]
+        return [project(layer.cross_attention, memory, memory)[1:]
+                for layer in self.decoder_layers]  # each (n_heads, source_tokens, head_dim) twice
 
     def _embed(self, ids, first: int) -> np.ndarray:
         """Token embeddings plus the positions ``first, first+1, ...``: ``(tokens, d_model)``."""
@@ -532,28 +504,4 @@ class TinyTransformer:
                                                    self.d_model, self.dtype)
 
     def _check_ids(self, ids, name: str) -> np.ndarray:
-        try:
-            arr = np.asarray(ids)
-        except (ValueError, TypeError):
-            arr = np.asarray(ids, dtype=object)
-        if arr.ndim != 1 or arr.size == 0:
-            raise ValueError(f"{name} must be a non-empty 1-D sequence of token ids, shape "
-                             f"(tokens,); got shape {arr.shape}")
-        if arr.dtype.kind not in "iu":
-            raise TypeError(f"{name} must hold integer token ids, got dtype {arr.dtype}")
-        bad = (arr < 0) | (arr >= self.vocab_size)
-        if bad.any():
-            i = int(np.argmax(bad))
-            raise ValueError(f"{name} must hold ids in 0 .. {self.vocab_size - 1} "
-                             f"(vocab_size = {self.vocab_size}); got {arr[i]} at index {i}")
-        return arr.astype(np.int64, copy=False)
-
-
-def _heads(q, k, v, mask) -> np.ndarray:
-    """Each head's ``softmax(q·kᵀ/√d_k)·v``: the readable attention, without its checks."""
-    return _attention(q, k, v, mask).output  # (n_heads, n_q, head_dim)
-
-
-def _fast_heads(q, k, v, mask) -> np.ndarray:
-    """The same through the fast paths (``TinyTransformer(..., fast_attention=True)``)."""
-    return fast.decoder_attention(q, k, v, causal=mask is not None)
+        return validate.token_ids(ids, name, self.vocab_size)

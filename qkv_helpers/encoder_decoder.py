@@ -19,6 +19,7 @@ from typing import NamedTuple
 import numpy as np
 
 from . import _validate as validate
+from ._text import t
 from .attention import MultiHeadAttention, scaled_dot_product_attention
 from .examples import TranslationExample, running_example
 from .masks import causal_mask
@@ -95,8 +96,8 @@ def top_keys(weights, tokens) -> list[list[str]]:
     if w.ndim == 2:
         w = w[None]  # (1, n_q, n_k)
     if w.min() < 0.0 or w.max() > 1.0 + 1e-9:
-        raise ValueError(f"weights must be attention weights, each in 0..1; got values "
-                         f"{w.min():.3g}..{w.max():.3g}")
+        raise ValueError(t("err_attention_weights_range", low=f"{w.min():.3g}",
+                           high=f"{w.max():.3g}"))
     tokens = validate.label_list(tokens, w.shape[-1], "tokens",
                                  f"keys (weights has shape {w.shape})")
     return [[tokens[j] for j in head.argmax(axis=-1)] for head in w]
@@ -138,19 +139,16 @@ def permutation_check(mha: MultiHeadAttention, x, order) -> PermutationResult:
     validate.instance_of(mha, "mha", MultiHeadAttention, "e.g. encoder_example().mha")
     x = validate.array(x, "x", ndim=2, shape="(tokens, d_model)", widen=True, empty=False)
     if x.shape[1] != mha.d_model:
-        raise ValueError(f"x must have shape (tokens, d_model) = (tokens, {mha.d_model}) for "
-                         f"this mha, got {x.shape}")
+        raise ValueError(t("err_permutation_x", d_model=mha.d_model, shape=x.shape))
     n = x.shape[0]
     if isinstance(order, (str, bytes)) or order is None:
-        raise TypeError(f"order must be a permutation of range({n}) (a list of ints), "
-                        f"got {order!r}")
+        raise TypeError(t("err_order_type", n=n, got=repr(order)[:100]))
     order = np.asarray(order)
     if order.dtype.kind not in "iu":
-        raise TypeError(f"order must be a permutation of range({n}) (a list of ints), got "
-                        f"dtype {order.dtype}: {order.tolist()}")
+        raise TypeError(t("err_order_type", n=n,
+                          got=f"dtype {order.dtype}: {order.tolist()}"[:100]))
     if order.shape != (n,) or sorted(order.tolist()) != list(range(n)):
-        raise ValueError(f"order must be a permutation of range({n}) (x has {n} tokens), "
-                         f"got {order.tolist()}")
+        raise ValueError(t("err_order_values", n=n, got=str(order.tolist())[:100]))
     output = mha(x).output  # (tokens, d_model)
     output_permuted = mha(x[order]).output  # (tokens, d_model)
     diff = float(np.abs(output_permuted - output[order]).max())
@@ -206,15 +204,14 @@ def change_future_token(x, w_q, w_k, w_v, position: int, *, masked: bool = True,
                      for w, name in ((w_q, "w_q"), (w_k, "w_k"), (w_v, "w_v")))
     for w, name in ((w_q, "w_q"), (w_k, "w_k"), (w_v, "w_v")):
         if w.shape[0] != d_model:
-            raise ValueError(f"{name} must have shape (d_model, d) = ({d_model}, d) to multiply "
-                             f"x of shape {x.shape}, got {w.shape}")
+            raise ValueError(t("err_future_w_shape", name=name, d_model=d_model,
+                               x_shape=x.shape, shape=w.shape))
     if w_q.shape != w_k.shape:
-        raise ValueError(f"w_q and w_k must have the same shape (d_model, d_k), got "
-                         f"{w_q.shape} and {w_k.shape}")
+        raise ValueError(t("err_future_wq_wk", q_shape=w_q.shape, k_shape=w_k.shape))
     try:
         position = validate.integer(position, "position", 0, n - 1)
     except (TypeError, ValueError) as error:
-        raise type(error)(f"{error} (x has {n} tokens)") from None
+        raise type(error)(t("err_x_has_tokens", error=error, n=n)) from None
     masked = validate.flag(masked, "masked")
     rng = np.random.default_rng(validate.seed(seed))
     changed = x.copy()
@@ -263,10 +260,9 @@ def attend_one_at_a_time(q, k, v) -> np.ndarray:
     k = validate.array(k, "k", ndim=2, shape="(tokens, d_k)", widen=True, empty=False)
     v = validate.array(v, "v", ndim=2, shape="(tokens, d_v)", widen=True, empty=False)
     if q.shape[1] != k.shape[1]:
-        raise ValueError(f"q and k must have the same d_k, got q {q.shape} and k {k.shape}")
+        raise ValueError(t("err_one_at_a_time_d_k", q=q.shape, k=k.shape))
     if not q.shape[0] == k.shape[0] == v.shape[0]:
-        raise ValueError(f"q, k, v must be (tokens, d) with the same number of tokens, got "
-                         f"q {q.shape}, k {k.shape}, v {v.shape}")
+        raise ValueError(t("err_one_at_a_time_tokens", q=q.shape, k=k.shape, v=v.shape))
     with np.errstate(over="ignore", invalid="ignore"):
         validate.finite_result(q @ k.T, "the scores q·kᵀ", "q and k")
         rows = [scaled_dot_product_attention(q[i:i + 1], k[:i + 1], v[:i + 1]).output[0]
@@ -309,7 +305,7 @@ def cross_attention_at_step(example: TranslationExample, step: int) -> CrossStep
     try:
         step = validate.integer(step, "step", 1, n_target)
     except (TypeError, ValueError) as error:
-        raise type(error)(f"{error} (the target has {n_target} tokens)") from None
+        raise type(error)(t("err_target_has_tokens", error=error, n=n_target)) from None
     q = example.target_x[:step] @ example.w_q  # (step, d_k)
     k = example.source_x @ example.w_k  # (source tokens, d_k)
     v = example.source_x @ example.w_v  # (source tokens, d_v)

@@ -41,6 +41,7 @@ from . import _validate as validate
 from . import backprop as bp
 from ._text import t
 from ._threads import threadpool_limits
+from .block import AttentionTrace
 from .masks import causal_mask
 
 __all__ = [
@@ -181,7 +182,7 @@ class InductionModel:
     >>> model.n_parameters
     5120
     >>> logits, cache = model.forward(make_sequences(3).tokens[:, :-1])
-    >>> logits.shape, cache["l1"][5].shape      # (B, n, V), layer 1's weights (B, 1, n, n)
+    >>> logits.shape, cache["l1"].weights.shape      # (B, n, V), layer 1's weights (B, 1, n, n)
     ((3, 31, 32), (3, 1, 31, 31))
     """
 
@@ -222,7 +223,7 @@ class InductionModel:
         k = bp.linear(x_keys, p[name + ".w_k"])[:, None]  # (B, 1, n, d_head)
         v = bp.linear(x_values, p[name + ".w_v"])[:, None]  # (B, 1, n, d_head)
         head, weights = bp.attention(q, k, v, causal_mask(x.shape[1]))  # (B, 1, n, n)
-        cache[name] = (x, x_keys, q, k, v, weights, head[:, 0])
+        cache[name] = AttentionTrace(x, x_keys, q, k, v, weights, head[:, 0])  # (named)
         return bp.linear(head[:, 0], p[name + ".w_o"])  # (B, n, d)
 
     def forward(self, tokens, knock_out=None):
@@ -232,7 +233,8 @@ class InductionModel:
         stream; ``"head0_keys"`` removes it only from the input of layer 1's keys (its
         queries and values still see it); ``"head0_queries"`` and ``"head0_values"`` remove
         it only from the input of layer 1's queries, or of its values (the controls).
-        ``cache["l0"][5]``, ``cache["l1"][5]`` are the heads' attention weights ``(B, 1, n, n)``.
+        ``cache["l0"].weights``, ``cache["l1"].weights`` are the heads' attention weights
+        ``(B, 1, n, n)`` (:class:`~qkv_helpers.block.AttentionTrace`).
         """
         tokens = self._check_tokens(tokens)
         if knock_out not in KNOCK_OUTS or (
@@ -255,13 +257,8 @@ class InductionModel:
         return bp.linear(x, self.params["w_u"]), cache  # (B, n, V)
 
     def _check_tokens(self, tokens):
-        if not (isinstance(tokens, np.ndarray) and tokens.ndim == 2 and tokens.size
-                and np.issubdtype(tokens.dtype, np.integer)):
-            raise TypeError(t("err_l15_tokens_type", kind=type(tokens).__name__,
-                              shape=getattr(tokens, "shape", "")))
-        if tokens.min() < 0 or tokens.max() >= self.vocab_size:
-            raise ValueError(t("err_l15_tokens_range", last=self.vocab_size - 1,
-                               low=tokens.min(), high=tokens.max()))
+        tokens = validate.token_ids(tokens, "tokens", self.vocab_size, ndim=2, array_only=True,
+                                    shape="(B, n), e.g. make_sequences(8).tokens")
         if tokens.shape[1] > self.n_positions:
             raise ValueError(t("err_l15_tokens_positions", positions=self.n_positions,
                                shape=tokens.shape))
@@ -280,7 +277,7 @@ class InductionModel:
     def _attention_backward(self, layer, d_out, cache, grads):
         """``d_x`` of the head's input (queries, keys and values all read it)."""
         p, name = self.params, f"l{layer}"
-        x, _, q, k, v, weights, head = cache[name]
+        x, _, q, k, v, weights, head = cache[name]  # an AttentionTrace
         d_head, grads[name + ".w_o"] = bp.linear_backward(d_out, head, p[name + ".w_o"])
         d_q, d_k, d_v = bp.attention_backward(d_head[:, None], q, k, v, weights)
         d_x, grads[name + ".w_q"] = bp.linear_backward(d_q[:, 0], x, p[name + ".w_q"])
@@ -309,7 +306,7 @@ class InductionModel:
     def attention_maps(self, tokens, knock_out=None) -> np.ndarray:
         """Each layer's attention weights: ``(n_layers, B, n, n)``."""
         _, cache = self.forward(tokens, knock_out)
-        return np.stack([cache[f"l{layer}"][5][:, 0] for layer in range(self.n_layers)])
+        return np.stack([cache[f"l{layer}"].weights[:, 0] for layer in range(self.n_layers)])
 
 
 def _check_model(model):
@@ -476,7 +473,8 @@ def train(steps: int = 1200, batch_size: int = 32, lr: float = 2e-2, n_layers: i
             tokens = evaluation.tokens[start: start + 50]
             logits, cache = model.forward(tokens[:, :-1])
             losses.append(_token_losses(logits, tokens))  # (50, n-1)
-            maps.append(np.stack([cache[f"l{layer}"][5][:, 0] for layer in range(n_layers)]))
+            maps.append(np.stack([cache[f"l{layer}"].weights[:, 0]
+                                  for layer in range(n_layers)]))
         maps = np.concatenate(maps, axis=1)  # (layers, B, n, n)
         parts = _parts(np.concatenate(losses), evaluation)
         record = {"step": step,

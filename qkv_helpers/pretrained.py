@@ -11,7 +11,7 @@ are read with ``safetensors`` and the text is split into word pieces with ``toke
 the forward pass is the package's own parts, the same ones lessons 01-10 use:
 
     x = LayerNorm(word + position + token type embeddings)          # (batch, n, 384)
-    for each of the 6 layers (post-norm, as BERT):
+    for each of the 6 layers, a post-norm block (qkv_helpers.block, as BERT):
         a, weights = MultiHeadAttention(x, mask=key padding mask)   # (batch, n, 384)
         x = LayerNorm_1(x + a)                                      # residual, then norm
         x = LayerNorm_2(x + GELU(x·W_in + b_in)·W_out + b_out)      # feed-forward
@@ -44,12 +44,12 @@ import numpy as np
 from . import _validate as validate
 from ._text import t
 from .attention import MultiHeadAttention
+from .block import Block, block
 from .layer_norm import LayerNorm
 
 __all__ = [
     "HEAD_PATTERNS",
     "INSTALL_COMMAND",
-    "EncoderLayer",
     "EncoderOutput",
     "LayerNorm",
     "MiniLM",
@@ -129,38 +129,6 @@ def gelu(x) -> np.ndarray:
     return x * (0.5 + 0.5 * erf(x * (1 / math.sqrt(2))))
 
 
-class EncoderLayer(NamedTuple):
-    """One BERT layer: attention and a feed-forward network, each with a residual and a norm.
-
-    Weights act on row vectors (``x @ w``), as everywhere in the package.
-    """
-
-    attention: MultiHeadAttention
-    """Self-attention: ``w_q, w_k, w_v, w_o`` (384, 384), 12 heads of 32."""
-    norm_attention: LayerNorm
-    """The layer norm after attention's residual."""
-    w_in: np.ndarray
-    """``(384, 1536)``: the feed-forward network widens each token four times..."""
-    b_in: np.ndarray
-    w_out: np.ndarray
-    """``(1536, 384)``: ...and narrows it back."""
-    b_out: np.ndarray
-    norm_ffn: LayerNorm
-    """The layer norm after the feed-forward network's residual."""
-
-    def feed_forward(self, x: np.ndarray) -> np.ndarray:
-        """``GELU(x·W_in + b_in)·W_out + b_out``, each token on its own."""
-        hidden = gelu(x @ self.w_in + self.b_in)  # (..., n, 1536)
-        return hidden @ self.w_out + self.b_out  # (..., n, 384)
-
-    def __call__(self, x: np.ndarray, mask=None) -> tuple[np.ndarray, np.ndarray]:
-        """``x (batch, n, 384)`` → ``(x (batch, n, 384), weights (batch, 12, n, n))``."""
-        a, weights = self.attention(x, mask=mask)  # (batch, n, 384), (batch, 12, n, n)
-        x = self.norm_attention(x + a)  # residual, then layer norm (post-norm)
-        x = self.norm_ffn(x + self.feed_forward(x))  # the same around the feed-forward
-        return x, weights
-
-
 class EncoderOutput(NamedTuple):
     """What :class:`MiniLM` gives back for a batch of texts."""
 
@@ -192,8 +160,9 @@ class MiniLM:
     word_embeddings, position_embeddings, token_type_embeddings : np.ndarray
         ``(30522, 384)``, ``(512, 384)``, ``(2, 384)``.
     norm_embeddings : LayerNorm
-    layers : list of EncoderLayer
-        Six of them.
+    layers : list of Block
+        Six :class:`~qkv_helpers.block.Block` s, post-norm as BERT: ``attention``,
+        ``norm_attention``, ``w_in``, ``b_in``, ``w_out``, ``b_out``, ``norm_ffn``.
     tokenizer : tokenizers.Tokenizer
         Splits text into word pieces (no truncation, no padding: the model pads).
     """
@@ -218,7 +187,7 @@ class MiniLM:
         self.position_embeddings = w[POSITION_TABLE]
         self.token_type_embeddings = w["embeddings.token_type_embeddings.weight"]
         self.norm_embeddings = norm("embeddings.LayerNorm")
-        self.layers: list[EncoderLayer] = []
+        self.layers: list[Block] = []
         for i in range(int(config["num_hidden_layers"])):
             p = f"encoder.layer.{i}."
             (w_q, b_q), (w_k, b_k), (w_v, b_v) = (
@@ -228,9 +197,10 @@ class MiniLM:
                 int(config["num_attention_heads"]), w_q, w_k, w_v, w_o, b_q, b_k, b_v, b_o)
             w_in, b_in = linear(p + "intermediate.dense")
             w_out, b_out = linear(p + "output.dense")
-            self.layers.append(EncoderLayer(
-                attention, norm(p + "attention.output.LayerNorm"), w_in, b_in, w_out, b_out,
-                norm(p + "output.LayerNorm")))
+            self.layers.append(Block(
+                attention, w_in, w_out, b_in, b_out, norm="post", activation=gelu,
+                norm_attention=norm(p + "attention.output.LayerNorm"),
+                norm_ffn=norm(p + "output.LayerNorm")))
         self.tokenizer = tokenizer
 
     def __repr__(self) -> str:
@@ -298,9 +268,9 @@ class MiniLM:
         x = self.embed(input_ids)  # (batch, n, 384)
         hidden_states, attentions = [x], []
         for layer in self.layers:
-            x, weights = layer(x, mask=key_mask)  # (batch, n, 384), (batch, 12, n, n)
+            x, trace = block(layer, x, mask=key_mask)  # (batch, n, 384)
             hidden_states.append(x)
-            attentions.append(weights)
+            attentions.append(trace.attention.weights)  # (batch, 12, n, n)
         return hidden_states, attentions
 
     def __call__(self, texts) -> EncoderOutput:
@@ -499,7 +469,8 @@ def pattern_name(pattern: str) -> str:
     ('broad', 'mixed')
     """
     if pattern not in HEAD_PATTERNS + ("mixed",):
-        raise ValueError(f"pattern must be one of {HEAD_PATTERNS + ('mixed',)}, got {pattern!r}")
+        raise ValueError(t("err_pattern_name", allowed=HEAD_PATTERNS + ("mixed",),
+                           got=repr(pattern)))
     return t("l11_pattern_" + pattern)
 
 
@@ -524,23 +495,22 @@ def check_head_scores(scores, name: str = "scores") -> dict[str, np.ndarray]:
     """``scores`` as :func:`head_scores` makes it: one (layers, heads) array per pattern,
     every value a finite number in [0, 1]."""
     if not isinstance(scores, dict):
-        raise TypeError(f"{name} must be a dict from head_scores (pattern -> (layers, heads) "
-                        f"array), got {type(scores).__name__}")
+        raise TypeError(t("err_head_scores_dict", name=name, got=type(scores).__name__))
     missing = [p for p in HEAD_PATTERNS if p not in scores]
     if missing:
-        raise ValueError(f"{name} must have a (layers, heads) array for each pattern of "
-                         f"HEAD_PATTERNS; missing {missing}")
+        raise ValueError(t("err_head_scores_missing", name=name, missing=missing))
     checked = {p: validate.array(scores[p], f"{name}[{p!r}]", ndim=2, shape="(layers, heads)",
                                  widen=True, empty=False)
                for p in HEAD_PATTERNS}
     shape = checked[HEAD_PATTERNS[0]].shape
     for p, values in checked.items():
         if values.shape != shape:
-            raise ValueError(f"{name}[{p!r}] has shape {values.shape}, but "
-                             f"{name}[{HEAD_PATTERNS[0]!r}] has {shape}: one per head")
+            raise ValueError(t("err_head_scores_shapes", name=name, p=repr(p),
+                               shape=values.shape, first=repr(HEAD_PATTERNS[0]),
+                               first_shape=shape))
         if values.min() < 0 or values.max() > 1 + 1e-9:
-            raise ValueError(f"{name}[{p!r}] must lie in [0, 1] (shares of weight), got "
-                             f"values from {values.min():g} to {values.max():g}")
+            raise ValueError(t("err_head_scores_range", name=name, p=repr(p),
+                               low=f"{values.min():g}", high=f"{values.max():g}"))
     return checked
 
 
@@ -648,7 +618,7 @@ def hangul_count(text: str) -> HangulCount:
     (HangulCount(syllables=3, jamo=0), HangulCount(syllables=0, jamo=2))
     """
     if not isinstance(text, str):
-        raise TypeError(f"text must be a string, got {type(text).__name__}")
+        raise TypeError(t("err_text_string", got=type(text).__name__))
     syllables = sum("\uac00" <= c <= "\ud7a3" for c in text)
     jamo = sum("\u1100" <= c <= "\u11ff" for c in text)
     return HangulCount(int(syllables), int(jamo))
@@ -667,7 +637,7 @@ def normalize_text(model: MiniLM, text: str) -> str:
     """
     validate.instance_of(model, "model", MiniLM, "from load_minilm()")
     if not isinstance(text, str):
-        raise TypeError(f"text must be a string, got {type(text).__name__}")
+        raise TypeError(t("err_text_string", got=type(text).__name__))
     return model.tokenizer.normalizer.normalize_str(text)
 
 

@@ -10,11 +10,13 @@ languages)::
               y += cross_attn(LN(y), memory);  y += ffn(LN(y))
               logits = LN(y) · W_out
 
-:meth:`Translator.forward` runs it on a padded batch and keeps what the backward
-needs; :meth:`Translator.backward` walks the same lines in reverse, each op's backward
-from :mod:`qkv_helpers.backprop`. :func:`train` runs Adam with warm-up, cosine decay
-and clipping, and records the curve. :func:`to_tiny_transformer` hands the trained
-weights to ``TinyTransformer`` for lessons 08 and 09.
+The encoder and the decoder are one :class:`~qkv_helpers.block.Block` each, the block
+every model of the course runs. :meth:`Translator.forward` runs them on a padded batch
+and keeps what the backward needs; :meth:`Translator.backward` walks the same lines in
+reverse (:func:`~qkv_helpers.block.block_backward`, each op's backward from
+:mod:`qkv_helpers.backprop`). :func:`train` runs Adam with warm-up, cosine decay and
+clipping, and records the curve. :meth:`Translator.as_tiny_transformer` hands the same
+blocks to ``TinyTransformer`` for lessons 08 and 09.
 
 ``encoder_self_attention=False`` leaves the encoder's self-attention out: each
 memory vector then depends on its own word and position only, so a cross-attention
@@ -33,9 +35,11 @@ import numpy as np
 
 from . import _validate as validate
 from . import backprop as bp
+from ._text import t
 from ._threads import threadpool_limits
-from .attention import scaled_dot_product_attention
+from .block import AttentionWeights, Block, block, block_backward
 from .decoding import sinusoidal_positions
+from .layer_norm import layer_norm_backward, normalize
 from .masks import causal_mask
 from .toy_corpus import (  # noqa: F401
     ADJECTIVES,
@@ -75,6 +79,7 @@ __all__ = [
 ]
 
 _ATTN = ("w_q", "w_k", "w_v", "w_o")
+_SAVED_NAMES = {"w_in": "w_1", "w_out": "w_2"}  # the block's names, the saved file's names
 
 TRAINED_WEIGHTS = Path(__file__).parent / "data" / "translator.npz"
 """The committed weights of lesson 14's translator, written by ``make train``."""
@@ -95,21 +100,15 @@ class Batch(NamedTuple):
     """``(B, n_tgt)``: the Korean ids, then ``<eos>`` (what it must predict)."""
 
 
-def _check_ids(ids, name: str, vocab_size: int) -> None:
-    if not (isinstance(ids, np.ndarray) and ids.ndim == 2 and ids.size
-            and np.issubdtype(ids.dtype, np.integer)):
-        raise TypeError(f"{name} must be a (B, n) array of token ids, e.g. "
-                        f"make_batch(pairs, vocab).source, got {type(ids).__name__} "
-                        f"{getattr(ids, 'shape', '')}")
-    if ids.min() < 0 or ids.max() >= vocab_size:
-        raise ValueError(f"{name} must hold token ids in 0..{vocab_size - 1}, got "
-                         f"{ids.min()}..{ids.max()}")
+def _check_ids(ids, name: str, vocab_size: int) -> np.ndarray:
+    return validate.token_ids(ids, name, vocab_size, ndim=2, array_only=True,
+                              shape="(B, n), e.g. make_batch(pairs, vocab).source")
 
 
-def _check_batch(batch, vocab_size: int) -> None:
+def _check_batch(batch, vocab_size: int) -> Batch:
     validate.instance_of(batch, "batch", Batch, "make_batch(pairs, vocab)")
-    for field in Batch._fields:
-        _check_ids(getattr(batch, field), f"batch.{field}", vocab_size)
+    return Batch(*(_check_ids(getattr(batch, field), f"batch.{field}", vocab_size)
+                   for field in Batch._fields))
 
 
 def _check_weights(weights, pairs, heads) -> np.ndarray:
@@ -117,17 +116,15 @@ def _check_weights(weights, pairs, heads) -> np.ndarray:
     weights = validate.array(weights, "weights", ndim=4, empty=False,
                              shape="(B, H, n_tgt, n_src)")
     if weights.min() < 0 or weights.max() > 1 + 1e-6:
-        raise ValueError("weights must be attention weights in 0..1, got values in "
-                         f"{weights.min():g}..{weights.max():g}")
+        raise ValueError(t("err_attention_weights_range", low=f"{weights.min():g}",
+                           high=f"{weights.max():g}"))
     if not isinstance(pairs, (list, tuple)) or not pairs or not all(
             isinstance(p, Pair) for p in pairs):
-        raise TypeError("pairs must be a non-empty list of Pair, got "
-                        f"{type(pairs).__name__} {pairs!r}"[:200])
+        raise TypeError(t("err_pairs_list", got=f"{type(pairs).__name__} {pairs!r}"[:150]))
     b, _, n_tgt, n_src = weights.shape
     if len(pairs) != b or any(len(p.korean) > n_tgt or len(p.english) + 1 > n_src
                               for p in pairs):
-        raise ValueError(f"pairs ({len(pairs)}) must be the sentences of weights "
-                         f"{weights.shape} (one per row of the batch, each fitting it)")
+        raise ValueError(t("err_pairs_weights", n=len(pairs), shape=weights.shape))
     if not (isinstance(heads, str) and heads == "mean"):
         validate.integer(heads, "heads", 0, weights.shape[1] - 1)
     return weights
@@ -138,8 +135,7 @@ def make_batch(pairs, vocab: Vocabulary) -> Batch:
     validate.instance_of(vocab, "vocab", Vocabulary, "e.g. qk.toy_corpus.Vocabulary()")
     if not isinstance(pairs, (list, tuple)) or not pairs or not all(
             isinstance(p, Pair) for p in pairs):
-        raise TypeError("pairs must be a non-empty list of Pair (from toy_corpus.build_sentence "
-                        f"or make_corpus), got {type(pairs).__name__} {pairs!r}"[:200])
+        raise TypeError(t("err_pairs_list", got=f"{type(pairs).__name__} {pairs!r}"[:150]))
     return _padded([(vocab.encode(p.english), vocab.encode(p.korean)) for p in pairs], vocab)
 
 
@@ -151,10 +147,10 @@ def _padded(encoded, vocab: Vocabulary) -> Batch:
     source = np.zeros((len(src), n_src), np.int64)  # (B, n_src)
     target_in = np.zeros((len(src), n_tgt), np.int64)  # (B, n_tgt)
     target_out = np.zeros((len(src), n_tgt), np.int64)
-    for i, (s, t) in enumerate(zip(src, ko)):
+    for i, (s, k) in enumerate(zip(src, ko)):
         source[i, : len(s)] = s
-        target_in[i, : len(t) + 1] = [vocab.bos, *t]
-        target_out[i, : len(t) + 1] = [*t, vocab.eos]
+        target_in[i, : len(k) + 1] = [vocab.bos, *k]
+        target_out[i, : len(k) + 1] = [*k, vocab.eos]
     return Batch(source, target_in, target_out)
 
 
@@ -227,33 +223,38 @@ class Translator:
         """Number of trained numbers."""
         return sum(p.size for p in self.params.values())
 
-    # --- forward -------------------------------------------------------------------------
+    # --- forward: two blocks (qkv_helpers.block) ------------------------------------------
 
-    def _attention(self, prefix, x_q, x_kv, mask, cache):
-        """Multi-head attention of ``x_q (B, n_q, d)`` on ``x_kv (B, n_k, d)``."""
-        p, h = self.params, self.n_heads
-        q = bp.split_heads(bp.linear(x_q, p[prefix + ".w_q"]), h)  # (B, H, n_q, d/H)
-        k = bp.split_heads(bp.linear(x_kv, p[prefix + ".w_k"]), h)  # (B, H, n_k, d/H)
-        v = bp.split_heads(bp.linear(x_kv, p[prefix + ".w_v"]), h)  # (B, H, n_k, d/H)
-        # bp.attention without the checks a learner's call gets: the arrays are well formed
-        # by construction, and checking them took about a tenth of training's time
-        heads, weights = scaled_dot_product_attention.unchecked(q, k, v, mask)
-        # heads (B, H, n_q, d/H), weights (B, H, n_q, n_k)
-        merged = bp.merge_heads(heads)  # (B, n_q, d)
-        cache[prefix] = (x_q, x_kv, q, k, v, weights, merged)
-        return bp.linear(merged, p[prefix + ".w_o"])  # (B, n_q, d)
+    def blocks(self):
+        """``(encoder, decoder)``: the two :class:`~qkv_helpers.block.Block` s, over
+        :attr:`params`' own arrays (training updates them in place)."""
+        p = self.params
 
-    def _ffn(self, prefix, x, cache):
-        """``relu(x·W_1)·W_2``: ``(B, n, d)``."""
-        pre = bp.linear(x, self.params[prefix + ".w_1"])  # (B, n, d_ff)
-        hidden = bp.relu(pre)
-        cache[prefix + ".ffn"] = (x, pre, hidden)
-        return bp.linear(hidden, self.params[prefix + ".w_2"])  # (B, n, d)
+        def attention(prefix):
+            if prefix + ".w_q" not in p:  # the encoder without self-attention
+                return None
+            return AttentionWeights(self.n_heads, *(p[f"{prefix}.{w}"] for w in _ATTN))
 
-    def _norm(self, name, x, cache):
-        y, inv_std = bp.layer_norm(x)
-        cache[name] = (y, inv_std)
-        return y
+        encoder = Block(attention("enc.self"), p["enc.w_1"], p["enc.w_2"])
+        decoder = Block(attention("dec.self"), p["dec.w_1"], p["dec.w_2"],
+                        cross_attention=attention("dec.cross"))
+        return encoder, decoder
+
+    def as_tiny_transformer(self):
+        """This translator as a :class:`~qkv_helpers.decoding.TinyTransformer` (lessons 08
+        and 09): the same two blocks and arrays, so ``generate`` (cached or not) translates.
+
+        >>> tiny = load_trained()[0].as_tiny_transformer()
+        >>> vocab = Vocabulary()
+        >>> source = vocab.encode(["the", "cat", "sat", "on", "the", "mat", "<eos>"])
+        >>> vocab.decode(tiny.generate([vocab.bos], 5, source_ids=source).ids)
+        ['고양이가', '매트', '위에', '앉았다', '<eos>']
+        """
+        from .decoding import TinyTransformer
+
+        encoder, decoder = self.blocks()
+        return TinyTransformer.from_weights(self.params["embedding"], [encoder], [decoder],
+                                            self.params["w_out"])
 
     def _embed_tokens(self, ids):
         n = ids.shape[1]
@@ -266,11 +267,10 @@ class Translator:
         cache = {} if cache is None else cache
         key_mask = (source != 0)[:, None, None, :]  # (B, 1, 1, n_src): not padding
         x = self._embed_tokens(source)  # (B, n_src, d)
-        if self.encoder_self_attention:
-            h = self._norm("enc.ln1", x, cache)
-            x = x + self._attention("enc.self", h, h, key_mask, cache)
-        x = x + self._ffn("enc", self._norm("enc.ln2", x, cache), cache)
-        return self._norm("enc.ln_out", x, cache)  # (B, n_src, d)
+        x, cache["enc"] = block(self.blocks()[0], x, mask=key_mask)
+        cache["enc.self"] = cache["enc"].attention  # (None without it)
+        cache["enc.ln_out"] = normalize(x)  # memory = LN(x), and its 1/σ
+        return cache["enc.ln_out"].y  # (B, n_src, d)
 
     def decode(self, target_in, memory, source, cache=None):
         """Logits ``(B, n_tgt, V)`` of the token after each position of ``target_in``."""
@@ -279,17 +279,21 @@ class Translator:
         self_mask = causal_mask(n) & (target_in != 0)[:, None, None, :]  # (B, 1, n, n)
         cross_mask = (source != 0)[:, None, None, :]  # (B, 1, 1, n_src)
         y = self._embed_tokens(target_in)  # (B, n_tgt, d)
-        h = self._norm("dec.ln1", y, cache)
-        y = y + self._attention("dec.self", h, h, self_mask, cache)
-        h = self._norm("dec.ln2", y, cache)
-        y = y + self._attention("dec.cross", h, memory, cross_mask, cache)
-        y = y + self._ffn("dec", self._norm("dec.ln3", y, cache), cache)
-        h = self._norm("dec.ln_out", y, cache)
-        cache["logits_in"] = h
+        y, cache["dec"] = block(self.blocks()[1], y, mask=self_mask, memory=memory,
+                                memory_mask=cross_mask)
+        cache["dec.self"], cache["dec.cross"] = cache["dec"].attention, cache[
+            "dec"].cross_attention
+        cache["dec.ln_out"] = normalize(y)
+        h = cache["logits_in"] = cache["dec.ln_out"].y  # LN(y)
         return bp.linear(h, self.params["w_out"])  # (B, n_tgt, V)
 
     def forward(self, batch: Batch):
-        """Logits ``(B, n_tgt, V)`` and the cache of everything the backward needs."""
+        """Logits ``(B, n_tgt, V)`` and the cache of everything the backward needs.
+
+        ``cache["enc.self"]``, ``cache["dec.self"]``, ``cache["dec.cross"]`` are each
+        attention's :class:`~qkv_helpers.block.AttentionTrace` (``.weights``
+        ``(B, H, n_q, n_k)``); ``cache["enc"]``, ``cache["dec"]`` the blocks' traces.
+        """
         cache = {"batch": batch}
         memory = self.encode(batch.source, cache)
         return self.decode(batch.target_in, memory, batch.source, cache), cache
@@ -301,58 +305,23 @@ class Translator:
 
     # --- backward: the same lines, in reverse ---------------------------------------------
 
-    def _attention_backward(self, prefix, d_out, cache, grads):
-        """Returns ``(d_x_q, d_x_kv)`` and adds the four weight gradients to ``grads``."""
-        p = self.params
-        x_q, x_kv, q, k, v, weights, merged = cache[prefix]
-        d_merged, grads[prefix + ".w_o"] = bp.linear_backward(d_out, merged, p[prefix + ".w_o"])
-        d_heads = bp.split_heads(d_merged, self.n_heads)  # (B, H, n_q, d/H)
-        cache[prefix + ".d_heads"] = d_heads  # kept for score_gradients
-        d_q, d_k, d_v = bp.attention_backward.unchecked(d_heads, q, k, v, weights)
-        d_x_q, grads[prefix + ".w_q"] = bp.linear_backward(bp.merge_heads(d_q), x_q,
-                                                           p[prefix + ".w_q"])
-        d_x_k, grads[prefix + ".w_k"] = bp.linear_backward(bp.merge_heads(d_k), x_kv,
-                                                           p[prefix + ".w_k"])
-        d_x_v, grads[prefix + ".w_v"] = bp.linear_backward(bp.merge_heads(d_v), x_kv,
-                                                           p[prefix + ".w_v"])
-        return d_x_q, d_x_k + d_x_v
-
-    def _ffn_backward(self, prefix, d_out, cache, grads):
-        x, pre, hidden = cache[prefix + ".ffn"]
-        d_hidden, grads[prefix + ".w_2"] = bp.linear_backward(d_out, hidden,
-                                                              self.params[prefix + ".w_2"])
-        d_pre = bp.relu_backward(d_hidden, pre)
-        d_x, grads[prefix + ".w_1"] = bp.linear_backward(d_pre, x, self.params[prefix + ".w_1"])
-        return d_x
-
-    def _norm_backward(self, name, d_out, cache):
-        return bp.layer_norm_backward(d_out, *cache[name])
-
     def backward(self, d_logits, cache) -> dict:
         """The gradient of the loss with respect to every parameter, from ``d_logits``."""
         grads = {}
         batch = cache["batch"]
+        encoder, decoder = self.blocks()
         # logits = LN(y)·W_out
         d_h, grads["w_out"] = bp.linear_backward(d_logits, cache["logits_in"],
                                                  self.params["w_out"])
-        d_y = self._norm_backward("dec.ln_out", d_h, cache)  # (B, n_tgt, d)
-        # y += ffn(LN(y)): the residual passes d_y on unchanged, the branch adds its part
-        d_y = d_y + self._norm_backward("dec.ln3", self._ffn_backward("dec", d_y, cache, grads),
-                                        cache)
-        # y += cross_attn(LN(y), memory)
-        d_h, d_memory = self._attention_backward("dec.cross", d_y, cache, grads)
-        d_y = d_y + self._norm_backward("dec.ln2", d_h, cache)
-        # y += self_attn(LN(y)): LN(y) is both the queries' and the keys' input
-        d_q, d_kv = self._attention_backward("dec.self", d_y, cache, grads)
-        d_y = d_y + self._norm_backward("dec.ln1", d_q + d_kv, cache)
+        d_y = layer_norm_backward(d_h, *cache["dec.ln_out"])  # (B, n_tgt, d)
+        d_y, d_memory, weights, cache["dec.cross.d_heads"] = block_backward(
+            decoder, d_y, cache["dec"])
+        grads.update(_named("dec", weights))
         d_table = bp.embedding_backward(d_y, batch.target_in, self.vocab_size)
         # the encoder: memory = LN(x)
-        d_x = self._norm_backward("enc.ln_out", d_memory, cache)  # (B, n_src, d)
-        d_x = d_x + self._norm_backward("enc.ln2", self._ffn_backward("enc", d_x, cache, grads),
-                                        cache)
-        if self.encoder_self_attention:
-            d_q, d_kv = self._attention_backward("enc.self", d_x, cache, grads)
-            d_x = d_x + self._norm_backward("enc.ln1", d_q + d_kv, cache)
+        d_x = layer_norm_backward(d_memory, *cache["enc.ln_out"])  # (B, n_src, d)
+        d_x, _, weights, _ = block_backward(encoder, d_x, cache["enc"])
+        grads.update(_named("enc", weights))
         grads["embedding"] = d_table + bp.embedding_backward(d_x, batch.source, self.vocab_size)
         return grads
 
@@ -371,14 +340,14 @@ class Translator:
         Row ``i`` is the query that predicts Korean token ``i`` (reading ``<bos>`` and
         the tokens before it).
         """
-        _check_batch(batch, self.vocab_size)
+        batch = _check_batch(batch, self.vocab_size)
         _, cache = self.forward(batch)
-        return cache["dec.cross"][5]
+        return cache["dec.cross"].weights
 
     def greedy(self, source, max_len: int = 8) -> np.ndarray:
         """Greedy translation of a padded source batch: ``(B, ≤ max_len)`` ids, each
         sentence's tokens then ``<eos>`` (and padding after it)."""
-        _check_ids(source, "source", self.vocab_size)
+        source = _check_ids(source, "source", self.vocab_size)
         max_len = validate.integer(max_len, "max_len", 1)
         memory = self.encode(source)
         out = np.full((len(source), 1), 1, np.int64)  # (B, 1): <bos>
@@ -400,6 +369,13 @@ class Translator:
             row = list(row)
             result.append(vocab.decode(row[: row.index(2)] if 2 in row else row))
         return result
+
+
+def _named(part: str, block_grads: dict) -> dict:
+    """A block's gradients under :attr:`Translator.params`' names: ``self.w_q`` →
+    ``enc.self.w_q``; the feed-forward's ``w_in``, ``w_out`` → ``enc.w_1``, ``enc.w_2``
+    (the names the saved file keeps)."""
+    return {f"{part}.{_SAVED_NAMES.get(name, name)}": g for name, g in block_grads.items()}
 
 
 def gradient_check(model: Translator, batch: Batch, entries: int = 10, eps: float = 1e-5,
@@ -424,7 +400,7 @@ def gradient_check(model: Translator, batch: Batch, entries: int = 10, eps: floa
                          "e.g. Translator(len(vocab), dtype=np.float64)")
     if names is not None:
         names = [validate.token_of(n, "names", model.params) for n in names]
-    _check_batch(batch, model.vocab_size)
+    batch = _check_batch(batch, model.vocab_size)
     entries = validate.integer(entries, "entries", 1)
     eps = validate.positive_number(eps, "eps")
     seed = validate.seed(seed)
@@ -453,10 +429,8 @@ def gradient_check(model: Translator, batch: Batch, entries: int = 10, eps: floa
         analytic = grads[name].reshape(-1)[picks]
         denom = np.linalg.norm(analytic) + np.linalg.norm(numeric)
         if denom == 0:
-            raise ValueError(f"gradient_check: all {len(picks)} entries picked from parameter "
-                             f"{name!r} {param.shape} have gradient exactly 0, analytic and "
-                             f"numeric, so nothing was checked; pick more entries or another "
-                             f"seed, or a model whose loss depends on {name!r}")
+            raise ValueError(t("err_gradient_check_zero", n=len(picks), name=repr(name),
+                               shape=param.shape))
         errors[name] = float(np.linalg.norm(analytic - numeric) / denom)
     return errors
 
@@ -478,8 +452,6 @@ def gradient_check_by_eps(model: Translator, batch: Batch, name: str = "dec.cros
     validate.instance_of(model, "model", Translator,
                          "e.g. Translator(len(vocab), dtype=np.float64)")
     if not isinstance(eps_values, (list, tuple)) or not eps_values:
-        from .lang import t  # (t is a loop variable elsewhere in this module)
-
         raise ValueError(t("err_eps_values", got=repr(eps_values)[:150]))
     return {eps: gradient_check(model, batch, entries, eps, seed, [name])[name]
             for eps in eps_values}
@@ -489,7 +461,7 @@ def exact_match(model: Translator, pairs, vocab: Vocabulary) -> float:
     """The fraction of ``pairs`` whose greedy translation is exactly the gold Korean."""
     validate.instance_of(model, "model", Translator, "e.g. train(...).model")
     translations = model.translate(pairs, vocab)
-    return float(np.mean([tuple(t) == p.korean for t, p in zip(translations, pairs)]))
+    return float(np.mean([tuple(words) == p.korean for words, p in zip(translations, pairs)]))
 
 
 def token_accuracy(logits, batch: Batch, with_eos: bool = True) -> float:
@@ -507,8 +479,7 @@ def token_accuracy(logits, batch: Batch, with_eos: bool = True) -> float:
     logits = np.asarray(logits)
     kept = (batch.target_out != 0) & (with_eos or (batch.target_out != 2))  # 2: <eos>
     if logits.shape[:2] != batch.target_out.shape:
-        raise ValueError(f"logits must be (B, n_tgt, V) = {batch.target_out.shape} + (V,), "
-                         f"got {logits.shape}")
+        raise ValueError(t("err_logits_shape", needed=batch.target_out.shape, got=logits.shape))
     return float((logits.argmax(-1) == batch.target_out)[kept].mean())
 
 
@@ -528,7 +499,7 @@ def score_push(model: Translator, batch: Batch) -> np.ndarray:
     ((1, 1, 5, 7), True)
     """
     validate.instance_of(model, "model", Translator, "e.g. train(...).model")
-    _check_batch(batch, model.vocab_size)
+    batch = _check_batch(batch, model.vocab_size)
     return _loss_grads_and_push(model, batch)[2]
 
 
@@ -538,7 +509,7 @@ def _loss_grads_and_push(model: Translator, batch: Batch):
     logits, cache = model.forward(batch)
     loss, probabilities = bp.cross_entropy(logits, batch.target_out)
     grads = model.backward(bp.cross_entropy_backward(probabilities, batch.target_out), cache)
-    v, weights = cache["dec.cross"][4], cache["dec.cross"][5]
+    v, weights = cache["dec.cross"].v, cache["dec.cross"].weights
     d_p = cache["dec.cross.d_heads"] @ v.swapaxes(-1, -2)  # (B, H, n_tgt, n_src)
     return float(loss), grads, -bp.softmax_backward(d_p, weights)
 
@@ -575,7 +546,7 @@ def chance_agreement(pairs) -> float:
     """
     shares = [1 / (len(p.english) + 1) for p in pairs for _ in p.korean]
     if not shares:
-        raise ValueError("pairs must hold at least one sentence with Korean tokens")
+        raise ValueError(t("err_pairs_no_korean"))
     return float(np.mean(shares))
 
 
@@ -661,13 +632,10 @@ def describe_landing(lands: dict) -> str:
     >>> describe_landing({"gold": 0.5, "the": 0.25, "<eos>": 0.25, "other word": 0.0})
     'gold word 0.50, "the" 0.25, <eos> 0.25, other word 0.00'
     """
-    from .lang import t
-
     keys = {"gold": "l14_land_gold", "the": "l14_land_the", "<eos>": "l14_land_eos",
             "other word": "l14_land_other"}
     if not isinstance(lands, dict) or set(lands) != set(keys):
-        raise ValueError(f"lands must be where_attention_lands(...)'s dict with keys "
-                         f"{list(keys)}, got {lands!r}")
+        raise ValueError(t("err_lands_dict", keys=list(keys), got=repr(lands)[:150]))
     return ", ".join(f"{t(keys[kind])} {share:.2f}" for kind, share in lands.items())
 
 
@@ -753,7 +721,7 @@ def train(steps: int = 300, batch_size: int = 32, lr: float = 1e-2, warmup: int 
             pushes.append(push_agreement(push, evaluation))
             norms.append(bp.clip_by_norm(grads, math.inf))
         logits, cache = model.forward(eval_batch)  # teacher-forced
-        weights = cache["dec.cross"][5]
+        weights = cache["dec.cross"].weights
         record = {
             "step": step,
             "loss": float(np.mean(losses)),
@@ -806,29 +774,9 @@ def train(steps: int = 300, batch_size: int = 32, lr: float = 1e-2, warmup: int 
 
 
 def to_tiny_transformer(model: Translator):
-    """A :class:`~qkv_helpers.decoding.TinyTransformer` holding ``model``'s weights.
-
-    Same architecture, so ``TinyTransformer.generate`` (cached or not) translates. An
-    encoder without self-attention gets zero attention weights there: its output
-    ``concat(heads)·0`` adds nothing, as if the sub-layer were absent.
-    """
+    """``model.as_tiny_transformer()`` (lesson 09's name for it, until its line switches)."""
     validate.instance_of(model, "model", Translator, "e.g. load_trained()[0]")
-    from .decoding import TinyTransformer
-
-    tiny = TinyTransformer(model.vocab_size, model.d_model, model.n_heads, 1, seed=0,
-                           d_ff=model.d_ff, dtype=model.dtype)
-    p = model.params
-    tiny.embedding = p["embedding"].copy()
-    tiny.w_out = p["w_out"].copy()
-    enc, dec = tiny.encoder_layers[0], tiny.decoder_layers[0]
-    for layer, part in ((enc, "enc"), (dec, "dec")):
-        layer.w_1, layer.w_2 = p[part + ".w_1"].copy(), p[part + ".w_2"].copy()
-    for mha, prefix in ((enc.self_attn, "enc.self"), (dec.self_attn, "dec.self"),
-                        (dec.cross_attn, "dec.cross")):
-        for w in _ATTN:
-            value = p.get(f"{prefix}.{w}")
-            setattr(mha, w, np.zeros_like(getattr(mha, w)) if value is None else value.copy())
-    return tiny
+    return model.as_tiny_transformer()
 
 
 def save_trained(run: TrainingRun, path=TRAINED_WEIGHTS) -> Path:
@@ -858,8 +806,8 @@ def load_trained(path=TRAINED_WEIGHTS):
     model = Translator(meta["vocab_size"], meta["d_model"], meta["n_heads"], meta["d_ff"],
                        meta["encoder_self_attention"], seed=0, dtype=params["w_out"].dtype)
     if params.keys() != model.params.keys():
-        raise ValueError(f"{path} does not hold this translator's weights: it has "
-                         f"{sorted(params)}, needed {sorted(model.params)}")
+        raise ValueError(t("err_translator_file", path=path, has=sorted(params),
+                           needed=sorted(model.params)))
     model.params = params
     return model, meta
 
@@ -888,13 +836,12 @@ def trained_translation_example(model: Translator | None = None):
 
     model = load_trained()[0] if model is None else model
     if model.n_heads != 1:
-        raise ValueError(f"model must have one head (lesson 08 reads one map), got "
-                         f"{model.n_heads}")
+        raise ValueError(t("err_one_head", n_heads=model.n_heads))
     vocab = Vocabulary()
     pair = build_sentence("cat", "sat", "on", "mat")
     batch = make_batch([pair], vocab)
     _, cache = model.forward(batch)
-    target_x, memory = cache["dec.cross"][:2]  # (1, 5, d) with the <eos> row, (1, 7, d)
+    target_x, memory = cache["dec.cross"].x_q, cache["dec.cross"].x_kv  # (1, 5, d), (1, 7, d)
     p = model.params
     return TranslationExample(
         source_sentence=" ".join(pair.english), target_sentence=" ".join(pair.korean),

@@ -214,7 +214,7 @@ def check_verb_attention(answer, model, pair, name: str = "my_word",
         if one_head:  # did the encoder move the verb into that token? (heads averaged)
             mixed = 0.0
             if model.encoder_self_attention:
-                mixed = float(model.forward(batch)[1]["enc.self"][5][0, :, j, verb].mean())
+                mixed = float(model.forward(batch)[1]["enc.self"].weights[0, :, j, verb].mean())
             return right("check_l14_verb_right_head" if mixed >= 0.3 else
                          "check_l14_verb_right_head_empty", name=name, verb=pair.korean[row],
                          word=source[j], weight=f"{weights[row, j]:.2f}", head=head,

@@ -200,7 +200,7 @@ def sentence_translator(model: Translator, vocab=None) -> Panel:
         memory = model.encode(batch.source)
         cache = {}
         model.decode(target_in, memory, batch.source, cache)
-        weights = cache["dec.cross"][5][0].mean(axis=0)  # (n_tgt, n_src), heads averaged
+        weights = cache["dec.cross"].weights[0].mean(axis=0)  # (n_tgt, n_src), heads averaged
         correct = tuple(translation) == pair.korean
         panel.state = dict(pair=pair, translation=translation, weights=weights,
                            correct=correct, nonsense=None)

@@ -236,7 +236,7 @@ def test_cached_decoder_keeps_the_same_keys_as_a_full_pass():
 
     ids = np.array(decoder.ids[: len(decoder)])
     x = model.embedding[ids] + sinusoidal_positions(len(ids), model.d_model)
-    k = model.decoder_layers[0].self_attn.project(layer_norm(x)).k  # (heads, tokens, hd)
+    k = model.decoder_layers[0].attention.project(layer_norm(x)).k  # (heads, tokens, hd)
     assert np.allclose(decoder.caches[0].keys, k, atol=1e-5)
     norms = decoder.key_norms()
     assert norms.shape == (model.n_layers * model.n_heads, len(decoder))

@@ -53,7 +53,7 @@ def test_relu_backward():
 
 
 def test_layer_norm_backward_and_the_formula():
-    from qkv_helpers.decoding import layer_norm as readable
+    from qkv_helpers.layer_norm import layer_norm as readable
 
     x, r = rng.normal(size=(2, 3, 6)), rng.normal(size=(2, 3, 6))
     y, inv_std = bp.layer_norm(x)

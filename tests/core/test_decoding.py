@@ -47,21 +47,21 @@ def reference_forward(model, ids, source_ids=None):
         return model.embedding[tokens] + reference_positions(len(tokens), model.d_model)
 
     def mlp(layer, h):
-        return np.maximum(h @ layer.w_1, 0) @ layer.w_2
+        return np.maximum(h @ layer.w_in, 0) @ layer.w_out
 
     memory = None
     if source_ids is not None:
         memory = embed(np.asarray(source_ids))
         for layer in model.encoder_layers:
-            memory = memory + layer.self_attn(reference_layer_norm(memory)).output
+            memory = memory + layer.attention(reference_layer_norm(memory)).output
             memory = memory + mlp(layer, reference_layer_norm(memory))
         memory = reference_layer_norm(memory)
     x = embed(np.asarray(ids))
     mask = causal_mask(len(ids))
     for layer in model.decoder_layers:
-        x = x + layer.self_attn(reference_layer_norm(x), mask=mask).output
+        x = x + layer.attention(reference_layer_norm(x), mask=mask).output
         if memory is not None:
-            x = x + layer.cross_attn(reference_layer_norm(x), memory).output
+            x = x + layer.cross_attention(reference_layer_norm(x), memory).output
         x = x + mlp(layer, reference_layer_norm(x))
     return reference_layer_norm(x) @ model.w_out
 
@@ -163,9 +163,9 @@ def test_no_code_outside_decoding_touches_tiny_transformer_private_names():
 
     members = {name for name in vars(decoding.TinyTransformer) if name.startswith("_")
                and not name.startswith("__")}
-    assert {"_decoder", "_embed", "_attend", "_check_ids"} <= members
+    assert {"_decoder", "_embed", "_encode", "_check_ids"} <= members
     pattern = re.compile(r"\.(" + "|".join(sorted(members)) + r")\b"  # model._decoder
-                         r"|\b(_FlopCounter|_Layer|DecodeState\()\b")  # decoding's internals
+                         r"|\b(_random_block|DecodeState\()\b")  # decoding's internals
     root = pathlib.Path(decoding.__file__).resolve().parents[1]
     files = [*root.glob("qkv_helpers/**/*.py"), *root.glob("notebooks/src/*.py"),
              *root.glob("benchmarks/*.py"), *root.glob("tools/*.py"), *root.glob("tests/**/*.py")]
@@ -401,9 +401,9 @@ def test_seeds_give_different_models_and_the_same_seed_the_same_one():
 def test_uses_multi_head_attention():
     model = TinyTransformer(20, 8, 2, 2, seed=0)
     for layer in model.decoder_layers:
-        assert isinstance(layer.self_attn, MultiHeadAttention)
-        assert isinstance(layer.cross_attn, MultiHeadAttention)
-        assert layer.self_attn.dtype == np.float32
+        assert isinstance(layer.attention, MultiHeadAttention)
+        assert isinstance(layer.cross_attention, MultiHeadAttention)
+        assert layer.attention.dtype == np.float32
     assert repr(model).startswith("TinyTransformer(vocab_size=20, d_model=8, n_heads=2")
 
 
@@ -453,13 +453,14 @@ def test_bad_construction():
 @pytest.mark.parametrize("fast_attention", [False, True])
 def test_generate_uses_the_package_attention(monkeypatch, fast_attention):
     """Every attention of a decoding step goes through scaled_dot_product_attention's own
-    body (its unchecked core, ``attention._attention``; or, with the switch,
-    qkv_helpers.fast): not a copy in decoding.py."""
-    from qkv_helpers import decoding, fast
+    body (its unchecked core, ``attention.attention_unchecked``, as block.py imports it; or,
+    with the switch, qkv_helpers.fast): not a copy in decoding.py or block.py."""
+    from qkv_helpers import attention, block, fast
 
+    assert block.attention_unchecked is attention.attention_unchecked
     calls = []
-    name = "decoder_attention" if fast_attention else "_attention"
-    where = fast if fast_attention else decoding
+    name = "decoder_attention" if fast_attention else "attention_unchecked"
+    where = fast if fast_attention else block
     original = getattr(where, name)
 
     def counting(q, k, v, *args, **kwargs):

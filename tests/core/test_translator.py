@@ -68,7 +68,7 @@ def test_alignment_agreement_by_hand():
 def test_tiny_transformer_holds_the_trained_weights(trained):
     model, _ = trained
     vocab = Vocabulary()
-    tiny = tr.to_tiny_transformer(model)
+    tiny = model.as_tiny_transformer()
     pair = build_sentence("tiger", "lay", "under", "bridge", "white", "red")
     batch = tr.make_batch([pair], vocab)
     ours, _ = model.forward(batch)
