@@ -19,7 +19,7 @@ from qkv_helpers import translator as tr
 from qkv_helpers.block import AttentionTrace, AttentionWeights, Block, block, block_backward
 from qkv_helpers.masks import causal_mask
 
-DATA = Path(__file__).resolve().parent / "data"
+DATA = Path(__file__).resolve().parents[1] / "data"
 SAVED = np.load(DATA / "block_reference.npz")
 
 
