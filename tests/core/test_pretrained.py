@@ -54,13 +54,36 @@ def reference():
 # --- the pieces -----------------------------------------------------------------------------
 
 
+def test_weights_file_reads_every_tensor_as_safetensors_does():
+    """pretrained._WeightsFile parses the file itself (floats as read-only memory maps):
+    every tensor equals safetensors' own reading, bit for bit, with its dtype and shape."""
+    from safetensors import safe_open
+
+    from qkv_helpers.pretrained import _model_dir, _WeightsFile
+
+    path = _model_dir() / "model.safetensors"
+    weights = _WeightsFile(path)
+    with safe_open(str(path), framework="numpy") as tensors:
+        assert sorted(weights) == sorted(tensors.keys())
+        for name in tensors.keys():
+            expected, got = tensors.get_tensor(name), weights[name]
+            assert got.dtype == expected.dtype and got.shape == expected.shape, name
+            assert np.array_equal(got, expected), name
+            if got.dtype.kind == "f":
+                assert isinstance(got, np.memmap) and not got.flags.writeable, name
+    with pytest.raises(KeyError):
+        weights["no such tensor"]
+
+
 @given(st.floats(-12, 12))
 def test_erf_matches_math_erf(x):
     """float64 to float64's precision (issue 34: it was the float32 approximation, 2e-7);
-    float32 to float32's."""
+    float32 to a few float32 units: evaluated in float32, the approximation is off by up to
+    4.7e-7 (at x = 3.27, where a unit of float32 near 1 is 6e-8), not the 2e-7 it was
+    once said to be (hypothesis found 2.3e-7 at x = 2.875)."""
     assert abs(float(erf(np.array([x]))[0]) - math.erf(x)) <= 1e-12
     x32 = np.array([x], np.float32)
-    assert abs(float(erf(x32)[0]) - math.erf(float(x32[0]))) <= 2e-7
+    assert abs(float(erf(x32)[0]) - math.erf(float(x32[0]))) <= 5e-7
 
 
 def test_erf_dense_grid_and_dtype():
