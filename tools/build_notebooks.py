@@ -4,7 +4,7 @@
     python tools/build_notebooks.py 01_qkv_concepts # some lessons
     python tools/build_notebooks.py --no-execute    # write without running
 
-Each ``notebooks/src/NN_stem.py`` defines ``lesson`` (a :class:`nbsource.Lesson`). The
+Each ``notebooks/src/NN_stem.py`` is a lesson's source (:mod:`nbsource` reads it). The
 result is ``notebooks/ko/NN_stem.ipynb`` and ``notebooks/en/NN_stem.ipynb``, executed top to
 bottom with their outputs and widget state saved, as ``make test`` (strict nbval) expects.
 """
@@ -12,7 +12,6 @@ bottom with their outputs and widget state saved, as ``make test`` (strict nbval
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import os
 import sys
 from pathlib import Path
@@ -24,17 +23,15 @@ ROOT = Path(__file__).resolve().parent.parent
 SRC = ROOT / "notebooks" / "src"
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import nbsource  # noqa: E402
 from nbsource import INSTALL_CHECK, LANGS, Lesson  # noqa: E402
 
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
 
 
 def load(stem: str) -> Lesson:
-    path = SRC / f"{stem}.py"
-    spec = importlib.util.spec_from_file_location(f"lesson_{stem}", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.lesson
+    """The lesson ``notebooks/src/<stem>.py`` (:func:`nbsource.read`)."""
+    return nbsource.read(SRC / f"{stem}.py")
 
 
 def to_notebook(lesson: Lesson, lang: str) -> nbformat.NotebookNode:
