@@ -29,6 +29,7 @@
 
 # %% slide="skip"
 import os
+
 # ko: numpy를 불러오기 전에 BLAS가 스레드 하나만 쓰게 해요(시간을 더 일정하게 재려고)
 # en: before numpy: one BLAS thread, for steadier timings
 os.environ.update(OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
@@ -471,6 +472,7 @@ print(arithmetic.format_bytes(arithmetic.kv_cache_bytes(32, 32, 128, 4096, 1, 1)
 
 # %% slide="subslide"
 from qkv_helpers import toy_corpus, translator
+
 # en: lesson 14's vocabulary: 3 special tokens and the English and Korean words, 92 in all
 vocab = toy_corpus.Vocabulary()                   # ko: 14강의 어휘: 특수 토큰 3개와 영어·한국어 단어, 모두 92개
 # en: the parameters make train wrote

@@ -207,6 +207,7 @@ ax = qk.plots.plot_cost_loglog(lengths,
 
 # %%
 from qkv_helpers.tiled import tiled_attention_with_work
+
 work = tiled_attention_with_work(q[0], k[0], v[0], block_size=64)      # ko: 헤드 하나, 마스크 없음
                                                                        # en: one head, no mask
 print(work.flops, long_context.attention_flops(300, 300, 16))                     # ko: 같은 FLOPs
@@ -325,6 +326,7 @@ k8, v8h = rng.normal(size=(2, 8, 5, 16))
 print(np.allclose(qk.grouped_query_attention(q8, k8, v8h).output,
                   qk.scaled_dot_product_attention(q8, k8, v8h).output))
 from qkv_helpers.kv_cache import arithmetic
+
 for kv_heads in (8, 2, 1):                          # ko: 멀티헤드, GQA, MQA
                                                     # en: multi-head, GQA, MQA
     cache = qk.KVCache(n_heads=kv_heads, head_dim=16, capacity=1024)

@@ -33,8 +33,8 @@
 import inspect
 
 import numpy as np
-from IPython.display import display
 import qkv_helpers as qk
+from IPython.display import display
 from qkv_helpers import induction
 
 qk.setup(lang=LANG)                       # ko: 그림과 메시지의 언어
