@@ -24,7 +24,7 @@ export MPLCONFIGDIR := $(CURDIR)/$(VENV)/matplotlib
 # assignments, class-report, grading, lesson-time, lint, notebooks) are course.py's: make <name> runs
 # python3 course.py <name>, so the Makefile and course.py (for Windows) never disagree.
 COURSE_PY := $(PYTHON) course.py
-TOOLS := student slides html assignments class-report grading lesson-time lint test-floors notebooks
+TOOLS := student slides html assignments class-report grading lesson-time lint notebooks test-floors
 
 help:
 	@echo "make lab       open the course in JupyterLab (installs on first run)"

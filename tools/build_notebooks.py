@@ -108,13 +108,18 @@ def stable(nb: nbformat.NotebookNode, name: str) -> nbformat.NotebookNode:
             view = output.get("data", {}).get(WIDGET_VIEW)
             if view and view.get("model_id") not in order:
                 order.append(view["model_id"])
-    new = {old: uuid.uuid5(uuid.NAMESPACE_URL, f"qkv-course/{name}/{index}").hex
-           for index, old in enumerate(order)}
+    new = {old: widget_id(name, index) for index, old in enumerate(order)}
     if new:
         pattern = re.compile("|".join(re.escape(old) for old in new))
         nb = nbformat.from_dict(_renamed(nb, lambda text: pattern.sub(
             lambda m: new[m.group(0)], text)))
     return nb
+
+
+def widget_id(name: str, index: int) -> str:
+    """The id of the ``index``-th widget model of notebook ``name`` ("en/05_weighted_sum"): a
+    uuid as the kernel's are, the same in every build, unlike any other notebook's."""
+    return uuid.uuid5(uuid.NAMESPACE_URL, f"qkv-course/{name}/{index}").hex
 
 
 def _joined_streams(outputs: list) -> list:
@@ -138,20 +143,29 @@ def _renamed(value, rename):
     return rename(value) if isinstance(value, str) else value
 
 
+def lessons(names: list[str]) -> list[str]:
+    """The lessons' stems named by number ("05") or stem ("05_weighted_sum"); all if none."""
+    every = sorted(p.stem for p in SRC.glob("[0-9][0-9]_*.py"))
+    stems = []
+    for name in names or every:
+        found = [stem for stem in every if stem == name or stem.startswith(f"{name}_")]
+        if len(found) != 1:
+            raise ValueError(f"no lesson {name!r} in notebooks/src (lessons: "
+                             f"{', '.join(stem[:2] for stem in every)})")
+        stems += found
+    return stems
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("lessons", nargs="*",
                         help="lessons to build, by number (05) or name (default: all)")
     parser.add_argument("--no-execute", action="store_true")
     args = parser.parse_args(argv)
-    every = sorted(p.stem for p in SRC.glob("[0-9][0-9]_*.py"))
-    stems = []
-    for name in args.lessons or every:
-        found = [stem for stem in every if stem == name or stem.startswith(f"{name}_")]
-        if len(found) != 1:
-            parser.error(f"no lesson {name!r} in notebooks/src (lessons: "
-                         f"{', '.join(stem[:2] for stem in every)})")
-        stems += found
+    try:
+        stems = lessons(args.lessons)
+    except ValueError as error:
+        parser.error(str(error))
     for stem in stems:
         lesson = load(stem)
         for lang in LANGS:
