@@ -9,6 +9,7 @@ import copy
 import io
 import re
 import sys
+import textwrap
 import tokenize
 from pathlib import Path
 
@@ -111,6 +112,22 @@ def test_the_notebook_a_source_gives(lang):
     assert nb.cells[4].metadata == {"tags": ["solution"], "jupyter": {"source_hidden": True}}
     assert nb.cells[5].metadata == {"tags": ["nbval-ignore-output"]}
     assert nb.cells[6].metadata == {}
+
+
+def test_the_formats_example_is_a_lesson():
+    """tools/nbsource.py's docstring shows the format: its example reads as it says."""
+    example = textwrap.dedent(nbsource.__doc__.split("::\n\n", 1)[1].split("\n**Cells.**")[0])
+    cells = parse(example).cells
+    assert [(c.kind, c.tags, c.slide) for c in cells] == [
+        ("markdown", [], "slide"), ("code", [], "skip"), ("code", ["exercise"], None),
+        ("code", ["solution"], None)]
+    assert cells[1].source["en"].splitlines()[2:] == [
+        'qk.setup(lang="en")             # a comment both notebooks show',
+        "x = qk.running_example().x      # the embeddings, (tokens, d_model)",
+        "# A line of the English notebook only."]
+    assert cells[1].source["ko"].splitlines()[3:] == [
+        "x = qk.running_example().x      # 임베딩, (토큰, d_model)",
+        "# 한국어 노트북에만 있는 줄이에요."]
 
 
 # --- comments per language -------------------------------------------------------------------

@@ -3,8 +3,8 @@
 A lesson lives in ``notebooks/src/NN_stem.py``; ``make notebooks`` (``python course.py
 notebooks``, ``tools/build_notebooks.py``) writes ``notebooks/ko/NN_stem.ipynb`` and
 ``notebooks/en/NN_stem.ipynb`` from it and executes them. The file is plain Python in
-jupytext's percent format, so an editor shows its cells and ruff lints its code
-(``notebooks/src/ruff.toml``)::
+jupytext's percent format, so an editor shows its cells, jupytext opens it as a notebook
+and ruff lints its code (``notebooks/src/ruff.toml``)::
 
     # %% [markdown] lang="ko" slide="slide"
     # # 05. 가중합과 문맥 벡터
@@ -19,7 +19,7 @@ jupytext's percent format, so an editor shows its cells and ruff lints its code
     # %% slide="skip"
     import qkv_helpers as qk
 
-    qk.setup(lang=LANG)             # LANG: "ko" in the Korean notebook, "en" in the English
+    qk.setup(lang=LANG)             # a comment both notebooks show
     x = qk.running_example().x      # ko: 임베딩, (토큰, d_model)
                                     # en: the embeddings, (tokens, d_model)
     # ko: 한국어 노트북에만 있는 줄이에요.
