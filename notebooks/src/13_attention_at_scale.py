@@ -448,14 +448,18 @@ print(long_context.receptive_field(window=4097, layers=32))
 # %%
 cache = qk.PagedKVCache(n_heads=2, head_dim=4, block_size=4, n_blocks=6)
 a, b = cache.new_sequence(), cache.new_sequence()
-kv = lambda n: np.ones((2, n, 4), np.float32)          # ko: (헤드, 새 토큰, head_dim)
-                                                       # en: (heads, new tokens, head_dim)
-cache.append(a, kv(5), kv(5)); cache.append(b, kv(2), kv(2)); cache.append(a, kv(4), kv(4))
+def kv(n):
+    return np.ones((2, n, 4), np.float32)               # ko: (헤드, 새 토큰, head_dim)
+                                                        # en: (heads, new tokens, head_dim)
+cache.append(a, kv(5), kv(5))
+cache.append(b, kv(2), kv(2))
+cache.append(a, kv(4), kv(4))
 # en: a's blocks are scattered in the pool
 print(cache.block_table(a), cache.block_table(b), cache.keys(a).shape)   # ko: a의 블록은 풀에 흩어져 있어요
 cache.free(a)                                           # ko: a가 끝남: 블록 3개가 풀로
                                                         # en: a is done: its 3 blocks go back
-c = cache.new_sequence(); cache.append(c, kv(6), kv(6))
+c = cache.new_sequence()
+cache.append(c, kv(6), kv(6))
 print(cache.block_table(c), cache.used_nbytes, cache.reserved_nbytes)    # ko: c가 a의 블록을 다시 써요
                                                                          # en: c reuses a's blocks
 
