@@ -21,10 +21,10 @@ export MPLCONFIGDIR := $(CURDIR)/$(VENV)/matplotlib
 .PHONY: lab test test-all test-floors test-ui test-slides hub-env bench reference lint format notebooks clean help student slides html assignments class-report grading lesson-time hub-test train
 
 # lab, test, test-all, clean and the commands of course.py's COMMANDS (student, slides, html,
-# assignments, class-report, grading, lesson-time, lint) are course.py's: make <name> runs
+# assignments, class-report, grading, lesson-time, lint, notebooks) are course.py's: make <name> runs
 # python3 course.py <name>, so the Makefile and course.py (for Windows) never disagree.
 COURSE_PY := $(PYTHON) course.py
-TOOLS := student slides html assignments class-report grading lesson-time lint test-floors
+TOOLS := student slides html assignments class-report grading lesson-time lint notebooks test-floors
 
 help:
 	@echo "make lab       open the course in JupyterLab (installs on first run)"
@@ -36,7 +36,7 @@ help:
 	@echo "make bench     speed benchmarks (installs the CPU build of torch 2.13.0)"
 	@echo "make reference lesson 11's reference outputs (installs torch and transformers)"
 	@echo "make train     retrain lesson 14's translator from its seed (qkv_helpers/data/translator.npz)"
-	@echo "make notebooks rebuild and re-execute the notebooks from notebooks/src"
+	@echo "make notebooks rebuild and re-execute the notebooks from notebooks/src (LESSON=05: one)"
 	@echo "make hub-test  a class of simulated students on a local JupyterHub, measured (npm once)"
 	@echo "and, as python course.py runs them (make <command> ARGS='...' passes arguments):"
 	@$(COURSE_PY) --help | sed -n '/^  command/,/^options/p' | grep -v '^options'
@@ -134,8 +134,12 @@ format: $(STAMP)
 clean:
 	$(COURSE_PY) clean
 
-notebooks: $(STAMP)
-	$(PY) tools/build_notebooks.py
+# Every lesson's notebooks, or one lesson's: make notebooks LESSON=05 (its number or its name;
+# python course.py notebooks 05). An unchanged source rebuilds to the same files, but for what
+# a cell tagged nbval-ignore-output prints (timings).
+LESSON ?=
+notebooks:
+	$(COURSE_PY) notebooks $(LESSON) $(ARGS)
 
 # The classroom kit (docs/teacher-guide.*.md) and the tools of course.py's COMMANDS. slides
 # and html fetch reveal.js and the widget manager once with npm into build/vendor/ so the
@@ -146,7 +150,7 @@ notebooks: $(STAMP)
 # submissions among ~/course-ko, ~/course-en, build/assignments/ko and en).
 COURSE ?=
 ARGS ?=
-$(filter-out class-report,$(TOOLS)):
+$(filter-out class-report notebooks,$(TOOLS)):
 	$(COURSE_PY) $@ $(ARGS)
 
 class-report:

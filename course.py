@@ -81,7 +81,10 @@ COMMANDS = {
                 ["tools/grading.py"]),
     "lesson-time": ("each lesson's minutes, counted from its notebook (--check compares)",
                     ["tools/lesson_time.py"]),
-    "lint": ("ruff", ["-m", "ruff", "check", "qkv_helpers", "tests", "benchmarks", "tools"]),
+    "lint": ("ruff", ["-m", "ruff", "check", "qkv_helpers", "tests", "benchmarks", "tools",
+                      "notebooks/src"]),
+    "notebooks": ("rebuild and execute the notebooks from notebooks/src (or some lessons: "
+                  "notebooks 05)", ["tools/build_notebooks.py"]),
     "test-floors": ("the tests and notebooks at the lowest declared versions, on another CPU "
                     "kernel (CI)", ["tools/test_floors.py"]),
 }

@@ -177,8 +177,9 @@ def all_exercises():
 
 
 def _count_exercises(stem: str) -> int:
-    text = (ROOT / "notebooks" / "src" / f"{stem}.py").read_text(encoding="utf-8")
-    return text.count("exercise=True")
+    import build_notebooks
+
+    return sum("exercise" in cell.tags for cell in build_notebooks.load(stem).cells)
 
 
 # --- what the lazy student offers ------------------------------------------------------------

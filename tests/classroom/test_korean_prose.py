@@ -8,7 +8,6 @@ Lessons are found by glob, so a new lesson is covered as soon as its source exis
 from __future__ import annotations
 
 import re
-import runpy
 import sys
 import unicodedata
 from pathlib import Path
@@ -22,10 +21,12 @@ SOURCES = sorted((ROOT / "notebooks" / "src").glob("[0-9][0-9]_*.py"))
 GUIDE = ROOT / "docs" / "teacher-guide.ko.md"
 sys.path.insert(0, str(ROOT / "tools"))
 
+import nbsource  # noqa: E402
+
 
 def lesson_korean(path: Path) -> str:
     """Every Korean cell of a lesson (prose and code), in order, from its source."""
-    cells = runpy.run_path(str(path))["lesson"].cells
+    cells = nbsource.read(path).cells
     return "\n\n".join(cell.source["ko"] for cell in cells)
 
 

@@ -55,8 +55,10 @@ def test_make_runs_course_py_for_every_command_they_share():
     assert lab.startswith("$(COURSE_PY) lab --lang $(COURSE_LANG) --ui ")
     tools = re.search(r"^TOOLS\s*:=\s*(.*)$", makefile, re.M).group(1).split()
     assert tools == list(course.COMMANDS)
-    assert _makefile_recipe("$(filter-out class-report,$(TOOLS))") == ["$(COURSE_PY) $@ $(ARGS)"]
+    assert _makefile_recipe("$(filter-out class-report notebooks,$(TOOLS))") == [
+        "$(COURSE_PY) $@ $(ARGS)"]
     assert _makefile_recipe("class-report")[0].startswith("$(COURSE_PY) class-report $(COURSE) ")
+    assert _makefile_recipe("notebooks") == ["$(COURSE_PY) notebooks $(LESSON) $(ARGS)"]
     for target in (*tools, "lab", "test", "test-all", "clean"):
         assert re.search(rf"^\.PHONY:.*\s{re.escape(target)}(\s|$)", makefile, re.M), target
     # nothing of the install or the test run is left in the Makefile to drift
@@ -64,7 +66,8 @@ def test_make_runs_course_py_for_every_command_they_share():
     assert "-m pytest" not in makefile
 
 
-@pytest.mark.parametrize("target", ["student", "lint", "class-report", "test", "lab", "clean"])
+@pytest.mark.parametrize("target", ["student", "lint", "class-report", "test", "lab", "clean",
+                                    "notebooks"])
 def test_make_n_shows_the_course_py_command(target):
     try:
         out = subprocess.run(["make", "-n", "--no-print-directory", "-W", "pyproject.toml",
