@@ -51,7 +51,7 @@ the lesson's language) is written twice: ``# %% lang="ko"`` then ``# %% lang="en
 - ``solution=true``: tagged ``solution``, shipped as a collapsed *raw* cell whose first line
   says what it is (:data:`SOLUTION_HEADER`, added here): Run All does not run it, so no
   answer is printed or bound until the learner asks for it (expand the cell, press Y to make
-  it code, run it). CI runs every solution (``tests/test_checks_lazy.py``); the student
+  it code, run it). CI runs every solution (``tests/classroom/test_checks_lazy.py``); the student
   copies drop it.
 - ``ignore_output=true``: tagged ``nbval-ignore-output``, for output that legitimately varies
   from run to run (timings); nothing else may use it.
