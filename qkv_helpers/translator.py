@@ -71,8 +71,6 @@ __all__ = [
     "gradient_check_by_eps",
     "load_trained",
     "make_batch",
-    "save_trained",
-    "to_tiny_transformer",
     "trained_translation_example",
     "train",
     "where_attention_lands",
@@ -771,24 +769,6 @@ def train(steps: int = 300, batch_size: int = 32, lr: float = 1e-2, warmup: int 
                 "seed": seed, "n_train": n_train}
     return TrainingRun(model, history, snapshots, step, time.perf_counter() - start, corpus,
                        vocab, settings, push_snapshots)
-
-
-def to_tiny_transformer(model: Translator):
-    """``model.as_tiny_transformer()`` (lesson 09's name for it, until its line switches)."""
-    validate.instance_of(model, "model", Translator, "e.g. load_trained()[0]")
-    return model.as_tiny_transformer()
-
-
-def save_trained(run: TrainingRun, path=TRAINED_WEIGHTS) -> Path:
-    """Write ``run``'s weights, settings and curve to ``path`` (a compressed ``.npz``)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    m = run.model
-    meta = {"vocab_size": m.vocab_size, "d_model": m.d_model, "n_heads": m.n_heads,
-            "d_ff": m.d_ff, "encoder_self_attention": m.encoder_self_attention,
-            "steps": run.steps, "history": run.history}
-    np.savez_compressed(path, meta=np.array(json.dumps(meta)), **m.params)
-    return path
 
 
 def load_trained(path=TRAINED_WEIGHTS):

@@ -990,8 +990,6 @@ def cases_lesson_14() -> list[Case]:
             {"model": [("None", None), ("a string", "model")],
              "batch": [("None", None), ("a list of pairs", pairs)],
              "entries": BAD_INTS, "eps": BAD_POSITIVE_REALS, "seed": BAD_SEEDS})
-    add("translator.to_tiny_transformer", trn.to_tiny_transformer, {}, "model",
-        [("None", None), ("a string", "model")])
 
     # --- backprop and attention_backward (the ops the lesson calls) ---------------------------
     rng = np.random.default_rng(14)

@@ -5,12 +5,27 @@ Writes ``qkv_helpers/data/translator.npz`` (read by lessons 08 and 09 through
 deterministic: ``tests/core/test_translator.py`` checks that it reproduces the file.
 """
 
+import json
 import sys
 from pathlib import Path
 
+import numpy as np
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from qkv_helpers.translator import TRAINED_WEIGHTS, TRAINING_SETTINGS, save_trained, train
+from qkv_helpers.translator import TRAINED_WEIGHTS, TRAINING_SETTINGS, TrainingRun, train
+
+
+def save_trained(run: TrainingRun, path=TRAINED_WEIGHTS) -> Path:
+    """Write ``run``'s weights, settings and curve to ``path`` (a compressed ``.npz``)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    m = run.model
+    meta = {"vocab_size": m.vocab_size, "d_model": m.d_model, "n_heads": m.n_heads,
+            "d_ff": m.d_ff, "encoder_self_attention": m.encoder_self_attention,
+            "steps": run.steps, "history": run.history}
+    np.savez_compressed(path, meta=np.array(json.dumps(meta)), **m.params)
+    return path
 
 
 def main() -> None:

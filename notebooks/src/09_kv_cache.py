@@ -461,14 +461,14 @@ print(arithmetic.format_bytes(arithmetic.kv_cache_bytes(32, 32, 128, 4096, 1, 1)
 #
 # 08강에서 인코더의 K와 V는 디코더 스텝과 상관없이 같다는 걸 봤어요. 번역처럼 원문(source)이 있을 때, 캐시를 쓰면 크로스 어텐션의 K, V를 **첫 스텝에 한 번만** 계산해서 저장해요. 캐시가 없으면 스텝마다 다시 계산하고요.
 #
-# 이번에는 무작위 모델이 아니라 14강에서 직접 학습시켜 볼 **진짜 번역기**로 해 봐요. 구조가 `TinyTransformer`와 같아서(레이어 1개, 헤드 1개, d_model 32), 학습한 매개변수를 넣을 수 있어요(`translator.to_tiny_transformer`). 이 번역기에 없는 인코더 셀프 어텐션 자리에는 0을 넣어서, 아무것도 더하지 않게 해요. 원문 "the cat sat on the mat"(끝 토큰 &lt;eos&gt;까지 7토큰)을 주고 &lt;bos&gt;에서 시작해 토큰 5개를 생성하면서, 번역 결과와 스텝마다 크로스 어텐션 K, V에 쓴 FLOPs를 봐요. 캐시 바이트에는 이 원문 7토큰의 K, V도 들어가요. 이 번역기는 float64로 계산해서 값 하나가 8바이트예요.
+# 이번에는 무작위 모델이 아니라 14강에서 직접 학습시켜 볼 **진짜 번역기**로 해 봐요. 구조가 `TinyTransformer`와 같아서(레이어 1개, 헤드 1개, d_model 32), 학습한 매개변수를 그대로 쓸 수 있어요(`Translator.as_tiny_transformer`). 이 번역기의 인코더에는 셀프 어텐션이 없어서, 만들어지는 모델에도 그 부분이 없어요. 원문 "the cat sat on the mat"(끝 토큰 &lt;eos&gt;까지 7토큰)을 주고 &lt;bos&gt;에서 시작해 토큰 5개를 생성하면서, 번역 결과와 스텝마다 크로스 어텐션 K, V에 쓴 FLOPs를 봐요. 캐시 바이트에는 이 원문 7토큰의 K, V도 들어가요. 이 번역기는 float64로 계산해서 값 하나가 8바이트예요.
 
 # %% [markdown] lang="en"
 # ## Cross-attention: the encoder's K and V once per source sentence
 #
 # Lesson 08 showed that the encoder's K and V are the same at every decoder step. With a source sentence, as in translation, a cache computes cross-attention's K and V **once, in the first step**, and keeps them; without one, every step computes them again.
 #
-# This time not with a random model but with the **real translator** that lesson 14 trains (you will train it yourself there). It has `TinyTransformer`'s architecture (1 layer, 1 head, d_model 32), so its trained parameters go in (`translator.to_tiny_transformer`; its encoder's self-attention, which this translator doesn't have, gets zero weights and adds nothing). Give the source "the cat sat on the mat" (7 tokens with the end token &lt;eos&gt;), start from &lt;bos&gt; and generate 5 tokens: look at the translation, and at the FLOPs spent on cross-attention's K and V at each step. The cache's bytes include the K and V of these 7 source tokens too; this translator computes in float64, 8 bytes a value.
+# This time not with a random model but with the **real translator** that lesson 14 trains (you will train it yourself there). It has `TinyTransformer`'s architecture (1 layer, 1 head, d_model 32), so its trained parameters serve as they are (`Translator.as_tiny_transformer`; this translator's encoder has no self-attention, and neither has the model it makes). Give the source "the cat sat on the mat" (7 tokens with the end token &lt;eos&gt;), start from &lt;bos&gt; and generate 5 tokens: look at the translation, and at the FLOPs spent on cross-attention's K and V at each step. The cache's bytes include the K and V of these 7 source tokens too; this translator computes in float64, 8 bytes a value.
 
 # %% slide="subslide"
 from qkv_helpers import toy_corpus, translator
@@ -476,7 +476,7 @@ from qkv_helpers import toy_corpus, translator
 # en: lesson 14's vocabulary: 3 special tokens and the English and Korean words, 92 in all
 vocab = toy_corpus.Vocabulary()                   # ko: 14강의 어휘: 특수 토큰 3개와 영어·한국어 단어, 모두 92개
 # en: the parameters make train wrote
-tiny = translator.to_tiny_transformer(translator.load_trained()[0])   # ko: 14강의 학습으로 미리 만들어 둔 매개변수
+tiny = translator.load_trained()[0].as_tiny_transformer()   # ko: 14강의 학습으로 미리 만들어 둔 매개변수
 source = vocab.encode(["the", "cat", "sat", "on", "the", "mat", "<eos>"])
 with_cache = tiny.generate([vocab.bos], 5, source_ids=source)
 without = tiny.generate([vocab.bos], 5, source_ids=source, use_cache=False)

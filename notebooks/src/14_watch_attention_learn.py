@@ -433,7 +433,7 @@ fig = qk.plots.plot_alignment_maps(w0, [*held.korean, "<eos>"], [*held.english, 
 
 # %%
 _, cache_sa = run_sa.model.forward(translator.make_batch([held], vocab))
-encoder_self = cache_sa["enc.self"][5][0]       # ko: (헤드, 원문 토큰, 원문 토큰)
+encoder_self = cache_sa["enc.self"].weights[0]       # ko: (헤드, 원문 토큰, 원문 토큰)
                                                 # en: (heads, source, source)
 verb = held.alignment[-1]                        # ko: 원문에서 동사의 위치
                                                  # en: the verb's position in the source
@@ -596,7 +596,7 @@ qk.checks.check_break_it(broken, my_diagnosis).as_solution()
 # - 어텐션은 정렬이 아니에요. 인코더 셀프 어텐션이 내용을 한국어로 옮겨지는 단어가 없는 토큰("the"나 &lt;eos&gt;)으로 옮기면(정보 섞임), 번역은 맞는데 어텐션은 다른 자리를 봐요.
 # - 역전파에는 P가 필요해요. 일반 역전파는 (n, n) 크기의 P를 통째로 보관하고, FlashAttention-2는 출력과 행마다 로그-합-지수만 보관하고 P를 다시 계산해요. 행렬 곱은 5/4배로 늘고, q, k, v와 출력 말고 더 남기는 메모리는 n²에서 n으로 줄어요.
 #
-# 08강과 09강도 이 번역기를 써요. `translator.load_trained()`가 미리 학습해 저장해 둔(`make train`) 같은 매개변수를 불러오고, `translator.to_tiny_transformer`가 그걸 09강의 `TinyTransformer`에 넣어요.
+# 08강과 09강도 이 번역기를 써요. `translator.load_trained()`가 미리 학습해 저장해 둔(`make train`) 같은 매개변수를 불러오고, `Translator.as_tiny_transformer`가 그걸로 09강의 `TinyTransformer`를 만들어요.
 #
 # **다음 강**: [15. 인덕션 헤드](15_induction_heads.ipynb). 어텐션만 있는 디코더가 복사를 배우는 순간을 봐요. [10. 복습](10_review.ipynb)으로 돌아가도 돼요.
 
@@ -608,6 +608,6 @@ qk.checks.check_break_it(broken, my_diagnosis).as_solution()
 # - Attention is not alignment: when encoder self-attention copies content into another token, one with no word of its own (token mixing), the translation is right while attention looks elsewhere.
 # - The backward needs P. Plain training keeps the whole (n, n) P; FlashAttention-2 keeps the output and one log-sum-exp per row and recomputes P: 5/4 of the matrix products, the extra memory beyond q, k, v and the output from n² down to n.
 #
-# Lessons 08 and 09 use this translator: `translator.load_trained()` loads the same parameters, trained in advance and saved (`make train`), and `translator.to_tiny_transformer` puts them into lesson 09's `TinyTransformer`.
+# Lessons 08 and 09 use this translator: `translator.load_trained()` loads the same parameters, trained in advance and saved (`make train`), and `Translator.as_tiny_transformer` makes lesson 09's `TinyTransformer` from them.
 #
 # **Next lesson**: [15. Induction heads](15_induction_heads.ipynb): watch an attention-only decoder learn to copy. Or go back to [10. Review](10_review.ipynb).
