@@ -468,16 +468,16 @@ def train(steps: int = 1200, batch_size: int = 32, lr: float = 2e-2, n_layers: i
 
     def evaluate(step):
         # one forward per 50 sequences: the maps and the losses, little memory at a time
-        maps, losses = [], []
+        maps, held_out = [], []
         for start in range(0, n_eval, 50):
             tokens = evaluation.tokens[start: start + 50]
             logits, cache = model.forward(tokens[:, :-1])
-            losses.append(_token_losses(logits, tokens))  # (50, n-1)
+            held_out.append(_token_losses(logits, tokens))  # (50, n-1)
             maps.append(np.stack([cache[f"l{layer}"].weights[:, 0]
                                   for layer in range(n_layers)]))
         maps = np.concatenate(maps, axis=1)  # (layers, B, n, n)
-        parts = _parts(np.concatenate(losses), evaluation)
-        record = {"step": step,
+        parts = _parts(np.concatenate(held_out), evaluation)
+        record = {"step": step,  # loss: the training batches' mean since the last record
                   "loss": float(np.mean(losses)) if losses else math.nan,
                   "first": parts["first"], "repeat": parts["repeat"],
                   "previous_token": previous_token_score(maps[0]),

@@ -269,6 +269,23 @@ def test_training_is_reproducible():
     np.testing.assert_array_equal(a.model.params["w_u"], b.model.params["w_u"])
 
 
+def test_history_loss_is_the_training_batches_mean_since_the_last_record():
+    """history's "loss" is the mean training loss since the previous record (none before
+    step 0), not the held-out loss: the same batches and Adam steps redone by hand."""
+    run = ind.train(steps=4, batch_size=8, eval_every=2, n_eval=10, seed=5)
+    model = ind.InductionModel(2, seed=5)
+    data, state, losses = np.random.default_rng([5, 1]), {}, []
+    for _ in range(4):
+        tokens = ind.make_sequences(8, data, ind.REPEAT_LENGTHS).tokens
+        loss, grads = model.loss_and_grads(tokens)
+        qk.backprop.adam_step(model.params, grads, state, 2e-2)
+        losses.append(loss)
+    assert [r["step"] for r in run.history] == [0, 2, 4]
+    assert math.isnan(run.history[0]["loss"])
+    assert run.history[1]["loss"] == pytest.approx(np.mean(losses[:2]), rel=1e-12)
+    assert run.history[2]["loss"] == pytest.approx(np.mean(losses[2:]), rel=1e-12)
+
+
 def test_knocking_out_layer_0_stops_the_copying(run):
     for knock_out in ("head0", "head0_keys"):
         parts = ind.loss_by_part(run.model, run.evaluation, knock_out)
