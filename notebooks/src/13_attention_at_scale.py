@@ -14,7 +14,7 @@
 # - **페이지 KV 캐시**(vLLM의 PagedAttention, 줄여서 페이지 캐시): vLLM 이전의 서버처럼 요청마다 최대 길이를 잡아 두면 생기는 낭비를 재 봐요.
 # - **프리필과 디코드**: Llama-2-7B 크기에서 산술 강도를 계산하고, 디코드가 메모리 대역폭(1초에 메모리에서 읽어 올 수 있는 바이트 수)에 묶이는 이유를 알아봐요.
 #
-# **수업 시간**: 약 80분이에요. 한 차시에 다 하기 어려우면 1–2절(제곱 비용, 타일 어텐션)과 3–6절, 두 차시로 나눠요.
+# **수업 시간**: 약 85분이에요. 한 차시에 다 하기 어려우면 1–2절(제곱 비용, 타일 어텐션)과 3–6절, 두 차시로 나눠요.
 
 # %% [markdown] lang="en"
 # # 13. Attention at scale: tiles, GQA, sliding windows, a paged cache
@@ -29,7 +29,7 @@
 # - **A paged KV cache** (vLLM's PagedAttention): measure what reserving the maximum length per request, as servers did before vLLM, wastes.
 # - **Prefill and decode**: compute the arithmetic intensity at Llama-2-7B's sizes and see why decoding is limited by memory bandwidth.
 #
-# **Class time**: about 80 minutes. For shorter class periods, split it in two: sections 1–2 (the quadratic cost, tiled attention) and sections 3–6.
+# **Class time**: about 85 minutes. For shorter class periods, split it in two: sections 1–2 (the quadratic cost, tiled attention) and sections 3–6.
 
 # %% slide="skip"
 import numpy as np
@@ -474,7 +474,7 @@ print(cache.block_table(c), cache.used_nbytes, cache.reserved_nbytes)    # ko: c
                                                                          # en: c reuses a's blocks
 
 # %% [markdown] lang="ko" slide="subslide"
-# 블록 풀이 다 차면 분명한 오류가 나고, 이미 저장한 건 하나도 잃지 않아요. append는 전부 되거나, 전혀 안 되거나 둘 중 하나예요.
+# 블록 풀에 빈 블록이 없으면 분명한 오류가 나고, 이미 저장한 건 하나도 잃지 않아요. append는 전부 되거나, 전혀 안 되거나 둘 중 하나예요.
 
 # %% [markdown] lang="en"
 # When the pool is full, the error is clear and nothing already kept is lost (an append happens completely or not at all).

@@ -13,7 +13,7 @@
 # - 어텐션이 곧 정렬은 아니라는 걸 봐요. 인코더 셀프 어텐션을 켜면, 번역은 맞는데도 어텐션은 정답 단어 대신 한국어에 대응하는 단어가 없는 토큰("the"나 &lt;eos&gt;)을 봐요.
 # - 역전파가 무엇을 메모리에 남겨 둬야 하는지 재 봐요. 일반적인 방법은 어텐션 가중치 P를 통째로 남기고, FlashAttention-2는 출력과 함께 행마다 숫자 하나(로그-합-지수, log-sum-exp)만 남긴 뒤 역전파 때 P를 다시 계산해요.
 #
-# **수업 시간**: 약 110분
+# **수업 시간**: 약 115분
 
 # %% [markdown] lang="en"
 # # 14. Watch attention learn: a small translator trained in numpy
@@ -27,7 +27,7 @@
 # - See that attention is not alignment: with encoder self-attention on, the translation is right while a head reads another token, one that carries no word of its own (a "the" or &lt;eos&gt;).
 # - Measure what the backward pass must keep: plain training keeps all of P; FlashAttention-2 keeps one log-sum-exp per row (and the output) and recomputes P.
 #
-# **Class time**: about 110 minutes
+# **Class time**: about 115 minutes
 
 # %% slide="skip"
 import numpy as np
