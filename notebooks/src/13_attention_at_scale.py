@@ -164,7 +164,7 @@ print(tiled.shape, np.allclose(tiled, plain, rtol=1e-12, atol=1e-12))
 # 이제 1절에서 같이 재 둔 최대 메모리를 비교해요. 타일 어텐션은 한 번에 타일 하나(64 × 64)의 점수만 들고 있어서, 메모리가 n²이 아니라 n에 비례해요. 출력 자체가 n × d니까요. 그래서 두 최대 메모리의 비는 약 n/(2d)예요. 일반 어텐션의 최대 메모리는 n²개의 점수이고, 타일 어텐션의 최대 메모리는 출력과 스케일을 곱해 둔 q의 복사본, 합쳐서 2·n·d개이기 때문이에요.
 
 # %% [markdown] lang="en"
-# Now compare the peak memory measured in section 1. Tiled attention holds the scores of one tile (64 × 64) at a time, so its memory grows with n, not n² (the output itself is n × d). The ratio of the two peaks is about n/(2d): plain attention's peak is the n² scores, tiled attention's is its output plus a scaled copy of q, 2·n·d floats, and n²/(2nd) = n/(2d).
+# Compare the peaks measured in section 1. Tiled attention holds one 64 × 64 tile of scores at a time, so its peak grows with n, not n²: 2·n·d floats (its output, a scaled copy of q) against n² scores, a ratio of about n/(2d).
 
 # %% lang="ko"
 for n, plain, tiled in zip(lengths, costs.plain_peak, costs.tiled_peak):
