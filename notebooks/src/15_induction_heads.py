@@ -4,7 +4,7 @@
 # %% [markdown] lang="ko" slide="slide"
 # # 15. 인덕션 헤드: 디코더가 복사를 배우는 순간
 #
-# 요즘 언어 모델은 프롬프트에 한 번 나온 이름을 다시 쓰고, 한 번 본 패턴을 이어 가요. Olsson 외(2022)는 이 능력의 상당 부분이 <b>인덕션 헤드(induction head)</b>에서 나온다는 증거를 보여 줬어요(Elhage 외 2021도 보세요). 인덕션 헤드는 앞 레이어의 헤드와 짝을 이뤄 일해요. 레이어 0의 헤드는 바로 앞 토큰을 보고(**이전 토큰 헤드**), 레이어 1의 헤드(인덕션 헤드)는 레이어 0이 각 자리에 적어 둔 '내 앞 토큰' 정보를 키에서 읽어 "지금 토큰이 앞에서 나왔을 때 그 **다음**에 왔던 토큰"을 찾아 복사해요. 원래 논문들은 GPU와 PyTorch로 모델을 학습시켰어요. 이번 시간에는 14강의 역전파 연산으로 작은 디코더를 노트북 안에서 1분 안에 학습시키고, 이 두 헤드가 생기는 순간을 눈으로 봐요. 손실은 한동안 평평하다가 갑자기 뚝 떨어져요. 이걸 <b>급격한 전환(phase change)</b>이라고 해요.
+# 요즘 언어 모델은 프롬프트에 한 번 나온 이름을 다시 쓰고, 한 번 본 패턴을 이어 가요. Olsson 외(2022)는 이 능력의 상당 부분이 <b>인덕션 헤드(induction head)</b>에서 나온다는 증거를 보여 줬어요(Elhage 외 2021도 보세요). 인덕션 헤드는 앞 레이어의 헤드와 짝을 이뤄 일해요. 레이어 0의 헤드는 바로 앞 토큰을 보고(**이전 토큰 헤드**), 레이어 1의 헤드(인덕션 헤드)는 레이어 0이 각 자리에 적어 둔 '내 앞 토큰' 정보를 키에서 읽어 "지금 토큰이 앞에서 나왔을 때 그 **다음**에 왔던 토큰"을 찾아 복사해요. 원래 논문들은 GPU로 훨씬 큰 모델을 학습시켰어요. 이번 시간에는 14강의 역전파 연산으로 작은 디코더를 노트북 안에서 1분 안에 학습시키고, 이 두 헤드가 생기는 순간을 눈으로 봐요. 손실은 한동안 평평하다가 갑자기 뚝 떨어져요. 이걸 <b>급격한 전환(phase change)</b>이라고 해요.
 #
 # **이번 시간의 목표**
 # - 복사로만 맞힐 수 있는 과제(무작위 토큰 뒤에 한 구간이 한 번 더 나오는 수열)와, 어텐션만 있는 2레이어 인과 모델을 알아봐요.
@@ -13,12 +13,12 @@
 # - 두 헤드가 함께 하는 일(<b>회로</b>)이 그림만이 아니라는 걸 실험으로 확인해요: 레이어 0 헤드를 빼면 복사가 멈추고, 1레이어 모델은 (앞에 나온 토큰을 다시 밀어 주는 복사는 하지만) 인덕션은 배우지 못해요. 반복 길이가 늘 같으면 무언가 다른 일이 일어나요. 무엇인지 여러분이 진단해요.
 # - 11강의 MiniLM에서 같은 점수로 이 부품들을 찾아보고, 여기서 말하는 <b>문맥 내 학습(in-context learning)</b>이 무엇인지, 이 장난감 모델이 어디까지인지 정리해요.
 #
-# **수업 시간**: 약 75분
+# **수업 시간**: 약 80분
 
 # %% [markdown] lang="en"
 # # 15. Induction heads: the moment a decoder learns to copy
 #
-# Today's language models repeat a name they saw once in the prompt and continue a pattern seen once. Olsson et al. (2022) give evidence that much of that comes from **induction heads** (see also Elhage et al. 2021). An induction head works in a pair with a head of an earlier layer: a head in layer 0 looks at the token just before (a **previous-token head**), and the head in layer 1 (the induction head) reads, in its keys, the "my previous token" that layer 0 wrote into each position, so a query finds "the token that came **after** the current token the last time it appeared", and copies it. The papers trained their models in PyTorch on GPUs. In this lesson a small decoder trains inside the notebook in under a minute, with lesson 14's backward operations, and we watch the two heads form. The loss sits on a plateau, then drops off a cliff: a **phase change**.
+# Today's language models repeat a name they saw once in the prompt and continue a pattern seen once. Olsson et al. (2022) give evidence that much of that comes from **induction heads** (see also Elhage et al. 2021). An induction head works in a pair with a head of an earlier layer: a head in layer 0 looks at the token just before (a **previous-token head**), and the head in layer 1 (the induction head) reads, in its keys, the "my previous token" that layer 0 wrote into each position, so a query finds "the token that came **after** the current token the last time it appeared", and copies it. The papers trained far larger models on GPUs. In this lesson a small decoder trains inside the notebook in under a minute, with lesson 14's backward operations, and we watch the two heads form. The loss sits on a plateau, then drops off a cliff: a **phase change**.
 #
 # **Goals for this lesson**
 # - Meet a task only copying can solve (random tokens, then a segment repeated once) and an attention-only, 2-layer causal model.
@@ -27,7 +27,7 @@
 # - Check that the **circuit** (what the two heads do together) is real, not a picture: without layer 0's head the copying stops; a 1-layer model never learns induction (A B … A → B), only to boost tokens seen earlier; and with repeats of one fixed length something else goes wrong: you will diagnose what.
 # - Look for the same pieces in lesson 11's MiniLM with the same scores, and say what **in-context learning** means here and where this toy stops.
 #
-# **Class time**: about 75 minutes
+# **Class time**: about 80 minutes
 
 # %% slide="skip"
 import inspect
@@ -139,14 +139,14 @@ print(len(errors), largest < 1e-6, round(np.log10(largest)))   # ko: 배열 수,
 # %% [markdown] lang="ko" slide="slide"
 # ## 4. 학습시키기
 #
-# 스텝마다 새 수열 32개(배치)를 뽑아, 기울기를 구하고 **Adam**(14강)으로 매개변수를 고쳐요. 학습률은 0.02로 일정하게 두고, 1,200스텝 학습해요. 50스텝마다 학습에 쓰지 않는 수열 200개로 네 가지를 재요: 처음 나온 구간의 손실, 반복된 구간(복사로 맞힐 수 있는 토큰)의 손실, 레이어 0의 **이전 토큰 점수**(바로 앞 토큰에 준 가중치의 평균), 레이어 1의 **인덕션 점수**(반복된 구간에서 앞서 나온 같은 토큰의 다음 토큰에 준 가중치의 평균).
+# 스텝마다 새 수열 32개(배치)를 뽑아, 기울기를 구하고 **Adam**(14강)으로 매개변수를 고쳐요. 학습률은 0.02로 일정하게 두고, 1,200스텝 학습해요. 50스텝마다 학습에 쓰지 않는 수열 200개로 네 가지를 재요: 처음 나온 구간의 손실, 반복된 구간(복사로 맞힐 수 있는 토큰)의 손실, 레이어 0의 **이전 토큰 점수**(바로 앞 토큰에 준 가중치의 평균), 레이어 1의 **인덕션 점수**(반복된 구간에서 앞서 나온 같은 토큰의 다음 토큰에 준 가중치의 평균). 처음 나온 구간의 손실은 구간 안의 쿼리들이 다음 토큰을 예측할 때의 손실이에요. 그래서 구간의 두 번째 토큰부터 반복의 첫 토큰까지를 예측하는데, 모두 복사로는 맞힐 수 없는 토큰이에요.
 #
 # 학습 시간은 컴퓨터마다 달라요(CPU 한 코어로 5~30초쯤).
 
 # %% [markdown] lang="en"
 # ## 4. Train it
 #
-# Each step draws 32 new sequences (a batch), computes the gradients and updates the parameters with **Adam** (lesson 14), at a constant learning rate of 0.02, for 1,200 steps. Every 50 steps, 200 held-out sequences measure four things: the loss on the first occurrence; the loss on the repeat (the tokens copying can predict); layer 0's **previous-token score** (its mean weight on the token just before); and layer 1's **induction score** (in the repeat, its mean weight on the token after the earlier occurrence of the current token).
+# Each step draws 32 new sequences (a batch), computes the gradients and updates the parameters with **Adam** (lesson 14), at a constant learning rate of 0.02, for 1,200 steps. Every 50 steps, 200 held-out sequences measure four things: the loss on the first occurrence; the loss on the repeat (the tokens copying can predict); layer 0's **previous-token score** (its mean weight on the token just before); and layer 1's **induction score** (in the repeat, its mean weight on the token after the earlier occurrence of the current token). The loss on the first occurrence is that of the segment's queries predicting their next tokens: the segment's second token up to the repeat's first, none of which copying can predict.
 #
 # The training time depends on the computer (about 5–30 seconds on one CPU core).
 
@@ -162,14 +162,14 @@ print(round(run.seconds, 1))              # ko: 걸린 시간(초)
 #
 # 아래 표는 100스텝 간격으로 뽑은 값이에요(스텝, 처음 나온 구간의 손실, 반복된 구간의 손실, 이전 토큰 점수, 인덕션 점수). 손실의 단위는 nat이에요(nat은 자연로그 ln으로 잰 손실의 단위예요). `cliff_step`은 반복된 구간의 손실이 우연 수준보다 1 nat 이상 내려간 첫 스텝이에요(그림의 회색 세로 점선).
 #
-# Olsson 외는 인덕션 헤드에 두 가지를 요구해요. 앞서 나온 같은 토큰의 다음 자리를 보는 것(접두사 맞추기)과, 그 자리의 토큰의 로짓을 올리는 것(복사: 헤드의 OV 회로)이에요. 우리 인덕션 점수는 앞의 절반(접두사 맞추기)만 재요. 나머지 절반은 반복된 구간의 손실이 떨어지는 걸로 보여요.
+# Olsson 외는 인덕션 헤드에 두 가지를 요구해요. 앞서 나온 같은 토큰의 다음 자리를 보는 것(접두사 맞추기)과, 그 자리의 토큰의 로짓을 올리는 것(복사: 헤드의 OV 회로)이에요. 우리 인덕션 점수는 앞의 절반(접두사 맞추기)만 재요. 모델이 복사한다는 건 반복된 구간의 손실이 떨어지는 걸로 보여요. 레이어마다 헤드가 하나뿐이라, 이 복사가 지나갈 길은 레이어 1의 OV 회로뿐이에요.
 
 # %% [markdown] lang="en"
 # ## 5. The moment the two heads form
 #
 # The table gives every 100th step (step, loss on the first occurrence, loss on the repeat, previous-token score, induction score). Losses are in nats (the unit of a loss measured with the natural log, ln). `cliff_step` is the first step where the loss on the repeat is 1 nat or more below chance (the grey vertical dotted line).
 #
-# Olsson et al. also require copying: the head's OV circuit raises the logit of the token it attends to. Our score measures only the first half (prefix matching: looking at the token after the earlier occurrence); the drop in the repeat's loss shows the second.
+# Olsson et al. also require copying: the head's OV circuit raises the logit of the token it attends to. Our score measures only the first half (prefix matching: looking at the token after the earlier occurrence); the drop in the repeat's loss shows that the model copies; with one head per layer, layer 1's OV is the only route for it.
 
 # %% slide="subslide"
 cliff = induction.cliff_step(run.history)
@@ -183,14 +183,14 @@ for r in run.history[::2]:                # ko: 스텝, 처음 손실, 반복 �
 fig = qk.plots.plot_induction_curves(run.history)
 
 # %% [markdown] lang="ko" slide="subslide"
-# 반복된 구간의 손실은 150스텝쯤까지 우연 수준에 머물러요(**평평한 구간**, 두 점수도 0.1 근처예요). 그 뒤에는 3.5에서 3.0까지 천천히 내려가요. 이건 앞에 나온 토큰을 다시 밀어 주는 복사 덕분이에요(6절의 1레이어 모델도 3.2까지는 내려가요). 그러다 스텝 700쯤에서 100~200스텝 사이에 1.3까지 뚝 떨어지고, **그때 두 점수가 함께** 뛰어올라요. 이전 토큰 헤드만 있거나 인덕션 헤드만 있으면 복사가 되지 않으니, 한쪽만 먼저 좋아져서는 손실이 줄지 않아요. 둘은 서로를 필요로 해서 함께 생겨요.
+# 반복된 구간의 손실은 150스텝쯤까지 우연 수준에 머물러요. 이걸 **평평한 구간**이라고 해요. 그동안 두 점수도 가중치를 고르게 퍼뜨렸을 때의 값 근처예요(이전 토큰 점수 약 0.1, 인덕션 점수 약 0.04). 그 뒤에는 3.5에서 3.0까지 천천히 내려가요. 이건 앞에 나온 토큰을 다시 밀어 주는 복사 덕분이에요(6절의 1레이어 모델도 3.2까지는 내려가요). 그러다 스텝 700 앞뒤의 200스텝 사이에 1.5쯤까지 뚝 떨어지고, 그 뒤 1.3 근처에 자리를 잡아요. 뚝 떨어질 **그때 두 점수가 함께** 뛰어올라요. 이전 토큰 헤드만 있거나 인덕션 헤드만 있으면 복사가 되지 않으니, 한쪽만 먼저 좋아져서는 손실이 줄지 않아요. 둘은 서로를 필요로 해서 함께 생겨요.
 #
-# 처음 나온 구간의 손실은 내려가지 않아요. 오히려 우연 수준보다 조금 **올라가요**. 무작위 토큰도 가끔 앞에 나왔던 토큰과 같아서, 인덕션 헤드는 거기서도 "지난번 다음 토큰"을 복사해 자신 있게 틀려요. 인덕션 헤드는 내용을 이해하지 않고 패턴을 복사해요. 반복된 구간의 손실도 0까지는 가지 않아요. 지금 토큰이 앞(잡음이나 구간 안)에 두 번 이상 나왔으면 어느 쪽을 복사할지 모호하거든요.
+# 처음 나온 구간의 손실은 내려가지 않아요. 오히려 우연 수준보다 조금 **올라가요**. 무작위 토큰도 가끔 앞에 나왔던 토큰과 같아서, 인덕션 헤드는 거기서도 "지난번 다음 토큰"을 복사해 자신 있게 틀려요. 인덕션 헤드는 내용을 이해하지 않고 패턴을 복사해요. 지금 토큰이 처음 나온 토큰일 때도, 모델은 앞에 나왔던 토큰들에 확률을 조금 더 줘요. 반복된 구간에서 도움이 되는 습관이 여기서는 손해예요. 이 두 가지가 함께 손실을 우연 수준 위로 올려요. 반복된 구간의 손실도 0까지는 가지 않아요. 지금 토큰이 앞(잡음이나 구간 안)에 두 번 이상 나왔으면 어느 쪽을 복사할지 모호하거든요.
 
 # %% [markdown] lang="en"
-# For about 150 steps the loss on the repeat sits at chance (a **plateau**; both scores stay near 0.1); then it slides slowly to about 3.0, about what boosting tokens seen earlier gives (section 6's 1-layer model gets to 3.2); then, around step 700, it drops off a cliff to about 1.3 within 100–200 steps, and **both scores jump at the same time**. A previous-token head alone, or an induction head alone, copies nothing, so neither improving first lowers the loss: each needs the other, and they form together.
+# For about 150 steps the loss on the repeat sits at chance (a **plateau**; both scores stay near what evenly spread weights give: previous-token ≈ 0.1, induction ≈ 0.04); then it slides slowly to about 3.0, about what boosting tokens seen earlier gives (section 6's 1-layer model gets to 3.2); then, around step 700, it drops off a cliff to about 1.5 within 200 steps, settling near 1.3, and **both scores jump at the same time**. A previous-token head alone, or an induction head alone, copies nothing, so neither improving first lowers the loss: each needs the other, and they form together.
 #
-# The loss on the first occurrence does not drop; it even rises a little **above** chance. A random token sometimes equals an earlier one, and the induction head then copies "what came next last time" there too, confidently wrong: it copies a pattern without understanding anything. Nor does the repeat's loss reach 0: when the current token occurs twice earlier (in the noise or in the segment), which occurrence to copy is ambiguous.
+# The loss on the first occurrence does not drop; it even rises a little **above** chance. A random token sometimes equals an earlier one, and the induction head then copies "what came next last time" there too, confidently wrong: it copies a pattern without understanding anything. And even where the current token is new, the model still favours tokens seen earlier (what helps on the repeat hurts here), so both push the loss above chance. Nor does the repeat's loss reach 0: when the current token occurs twice earlier (in the noise or in the segment), which occurrence to copy is ambiguous.
 
 # %% [markdown] lang="ko" slide="subslide"
 # 학습 전(위)과 후(아래) 두 헤드의 어텐션을 학습에 쓰지 않은 수열 하나에서 봐요. 행은 쿼리, 열은 키이고, 축에는 그 위치의 토큰 번호가 적혀 있어요. 흰 선은 구간과 반복이 시작하는 곳이에요. 주황 테두리는 레이어 0에서는 바로 앞 토큰, 레이어 1에서는 복사할 토큰(앞서 나온 같은 토큰의 다음 자리)이에요. 학습 후 레이어 0은 **바로 아래 대각선**(앞 토큰)을 그려요. 레이어 1은 반복된 구간에서, 같은 토큰이 처음 나온 자리보다 **한 칸 오른쪽** 칸들을 잇는 비스듬한 줄을 그려요. 복사할 곳이 없는 쿼리(잡음과 처음 나온 구간)는 어텐션 가중치를 한 자리에 몰아 두기도 해요. 그런 세로줄은 복사와 상관없어요.
@@ -203,10 +203,10 @@ fig = qk.plots.plot_induction_maps(run.snapshots[0], run.snapshots[-1], run.show
                                    steps=(run.history[0]["step"], run.history[-1]["step"]))
 
 # %% [markdown] lang="ko" slide="subslide"
-# 같은 수열의 위치별 손실이에요. 가로축은 예측할 토큰이에요. 잡음(배경 없음)과 처음 나온 구간(파란 배경)에서는 우연 수준 근처이고, 반복된 구간(주황 배경)의 **두 번째 토큰부터** 뚝 떨어져요. 그 사이 배경이 없는 토큰은 반복의 첫 토큰이라 맞힐 수 없어요. 반복된 구간에서 손실이 다시 튀어 오르는 곳은, 지금 토큰이 앞에 두 번 이상 나왔던 곳이에요(이 수열에서는 3과 30이 구간 안에 두 번씩 있어요). 어느 쪽의 다음 토큰을 복사할지 모호해요.
+# 같은 수열의 위치별 손실이에요. 가로축은 예측할 토큰이에요. 잡음(배경 없음)과 처음 나온 구간(파란 배경)에서는 우연 수준 근처이고, 반복된 구간(주황 배경)의 **두 번째 토큰부터** 뚝 떨어져요. 그 사이 배경이 없는 토큰은 반복의 첫 토큰이라 맞힐 수 없어요. 반복된 구간에서 손실이 두 번 다시 튀어 올라요. 가로축은 예측할 토큰이라, 튀어 오른 자리(1과 3)의 쿼리는 그 바로 왼쪽 토큰(3과 30)이에요. 3과 30은 구간 안에 두 번씩 나오고, 그때마다 다음 토큰이 달라요. 3 다음에는 1과 30이, 30 다음에는 3과 12가 와요. 그래서 어느 쪽의 다음 토큰을 복사할지 모호해요.
 
 # %% [markdown] lang="en"
-# The loss at each position of the same sequence; the x axis is the token being predicted. Near chance on the noise (no shading) and the first occurrence (blue), it drops from the **second token of the repeat** (orange) on; the unshaded token between them is the repeat's first token, which nothing predicts. Where it jumps back up inside the repeat, the current token occurred twice before (here 3 and 30, each twice in the segment, followed by different tokens), so which next token to copy is ambiguous.
+# The loss at each position of the same sequence; the x axis is the token being predicted. Near chance on the noise (no shading) and the first occurrence (blue), it drops from the **second token of the repeat** (orange) on; the unshaded token between them is the repeat's first token, which nothing predicts. It jumps back up twice inside the repeat. The x axis shows the token being predicted, so at those two points (1 and 3) the query is the token just left of it (3 and 30). Both occur twice in the segment, followed by different tokens (3 by 1 and 30, 30 by 3 and 12), so which next token to copy is ambiguous.
 
 # %%
 losses = induction.loss_per_position(run.model, run.shown.tokens)[0]   # (n − 1,)

@@ -216,10 +216,11 @@ def plot_gradient_check(errors, by_eps, threshold: float = 1e-6, eps: float | No
     guide = np.array([low, high])
     right.loglog(guide, by_eps[high] * (guide / high) ** 2, ":", color="grey")
     right.loglog(guide, by_eps[low] * low / guide, ":", color="grey")
-    right.text(high, by_eps[high], t("p_l14_truncation") + " ", color="grey",
-               fontsize="small", ha="right", va="top")
-    right.text(low, by_eps[low], " " + t("p_l14_rounding"), color="grey", fontsize="small",
-               ha="left", va="top")
+    # the labels above the end points, where the curve does not pass
+    right.text(high, by_eps[high] * 1.6, t("p_l14_truncation"), color="grey",
+               fontsize="small", ha="right", va="bottom")
+    right.text(low, by_eps[low] * 1.6, t("p_l14_rounding"), color="grey", fontsize="small",
+               ha="left", va="bottom")
     top = max(by_eps.values())
     right.set_ylim(min(by_eps.values()) / 10, top * 10)
     right.set_xlabel("ε")
