@@ -152,7 +152,7 @@ def attention_backward(d_out, q, k, v, p):
     head. (FlashAttention-2 keeps only the output and each row's log-sum-exp, and
     recomputes P here; FlashAttention-1 kept each row's max and sum.)
     """
-    scale = q.dtype.type(1 / math.sqrt(q.shape[-1]))  # in q's dtype: float32 stays float32
+    scale = q.dtype.type(1 / math.sqrt(q.shape[-1]))  # q.dtype: float32 → float32
     d_v = p.swapaxes(-1, -2) @ d_out  # (..., n_k, d_v)
     d_p = d_out @ v.swapaxes(-1, -2)  # (..., n_q, n_k)
     d_s = softmax_backward(d_p, p)  # (..., n_q, n_k)

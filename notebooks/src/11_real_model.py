@@ -122,12 +122,12 @@ y = layer.norm_ffn(h + ffn)                                    # ko: 잔차, 레
 print(y.shape, np.allclose(y, out.hidden_states[1][0], atol=1e-5))
 
 # %% [markdown] lang="ko" slide="subslide"
-# 모델 전체가 이 계산을 레이어 6개에 걸쳐 되풀이해요. 패키지의 테스트(`tests/test_pretrained.py`)는 같은 문장들을 Hugging Face `transformers`의 `BertModel`에도 넣어서 결과를 비교해요. 모든 어텐션 가중치와 은닉 상태는 차이가 1e-5(0.00001)보다 작고, 문장 임베딩은 1e-6보다 작아요. 이 패키지가 진짜 모델과 똑같이 계산한다는 증거예요.
+# 모델 전체가 이 계산을 레이어 6개에 걸쳐 되풀이해요. 패키지의 테스트(`tests/core/test_pretrained.py`)는 같은 문장들을 Hugging Face `transformers`의 `BertModel`에도 넣어서 결과를 비교해요. 모든 어텐션 가중치와 은닉 상태는 차이가 1e-5(0.00001)보다 작고, 문장 임베딩은 1e-6보다 작아요. 이 패키지가 진짜 모델과 똑같이 계산한다는 증거예요.
 #
 # **레이어 정규화**는 토큰 벡터 하나하나를 평균 0, 분산 1로 맞춘 다음, 학습된 **γ**(곱하기)와 **β**(더하기)를 적용해요. 식으로 쓰면 γ · (v − 평균) / √(분산 + ε) + β예요. ε은 0으로 나누지 않도록 더하는 아주 작은 수예요(이 모델은 1e-12, 즉 0.000000000001). 공식 그대로 계산해서 모델의 레이어 정규화와 비교해요. γ와 β를 적용하기 전에는 토큰마다 평균이 0, 표준편차가 1이에요.
 
 # %% [markdown] lang="en"
-# The whole model repeats this for 6 layers. The package's tests (`tests/test_pretrained.py`) compare every attention map and every hidden state with Hugging Face `transformers`' `BertModel` on the same sentences to within 1e-5, and the sentence embeddings to within 1e-6: the package's computation is the real model's.
+# The whole model repeats this for 6 layers. The package's tests (`tests/core/test_pretrained.py`) compare every attention map and every hidden state with Hugging Face `transformers`' `BertModel` on the same sentences to within 1e-5, and the sentence embeddings to within 1e-6: the package's computation is the real model's.
 #
 # **Layer norm** brings each token's vector to mean 0 and variance 1, then applies a learned scale **γ** and shift **β**: γ · (v − mean) / √(variance + ε) + β. Computed by the formula and compared with the model's layer norm; before γ and β, each token has mean 0 and standard deviation 1.
 

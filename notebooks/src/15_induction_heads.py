@@ -30,12 +30,11 @@
 # **Class time**: about 80 minutes
 
 # %% slide="skip"
-import inspect
-
 import numpy as np
 import qkv_helpers as qk
 from IPython.display import display
 from qkv_helpers import induction
+from qkv_helpers.source_code import code_without_docstring
 
 qk.setup(lang=LANG)                       # ko: 그림과 메시지의 언어
                                           # en: language of plots and messages
@@ -122,7 +121,7 @@ print({part: round(loss, 2) for part, loss in induction.loss_by_part(model, seqs
 # The backward strings lesson 14's `backprop` operations (linear, attention, embedding, cross-entropy) together in the reverse order of the forward. The residual passes the gradient `d_x` through each layer unchanged and each head adds its part; queries, keys and values all read the same x, so x's gradient is the sum of the three.
 
 # %%
-print(inspect.getsource(induction.InductionModel.backward))
+print(code_without_docstring(induction.InductionModel.backward))
 
 # %% [markdown] lang="ko" slide="subslide"
 # 14강처럼 유한 차분으로 검사해요. 매개변수 배열 11개에서 각각 원소 10개를 골라, 그 원소를 ±ε만큼 바꿨을 때 손실이 얼마나 변하는지로 잰 기울기와 역전파가 준 기울기를 비교해요. 모델은 처음부터 float64(배정밀도)로 계산해요. 반올림 오차가 작아서 검사가 정확하고, 보통의 CPU에서는 어디서나 같은 숫자가 출력돼요. 출력은 검사한 배열 수, 가장 큰 상대 오차가 1e-6보다 작은지, 그리고 그 오차의 자릿수(10의 몇 제곱쯤인지)예요.
