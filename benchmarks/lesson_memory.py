@@ -113,7 +113,7 @@ def main(argv=None) -> int:
             over.append(stem)
         print(f"| {stem} | {peak / 2**20:.0f} MiB{mark} | {end / 2**20:.0f} MiB | "
               f"{budget} MiB | {cpu:.1f} s |", flush=True)
-    for stem, cells in per_cell.items():
+    for stem, cells in per_cell.items() if args.cells else ():
         print(f"\n| {stem}: cell | CPU | peak RSS | RSS after | first line |")
         print("|---|---|---|---|---|")
         for index, first, cpu, peak, after in cells:

@@ -80,3 +80,15 @@ def test_cells_prints_a_table_per_lesson(notebook, monkeypatch, capsys):
     assert f"| {notebook.stem} | " in out
     assert f"| {notebook.stem}: cell | CPU | peak RSS | RSS after | first line |" in out
     assert "| 3 | " in out and "`del kept`" in out
+
+
+def test_without_cells_prints_the_table_only(notebook, monkeypatch, capsys):
+    """The plain run (the guide's table) prints one row per lesson and no per-cell table
+    (it once failed after the rows, reading the per-cell list it had not made)."""
+    monkeypatch.setattr(lesson_memory, "ROOT", notebook.parent.parent)
+    folder = notebook.parent.parent / "notebooks" / "en"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / notebook.name).write_bytes(notebook.read_bytes())
+    assert lesson_memory.main([notebook.stem, "--lang", "en"]) == 0
+    out = capsys.readouterr().out
+    assert f"| {notebook.stem} | " in out and ": cell |" not in out
