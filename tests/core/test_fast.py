@@ -201,7 +201,8 @@ def test_decoder_attention_hands_bad_arrays_to_the_checks():
 
 
 def test_the_fast_module_has_the_fast_paths_and_the_readable_one_has_none():
-    """attention.py, kv_cache.py and decoding.py hold no block loops, exp2 or retries."""
+    """attention.py, kv_cache.py and decoding.py hold no block loops, exp2 or retries;
+    block.py (which the decoder runs) calls fast.py for them when the switch is on."""
     import inspect
 
     from qkv_helpers import attention, decoding, kv_cache
@@ -211,5 +212,9 @@ def test_the_fast_module_has_the_fast_paths_and_the_readable_one_has_none():
         for word in ("exp2", "log2", "_LOG2_E", "for plain in", "np.ndindex", "_one_query",
                      "_ndarray = np.ndarray", "_k_tokens"):
             assert word not in source, (module.__name__, word)
-    assert "fast.decoder_attention(" in inspect.getsource(decoding)
+    from qkv_helpers import block
+
+    # the decoder's switch reaches the fast path through the one block (block.py)
+    assert "fast_paths.decoder_attention(" in inspect.getsource(block)
+    assert "fast=self.fast_attention" in inspect.getsource(decoding)
     assert fast.BLOCK_SCORES > 0
