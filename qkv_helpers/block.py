@@ -47,6 +47,7 @@ from .backprop import (
     split_heads,
 )
 from .layer_norm import LayerNorm, Normalized, layer_norm_backward, normalize
+from .masks import causal_mask
 
 __all__ = [
     "AttentionTrace",
@@ -204,7 +205,12 @@ def project(a, x_q, x_kv, kv=None, kv_cache=None):
 
 def _fast_attention(q, k, v, mask):
     """The heads' attention through :func:`qkv_helpers.fast.decoder_attention` (same
-    numbers to float rounding; no weights): ``(heads, None)``."""
+    numbers to float rounding; no weights): ``(heads, None)``. It knows two masks, none
+    and the causal one (the last ``n_q`` of ``n_k`` positions); any other mask is refused
+    rather than computed as causal."""
+    n_q, n_k = q.shape[-2], k.shape[-2]
+    if mask is not None and not (np.asarray(mask) == causal_mask(n_q, n_k)).all():
+        raise ValueError(t("err_fast_mask", shape=np.shape(mask)))
     return fast_paths.decoder_attention(q, k, v, causal=mask is not None), None
 
 

@@ -206,3 +206,21 @@ def test_block_backward_refuses_what_it_does_not_know():
         trace = block(other, x).trace
         with pytest.raises(ValueError, match="block_backward"):
             block_backward(other, np.ones_like(x), trace)
+
+
+def test_the_fast_path_refuses_a_mask_it_would_compute_as_causal():
+    """block(..., fast=True) knows no mask and the causal mask; another mask (here a key
+    hidden from every query) is refused, not silently replaced by the causal one."""
+    from qkv_helpers.attention import MultiHeadAttention
+    from qkv_helpers.block import Block, block
+    from qkv_helpers.masks import causal_mask
+
+    b = Block(MultiHeadAttention(8, 2, seed=0), None, None)  # attention only
+    x = np.random.default_rng(0).normal(size=(5, 8))
+    plain = block(b, x, causal_mask).x
+    np.testing.assert_allclose(block(b, x, causal_mask, fast=True).x, plain, atol=1e-12)
+    np.testing.assert_allclose(block(b, x, fast=True).x, block(b, x).x, atol=1e-12)
+    other = causal_mask(5, 5) & (np.arange(5) != 0)[None, :]  # no query sees key 0 ...
+    other[0, 0] = True  # ... except the first, which has no other
+    with pytest.raises(ValueError, match="fast_attention=False"):
+        block(b, x, other, fast=True)
