@@ -290,7 +290,7 @@ class InductionModel:
         grads = {}
         # logits = x·W_U
         d_x, grads["w_u"] = bp.linear_backward(d_logits, cache["final"], self.params["w_u"])
-        # x_{l+1} = x_l + attn_l(x_l): the residual passes d_x on, the head adds its part
+        # x_{l+1} = x_l + attn_l(x_l)
         for layer in reversed(range(self.n_layers)):
             d_x = d_x + self._attention_backward(layer, d_x, cache, grads)
         # x0 = E[tokens] + P[positions]

@@ -289,7 +289,7 @@ print(korean)
 print(korean.count("[UNK]"), "/", len(korean))
 
 # %% [markdown] lang="ko" slide="subslide"
-# 토큰 10개 중 3개가 `[UNK]`(모르는 토큰)이고, "매트"는 한글 자모 조각(ᄆ, ##ᅢ, ...)으로 흩어져요. 자모로 흩어지는 건 워드피스보다 앞 단계인 토크나이저의 **글자 정규화**(텍스트 정규화: 글자를 한 가지 형태로 고쳐 쓰는 단계로, 레이어 정규화와는 다른 거예요) 때문이에요. 이 모델은 대소문자를 구별하지 않는(uncased) 모델이라, 글자 정규화가 글자를 소문자로 바꾸고 악센트를 지워요. 악센트를 지우려고 글자를 유니코드 NFD로 분해하는데(글자를 기본 조각으로 나누는 방식이에요), NFD는 한글 음절을 모두 초성·중성·종성 자모로 나눠요. 글자 정규화의 출력과 어휘를 직접 세어 봐요.
+# 토큰 10개 중 3개가 `[UNK]`(모르는 토큰)이고, "매트"는 한글 자모 조각(ᄆ, ##ᅢ, ...)으로 흩어져요. 자모로 흩어지는 건 워드피스보다 앞 단계인 토크나이저의 **글자 정규화** 때문이에요. 글자 정규화(텍스트 정규화)는 글자를 한 가지 형태로 고쳐 쓰는 단계로, 레이어 정규화와는 달라요. 이 모델은 대소문자를 구별하지 않는(uncased) 모델이라, 글자 정규화가 글자를 소문자로 바꾸고 악센트를 지워요. 악센트를 지우려고 글자를 유니코드 NFD로 분해하는데(글자를 기본 조각으로 나누는 방식이에요), NFD는 한글 음절을 모두 초성·중성·종성 자모로 나눠요. 글자 정규화의 출력과 어휘를 직접 세어 봐요.
 
 # %% [markdown] lang="en"
 # 3 of the 10 tokens are `[UNK]` (unknown token), and "매트" falls apart into Hangul jamo pieces (ᄆ, ##ᅢ, ...). The jamo come from the tokenizer's **normaliser**, the step before WordPiece. This is an uncased model: the normaliser lowercases the text and strips accents, and to strip accents it decomposes the text into Unicode NFD, which splits every Hangul syllable into its conjoining jamo. Count the normaliser's output and the vocabulary.

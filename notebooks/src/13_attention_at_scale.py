@@ -269,14 +269,14 @@ print(f"{skip:.2f} s, {no_skip:.2f} s")                # ko: 건너뛰기, 모�
 # %% [markdown] lang="ko" slide="slide"
 # ## 직접 해보기: 두 절반 합치기
 #
-# 온라인 소프트맥스의 핵심은 "서로 다른 기준(m)으로 모은 합을 맞춰서 합치기"예요. 그래서 키를 두 절반으로 나눠 **따로** 계산한 다음 합칠 수도 있어요(GPU 여러 개가 긴 문장을 나눠 맡을 때 이렇게 해요).
+# 온라인 소프트맥스의 핵심은 "서로 다른 기준(m)으로 모은 합을 맞춰서 합치기"예요. 그래서 키를 두 절반으로 나눠 **따로** 계산한 다음 합칠 수도 있어요. GPU 여러 개가 긴 문장을 나눠 맡을 때 이렇게 해요.
 #
 # 아래 `first`는 키 0–3만, `second`는 키 4–7만 보고 계산한 결과예요. 각각 `m`, `l`, `output`(= o / l)이 있어요. 이 여섯 값만 써서 키 8개 전체에 대한 출력 softmax(s)·v를 `my_output`에 만들어 보세요. 힌트: 먼저 둘 중 큰 최댓값을 m_new로 정하고, 각 절반의 `l`에 exp(m_old − m_new)를 곱해 보세요(m_old는 그 절반의 `m`).
 
 # %% [markdown] lang="en"
 # ## Try it: merge two halves
 #
-# The heart of the online softmax is "rescale sums collected against different maxima (m) and add them". So the keys can be split in two halves, computed **separately**, and merged (several GPUs sharing a long sequence do exactly this).
+# The heart of the online softmax is "rescale sums collected against different maxima (m) and add them". So the keys can be split in two halves, computed **separately**, and merged. Several GPUs sharing a long sequence do exactly this.
 #
 # Below, `first` saw only keys 0–3 and `second` only keys 4–7; each has `m`, `l` and `output` (= o / l). Using just these six values, build the output over all 8 keys, softmax(s)·v, in `my_output`. Hint: first take the larger maximum as m_new, then multiply each half's `l` by exp(m_old − m_new) (m_old is that half's `m`).
 
@@ -446,7 +446,7 @@ print(long_context.receptive_field(window=4097, layers=32))
 #
 # 서버는 길이를 미리 모르는 요청을 여러 개 동시에 처리해요. vLLM 이전의 서버들은 09강의 `KVCache`처럼 요청마다 연속된 메모리를 잡았어요. 그러려면 가장 긴 경우(`max_len`)만큼 미리 잡아 둬야 해요. 대부분의 요청은 훨씬 짧으니 그 자리는 비어 있어요.
 #
-# vLLM의 **PagedAttention**은 운영체제의 **가상 메모리**와 같은 방법을 써요. 가상 메모리는 프로그램에게는 연속된 메모리처럼 보여 주면서, 실제로는 흩어진 작은 조각(페이지)에 담는 방식이에요. 메모리를 `block_size` 토큰짜리 **블록**으로 잘게 나눠 한곳에 모아 둔 **블록 풀**(pool)을 두고, 요청은 마지막 블록이 차면 새 블록을 하나 받아요. 요청마다 **블록 표**가 있어서 "내 i번째 블록은 풀의 몇 번 블록"인지 적어 둬요. 끝난 요청의 블록은 풀로 돌아가 다른 요청이 다시 써요. 낭비는 요청마다 마지막 블록의 빈자리뿐이에요. 블록 표는 블록 번호의 목록일 뿐이라서, 프롬프트가 같은 두 요청이 같은 블록을 가리킬 수도 있어요. 어느 한쪽이 그 블록에 새 값을 써 넣어야 할 때만 복사해요(copy-on-write). vLLM은 이걸 프롬프트 하나로 답을 여러 개 만들 때(병렬 샘플링, 빔 서치) 써요.
+# vLLM의 **PagedAttention**은 운영체제의 **가상 메모리**와 같은 방법을 써요. 가상 메모리는 프로그램에게는 연속된 메모리처럼 보여 주면서, 실제로는 흩어진 작은 조각(페이지)에 담는 방식이에요. 메모리를 `block_size` 토큰짜리 **블록**으로 잘게 나눠 한곳에 모아 둔 **블록 풀**을 두고, 요청은 마지막 블록이 차면 새 블록을 하나 받아요. 요청마다 **블록 표**가 있어서 "내 i번째 블록은 풀의 몇 번 블록"인지 적어 둬요. 끝난 요청의 블록은 풀로 돌아가 다른 요청이 다시 써요. 낭비는 요청마다 마지막 블록의 빈자리뿐이에요. 블록 표는 블록 번호의 목록일 뿐이라서, 프롬프트가 같은 두 요청이 같은 블록을 가리킬 수도 있어요. 어느 한쪽이 그 블록에 새 값을 써 넣어야 할 때만 복사해요(copy-on-write). vLLM은 이걸 프롬프트 하나로 답을 여러 개 만들 때(병렬 샘플링, 빔 서치) 써요.
 
 # %% [markdown] lang="en"
 # ## 5. A paged KV cache (PagedAttention)
@@ -545,7 +545,7 @@ for gpu in (long_context.A100_80GB, long_context.H100_SXM):
                                                         # en: the source
 
 # %% [markdown] lang="ko" slide="subslide"
-# `long_context.step_cost`는 Llama-2-7B의 크기(레이어 32, d_model 4096, 헤드 32, 피드포워드 11008, 어휘 32000, fp16)로 한 스텝의 FLOPs와 읽는 바이트 수를 세어 줘요. 행렬 곱에 쓰이는 가중치 행렬(매개변수)은 스텝마다 한 번 통째로 읽고, 토큰 하나에 매개변수 하나당 2 FLOPs를 써요. 임베딩 표는 필요한 행만 찾아 읽으니 빠져요. 그래서 읽는 매개변수는 13.2 GB로, 09강의 12.55 GiB(= 13.5 GB)보다 조금 작아요. GB는 10⁹바이트, GiB는 1024³바이트예요. 세는 건 매개변수(가중치 행렬)와 KV 캐시를 **읽는** 바이트뿐이에요. 활성값(레이어 사이를 오가는 중간 결과)과 KV 캐시에 **쓰는** 바이트는 빠져 있어요. 프리필에서는 이걸 넣으면 강도가 최대 두세 배까지 낮아질 수 있어요(구현이 몇 단계를 커널 하나로 합치는지에 따라 달라요). 그래도 경계점보다 훨씬 높다는 결론은 그대로예요. 어텐션의 FLOPs에는 인과 마스크로 가려진 절반의 키까지 모두 넣었어요.
+# `long_context.step_cost`는 Llama-2-7B의 크기(레이어 32, d_model 4096, 헤드 32, 피드포워드 11008, 어휘 32000, fp16)로 한 스텝의 FLOPs와 읽는 바이트 수를 세어 줘요. 행렬 곱에 쓰이는 가중치 행렬(매개변수)은 스텝마다 한 번 통째로 읽고, 토큰 하나에 매개변수 하나당 2 FLOPs를 써요. 임베딩 표는 필요한 행만 찾아 읽으니 빠져요. 그래서 읽는 매개변수는 13.2 GB로, 09강의 12.55 GiB(= 13.5 GB)보다 조금 작아요. GB는 10⁹바이트, GiB는 1024³바이트예요. 세는 건 매개변수(가중치 행렬)와 KV 캐시를 **읽는** 바이트뿐이에요. 활성값(레이어 사이를 오가는 중간 결과)과 KV 캐시에 **쓰는** 바이트는 빠져 있어요. 프리필에서는 이걸 넣으면 강도가 최대 두세 배까지 낮아질 수 있어요. 얼마나 낮아지는지는 구현이 몇 단계를 커널 하나로 합치는지에 따라 달라요. 그래도 경계점보다 훨씬 높다는 결론은 그대로예요. 어텐션의 FLOPs에는 인과 마스크로 가려진 절반의 키까지 모두 넣었어요.
 #
 # - 프리필 2048토큰: 매개변수를 한 번 읽어 토큰 2048개에 써요. 강도가 아주 높아요.
 # - 디코드 1토큰: 매개변수를 통째로 읽어 토큰 **하나**에 써요. fp16 매개변수 하나(2바이트)를 읽을 때마다 2 FLOPs를 하니 강도가 약 1이에요. 경계점보다 100배 넘게 낮아서, GPU는 대부분의 시간을 데이터를 기다리며 보내요.

@@ -4,7 +4,7 @@
 # %% [markdown] lang="ko" slide="slide"
 # # 14. 어텐션이 배우는 걸 지켜보기: numpy로 학습하는 작은 번역기
 #
-# 08강의 첫 번째 정렬 그림은 우리가 손으로 정해 넣은 숫자로 그린 거였어요. "앉았다"가 "sat"을 보는 건 우리가 그렇게 정해 뒀기 때문이었죠. 그 옆의 학습된 그림은 이번 시간에 만들 번역기에서 나왔어요. 그럼 학습된 그림의 W_Q와 W_K는 어디서 왔을까요? 이번 시간에는 영어→한국어 번역기를 노트북 안에서 **처음부터 학습**시켜요. 학습은 **손실**(모델의 답이 정답과 얼마나 다른지 나타내는 숫자)을 줄이는 방향으로 매개변수를 조금씩 고치는 일이에요. 그 방향을 알려 주는 게 **기울기**이고, 기울기를 출력 쪽에서 입력 쪽으로 거꾸로 계산해 나가는 방법이 **역전파**예요(입력에서 출력으로 차례로 계산해 나가는 건 **순전파**라고 해요). 역전파로 기울기를 구하는 코드를 numpy로 하나하나 직접 짜 두었고, 학습은 몇 초면 끝나요. 그동안 크로스 어텐션이 고르게 퍼진 상태에서 단어 정렬로 바뀌는 걸 지켜봐요.
+# 08강의 첫 번째 정렬 그림은 우리가 손으로 정해 넣은 숫자로 그린 거였어요. "앉았다"가 "sat"을 보는 건 우리가 그렇게 정해 뒀기 때문이었죠. 그 옆의 학습된 그림은 이번 시간에 만들 번역기에서 나왔어요. 그럼 학습된 그림의 W_Q와 W_K는 어디서 왔을까요? 이번 시간에는 영어→한국어 번역기를 노트북 안에서 **처음부터 학습**시켜요. 학습은 **손실**(모델의 답이 정답과 얼마나 다른지 나타내는 숫자)을 줄이는 방향으로 매개변수를 조금씩 고치는 일이에요. 그 방향을 알려 주는 게 **기울기**이고, 기울기를 출력 쪽에서 입력 쪽으로 거꾸로 계산해 나가는 방법이 **역전파**예요. 입력에서 출력으로 차례로 계산해 나가는 건 **순전파**라고 해요. 역전파로 기울기를 구하는 코드를 numpy로 하나하나 직접 짜 두었고, 학습은 몇 초면 끝나요. 그동안 크로스 어텐션이 고르게 퍼진 상태에서 단어 정렬로 바뀌는 걸 지켜봐요.
 #
 # **이번 시간의 목표**
 # - 작은 문법으로 만든 영어–한국어 문장 쌍과 정답 정렬을 보고, 학습에 없던 조합을 따로 두는 이유를 알아봐요.
@@ -130,6 +130,8 @@ print(round(model.loss(batch), 2), round(np.log(len(vocab)), 2))   # ko: 학습 
 # - d_k = d_sᵀ·q·scale
 #
 # 이 역전파는 순전파가 남겨 둔 p를 읽어요. FlashAttention-2는 p 대신 출력과 행마다 로그-합-지수만 남기고, 여기서 p를 다시 계산해요(7절).
+#
+# 아래 코드 맨 윗줄의 `@validate.by(…)`는 입력의 모양을 검사하는 장식자라 계산과는 상관없어요. scale은 q와 같은 dtype으로 만들어서 float32 입력이 float64로 바뀌지 않게 해요.
 
 # %% [markdown] lang="en"
 # ## 3. Every gradient written out
@@ -143,6 +145,8 @@ print(round(model.loss(batch), 2), round(np.log(len(vocab)), 2))   # ko: 학습 
 # - d_k = d_sᵀ·q·scale
 #
 # It reads the p the forward pass kept. FlashAttention-2 keeps only the output and each row's log-sum-exp instead, and recomputes p here (section 7).
+#
+# The `@validate.by(…)` on the code's first line below is a decorator that checks the inputs' shapes; it takes no part in the computation. scale is made in q's dtype, so a float32 input does not turn into float64.
 
 # %%
 print(code_without_docstring(backprop.softmax_backward))
@@ -367,12 +371,12 @@ fig = qk.plots.plot_score_push(run, [0, 20, 30, 40])
 # %% [markdown] lang="ko" slide="subslide"
 # "숨었다"의 행은 스텝 0부터 "hid"를 가장 세게 밀어 올려요(둘째 열이 모두 True). 그런데 가중치가 가장 큰 곳은 "hid"가 아니에요. 처음에는 "duck"이고, 스텝 20~30에는 오히려 &lt;eos&gt;로 쏠려요(그림 아래쪽). 그동안에도 미는 힘은 계속 "hid"를 올리고 &lt;eos&gt;를 내려요(그림 위쪽). 스텝 40이면 가중치가 "hid"로 옮겨 가요. 가중치가 자리를 잡으면 미는 힘은 줄어들어요(마지막 열에서 스텝 30의 3분의 1쯤). 더 읽어서 줄일 손실이 덜 남았고, 가중치가 1에 가까운 키는 점수가 바뀌어도 가중치가 거의 움직이지 않거든요(p_j를 곱하는 항). 그림은 스텝마다 가장 큰 값을 1로 맞춰 그려서, 이 줄어듦은 그림이 아니라 출력된 마지막 열에서 보여요.
 #
-# 오른쪽 곡선은 모든 행으로 본 거예요. **미는 힘 일치도**는 평가 직전 10스텝의 학습 배치에서 평균 낸 값으로, 가장 세게 밀려 올라가는 키가 정답 단어인 행의 비율이에요(정렬 일치도와 같은 행을 세요. 정렬 일치도는 따로 둔 문장에서 재요). 스텝 0에서는 우연 수준이에요. 위쪽 레이어가 아직 아무 밸류도 쓸 줄 몰라서, 어느 키를 더 읽어도 나을 게 없으니까요(위의 한 행은 우연히 맞았어요). 그 뒤로 미는 힘이 정렬보다 먼저 정답 단어를 가리키고, 가중치가 그 뒤를 따라가요. 가중치가 자리를 잡은 행에서는 미는 힘이 사라져 가장 센 곳이 아무 데나 되니, 미는 힘 일치도는 정렬 일치도처럼 1까지 올라가지 않고 중간에서 멈춰요.
+# 오른쪽 곡선은 모든 행으로 본 거예요. **미는 힘 일치도**는 평가 직전 10스텝의 학습 배치에서 평균 낸 값으로, 가장 세게 밀려 올라가는 키가 정답 단어인 행의 비율이에요. 정렬 일치도와 같은 행을 세지만, 정렬 일치도는 따로 둔 문장에서 재요. 스텝 0에서는 우연 수준이에요. 위쪽 레이어가 아직 아무 밸류도 쓸 줄 몰라서, 어느 키를 더 읽어도 나을 게 없으니까요. 위의 한 행은 우연히 맞았어요. 그 뒤로 미는 힘이 정렬보다 먼저 정답 단어를 가리키고, 가중치가 그 뒤를 따라가요. 가중치가 자리를 잡은 행에서는 미는 힘이 사라져 가장 센 곳이 아무 데나 되니, 미는 힘 일치도는 정렬 일치도처럼 1까지 올라가지 않고 중간에서 멈춰요.
 
 # %% [markdown] lang="en"
 # The row of "숨었다" pushes "hid" up hardest from step 0 on (the second column is True throughout), yet its largest weight is elsewhere: first on "duck", and at steps 20 to 30 it even drifts to &lt;eos&gt; (bottom row of the picture). All the while the push keeps raising "hid" and lowering &lt;eos&gt; (top row of the picture). By step 40 the weight has moved to "hid". Once it is there the push shrinks (the last column: about a third of step 30's): there is less loss left to gain by reading more, and a weight near 1 barely responds to its score (the p_j factor). The picture scales each step to its own largest push, so the shrinking shows in the printed column, not in the picture.
 #
-# The curves on the right count all rows. The **push agreement** is the fraction of rows, averaged over the training batches of the 10 steps before each evaluation (the alignment is measured on held-out sentences), whose hardest push up is on the gold word (the same rows as the alignment agreement). At step 0 it is at chance: the layers above cannot use any value yet, so no key is better to read than another (the row above was right by luck). Then the push points at the gold words before the weights do, and the weights follow. In a row whose weight has settled, the push fades and its largest entry lands anywhere, so the push agreement stops halfway instead of rising to 1 like the alignment.
+# The curves on the right count all rows. The **push agreement** is the fraction of rows, averaged over the training batches of the 10 steps before each evaluation (the alignment is measured on held-out sentences), whose hardest push up is on the gold word (the same rows as the alignment agreement). At step 0 it is at chance: the layers above cannot use any value yet, so no key is better to read than another. The row above was right by luck. Then the push points at the gold words before the weights do, and the weights follow. In a row whose weight has settled, the push fades and its largest entry lands anywhere, so the push agreement stops halfway instead of rising to 1 like the alignment.
 
 # %% [markdown] lang="ko" slide="slide"
 # ## 5. 위젯: 어텐션이 정렬이 되는 순간
@@ -595,20 +599,20 @@ qk.widgets.sentence_translator(run.model)
 # %% [markdown] lang="ko" slide="slide"
 # ## 직접 해보기: 망가뜨려 보기
 #
-# 학습을 일부러 망가뜨리고 곡선으로 원인을 읽어 봐요. 아래 셀은 학습률을 아주 크게(`lr=0.3`) 해서 150스텝 학습해요. 다른 설정으로 바꿔 다시 돌려 봐도 좋아요. 예를 들어 `lr=0.3`을 지우고 `n_train=20`을 넣어, 학습 문장을 아주 적게 해 보세요. 4절의 정상 학습 곡선과 비교해 보고, `broken` 학습에 무슨 일이 일어났는지 아래에서 골라 `my_diagnosis`에 적어요.
+# 학습을 일부러 망가뜨리고 곡선으로 원인을 읽어 봐요. 아래 셀은 학습률을 `lr=0.3`(정상 학습은 0.01)으로 바꿔 150스텝 학습해요. 다른 설정으로 바꿔 다시 돌려 봐도 좋아요. 예를 들어 `lr=0.3`을 지우고 `n_train=20`을 넣어, 학습 문장을 아주 적게 해 보세요. 4절의 정상 학습 곡선과 비교해 보고, `broken` 학습에 무슨 일이 일어났는지 아래에서 골라 `my_diagnosis`에 적어요.
 #
-# - `"a"`: 학습 손실이 처음에는 빠르게 내려가지만, 그 뒤로는 아주 천천히만 내려가서 끝날 때까지 정상 학습(0.01 아래)보다 훨씬 높은 곳(1보다 위)에 머물러요. 한 번에 고치는 양(학습률)이 너무 커서 더 내려가지 못했어요.
-# - `"b"`: 학습 손실은 0 가까이 내려갔는데 따로 둔 문장은 틀려요. 문장을 외웠어요.
-# - `"c"`: 아무 문제 없이 배웠어요.
+# - `"a"`: 학습 손실이 처음에만 빠르게 내려가고, 끝까지 1보다 위에 머물러요.
+# - `"b"`: 학습 손실은 0 가까이 내려갔는데 따로 둔 문장은 틀려요.
+# - `"c"`: 정상 학습처럼 손실이 0.01 아래까지 내려가요.
 
 # %% [markdown] lang="en"
 # ## Try it: break it
 #
-# Break the training on purpose and read the cause from the curves. The cell below trains for 150 steps with a very large learning rate (`lr=0.3`). Change the setting and run it again if you like: for instance remove `lr=0.3` and pass `n_train=20`, very few training sentences. Compare the curves with the normal run of section 4, choose what happened to `broken`, and write it in `my_diagnosis`:
+# Break the training on purpose and read the cause from the curves. The cell below trains for 150 steps with the learning rate changed to `lr=0.3` (the normal run uses 0.01). Change the setting and run it again if you like: for instance remove `lr=0.3` and pass `n_train=20`, very few training sentences. Compare the curves with the normal run of section 4, choose what happened to `broken`, and write it in `my_diagnosis`:
 #
-# - `"a"`: the training loss drops quickly at first, then falls only slowly and stays far above the normal run's 0.01 (above 1) for the rest of the run; the steps were too large to go further.
-# - `"b"`: the training loss went near 0 but held-out sentences are wrong; it memorised the sentences.
-# - `"c"`: it learned without trouble.
+# - `"a"`: the training loss drops quickly only at first, and stays above 1 to the end.
+# - `"b"`: the training loss went near 0, but held-out sentences are wrong.
+# - `"c"`: as in the normal run, the loss goes below 0.01.
 
 # %% slide="subslide" ignore_output=true
 bar = qk.widgets.training_progress(150)
@@ -631,7 +635,9 @@ qk.checks.check_break_it(broken, my_diagnosis).as_solution()
 # ## 정리
 #
 # - W_Q, W_K, W_V는 손실의 기울기를 따라 내려가며 학습돼요. 기울기는 연산마다 따로 짠 역전파를 연쇄 법칙(합성함수의 미분)으로 차례로 이어 붙여 구하고, 유한 차분으로 맞는지 검사할 수 있어요. 어텐션의 역전파 가운데에는 03강의 소프트맥스 야코비안이 있어요.
-# - 작은 번역기는 몇 초만 학습해도 학습에 없던 조합까지 번역해요. 시드 0~4 모두 그래요. 다만 학습률을 두 배로 올리면 시드 2는 91%에서 멈추고, 시드 1과 3도 한두 문장을 틀려요. 크로스 어텐션은 고르게 퍼진 상태에서 단어 정렬로 바뀌어요. 기울기가 정답 단어의 점수를 먼저 밀어 올리고, 가중치가 그 뒤를 따라가요. 토큰 정확도는 정렬 일치도보다 먼저 올라가는데, 그 차이의 대부분은 정렬이 세지 않는 &lt;eos&gt; 행이에요. 완전 일치는 문장의 모든 토큰이 맞아야 해서 뒤처져요. 어순 변화도 어텐션이 따라가요. 전치사가 후치사가 되는 건 모든 문장에서, 동사가 끝으로 가는 건 82%의 문장에서 따라가요("stood"의 행은 &lt;eos&gt;를 봐요, 5절).
+# - 작은 번역기는 몇 초만 학습해도 학습에 없던 조합까지 번역해요. 시드 0~4 모두 그래요.
+# - 크로스 어텐션은 고르게 퍼진 상태에서 단어 정렬로 바뀌어요. 기울기가 정답 단어의 점수를 먼저 밀어 올리고, 가중치가 그 뒤를 따라가요. 어순 변화도 어텐션이 따라가요. 전치사가 후치사가 되는 건 모든 문장에서, 동사가 끝으로 가는 건 82%의 문장에서 따라가요("stood"의 행은 &lt;eos&gt;를 봐요, 5절).
+# - 토큰 정확도는 정렬 일치도보다 먼저 올라가는데, 그 차이의 대부분은 정렬이 세지 않는 &lt;eos&gt; 행이에요. 완전 일치는 문장의 모든 토큰이 맞아야 해서 뒤처져요.
 # - 어텐션은 정렬이 아니에요. 인코더 셀프 어텐션이 내용을 한국어에 대응하는 단어가 없는 토큰("the"나 &lt;eos&gt;)으로 옮기면(정보 섞임), 번역은 맞는데 어텐션은 다른 자리를 봐요.
 # - 역전파에는 P가 필요해요. 일반 역전파는 (n, n) 크기의 P를 통째로 보관하고, FlashAttention-2는 출력과 행마다 로그-합-지수만 보관하고 P를 다시 계산해요. 행렬 곱은 5/4배로 늘고, q, k, v와 출력 말고 더 남기는 메모리는 n²에서 n으로 줄어요.
 #
@@ -643,7 +649,9 @@ qk.checks.check_break_it(broken, my_diagnosis).as_solution()
 # ## Key takeaways
 #
 # - W_Q, W_K and W_V are learned by following the loss's gradient downhill. The gradient chains each op's written-out backward, and finite differences check it. At the heart of attention's backward is lesson 03's softmax Jacobian.
-# - The small translator learns in seconds to translate combinations it never saw (seeds 0 to 4 alike; with twice the learning rate seed 2 stalls at 91%, and seeds 1 and 3 miss a sentence or two). Its cross-attention goes from spread out to the word alignment: the gradient pushes the gold word's score up first, and the weights follow. The per-token accuracy rises before the alignment agreement, mostly through the &lt;eos&gt; row the alignment leaves out, and the exact match, which needs every token of a sentence, comes last. It follows the reorderings too: the preposition → postposition move in every sentence, the verb's move to the end in 82% (the rows of "stood" read &lt;eos&gt;, section 5).
+# - The small translator learns in seconds to translate combinations it never saw, seeds 0 to 4 alike.
+# - Its cross-attention goes from spread out to the word alignment: the gradient pushes the gold word's score up first, and the weights follow. It follows the reorderings too: the preposition → postposition move in every sentence, the verb's move to the end in 82% (the rows of "stood" read &lt;eos&gt;, section 5).
+# - The per-token accuracy rises before the alignment agreement, mostly through the &lt;eos&gt; row the alignment leaves out, and the exact match, which needs every token of a sentence, comes last.
 # - Attention is not alignment: when encoder self-attention copies content into another token, one with no word of its own (token mixing), the translation is right while attention looks elsewhere.
 # - The backward needs P. Plain training keeps the whole (n, n) P; FlashAttention-2 keeps the output and one log-sum-exp per row and recomputes P: 5/4 of the matrix products, the extra memory beyond q, k, v and the output from n² down to n.
 #

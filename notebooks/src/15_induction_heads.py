@@ -10,7 +10,7 @@
 # - 복사로만 맞힐 수 있는 과제(무작위 토큰 뒤에 한 구간이 한 번 더 나오는 수열)와, 어텐션만 있는 2레이어 인과 모델을 알아봐요.
 # - 14강의 연산으로 쓴 역전파를 유한 차분으로 검사하고, 모델을 학습시켜요.
 # - 손실이 급격히 떨어지는 스텝에서 이전 토큰 점수와 인덕션 점수가 함께 뛰어오르는 걸 보고, 두 헤드의 어텐션 그림을 학습 전후로 비교해요.
-# - 두 헤드가 함께 하는 일(<b>회로</b>)이 그림만이 아니라는 걸 실험으로 확인해요: 레이어 0 헤드를 빼면 복사가 멈추고, 1레이어 모델은 (앞에 나온 토큰을 다시 밀어 주는 복사는 하지만) 인덕션은 배우지 못해요. 반복 길이가 늘 같으면 무언가 다른 일이 일어나요. 무엇인지 여러분이 진단해요.
+# - 두 헤드가 함께 하는 일(<b>회로</b>)이 그림만이 아니라는 걸 실험으로 확인해요: 레이어 0 헤드를 빼면 복사가 멈추고, 1레이어 모델은 앞에 나온 토큰을 다시 밀어 줄 뿐 인덕션은 배우지 못해요. 반복 길이가 늘 같으면 무언가 다른 일이 일어나요. 무엇인지 여러분이 진단해요.
 # - 11강의 MiniLM에서 같은 점수로 이 부품들을 찾아보고, 여기서 말하는 <b>문맥 내 학습(in-context learning)</b>이 무엇인지, 이 장난감 모델이 어디까지인지 정리해요.
 #
 # **수업 시간**: 약 80분
@@ -43,16 +43,16 @@ np.set_printoptions(precision=3, suppress=True)
 # %% [markdown] lang="ko" slide="slide"
 # ## 1. 과제: 복사로만 맞힐 수 있는 수열
 #
-# 토큰은 0부터 31까지의 번호 32개예요. 단어 대신 번호만 있어요. 수열 하나는 토큰 32개로, 앞은 무작위 토큰(잡음)이고, 그 뒤에 무작위 **구간** 하나가 나오고, 같은 구간이 바로 한 번 더 나와요: [잡음][구간][구간]. 구간의 길이는 수열마다 8에서 16 사이로 새로 뽑아요(구간 길이가 수열마다 달라서 모델은 반복이 어디서 시작하는지 알 수 없어요. 왜 꼭 바뀌어야 하는지는 6절에서 봐요).
+# 토큰은 0부터 31까지의 번호 32개예요. 단어 대신 번호만 있어요. 수열 하나는 토큰 32개로, 앞은 무작위 토큰(잡음)이고, 그 뒤에 무작위 **구간** 하나가 나오고, 같은 구간이 바로 한 번 더 나와요: [잡음][구간][구간]. 구간의 길이는 수열마다 8에서 16 사이로 새로 뽑아요. 그래서 모델은 반복이 어디서 시작하는지 미리 알 수 없어요. 왜 꼭 길이가 바뀌어야 하는지는 6절에서 봐요.
 #
-# 모델은 언제나 **다음 토큰**을 예측해요. 무작위 토큰은 무엇으로도 예측할 수 없으니, 잡음과 처음 나온 구간에서 가장 좋은 답은 32개 토큰 모두에 확률을 1/32씩 똑같이 주는 거예요. 그때 손실은 ln 32 ≈ 3.47이에요(**우연 수준**). 반복된 구간은 달라요. 구간의 두 번째 토큰부터는, 앞에서 같은 토큰이 나왔을 때 그 다음 토큰이 무엇이었는지 보면 맞힐 수 있어요. 반복된 구간의 첫 토큰은 맞힐 수 없어요(처음 나온 구간의 마지막 토큰 다음에 무엇이 올지는 아직 아무도 몰라요).
+# 모델은 언제나 **다음 토큰**을 예측해요. 무작위 토큰은 무엇으로도 예측할 수 없으니, 잡음과 처음 나온 구간에서 가장 좋은 답은 32개 토큰 모두에 확률을 1/32씩 똑같이 주는 거예요. 그때 손실은 ln 32 ≈ 3.47이에요(**우연 수준**). 반복된 구간은 달라요. 구간의 두 번째 토큰부터는, 앞에서 같은 토큰이 나왔을 때 그 다음 토큰이 무엇이었는지 보면 맞힐 수 있어요. 반복된 구간의 첫 토큰은 맞힐 수 없어요. 처음 나온 구간의 마지막 토큰 다음에 무엇이 올지는 아직 아무도 모르니까요.
 
 # %% [markdown] lang="en"
 # ## 1. The task: sequences only copying can predict
 #
-# Tokens are 32 numbers, 0 to 31: no words, just ids. A sequence has 32 tokens: random tokens (noise), then a random **segment**, then the same segment once more: [noise][segment][segment]. Each sequence draws its segment's length anew, from 8 to 16 (section 6 shows why it must vary).
+# Tokens are 32 numbers, 0 to 31: no words, just ids. A sequence has 32 tokens: random tokens (noise), then a random **segment**, then the same segment once more: [noise][segment][segment]. Each sequence draws its segment's length anew, from 8 to 16, so the model cannot know in advance where the repeat starts. Section 6 shows why the length must vary.
 #
-# The model always predicts the **next token**. Nothing predicts a random token, so on the noise and on the first occurrence the best answer gives each of the 32 tokens 1/32, a loss of ln 32 ≈ 3.47 (**chance**). The repeat is different: from its second token on, the next token is the one that followed the same token in the first occurrence. The repeat's first token cannot be predicted (nothing says what follows the first occurrence's last token).
+# The model always predicts the **next token**. Nothing predicts a random token, so on the noise and on the first occurrence the best answer gives each of the 32 tokens 1/32, a loss of ln 32 ≈ 3.47 (**chance**). The repeat is different: from its second token on, the next token is the one that followed the same token in the first occurrence. The repeat's first token cannot be predicted: nothing yet says what follows the first occurrence's last token.
 
 # %%
 seqs = induction.make_sequences(3, seed=1)
@@ -87,7 +87,7 @@ print(seqs.tokens[0, keys[:5]], seqs.tokens[0, queries[:5] + 1])   # ko: 그 키
 # - x₂ = x₁ + attn₁(x₁) (레이어 1)
 # - 로짓 = x₂ · W_U (B, n, 32) (W_U: 벡터를 토큰 32개의 점수로 바꾸는 행렬)
 #
-# attn(x) = softmax(마스크(x·W_Q (x·W_K)ᵀ / √8)) · (x·W_V) · W_O예요. 레이어 1의 키는 x₁, 즉 레이어 0 헤드의 출력이 더해진 벡터에서 나와요. 이게 핵심이에요. 손실은 14강처럼 정답 토큰에 준 확률의 −log이고, 학습 전 모델의 손실은 우연 수준(3.47)보다 조금 높아요.
+# attn(x) = softmax(마스크(x·W_Q (x·W_K)ᵀ / √8)) · (x·W_V) · W_O예요. 레이어 1의 키는 x₁, 즉 레이어 0 헤드의 출력이 더해진 벡터에서 나와요. 이게 핵심이에요. B는 한 번에 넣는 수열 수(배치)예요. 손실은 14강처럼 정답 토큰에 준 확률의 −log이고, 학습 전 모델의 손실은 우연 수준(3.47)보다 조금 높아요.
 
 # %% [markdown] lang="en"
 # ## 2. The model: an attention-only, 2-layer decoder
@@ -99,7 +99,7 @@ print(seqs.tokens[0, keys[:5]], seqs.tokens[0, queries[:5] + 1])   # ko: 그 키
 # - x₂ = x₁ + attn₁(x₁) (layer 1)
 # - logits = x₂ · W_U (B, n, 32) (W_U: the matrix that turns a vector into the 32 tokens' scores)
 #
-# with attn(x) = softmax(mask(x·W_Q (x·W_K)ᵀ / √8)) · (x·W_V) · W_O. Layer 1's keys come from x₁, the stream with layer 0's head added: that is the point. The loss is lesson 14's, −log of the probability of the right token; the untrained model sits a little above chance (3.47).
+# with attn(x) = softmax(mask(x·W_Q (x·W_K)ᵀ / √8)) · (x·W_V) · W_O. Layer 1's keys come from x₁, the stream with layer 0's head added: that is the point. B is the number of sequences fed in at once (the batch). The loss is lesson 14's, −log of the probability of the right token; the untrained model sits a little above chance (3.47).
 
 # %%
 model = induction.InductionModel(n_layers=2, seed=0)
@@ -108,7 +108,8 @@ logits, cache = model.forward(seqs.tokens[:, :-1])   # ko: 마지막 토큰 앞�
 print(model.n_parameters, logits.shape, cache["l1"].weights.shape)   # ko: (B, n, 어휘), 가중치 (B, 1, n, n)
                                                                 # en: (B, n, V), weights (B, 1, n, n)
 print({name: p.shape for name, p in model.params.items()})
-print({part: round(loss, 2) for part, loss in induction.loss_by_part(model, seqs).items()})
+parts = induction.loss_by_part(model, seqs)
+print({qk.lang.t("l15_part_" + part): round(loss, 2) for part, loss in parts.items()})
 
 # %% [markdown] lang="ko" slide="slide"
 # ## 3. 역전파: 14강의 연산 그대로
@@ -161,20 +162,28 @@ print(round(run.seconds, 1))              # ko: 걸린 시간(초)
 #
 # 아래 표는 100스텝 간격으로 뽑은 값이에요(스텝, 처음 나온 구간의 손실, 반복된 구간의 손실, 이전 토큰 점수, 인덕션 점수). 손실의 단위는 nat이에요(nat은 자연로그 ln으로 잰 손실의 단위예요). `cliff_step`은 반복된 구간의 손실이 우연 수준보다 1 nat 이상 내려간 첫 스텝이에요(그림의 회색 세로 점선).
 #
-# Olsson 외는 인덕션 헤드에 두 가지를 요구해요. 앞서 나온 같은 토큰의 다음 자리를 보는 것(접두사 맞추기)과, 그 자리의 토큰의 로짓을 올리는 것(복사: 헤드의 OV 회로)이에요. 우리 인덕션 점수는 앞의 절반(접두사 맞추기)만 재요. 모델이 복사한다는 건 반복된 구간의 손실이 떨어지는 걸로 보여요. 레이어마다 헤드가 하나뿐이라, 이 복사가 지나갈 길은 레이어 1의 OV 회로뿐이에요.
+# Olsson 외는 인덕션 헤드에 두 가지를 요구해요. 앞서 나온 같은 토큰의 다음 자리를 보는 것(접두사 맞추기)과, 그 자리의 토큰의 로짓을 올리는 것(복사)이에요. 복사는 밸류와 출력 행렬(W_V·W_O)을 거치는 길로 일어나서, 이 길을 OV 회로라고 불러요. 우리 인덕션 점수는 앞의 절반(접두사 맞추기)만 재요. 모델이 복사한다는 건 반복된 구간의 손실이 떨어지는 걸로 보여요. 레이어마다 헤드가 하나뿐이라, 이 복사가 지나갈 길은 레이어 1의 OV 회로뿐이에요.
 
 # %% [markdown] lang="en"
 # ## 5. The moment the two heads form
 #
 # The table gives every 100th step (step, loss on the first occurrence, loss on the repeat, previous-token score, induction score). Losses are in nats (the unit of a loss measured with the natural log, ln). `cliff_step` is the first step where the loss on the repeat is 1 nat or more below chance (the grey vertical dotted line).
 #
-# Olsson et al. also require copying: the head's OV circuit raises the logit of the token it attends to. Our score measures only the first half (prefix matching: looking at the token after the earlier occurrence); the drop in the repeat's loss shows that the model copies; with one head per layer, layer 1's OV is the only route for it.
+# Olsson et al. also require copying: the head raises the logit of the token it attends to. Copying goes through the value and output matrices (W_V·W_O), a path called the OV circuit. Our score measures only the first half (prefix matching: looking at the token after the earlier occurrence); the drop in the repeat's loss shows that the model copies; with one head per layer, layer 1's OV is the only route for it.
 
-# %% slide="subslide"
+# %% lang="ko" slide="subslide"
 cliff = induction.cliff_step(run.history)
 print(cliff)
-for r in run.history[::2]:                # ko: 스텝, 처음 손실, 반복 손실, 이전 토큰, 인덕션
-                                          # en: step, first, repeat, previous-token, induction
+print("스텝  처음 구간  반복 구간  이전 토큰  인덕션")
+for r in run.history[::2]:
+    print(f"{r['step']:5d}  {r['first']:.2f}  {r['repeat']:.2f}  "
+          f"{r['previous_token']:.2f}  {r['induction']:.2f}")
+
+# %% lang="en"
+cliff = induction.cliff_step(run.history)
+print(cliff)
+print("step  first  repeat  previous-token  induction")
+for r in run.history[::2]:
     print(f"{r['step']:5d}  {r['first']:.2f}  {r['repeat']:.2f}  "
           f"{r['previous_token']:.2f}  {r['induction']:.2f}")
 
@@ -192,20 +201,20 @@ fig = qk.plots.plot_induction_curves(run.history)
 # The loss on the first occurrence does not drop; it even rises a little **above** chance. A random token sometimes equals an earlier one, and the induction head then copies "what came next last time" there too, confidently wrong: it copies a pattern without understanding anything. And even where the current token is new, the model still favours tokens seen earlier (what helps on the repeat hurts here), so both push the loss above chance. Nor does the repeat's loss reach 0: when the current token occurs twice earlier (in the noise or in the segment), which occurrence to copy is ambiguous.
 
 # %% [markdown] lang="ko" slide="subslide"
-# 학습 전(위)과 후(아래) 두 헤드의 어텐션을 학습에 쓰지 않은 수열 하나에서 봐요. 행은 쿼리, 열은 키이고, 축에는 그 위치의 토큰 번호가 적혀 있어요. 흰 선은 구간과 반복이 시작하는 곳이에요. 주황 테두리는 레이어 0에서는 바로 앞 토큰, 레이어 1에서는 복사할 토큰(앞서 나온 같은 토큰의 다음 자리)이에요. 학습 후 레이어 0은 **바로 아래 대각선**(앞 토큰)을 그려요. 레이어 1은 반복된 구간에서, 같은 토큰이 처음 나온 자리보다 **한 칸 오른쪽** 칸들을 잇는 비스듬한 줄을 그려요. 복사할 곳이 없는 쿼리(잡음과 처음 나온 구간)는 어텐션 가중치를 한 자리에 몰아 두기도 해요. 그런 세로줄은 복사와 상관없어요.
+# 학습 전(위)과 후(아래) 두 헤드의 어텐션을 학습에 쓰지 않은 수열 하나에서 봐요. 행은 쿼리, 열은 키이고, 축에는 그 위치의 토큰 번호가 적혀 있어요. 흰 선은 구간과 반복이 시작하는 곳이에요. 주황 테두리는 레이어 0에서는 바로 앞 토큰, 레이어 1에서는 복사할 토큰(앞서 나온 같은 토큰의 다음 자리)이에요. 학습 후 레이어 0은 **바로 아래 대각선**(앞 토큰)을 그려요. 레이어 1은 반복된 구간에서, 같은 토큰이 처음 나온 자리보다 **한 칸 오른쪽** 칸들을 잇는 비스듬한 줄을 그려요. 복사할 곳이 없는 쿼리(잡음과 처음 나온 구간)는 어텐션 가중치를 한 자리에 몰아 두기도 해요. 그런 세로줄은 복사와 상관없어요. 레이어 0의 대각선은 처음 나온 구간에서 또렷하고, 반복된 구간의 뒤쪽에서는 끊겨요. 인덕션 헤드가 읽는 건 처음 나온 구간의 **키**라서, 회로에 필요한 건 앞쪽 대각선뿐이에요. 6절에서 레이어 0을 쿼리에서만 빼도 복사가 그대로인 것과 같은 이야기예요.
 
 # %% [markdown] lang="en"
-# Both heads' attention on one held-out sequence, before training (top) and after (bottom). Rows are queries, columns keys, labelled with the token at that position; white lines mark where the segment and the repeat start. Orange outlines: the previous token on layer 0; on layer 1, the token to copy (right after the earlier occurrence). After training, layer 0 draws the **sub-diagonal** (the previous token). Layer 1, in the repeat, draws a slanted line through the cells **one to the right** of where the same token first occurred. Queries with nothing to copy (the noise and the first occurrence) sometimes park their attention weight on one position; such a vertical column has nothing to do with copying.
+# Both heads' attention on one held-out sequence, before training (top) and after (bottom). Rows are queries, columns keys, labelled with the token at that position; white lines mark where the segment and the repeat start. Orange outlines: the previous token on layer 0; on layer 1, the token to copy (right after the earlier occurrence). After training, layer 0 draws the **sub-diagonal** (the previous token). Layer 1, in the repeat, draws a slanted line through the cells **one to the right** of where the same token first occurred. Queries with nothing to copy (the noise and the first occurrence) sometimes park their attention weight on one position; such a vertical column has nothing to do with copying. Layer 0's diagonal is sharp in the first occurrence and breaks off in the later part of the repeat. The induction head reads the first occurrence's **keys**, so the circuit needs the diagonal only there: the same story as section 6, where removing layer 0 from the queries alone leaves the copying as it was.
 
 # %% slide="subslide"
 fig = qk.plots.plot_induction_maps(run.snapshots[0], run.snapshots[-1], run.shown,
                                    steps=(run.history[0]["step"], run.history[-1]["step"]))
 
 # %% [markdown] lang="ko" slide="subslide"
-# 같은 수열의 위치별 손실이에요. 가로축은 예측할 토큰이에요. 잡음(배경 없음)과 처음 나온 구간(파란 배경)에서는 우연 수준 근처이고, 반복된 구간(주황 배경)의 **두 번째 토큰부터** 뚝 떨어져요. 그 사이 배경이 없는 토큰은 반복의 첫 토큰이라 맞힐 수 없어요. 반복된 구간에서 손실이 두 번 다시 튀어 올라요. 가로축은 예측할 토큰이라, 튀어 오른 자리(1과 3)의 쿼리는 그 바로 왼쪽 토큰(3과 30)이에요. 3과 30은 구간 안에 두 번씩 나오고, 그때마다 다음 토큰이 달라요. 3 다음에는 1과 30이, 30 다음에는 3과 12가 와요. 그래서 어느 쪽의 다음 토큰을 복사할지 모호해요.
+# 같은 수열의 위치별 손실이에요. 가로축은 예측할 토큰이에요. 잡음(배경 없음)과 처음 나온 구간(파란 배경)에서는 우연 수준 근처이고, 반복된 구간(주황 배경)의 **두 번째 토큰부터** 뚝 떨어져요. 그 사이 배경이 없는 토큰은 반복의 첫 토큰이라 맞힐 수 없어요. 반복된 구간에서 손실이 두 번 다시 튀어 올라요. 손실이 튀어 오른 두 곳에서 예측할 토큰은 1과 3이고, 그 쿼리는 바로 왼쪽 토큰인 3과 30이에요. 3과 30은 구간 안에 두 번씩 나오고, 그때마다 다음 토큰이 달라요. 3 다음에는 1과 30이, 30 다음에는 3과 12가 와요. 그래서 어느 쪽의 다음 토큰을 복사할지 모호해요.
 
 # %% [markdown] lang="en"
-# The loss at each position of the same sequence; the x axis is the token being predicted. Near chance on the noise (no shading) and the first occurrence (blue), it drops from the **second token of the repeat** (orange) on; the unshaded token between them is the repeat's first token, which nothing predicts. It jumps back up twice inside the repeat. The x axis shows the token being predicted, so at those two points (1 and 3) the query is the token just left of it (3 and 30). Both occur twice in the segment, followed by different tokens (3 by 1 and 30, 30 by 3 and 12), so which next token to copy is ambiguous.
+# The loss at each position of the same sequence; the x axis is the token being predicted. Near chance on the noise (no shading) and the first occurrence (blue), it drops from the **second token of the repeat** (orange) on; the unshaded token between them is the repeat's first token, which nothing predicts. It jumps back up twice inside the repeat. At those two points the tokens being predicted are 1 and 3, and the queries are the tokens just left of them, 3 and 30. Both occur twice in the segment, followed by different tokens (3 by 1 and 30, 30 by 3 and 12), so which next token to copy is ambiguous.
 
 # %%
 losses = induction.loss_per_position(run.model, run.shown.tokens)[0]   # (n − 1,)
@@ -314,7 +323,8 @@ for knock_out in (None, "head0", "head0_keys", "head0_queries", "head0_values"):
     # ko: None: 아무것도 빼지 않음. 출력: 처음 나온 구간, 반복된 구간의 손실
     # en: None: nothing removed. Printed: loss on the first occurrence, on the repeat
     parts = induction.loss_by_part(run.model, run.evaluation, knock_out=knock_out)
-    print(knock_out, {part: round(loss, 2) for part, loss in parts.items()})
+    print(knock_out, {qk.lang.t("l15_part_" + part): round(loss, 2)
+                      for part, loss in parts.items()})
 
 # %% [markdown] lang="ko" slide="subslide"
 # `"head0"`과 `"head0_keys"` 모두 반복된 구간의 손실이 우연 수준 근처(3.3)로 돌아가고, 처음 나온 구간은 거의 그대로예요. 키에서만 빼도 복사가 멈추니, 레이어 1은 레이어 0이 키에 적어 둔 정보로 찾고 있던 거예요. 쿼리나 밸류에서만 빼면 거의 아무것도 바뀌지 않아요. 두 헤드는 키를 통해 이어져 있어요(**K-합성**, K-composition).
@@ -334,10 +344,10 @@ print(last["step"], round(last["repeat"], 2), round(last["induction"], 2),
       induction.cliff_step(one_layer.history))
 
 # %% [markdown] lang="ko" slide="subslide"
-# 1레이어 모델의 반복된 구간 손실은 우연 수준 근처(3.2)에 머물고, 급격한 전환도 없어요(`None`). 같은 1,200스텝 동안 2레이어 모델은 스텝 700에서 급격한 전환을 지나 1.3까지 내려갔어요. 조금 내려가는 건 토큰 단위의 복사 덕분이에요. 헤드가 앞에 나온 토큰을 모두 조금씩 밀어 줘요("앞에 나온 토큰은 다시 나올 것 같다". Elhage 외는 이걸 원시적인 문맥 내 학습이라고 불러요). 하지만 레이어가 하나뿐이면 앞에 나온 자리의 **다음**에 온 토큰을 복사할 수는 없어요. 그게 인덕션이에요.
+# 1레이어 모델의 반복된 구간 손실은 우연 수준 근처(3.2)에 머물고, 급격한 전환도 없어요(`None`). 같은 1,200스텝 동안 2레이어 모델은 스텝 700에서 급격한 전환을 지나 1.3까지 내려갔어요. 조금 내려가는 건 토큰 단위의 복사 덕분이에요. 헤드가 앞에 나온 토큰을 모두 조금씩 밀어 줘요. "앞에 나온 토큰은 다시 나올 것 같다"는 거예요. Elhage 외는 이걸 원시적인 문맥 내 학습이라고 불러요. 하지만 레이어가 하나뿐이면 앞에 나온 자리의 **다음**에 온 토큰을 복사할 수는 없어요. 그게 인덕션이에요.
 
 # %% [markdown] lang="en"
-# The 1-layer model's loss on the repeat stays near chance (3.2), with no cliff (`None`); in the same 1,200 steps the 2-layer model passed its cliff at step 700 and got down to 1.3. The small drop is copying by token: the head raises every token seen earlier ("a token seen earlier is likely to come again"; Elhage et al. call this primitive in-context learning). Without a second layer it cannot copy *what came after* the earlier occurrence, which is induction.
+# The 1-layer model's loss on the repeat stays near chance (3.2), with no cliff (`None`); in the same 1,200 steps the 2-layer model passed its cliff at step 700 and got down to 1.3. The small drop is copying by token: the head raises every token seen earlier: "a token seen earlier is likely to come again". Elhage et al. call this primitive in-context learning. Without a second layer it cannot copy *what came after* the earlier occurrence, which is induction.
 
 # %% [markdown] lang="ko" slide="slide"
 # ## 직접 해보기: 망가뜨려 보기 (길이가 늘 같은 반복)
@@ -356,7 +366,7 @@ for length in (16, 8, 12):                # ko: 길이, 처음 나온 구간과 
     test = induction.make_sequences(200, seed=7, repeat_lengths=(length, length))
     layer1 = broken.model.attention_maps(test.tokens[:, :-1])[1]
     parts = induction.loss_by_part(broken.model, test)
-    print(length, {part: round(loss, 2) for part, loss in parts.items()},
+    print(length, {qk.lang.t("l15_part_" + part): round(loss, 2) for part, loss in parts.items()},
           round(induction.induction_score(layer1, test), 2))
 
 # %% [markdown] lang="ko" slide="subslide"
@@ -388,10 +398,16 @@ my_diagnosis = "b"                        # ko: 다른 길이에서 우연 수�
 qk.checks.check_fixed_length(broken, my_diagnosis).as_solution()
 
 # %% [markdown] lang="ko" slide="subslide"
-# (검사기로 확인한 뒤에 읽어요.) 이 실험에서 두 가지를 배워요. 첫째, 과제의 데이터가 지름길을 허락하면 모델은 지름길을 배워요. 반복 길이가 수열마다 바뀌어야 복사만이 답이 돼요. 둘째, **학습한 길이(16)에서 잰 인덕션 점수만으로는** 둘을 구별할 수 없어요. 점수는 "그 자리를 봤나"만 재고, **왜** 그 자리를 봤는지(내용이 같아서인지, 거리가 15라서인지)는 재지 않아요. 그래서 길이를 바꿔 보는 것 같은 실험이 필요해요.
+# <details><summary><b>검사 함수로 확인한 뒤에 펼쳐 보세요</b></summary>
+#
+# 이 실험에서 두 가지를 배워요. 첫째, 과제의 데이터가 지름길을 허락하면 모델은 지름길을 배워요. 반복 길이가 수열마다 바뀌어야 복사만이 답이 돼요. 둘째, **학습한 길이(16)에서 잰 인덕션 점수만으로는** 둘을 구별할 수 없어요. 점수는 "그 자리를 봤나"만 재고, **왜** 그 자리를 봤는지(내용이 같아서인지, 거리가 15라서인지)는 재지 않아요. 그래서 길이를 바꿔 보는 것 같은 실험이 필요해요.
+# </details>
 
 # %% [markdown] lang="en"
-# (After the check.) Two lessons here. First, when the data allows a shortcut, the model learns the shortcut: only with lengths that vary per sequence is copying the sole answer. Second, **an induction score measured at the trained length (16) alone cannot tell the two apart**: it measures whether the head looked at that position, not **why** (the same content, or a distance of 15). That takes an experiment, such as changing the length.
+# <details><summary><b>Open this after the check</b></summary>
+#
+# Two lessons here. First, when the data allows a shortcut, the model learns the shortcut: only with lengths that vary per sequence is copying the sole answer. Second, **an induction score measured at the trained length (16) alone cannot tell the two apart**: it measures whether the head looked at that position, not **why** (the same content, or a distance of 15). That takes an experiment, such as changing the length.
+# </details>
 
 # %% [markdown] lang="ko" slide="slide"
 # ## 7. 진짜 모델에서 찾아보기: 11강의 MiniLM
@@ -426,12 +442,12 @@ print(duplicate.max().round(2), divmod(int(duplicate.argmax()), 12))   # ko: 같
 # %% [markdown] lang="ko" slide="subslide"
 # 첫 번째 부품은 있어요. 레이어 0, 헤드 2는 11강에서 본 대로 이전 토큰 점수가 1.00인 완벽한 이전 토큰 헤드예요(11강에서는 '앞 토큰' 헤드라고 불렀어요). 그런데 인덕션 점수는 어느 헤드에서도 고르게 나눈 가중치(1/22 ≈ 0.05)와 비슷해요. MiniLM에는 우리 점수로 잰 인덕션 헤드가 없어요.
 #
-# 이건 이상한 일이 아니에요. MiniLM은 **양방향 인코더**예요. 모든 토큰이 앞뒤를 다 보고, 다음 토큰을 예측하도록 학습한 적도 없어요(가려 둔 단어를 맞히는 큰 BERT류 모델을 증류해 만들고, 문장 임베딩을 만들도록 더 학습했어요). "지난번에 이 토큰 다음에 온 것"을 복사할 이유가 없어요. 맞혀야 할 다음 토큰이 입력에 그대로 있으니까요. 인덕션 헤드는 **다음 토큰을 예측하는 디코더**의 이야기예요. GPT 같은 디코더 모델에서는 작은 모델부터 큰 모델까지 인덕션 헤드가 나타난다고 보고됐어요(Olsson 외 2022). 또 우리 점수는 한 가지 패턴만 재요. 점수가 낮다고 그 모델이 반복을 전혀 쓰지 않는다는 뜻은 아니에요. 실제로 마지막 줄을 보면, 레이어 2, 헤드 9는 **같은 토큰 헤드**예요. 각 단어가 어텐션 가중치의 대부분을 같은 단어의 다른 쪽 복사본(앞에 나온 것이든 뒤에 나올 것이든)에 줘요(`induction.duplicate_token_score`: 구간과 반복의 각 토큰이 다른 쪽 복사본에 준 가중치의 평균). 양방향 인코더는 반복을 알아보지만, "다음 토큰"을 복사하지는 않아요.
+# 이건 이상한 일이 아니에요. MiniLM은 **양방향 인코더**예요. 모든 토큰이 앞뒤를 다 보고, 다음 토큰을 예측하도록 학습한 적도 없어요. MiniLM은 가려 둔 단어를 맞히는 큰 BERT류 모델을 흉내 내도록 작게 줄여(증류) 만들었고, 그 뒤 문장 임베딩을 만들도록 더 학습했어요. "지난번에 이 토큰 다음에 온 것"을 복사할 이유가 없어요. 맞혀야 할 다음 토큰이 입력에 그대로 있으니까요. 인덕션 헤드는 **다음 토큰을 예측하는 디코더**의 이야기예요. GPT 같은 디코더 모델에서는 작은 모델부터 큰 모델까지 인덕션 헤드가 나타난다고 보고됐어요(Olsson 외 2022). 또 우리 점수는 한 가지 패턴만 재요. 점수가 낮다고 그 모델이 반복을 전혀 쓰지 않는다는 뜻은 아니에요. 실제로 마지막 줄을 보면, 레이어 2, 헤드 9는 **같은 토큰 헤드**예요. 각 단어가 어텐션 가중치의 대부분을 같은 단어의 다른 쪽 복사본(앞에 나온 것이든 뒤에 나올 것이든)에 줘요(`induction.duplicate_token_score`: 구간과 반복의 각 토큰이 다른 쪽 복사본에 준 가중치의 평균). 양방향 인코더는 반복을 알아보지만, "다음 토큰"을 복사하지는 않아요.
 
 # %% [markdown] lang="en"
 # The first piece is there: layer 0, head 2 is lesson 11's perfect previous-token head (score 1.00). But every head's induction score is close to what even weights would give (1/22 ≈ 0.05): MiniLM has no induction head by our score.
 #
-# That is not strange. MiniLM is a **bidirectional encoder**: every token sees both sides, and it was never trained to predict the next token (it was distilled from a larger BERT-style model that fills in hidden words, then trained further to make sentence embeddings). It has no reason to copy "what followed this token last time": the token it would predict is right there in its input. Induction heads belong to **decoders that predict the next token**; in decoder models like GPT they have been reported from small models to large ones (Olsson et al. 2022). And our score measures one pattern: a low score does not mean the model ignores repetition altogether. Indeed, the last line shows that layer 2, head 9 is a **duplicate-token head**: each word puts most of its weight on the other copy of the same word, earlier or later (`induction.duplicate_token_score`: the mean weight each token of the segment and of the repeat puts on its other copy). The bidirectional encoder notices the repeat; it just does not copy "the next token".
+# That is not strange. MiniLM is a **bidirectional encoder**: every token sees both sides, and it was never trained to predict the next token. It was made small by training it to imitate a larger BERT-style model that fills in hidden words (distillation), then trained further to make sentence embeddings. It has no reason to copy "what followed this token last time": the token it would predict is right there in its input. Induction heads belong to **decoders that predict the next token**; in decoder models like GPT they have been reported from small models to large ones (Olsson et al. 2022). And our score measures one pattern: a low score does not mean the model ignores repetition altogether. Indeed, the last line shows that layer 2, head 9 is a **duplicate-token head**: each word puts most of its weight on the other copy of the same word, earlier or later (`induction.duplicate_token_score`: the mean weight each token of the segment and of the repeat puts on its other copy). The bidirectional encoder notices the repeat; it just does not copy "the next token".
 
 # %% [markdown] lang="ko" slide="slide"
 # ## 8. 문맥 내 학습, 그리고 이 장난감의 한계
@@ -459,7 +475,8 @@ print(duplicate.max().round(2), divmod(int(duplicate.argmax()), 12))   # ko: 같
 # - 무작위 토큰 뒤에 구간이 반복되는 수열에서, 반복된 구간은 복사로만 맞힐 수 있어요. 어텐션만 있는 2레이어 디코더가 이걸 1분 안에 배워요.
 # - 두 헤드가 짝을 이뤄요. 레이어 0의 이전 토큰 헤드가 각 위치에 "내 앞 토큰"을 적어 두면, 레이어 1의 인덕션 헤드가 그 키로 "지난번 같은 토큰의 다음 자리"를 찾아 복사해요.
 # - 손실은 평평한 구간과 느린 내리막 뒤에 급격히 떨어지고(급격한 전환), 두 점수가 바로 그때 함께 뛰어올라요.
-# - 회로는 실험으로 확인해요: 레이어 0 헤드를 (키에서만이라도) 빼면 복사가 멈추고(쿼리나 밸류에서만 빼면 그대로예요), 1레이어 모델은 (앞에 나온 토큰을 다시 밀어 주는 복사는 하지만) 인덕션은 배우지 못하고, 길이가 고정된 데이터에서는 위치 지름길을 배워요. 점수만으로는 지름길과 복사를 구별할 수 없어요.
+# - 회로는 실험으로 확인해요. 레이어 0 헤드를 빼면 복사가 멈춰요. 레이어 1의 키에서만 빼도 멈추고, 쿼리나 밸류에서만 빼면 그대로예요. 1레이어 모델은 앞에 나온 토큰을 다시 밀어 줄 뿐, 인덕션은 배우지 못해요. 길이가 고정된 데이터에서 무엇이 잘못되는지는 '망가뜨려 보기' 실습에서 직접 진단했어요. 학습한 길이에서 잰 점수만으로는 모델이 무엇을 배웠는지 알 수 없어요.
+# - 매개변수를 바꾸지 않고 문맥 속 구간을 한 번 보고 두 번째에 맞혀요. 이게 이 모델의 아주 작은 문맥 내 학습이에요. 큰 모델의 문맥 내 학습이 모두 여기서 나온다는 뜻은 아니에요.
 # - MiniLM에는 이전 토큰 헤드는 있지만, 다음 토큰을 예측하지 않는 양방향 인코더라서 인덕션 헤드는 보이지 않아요.
 #
 # [10. 복습으로 돌아가기](10_review.ipynb)
@@ -470,7 +487,8 @@ print(duplicate.max().round(2), divmod(int(duplicate.argmax()), 12))   # ko: 같
 # - In random tokens followed by a repeated segment, only copying predicts the repeat; an attention-only 2-layer decoder learns it in under a minute.
 # - Two heads work as a pair: layer 0's previous-token head writes "my previous token" into each position, and layer 1's induction head uses that key to find "the position after the last occurrence of my token", and copies it.
 # - The loss sits on a plateau, slides slowly, then drops (a phase change); both scores jump at that moment.
-# - Experiments show the circuit: without layer 0's head (even in the keys only; not in the queries or values) the copying stops; a 1-layer model never learns induction (A B … A → B), only to boost tokens seen earlier; with a fixed length it learns a position shortcut. A score alone cannot tell the shortcut from copying.
+# - Experiments show the circuit. Without layer 0's head the copying stops. Removing it from layer 1's keys alone stops it too; removing it from the queries or the values alone leaves it. A 1-layer model only boosts tokens seen earlier and never learns induction (A B … A → B). What goes wrong with a fixed length you diagnosed yourself in "Try it: break it"; a score measured at the trained length alone cannot tell what the model learned.
+# - With its parameters unchanged, the model sees a segment in its context once and predicts it the second time: this model's very small in-context learning. That does not mean all of a large model's in-context learning comes from here.
 # - MiniLM has a previous-token head, but as a bidirectional encoder that never predicts the next token, no induction head shows.
 #
 # [Back to 10. Review](10_review.ipynb)

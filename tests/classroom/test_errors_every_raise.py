@@ -204,5 +204,13 @@ def test_every_korean_message_ends_with_a_period():
     missing = [(key, text[-40:]) for key, text in lang.STRINGS["ko"].items()
                if key.startswith(("check_", "err_", "grade_")) and key not in NOT_SENTENCES
                and not key.startswith("check_l14_")
-               and not text.endswith((".", "?", ".)"))]
+               and not text.endswith((".", "?", ".)"))
+               and not text.endswith(SENTENCE_FIELDS)]
     assert not missing, missing
+    # a field that is a whole sentence already ends with its period: none added after it
+    doubled = [key for key, text in lang.STRINGS["ko"].items()
+               if any(f"{field}." in text for field in SENTENCE_FIELDS)]
+    assert not doubled, doubled
+
+
+SENTENCE_FIELDS = ("{problem}",)  # filled with another check's whole message
