@@ -18,7 +18,6 @@ Nothing asserts a time: targets are printed with PASS/MISS.
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 from pathlib import Path
@@ -50,26 +49,10 @@ def training() -> None:
 
 
 def run_all() -> None:
-    import nbformat
-    from nbclient import NotebookClient
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import lesson_memory
 
-    path = ROOT / "notebooks" / "en" / "14_watch_attention_learn.ipynb"
-    nb = nbformat.read(path, as_version=4)
-    nb.cells.append(nbformat.v4.new_code_cell(
-        "import resource; _u = resource.getrusage(resource.RUSAGE_SELF); "
-        "print(_u.ru_maxrss, _u.ru_utime + _u.ru_stime)"))
-    start = time.perf_counter()
-    NotebookClient(nb, timeout=600, kernel_name="python3",
-                   resources={"metadata": {"path": str(path.parent)}}).execute()
-    seconds = time.perf_counter() - start
-    peak, cpu = nb.cells[-1].outputs[0]["text"].split()
-    peak_mib, cpu = int(peak) / 1024, float(cpu)
-    print("2. Run All of lesson 14 (en, fresh kernel, solutions included)")
-    print(f"   wall clock {seconds:.1f} s (target <= 30 s: {'PASS' if seconds <= 30 else 'MISS'}); "
-          f"the kernel's CPU time {cpu:.1f} s (what a machine of one's own would take, about); "
-          f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
-    print(f"   kernel peak RSS {peak_mib:.0f} MiB (target <= 200: "
-          f"{'PASS' if peak_mib <= 200 else 'MISS'})")
+    lesson_memory.report_run_all("14_watch_attention_learn")
 
 
 def backward() -> None:

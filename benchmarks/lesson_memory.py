@@ -23,6 +23,7 @@ import argparse
 import os
 import sys
 import threading
+import time
 from pathlib import Path
 
 import nbformat
@@ -40,12 +41,16 @@ def _cpu(process: psutil.Process) -> float:
     return times.user + times.system
 
 
-def measure(path: Path, interval: float = 0.05, cells: list | None = None
-            ) -> tuple[int, int, float]:
+def measure(path: Path, interval: float = 0.05, cells: list | None = None,
+            solutions: bool = False) -> tuple[int, int, float]:
     """(peak RSS, RSS at the end) in bytes of a fresh kernel running the notebook at path,
     and the CPU seconds of its Run All. If ``cells`` is a list, one (cell index, first line,
-    CPU seconds, peak RSS during the cell, RSS after it) is appended to it per code cell."""
+    CPU seconds, peak RSS during the cell, RSS after it) is appended to it per code cell.
+    ``solutions``: the solution cells run too (shipped as raw cells, which Run All skips)."""
     nb = nbformat.read(path, as_version=4)
+    for cell in nb.cells if solutions else ():
+        if "solution" in cell.metadata.get("tags", []):
+            cell.cell_type, cell.outputs, cell.execution_count = "code", [], None
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
     env.pop("MPLBACKEND", None)  # inline figures, as in JupyterLab
     km = KernelManager(kernel_name="python3")
@@ -89,6 +94,20 @@ def measure(path: Path, interval: float = 0.05, cells: list | None = None
         sampler.join()
         km.shutdown_kernel(now=True)
     return max(peak[0], end), end, cpu
+
+
+def report_run_all(stem: str, lang: str = "en", target_mib: int = DEFAULT_BUDGET_MIB) -> None:
+    """The benchmarks' line on a lesson's Run All (solutions included): wall clock against
+    the 30 s target, the kernel's CPU seconds, its peak RSS against ``target_mib``."""
+    start = time.perf_counter()
+    peak, _, cpu = measure(ROOT / "notebooks" / lang / f"{stem}.ipynb", solutions=True)
+    seconds, peak_mib = time.perf_counter() - start, peak / 2**20
+    print(f"2. Run All of lesson {stem[:2]} ({lang}, fresh kernel, solutions included)")
+    print(f"   wall clock {seconds:.1f} s (target <= 30 s: {'PASS' if seconds <= 30 else 'MISS'}); "
+          f"the kernel's CPU time {cpu:.1f} s (what a machine of one's own would take, about); "
+          f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    print(f"   kernel peak RSS {peak_mib:.0f} MiB (target <= {target_mib}: "
+          f"{'PASS' if peak_mib <= target_mib else 'MISS'})")
 
 
 def main(argv=None) -> int:

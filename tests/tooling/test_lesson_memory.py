@@ -92,3 +92,20 @@ def test_without_cells_prints_the_table_only(notebook, monkeypatch, capsys):
     assert lesson_memory.main([notebook.stem, "--lang", "en"]) == 0
     out = capsys.readouterr().out
     assert f"| {notebook.stem} | " in out and ": cell |" not in out
+
+
+def test_solutions_run_only_when_asked(tmp_path):
+    """measure(..., solutions=True) runs the solution cells (raw, tagged "solution", as the
+    lessons ship them), as the benchmarks' Run All does; without it they stay raw and
+    skipped. A solution that keeps 64 MiB shows in the peak only when it ran."""
+    nb = nbformat.v4.new_notebook()
+    solution = nbformat.v4.new_raw_cell("import numpy as np\nkept = np.ones(64 * 2**20 // 8)")
+    solution.metadata["tags"] = ["solution"]
+    nb.cells = [nbformat.v4.new_code_cell("x = 1"), solution]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
+                                 "language": "python"}
+    path = tmp_path / "98_solution.ipynb"
+    nbformat.write(nb, path)
+    skipped, _, _ = lesson_memory.measure(path)
+    ran, _, _ = lesson_memory.measure(path, solutions=True)
+    assert ran - skipped > 48 * MIB
