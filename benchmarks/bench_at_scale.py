@@ -7,7 +7,7 @@
 3. Serving 64 requests of random length 1 ... 2048: bytes used, held by a paged cache (blocks of
    16) and reserved by one max_len cache per request; the waste of each.
 4. Prefill vs decode arithmetic intensity at Llama-2-7B's sizes against the ridge of an A100
-   and an H100 (datasheet figures quoted in qkv_helpers.long_context).
+   and an H100 (datasheet figures quoted in qkv_helpers.measure.long_context).
 
 numpy only (torch is not needed here). Timings are noisy on a shared machine: the spread over
 rounds is printed; nothing here asserts a time.

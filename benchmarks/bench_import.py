@@ -22,8 +22,7 @@ import time
 TARGET_MS = 50.0
 RUNS = 3
 CLASSROOM = ("matplotlib", "ipywidgets", "threadpoolctl", "qkv_helpers.lang",
-             "qkv_helpers.checks", "qkv_helpers.grading", "qkv_helpers.quiz",
-             "qkv_helpers.plots", "qkv_helpers.widgets", "qkv_helpers.style")
+             "qkv_helpers.classroom")
 
 
 def run_ms(code: str) -> tuple[float, float]:

@@ -1,10 +1,11 @@
 """Lesson 09's speed measurement, repeated: does the curve the lesson shows come out the same?
 
-The lesson times one decoding step with and without the KV cache at each context length
-in ``kv_experiments.TIMING_CONTEXTS`` (:func:`qkv_helpers.kv_cache.experiments.measure_step_times`:
-one BLAS thread, a warm-up, 5 interleaved repeats, the fastest kept) on
-:func:`~qkv_helpers.kv_cache.experiments.timing_model`. This script runs that measurement
-``RUNS`` times, as ``RUNS`` students re-running the cell would, and reports
+The lesson times one decoding step with and without the KV cache at each context length in
+``kv_experiments.TIMING_CONTEXTS``
+(:func:`qkv_helpers.measure.kv_cache_experiments.measure_step_times`: one BLAS thread, a
+warm-up, 5 interleaved repeats, the fastest kept) on
+:func:`~qkv_helpers.measure.kv_cache_experiments.timing_model`. This script runs that
+measurement ``RUNS`` times, as ``RUNS`` students re-running the cell would, and reports
 
 - how often the uncached step time, and the measured speed-up, climb with every context
   (monotonic curves, what the lesson's text says);
@@ -26,7 +27,7 @@ import sys
 
 import numpy as np
 
-from qkv_helpers.kv_cache import experiments as kx
+from qkv_helpers.measure import kv_cache_experiments as kx
 
 RUNS = 5
 

@@ -122,7 +122,7 @@ WIDGET_TARGET_MS = 50.0
 def time_widget(model) -> None:
     """Wall times of the widget's redraws: sliders (after the forward pass), new sentences."""
     import qkv_helpers as qk
-    from qkv_helpers.widgets import minilm_explorer
+    from qkv_helpers.classroom.widgets import minilm_explorer
 
     qk.setup(lang="en")
     panel = minilm_explorer(WIDGET_SENTENCE, model=model)

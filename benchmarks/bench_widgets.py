@@ -1,11 +1,11 @@
 """How long a widget takes from a value change to a finished redraw (target: median ≤ 50 ms).
 
-Every widget function exported by ``qkv_helpers.widgets`` is built: with its defaults, or, for
-the widgets of a training run (lessons 14 and 15), from a short run made here (:data:`BUILT`);
-each of its controls is then moved through several values (or clicked, for buttons) and the
-time from setting the value to the new PNG being in place is measured. A progress bar has no
-control: its ``update`` (one call per evaluation of a training) is timed instead. Both
-languages' labels are the same length, so English is used.
+Every widget function exported by ``qkv_helpers.classroom.widgets`` is built: with its
+defaults, or, for the widgets of a training run (lessons 14 and 15), from a short run made
+here (:data:`BUILT`); each of its controls is then moved through several values (or clicked,
+for buttons) and the time from setting the value to the new PNG being in place is measured.
+A progress bar has no control: its ``update`` (one call per evaluation of a training) is
+timed instead. Both languages' labels are the same length, so English is used.
 
 ``python benchmarks/bench_widgets.py query_explorer head_selector`` times only those.
 """
@@ -21,7 +21,7 @@ import ipywidgets
 
 import qkv_helpers as qk
 from qkv_helpers import widgets
-from qkv_helpers.widgets import Panel
+from qkv_helpers.classroom.widgets import Panel
 
 TARGET_MS = 50.0
 ROUNDS = 3

@@ -1,10 +1,11 @@
 """qkv_helpers: every computation and picture of the Q/K/V attention course.
 
-The math lives in small numpy-only modules named for the course's ideas, all imported
-here (``README.md`` in this folder is the map, in lesson order, and its layers). The
-classroom's parts (exercise checks, quiz, grading, texts, pictures, widgets, style) load
-on first use (``qk.checks``, ``qk.plots`` ...): ``import qkv_helpers`` loads numpy and the
-math only.
+The folders show the layers (``README.md`` in this folder is the map, in lesson order):
+the math lives in small numpy-only modules at the top, named for the course's ideas, all
+imported here; ``measure/`` holds what measures them (memory, time, costs), also imported
+here; ``classroom/`` holds what the classroom adds (exercise checks, quiz, grading,
+pictures, widgets, style), loaded on first use (``qk.checks``, ``qk.plots`` ...), as are
+the texts (``lang.py``): ``import qkv_helpers`` loads numpy and the math only.
 """
 
 from __future__ import annotations
@@ -24,12 +25,10 @@ from . import (
     induction,
     kv_cache,
     layer_norm,
-    long_context,
     positions,
     pretrained,
     score_scale,
     similarity,
-    source_code,
     tiled,
     weighted_sum,
 )
@@ -47,11 +46,13 @@ from .kv_cache import (
     KVCache,  # lesson 09
     PagedKVCache,  # lesson 13
 )
-from .kv_cache import experiments as _kv_experiments  # noqa: F401 (qk.kv_cache.experiments)
 from .masks import (
     causal_mask,
     sliding_window_mask,  # lesson 13
 )
+
+# The measurements of the math (measure/): lessons 09, 13 and 14 read them by these names too.
+from .measure import attention_backward, kv_cache_experiments, long_context
 from .positions import apply_rope  # lesson 12
 from .tiled import tiled_attention  # lesson 13
 
@@ -86,16 +87,22 @@ __all__ = [
 # widgets import matplotlib and ipywidgets, the checks and the quiz the texts of every
 # lesson. Go to definition (jedi, editors) reads the imports under TYPE_CHECKING.
 if TYPE_CHECKING:
-    from . import checks, grading, lang, plots, quiz, style, widgets
+    from . import lang
+    from .classroom import checks, grading, plots, quiz, source_code, style, widgets
     from .lang import get_language, set_language, t
 
-_LAZY_MODULES = ("checks", "grading", "lang", "plots", "quiz", "style", "widgets")
+# name -> the module it loads (classroom/ holds what the classroom adds to the math)
+_LAZY_MODULES = {
+    "lang": "lang",
+    **{name: f"classroom.{name}"
+       for name in ("checks", "grading", "plots", "quiz", "source_code", "style", "widgets")},
+}
 _LAZY_NAMES = {"get_language": "lang", "set_language": "lang", "t": "lang"}
 
 
 def __getattr__(name: str):
     if name in _LAZY_MODULES:
-        value = importlib.import_module(f"qkv_helpers.{name}")
+        value = importlib.import_module(f"qkv_helpers.{_LAZY_MODULES[name]}")
     elif name in _LAZY_NAMES:
         value = getattr(importlib.import_module(f"qkv_helpers.{_LAZY_NAMES[name]}"), name)
     else:
@@ -121,7 +128,7 @@ def setup(lang: str = "ko") -> None:
     lang : {"ko", "en"}
         Language of every plot label, widget description and feedback message.
     """
-    from . import style  # imports matplotlib: only here, not at package import
+    from .classroom import style  # imports matplotlib: only here, not at package import
     from .lang import set_language
 
     set_language(lang)

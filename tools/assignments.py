@@ -23,7 +23,7 @@ exercise: it works from the cells' tags and the checker call):
   just before the checker call. The release replaces that region with a one-line stub, so
   students see the exercise cell as in the lesson (``my_x = ...`` and the check);
 - after it comes a read-only autograder *test* cell worth ``--points`` points that calls
-  the same ``qkv_helpers.checks`` function and asserts that its :class:`Feedback` says
+  the same ``qkv_helpers.classroom.checks`` function and asserts that its :class:`Feedback` says
   right (``ok is True``; ``None`` is "not answered", ``False`` wrong);
 - solution cells are dropped (their code lives in the solution region); every other cell
   is kept as it is.
@@ -213,7 +213,8 @@ def answer_and_test(exercise: str, solution: str, lang: str, grade_id: str, poin
     answer = lines[:first] + [BEGIN, *region, END] + lines[first:]
     check_sources = [ast.get_source_segment(exercise, call) for call in calls]
     names = [c.args[0].id for c in calls if c.args and isinstance(c.args[0], ast.Name)]
-    test = [TEST_HEADER[lang].format(points=points), "from qkv_helpers.grading import graded"]
+    test = [TEST_HEADER[lang].format(points=points),
+            "from qkv_helpers.classroom.grading import graded"]
     for text in check_sources:
         test.append(f"_feedback = graded({text.strip()!r}, seconds={EXERCISE_SECONDS})")
         test.append("assert _feedback.ok is True, _feedback.message")

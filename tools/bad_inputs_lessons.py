@@ -7,10 +7,11 @@ Run it to see how each public entry point answers input it should refuse::
 
 Covered: ``similarity``, ``score_scale``, ``weighted_sum``, ``examples``, ``pipeline``,
 ``encoder_decoder``, ``kv_cache.arithmetic``, ``lang`` (``set_language``, ``t``, ``setup``),
-``kv_cache.experiments.to_words``, every plot in ``qkv_helpers.plots`` and every widget in
-``qkv_helpers.widgets``; and (:func:`cases_lessons_11_13`) ``positions``, ``grouped_query``,
-``masks.sliding_window_mask``, ``PagedKVCache``, ``tiled``'s tiled attention and online
-softmax, ``long_context``, ``pretrained`` and lesson 09's measurements in ``kv_cache.experiments``.
+``measure.kv_cache_experiments.to_words``, every plot in ``qkv_helpers.classroom.plots`` and
+every widget in ``qkv_helpers.classroom.widgets``; and (:func:`cases_lessons_11_13`)
+``positions``, ``grouped_query``, ``masks.sliding_window_mask``, ``PagedKVCache``, ``tiled``'s
+tiled attention and online softmax, ``long_context``, ``pretrained`` and lesson 09's
+measurements in ``measure.kv_cache_experiments``.
 (Attention, masks, the KV cache and the decoder have their own, tests/core/test_bad_inputs_core.py.)
 
 Each case calls one entry point with one argument replaced by a bad value and is classed:
@@ -153,7 +154,7 @@ def cases_issue_26() -> list[Case]:
     from qkv_helpers import attention_steps as pl
     from qkv_helpers import plots
     from qkv_helpers.kv_cache import arithmetic as km
-    from qkv_helpers.kv_cache import experiments as kv_experiments
+    from qkv_helpers.measure import kv_cache_experiments as kv_experiments
 
     ex = qk.running_example()
     out = []
@@ -218,7 +219,7 @@ def cases() -> list[Case]:
     from qkv_helpers import encoder_decoder as ed
     from qkv_helpers import plots, score_scale, similarity, weighted_sum, widgets
     from qkv_helpers.kv_cache import arithmetic as km
-    from qkv_helpers.kv_cache.experiments import to_words
+    from qkv_helpers.measure.kv_cache_experiments import to_words
 
     out: list[Case] = []
 
@@ -540,9 +541,9 @@ def cases_lessons_11_13() -> list[Case]:
         widgets,
     )
     from qkv_helpers.encoder_decoder import encoder_example
-    from qkv_helpers.kv_cache import experiments as kv_experiments
     from qkv_helpers.kv_cache.paged import PagedKVCache
     from qkv_helpers.masks import sliding_window_mask
+    from qkv_helpers.measure import kv_cache_experiments as kv_experiments
 
     out: list[Case] = []
 
@@ -893,8 +894,8 @@ def cases_lesson_14() -> list[Case]:
     from qkv_helpers import plots, widgets
     from qkv_helpers import toy_corpus as tc
     from qkv_helpers import translator as trn
-    from qkv_helpers.checks import lesson_14 as checks14
-    from qkv_helpers.checks._feedback import Feedback
+    from qkv_helpers.classroom.checks import lesson_14 as checks14
+    from qkv_helpers.classroom.checks._feedback import Feedback
 
     out: list[Case] = []
 
@@ -1121,8 +1122,8 @@ def cases_lesson_15() -> list[Case]:
     matplotlib.use("Agg")
     from qkv_helpers import induction as ind
     from qkv_helpers import plots, widgets
-    from qkv_helpers.checks import lesson_15 as checks15
-    from qkv_helpers.checks._feedback import Feedback
+    from qkv_helpers.classroom.checks import lesson_15 as checks15
+    from qkv_helpers.classroom.checks._feedback import Feedback
 
     out: list[Case] = []
     add, add_all = _collector(out)

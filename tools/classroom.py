@@ -298,7 +298,8 @@ body { font-family: var(--jp-ui-font-family); }
 .course-solution > summary { cursor: pointer; font-family: var(--jp-ui-font-family);
                              padding: 4px; color: #006d4f; }
 /* A widget's picture at the size its layout gives (not stretched to the page), as in
-   JupyterLab; its PNG has 1.5 times the pixels each way (qkv_helpers.widgets._live.SHARPNESS). */
+   JupyterLab; its PNG has 1.5 times the pixels each way
+   (qkv_helpers.classroom.widgets._live.SHARPNESS). */
 img.widget-image { height: auto; max-width: 100%; align-self: flex-start; }
 /* Slides: a 1280 x 720 projector; headings as written (no capitals); Korean fallback font. */
 html:root {
@@ -396,8 +397,8 @@ def font_face_css(chars: set[str]) -> str:
     return "\n".join(rules) + "\n"
 
 
-# The feedback symbols the checkers print (qkv_helpers.checks): ✅ ❌ ✏️. They are emoji, in
-# no font the course ships; on a machine without an emoji font they are empty boxes. The
+# The feedback symbols the checkers print (qkv_helpers.classroom.checks): ✅ ❌ ✏️. They are
+# emoji, in no font the course ships; on a machine without an emoji font they are empty boxes. The
 # pages list the usual emoji fonts first, then "CourseSymbols": matplotlib's DejaVu Sans
 # (always installed with the course) cut down to its ✔ ✖ ✏, with ✅ drawn as ✔ and ❌ as
 # ✖ — plain outlines every browser draws, embedded like NanumGothic.

@@ -35,7 +35,8 @@ import os
 os.environ.update(OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
 import numpy as np
 import qkv_helpers as qk
-from qkv_helpers.kv_cache import arithmetic, experiments
+from qkv_helpers.kv_cache import arithmetic
+from qkv_helpers.measure import kv_cache_experiments as experiments
 
 qk.setup(lang=LANG)                       # ko: 그림과 메시지의 언어
                                           # en: language of plots and messages

@@ -34,7 +34,7 @@
 # %% slide="skip"
 import numpy as np
 import qkv_helpers as qk
-from qkv_helpers import long_context
+from qkv_helpers.measure import long_context
 
 qk.setup(lang=LANG)                       # ko: 그림과 메시지의 언어
                                           # en: language of plots and messages

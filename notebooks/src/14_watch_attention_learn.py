@@ -33,8 +33,9 @@
 import numpy as np
 import qkv_helpers as qk
 from IPython.display import display
-from qkv_helpers import attention_backward, backprop, toy_corpus, translator
-from qkv_helpers.source_code import code_without_docstring
+from qkv_helpers import backprop, toy_corpus, translator
+from qkv_helpers.classroom.source_code import code_without_docstring
+from qkv_helpers.measure import attention_backward
 
 qk.setup(lang=LANG)                       # ko: 그림과 메시지의 언어
                                           # en: language of plots and messages

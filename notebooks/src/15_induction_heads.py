@@ -34,7 +34,7 @@ import numpy as np
 import qkv_helpers as qk
 from IPython.display import display
 from qkv_helpers import induction
-from qkv_helpers.source_code import code_without_docstring
+from qkv_helpers.classroom.source_code import code_without_docstring
 
 qk.setup(lang=LANG)                       # ko: 그림과 메시지의 언어
                                           # en: language of plots and messages

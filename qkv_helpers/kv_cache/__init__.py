@@ -3,7 +3,7 @@
 - :mod:`~qkv_helpers.kv_cache.plain` -- :class:`KVCache`, every token kept (lesson 09);
 - :mod:`~qkv_helpers.kv_cache.arithmetic` -- its bytes, the FLOPs of decoding, the
   speed-up, as formulas (lesson 09, and lesson 13's model sizes);
-- :mod:`~qkv_helpers.kv_cache.experiments` -- lesson 09's measurements on a small decoder
+- :mod:`~qkv_helpers.measure.kv_cache_experiments` -- lesson 09's measurements on a small decoder
   (imported by ``qkv_helpers`` itself: it needs the decoder, which needs the cache);
 - :mod:`~qkv_helpers.kv_cache.sliding_window` -- :class:`SlidingWindowKVCache`, the last
   ``window`` tokens only (lesson 13);

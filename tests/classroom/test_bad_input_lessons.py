@@ -35,7 +35,7 @@ from qkv_helpers import attention_steps as pl  # noqa: E402
 from qkv_helpers import encoder_decoder as ed  # noqa: E402
 from qkv_helpers import plots, score_scale, similarity, weighted_sum, widgets  # noqa: E402
 from qkv_helpers.kv_cache import arithmetic as km  # noqa: E402
-from qkv_helpers.kv_cache.experiments import WORDS, to_words  # noqa: E402
+from qkv_helpers.measure.kv_cache_experiments import WORDS, to_words  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
 import bad_inputs_lessons  # noqa: E402
@@ -59,7 +59,7 @@ def test_battery_covers_every_public_plot_and_widget():
     for name in dir(widgets):
         obj = getattr(widgets, name)
         if callable(obj) and not name.startswith("_") and name not in ("LiveFigure", "Panel"):
-            if getattr(obj, "__module__", "").startswith("qkv_helpers.widgets."):
+            if getattr(obj, "__module__", "").startswith("qkv_helpers.classroom.widgets."):
                 if name != "widget_check":  # takes no arguments
                     assert f"widgets.{name}" in entries, name
 

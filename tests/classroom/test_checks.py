@@ -1,7 +1,7 @@
 """The contract of every exercise check, the quiz, and the Korean particles of the feedback.
 
 Every check (the ones the lessons' exercise cells call, found by glob, and every other
-``check_*`` in ``qkv_helpers.checks``) takes any object the learner may type and answers
+``check_*`` in ``qkv_helpers.classroom.checks``) takes any object the learner may type and answers
 with a Feedback in the lesson's language, naming the learner's variable; it never raises.
 """
 
@@ -21,8 +21,8 @@ from test_checks_lazy import all_exercises, lesson_run  # noqa: E402
 
 import qkv_helpers as qk
 from qkv_helpers import checks, lang
-from qkv_helpers.checks import Feedback
-from qkv_helpers.quiz import QUESTIONS, grade, quiz_widget
+from qkv_helpers.classroom.checks import Feedback
+from qkv_helpers.classroom.quiz import QUESTIONS, grade, quiz_widget
 
 
 @pytest.fixture(autouse=True)

@@ -22,8 +22,8 @@ import pytest
 
 import qkv_helpers as qk
 from qkv_helpers import checks, lang
-from qkv_helpers.checks import lesson_12
-from qkv_helpers.checks._answers import _apart, _rounded
+from qkv_helpers.classroom.checks import lesson_12
+from qkv_helpers.classroom.checks._answers import _apart, _rounded
 from qkv_helpers.kv_cache.arithmetic import kv_cache_bytes
 
 EX = qk.running_example()

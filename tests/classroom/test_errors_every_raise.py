@@ -29,7 +29,7 @@ EXEMPT = {  # (module, function): (count, why no table applies)
     ("lang.py", "set_language"): (1, "the language itself is wrong: no table to choose"),
     ("lang.py", "t"): (3, "a key missing from a table: the package's bug, which "
                           "tests/classroom/test_lang.py catches, not a learner's input"),
-    ("checks/lesson_13.py", "_l13_used_kv_head"): (1, "an internal assertion, unreachable"),
+    ("classroom/checks/lesson_13.py", "_l13_used_kv_head"): (1, "an internal assertion, unreachable"),
     ("kv_cache/arithmetic.py", "format_bytes"): (1, "an internal assertion, unreachable"),
     ("pretrained.py", "__getitem__"): (1, "the mapping protocol: KeyError(name)"),
     ("pretrained.py", "_model_dir"): (1, "an installation problem, for the teacher "
@@ -84,7 +84,7 @@ def test_the_validation_module_raises_only_through_the_tables():
 # --- the issue's list: errors a Korean learner reached from the lessons' own calls -----
 
 def _to_ids_with_another_word():
-    from qkv_helpers.kv_cache import experiments
+    from qkv_helpers.measure import kv_cache_experiments as experiments
     experiments.to_ids("The dog sat")
 
 
@@ -119,7 +119,7 @@ def _train_three_heads():
 
 
 def _widget_empty_sentence():
-    from qkv_helpers.widgets.real_model import minilm_explorer
+    from qkv_helpers.classroom.widgets.real_model import minilm_explorer
     minilm_explorer(text="   ", model=qk.pretrained.load_minilm())
 
 

@@ -74,12 +74,12 @@ def _window_cache_two_tokens():
 
 
 def _loglog_of_zero():
-    from qkv_helpers.long_context import loglog_slope
+    from qkv_helpers.measure.long_context import loglog_slope
     loglog_slope([1, 2], [0, 1])
 
 
 def _request_longer_than_max_len():
-    from qkv_helpers.long_context import serve_requests
+    from qkv_helpers.measure.long_context import serve_requests
     serve_requests([3, 100], max_len=64)
 
 
@@ -89,22 +89,22 @@ def _sliding_window_mask_without_window():
 
 
 def _heatmap_of_scores():
-    from qkv_helpers.plots.attention_maps import plot_attention_heatmap
+    from qkv_helpers.classroom.plots.attention_maps import plot_attention_heatmap
     plot_attention_heatmap(np.array([[2.0, -1.0], [0.5, 0.5]]), ["a", "b"])
 
 
 def _heatmap_with_one_label():
-    from qkv_helpers.plots.attention_maps import plot_attention_heatmap
+    from qkv_helpers.classroom.plots.attention_maps import plot_attention_heatmap
     plot_attention_heatmap(np.full((2, 2), 0.5), ["a"])
 
 
 def _three_d_vectors_in_a_plane():
-    from qkv_helpers.plots.similarity import plot_vectors_2d
+    from qkv_helpers.classroom.plots.similarity import plot_vectors_2d
     plot_vectors_2d([1.0, 2.0, 3.0], [1.0, 0.0])
 
 
 def _softmax_curves_of_a_string():
-    from qkv_helpers.plots.softmax_curves import plot_softmax_curves
+    from qkv_helpers.classroom.plots.softmax_curves import plot_softmax_curves
     plot_softmax_curves("hot")
 
 
@@ -139,17 +139,17 @@ def _corpus_with_half_held_out():
 
 
 def _stepper_with_another_word():
-    from qkv_helpers.widgets.kv_cache import kv_cache_stepper
+    from qkv_helpers.classroom.widgets.kv_cache import kv_cache_stepper
     kv_cache_stepper(prompt="The dog sat")
 
 
 def _rope_explorer_far_away():
-    from qkv_helpers.widgets.positions import rope_explorer
+    from qkv_helpers.classroom.widgets.positions import rope_explorer
     rope_explorer(query_position=999)
 
 
 def _scaling_explorer_odd_d_k():
-    from qkv_helpers.widgets.scores_and_weights import scaling_explorer
+    from qkv_helpers.classroom.widgets.scores_and_weights import scaling_explorer
     scaling_explorer(d_k=7)
 
 
@@ -224,7 +224,7 @@ def test_attention_that_overflows_names_x_q_in_korean():
 
 
 def test_the_rope_explorer_range_comes_from_its_constant():
-    from qkv_helpers.widgets import positions
+    from qkv_helpers.classroom.widgets import positions
     message = _raised(_rope_explorer_far_away, ValueError, "ko")
     assert f"0..{positions.MAX_POSITION}" in message, message
 
@@ -232,7 +232,7 @@ def test_the_rope_explorer_range_comes_from_its_constant():
 def test_check_merged_halves_refuses_scores_that_are_not_one_row():
     """Its bare ``raise ValueError`` (control flow inside a try) became an if: the same
     feedback for scores that are not one row, or not numbers."""
-    from qkv_helpers.checks.lesson_13 import check_merged_halves
+    from qkv_helpers.classroom.checks.lesson_13 import check_merged_halves
     for scores in (np.ones((2, 2)), "a, b", None):
         feedback = check_merged_halves(np.ones(2), scores, np.ones((2, 2)))
         assert not feedback.ok and feedback.key == "check_not_numbers", (scores, feedback)

@@ -196,7 +196,7 @@ def test_ipython_shows_the_lessons_line_not_the_validation():
 
 
 def test_lesson_11_widget_says_why_a_sentence_cannot_be_used_in_korean():
-    from qkv_helpers.widgets.real_model import minilm_explorer
+    from qkv_helpers.classroom.widgets.real_model import minilm_explorer
 
     qk.setup(lang="ko")
     try:

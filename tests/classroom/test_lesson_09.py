@@ -25,7 +25,7 @@ from qkv_helpers.kv_cache.arithmetic import (
     step_flops,
     step_flops_by_part,
 )
-from qkv_helpers.kv_cache.experiments import (
+from qkv_helpers.measure.kv_cache_experiments import (
     WORDS,
     CachedDecoder,
     lesson_model,

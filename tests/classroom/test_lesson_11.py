@@ -10,10 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import qkv_helpers as qk
-from qkv_helpers.checks import check_head_weights
+from qkv_helpers.classroom.checks import check_head_weights
+from qkv_helpers.classroom.widgets.real_model import minilm_explorer, mosaic
 from qkv_helpers.lang import set_language
 from qkv_helpers.pretrained import load_minilm, weighted_value_norms
-from qkv_helpers.widgets.real_model import minilm_explorer, mosaic
 
 TEXT = "A dog slept on the rug."
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from qkv_helpers import checks, lang, softmax
-from qkv_helpers.long_context import online_softmax_trace
+from qkv_helpers.measure.long_context import online_softmax_trace
 
 ODD = [..., None, "3", b"3", 3j, [1, "a"], {"a": 1}, object(), float("nan"), float("inf"),
        10**400, -1, 2.5, True, np.array([[1.0, 2.0]]), [], np.float64(1.0), lambda: 1]
@@ -65,7 +65,7 @@ def test_merged_halves_check_the_exercise_and_its_slips():
 
 
 def test_tiling_widget_moves_through_the_blocks():
-    from qkv_helpers.widgets import tiling_animation
+    from qkv_helpers.classroom.widgets import tiling_animation
 
     panel = tiling_animation(n_keys=12, block_size=5)
     assert panel.state["blocks"] == 3 and panel.state["keys_seen"] == 5
@@ -78,7 +78,7 @@ def test_tiling_widget_moves_through_the_blocks():
 
 
 def test_paged_view_replays_the_pool():
-    from qkv_helpers.widgets import paged_cache_view
+    from qkv_helpers.classroom.widgets import paged_cache_view
 
     panel = paged_cache_view(n_blocks=24, block_size=4)
     slider = panel.controls["time"]
@@ -100,7 +100,7 @@ def test_plots_draw():
     import matplotlib.pyplot as plt
 
     from qkv_helpers import plots
-    from qkv_helpers.long_context import A100_80GB, LLAMA_2_7B, serve_requests, step_cost
+    from qkv_helpers.measure.long_context import A100_80GB, LLAMA_2_7B, serve_requests, step_cost
 
     fig, axes = plt.subplots(1, 3)
     try:

@@ -14,7 +14,7 @@ from qkv_helpers import attention_backward as ab
 from qkv_helpers import backprop as bp
 from qkv_helpers import toy_corpus as tc
 from qkv_helpers import translator as trn
-from qkv_helpers.checks import lesson_14 as c14
+from qkv_helpers.classroom.checks import lesson_14 as c14
 
 
 @pytest.fixture(scope="module")

@@ -303,7 +303,7 @@ def test_query_explorer_key_slider():
 
 def test_lesson_00_preview_shows_the_lessons_weights():
     """Lesson 00's slider at multiplier 1 shows the weights lessons 01-06 show for "cat"."""
-    from qkv_helpers.widgets import widget_check
+    from qkv_helpers.classroom.widgets import widget_check
 
     ex = qk.running_example()
     panel = widget_check()

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 import qkv_helpers as qk
 from qkv_helpers import checks, lang
 from qkv_helpers.attention_steps import pipeline_steps
+from qkv_helpers.classroom.quiz import QUESTIONS, grade, quiz_widget
 from qkv_helpers.encoder_decoder import (
     attend_one_at_a_time,
     change_future_token,
@@ -22,7 +23,6 @@ from qkv_helpers.encoder_decoder import (
     permutation_check,
     top_keys,
 )
-from qkv_helpers.quiz import QUESTIONS, grade, quiz_widget
 
 
 def naive_attention(q, k, v, mask=None):

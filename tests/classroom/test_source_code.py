@@ -1,4 +1,4 @@
-"""qkv_helpers.source_code: a function's code without its docstring (lesson 14)."""
+"""qkv_helpers.classroom.source_code: a function's code without its docstring (lesson 14)."""
 
 import inspect
 
@@ -6,7 +6,7 @@ import pytest
 
 import qkv_helpers as qk
 from qkv_helpers import backprop
-from qkv_helpers.source_code import code_without_docstring
+from qkv_helpers.classroom.source_code import code_without_docstring
 
 
 def with_docstring(x):

@@ -21,8 +21,8 @@ import pytest
 
 import qkv_helpers as qk
 from qkv_helpers import _time_limit, lang
-from qkv_helpers.checks import _feedback
-from qkv_helpers.grading import graded
+from qkv_helpers.classroom.checks import _feedback
+from qkv_helpers.classroom.grading import graded
 
 LIMIT = 0.3
 
@@ -107,7 +107,7 @@ def test_a_real_interrupt_still_interrupts(short_limit):
 
 def test_in_ipython_the_cell_shows_the_message_and_no_traceback():
     cells = ["import qkv_helpers as qk; qk.set_language('ko')\n"
-             "from qkv_helpers.checks import _feedback; _feedback.CHECK_SECONDS = 0.3",
+             "from qkv_helpers.classroom.checks import _feedback; _feedback.CHECK_SECONDS = 0.3",
              "def my_softmax(x):\n    while True:\n        pass",
              "qk.checks.check_stable_softmax(my_softmax)"]
     script = textwrap.dedent(f"""

@@ -70,7 +70,7 @@ def test_update_draws_what_a_fresh_build_draws(name, lang):
 
 def test_update_mode_changes_only_animated_artists():
     """Blitting: the background is rendered once; later redraws only draw animated artists."""
-    from qkv_helpers.widgets._live import LiveFigure
+    from qkv_helpers.classroom.widgets._live import LiveFigure
 
     drawn = []
 

@@ -511,9 +511,9 @@ def test_forward_and_encode(model, ids):
 # tools/bad_inputs_lessons.py, run by tests/classroom/test_bad_input_lessons.py)
 
 from qkv_helpers import grouped_query, long_context, positions  # noqa: E402
-from qkv_helpers.kv_cache.experiments import is_increasing  # noqa: E402
 from qkv_helpers.kv_cache.paged import PagedKVCache  # noqa: E402
 from qkv_helpers.masks import sliding_window_mask  # noqa: E402
+from qkv_helpers.measure.kv_cache_experiments import is_increasing  # noqa: E402
 from qkv_helpers.pretrained import erf, gelu  # noqa: E402
 
 POSITIONS = st.one_of(PY_OBJECTS, st.lists(st.one_of(st.integers(-2, 40), st.floats(-1, 9),

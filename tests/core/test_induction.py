@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 import qkv_helpers as qk
 from qkv_helpers import induction as ind
-from qkv_helpers.checks import lesson_15 as c15
+from qkv_helpers.classroom.checks import lesson_15 as c15
 from qkv_helpers.lang import t as text_of
 
 CHANCE = math.log(32)

@@ -9,9 +9,9 @@ from hypothesis import strategies as st
 
 import qkv_helpers as qk
 from qkv_helpers import lang
-from qkv_helpers.kv_cache import experiments as kx
 from qkv_helpers.kv_cache.arithmetic import kv_cache_bytes, step_flops
-from qkv_helpers.long_context import measure_peak_memory
+from qkv_helpers.measure import kv_cache_experiments as kx
+from qkv_helpers.measure.long_context import measure_peak_memory
 
 
 @given(prompt=st.integers(1, 5), new=st.integers(1, 12))

@@ -1,17 +1,18 @@
 """The package's layers: ``import qkv_helpers`` loads the math only, imports never run up.
 
-The layers, bottom to top (qkv_helpers/README.md, "Layers"):
+The layers, bottom to top (qkv_helpers/README.md, "Layers"), and the folders that show them:
 
 0. **base**: the texts (``lang``), the math modules' lazy ``t`` (``_text``), argument checks
    (``_validate``), ``_threads``, ``_time_limit``: they import nothing of the layers above.
-1. **math**: every module of an idea (``attention``, ``masks``, ``kv_cache/`` ...): numpy.
-2. **measurements**: what measures the math (memory, time, costs): ``long_context``,
-   ``attention_backward``, ``kv_cache/experiments``.
-3. **classroom**: exercise checks, quiz, grading, plots, widgets, style.
+1. **math**: every other module at the top, one per idea (``attention``, ``masks``,
+   ``kv_cache/`` ...): numpy.
+2. **measurements**: ``measure/``, what measures the math (memory, time, costs).
+3. **classroom**: ``classroom/``, exercise checks, quiz, grading, plots, widgets, style.
 4. **front**: ``qkv_helpers/__init__.py``, which names the lessons' ``qk.`` names.
 
 A module imports only from its own layer or the ones below (a function's import too), and
-no two modules import each other, directly or around a circle. The graph is read from the
+no two modules import each other, directly or around a circle; nor do two of the top's
+modules and folders (``kv_cache/`` counted as one). The graph is read from the
 source (the AST), so a lazy import inside a function counts; imports under
 ``if TYPE_CHECKING:`` (for editors only) do not.
 """
@@ -28,14 +29,12 @@ import pytest
 PACKAGE = pathlib.Path(__file__).resolve().parents[2] / "qkv_helpers"
 
 BASE = {"lang", "_text", "_threads", "_validate", "_time_limit"}
-MEASUREMENTS = {"long_context", "attention_backward", "kv_cache.experiments"}
-CLASSROOM_PREFIXES = ("checks", "quiz", "grading", "plots", "widgets", "style")
 LAYERS = ("base", "math", "measurements", "classroom", "front")
 
 # Loaded on first use only: not by ``import qkv_helpers``.
 NOT_AT_IMPORT = ("matplotlib", "ipywidgets", "IPython", "threadpoolctl", "qkv_helpers.lang",
-                 "qkv_helpers.checks", "qkv_helpers.grading", "qkv_helpers.quiz",
-                 "qkv_helpers.plots", "qkv_helpers.widgets", "qkv_helpers.style")
+                 "qkv_helpers.classroom")
+CLASSROOM = ("checks", "plots", "widgets", "quiz", "grading", "style", "source_code")
 
 
 def layer_of(module: str) -> str:
@@ -44,9 +43,9 @@ def layer_of(module: str) -> str:
         return "front"
     if module in BASE:
         return "base"
-    if module in MEASUREMENTS:
+    if module.split(".")[0] == "measure":
         return "measurements"
-    if module.split(".")[0] in CLASSROOM_PREFIXES:
+    if module.split(".")[0] == "classroom":
         return "classroom"
     return "math"
 
@@ -138,11 +137,11 @@ def test_the_graph_sees_the_imports_we_know():
     graph = import_graph()
     assert "attention" in graph["decoding"]  # from .attention import ...
     assert "_validate" in graph["attention"]  # from . import _validate as validate
-    assert "kv_cache.arithmetic" in graph["kv_cache.experiments"]  # from .arithmetic import
-    assert "decoding" in graph["kv_cache.experiments"]  # from ..decoding import
-    assert "tiled" in graph["long_context"]  # an import inside a function counts
+    assert "kv_cache.arithmetic" in graph["measure.kv_cache_experiments"]  # ..kv_cache.arithmetic
+    assert "decoding" in graph["measure.kv_cache_experiments"]  # from ..decoding import
+    assert "tiled" in graph["measure.long_context"]  # an import inside a function counts
     assert "lang" in graph["_text"]  # the lazy t's import, inside t
-    assert "checks" not in graph[""]  # under TYPE_CHECKING only
+    assert "classroom.checks" not in graph[""]  # under TYPE_CHECKING only
     assert {layer_of(m) for m in graph} == set(LAYERS)
 
 
@@ -153,6 +152,34 @@ def test_circles_are_found():
 
 def test_no_import_circle():
     assert circles(import_graph()) == []
+
+
+def top_level(module: str) -> str:
+    """The module or folder at the package's top that holds ``module``."""
+    return module.split(".")[0]
+
+
+def test_no_import_circle_between_the_tops_modules_and_folders():
+    # kv_cache/ imported the decoder (its experiments) and the decoder kv_cache/: a circle
+    # of folders that module-level imports do not show
+    tops = {}
+    for module, targets in import_graph().items():
+        if module:
+            top = top_level(module)
+            tops.setdefault(top, set()).update(
+                top_level(target) for target in targets if target and top_level(target) != top)
+    assert circles(tops) == []
+
+
+def test_each_folder_holds_one_layer():
+    found = {}
+    for module in modules():
+        if module:
+            found.setdefault(top_level(module), set()).add(layer_of(module))
+    assert found["measure"] == {"measurements"}
+    assert found["classroom"] == {"classroom"}
+    assert found["kv_cache"] == {"math"}
+    assert [top for top, layers in found.items() if len(layers) > 1] == []
 
 
 def test_no_import_runs_up_a_layer():
@@ -186,14 +213,21 @@ def test_the_math_modules_import_none_of_the_classroom():
     assert _fresh_python(code) == ""
 
 
-@pytest.mark.parametrize("name", ["checks", "plots", "widgets", "quiz", "grading", "style"])
+@pytest.mark.parametrize("name", CLASSROOM)
 def test_the_classroom_loads_on_first_use(name):
     out = _fresh_python(
         "import sys, qkv_helpers as qk\n"
-        f"before = 'qkv_helpers.{name}' in sys.modules\n"
+        f"before = 'qkv_helpers.classroom.{name}' in sys.modules\n"
         f"module = qk.{name}\n"
-        f"print(before, module.__name__, 'qkv_helpers.{name}' in sys.modules)")
-    assert out == f"False qkv_helpers.{name} True"
+        f"print(before, module.__name__, 'qkv_helpers.classroom.{name}' in sys.modules)")
+    assert out == f"False qkv_helpers.classroom.{name} True"
+
+
+def test_the_classroom_folder_holds_every_lazy_module():
+    import qkv_helpers as qk
+
+    assert {name for name, module in qk._LAZY_MODULES.items()
+            if module.startswith("classroom.")} == set(CLASSROOM)
 
 
 def test_texts_load_on_first_use():

@@ -1,4 +1,4 @@
-"""qkv_helpers.long_context: lesson 13's measurements, against formulas and independent counts."""
+"""measure.long_context: lesson 13's measurements, against formulas and independent counts."""
 
 from __future__ import annotations
 

@@ -185,7 +185,7 @@ def test_lesson_12_checks_accept_the_right_answer_and_refuse_near_misses():
 
 
 def test_rope_widget_keeps_the_score_when_both_positions_move_together():
-    from qkv_helpers.widgets import rope_explorer
+    from qkv_helpers.classroom.widgets import rope_explorer
 
     panel = rope_explorer()
     panel.controls["m"].value, panel.controls["n"].value = 5, 5

@@ -16,7 +16,7 @@ import pytest
 import qkv_helpers as qk
 from qkv_helpers import checks, lang, plots
 from qkv_helpers.kv_cache import arithmetic as km
-from qkv_helpers.kv_cache.experiments import to_ids
+from qkv_helpers.measure.kv_cache_experiments import to_ids
 
 matplotlib.use("Agg")
 

@@ -327,7 +327,7 @@ def test_nbgrader_autogrades_a_class_of_five(tmp_path, lang, stem):
 
 
 def test_graded_reports_a_missing_answer_instead_of_raising():
-    from qkv_helpers.grading import graded
+    from qkv_helpers.classroom.grading import graded
     from qkv_helpers.lang import set_language
 
     set_language("en")

@@ -186,7 +186,7 @@ def test_hand_in_writes_the_timestamp_nbgrader_reads(tmp_path):
         grading.hand_in(course, "lee", broken, "04_softmax")
 
 
-# --- qkv_helpers.grading: the learner's exception is the learner's -----------------------
+# --- qkv_helpers.classroom.grading: the learner's exception is the learner's -------------------
 
 def test_an_answer_cell_that_raised_is_graded_as_the_learners_error(monkeypatch):
     from qkv_helpers import grading as grader
