@@ -36,14 +36,14 @@ os.environ.update(OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS
 import numpy as np
 import qkv_helpers as qk
 from qkv_helpers.kv_cache import arithmetic
-from qkv_helpers.measure import kv_cache_experiments as experiments
+from qkv_helpers.measure import kv_cache_experiments
 
 qk.setup(lang=LANG)                       # ko: 그림과 메시지의 언어
                                           # en: language of plots and messages
 np.set_printoptions(precision=2, suppress=True)
 # en: 7 words, d_model 16, 4 heads of dimension 4, 2 layers
-model = experiments.lesson_model()                 # ko: 단어 7개, d_model 16, 차원 4인 헤드 4개, 레이어 2개
-prompt = experiments.to_ids("The cat sat")         # ko: 단어 → 토큰 id
+model = kv_cache_experiments.lesson_model()        # ko: 단어 7개, d_model 16, 차원 4인 헤드 4개, 레이어 2개
+prompt = kv_cache_experiments.to_ids("The cat sat")         # ko: 단어 → 토큰 id
                                                    # en: words → token ids
 
 # %% [markdown] lang="ko" slide="slide"
@@ -63,7 +63,7 @@ prompt = experiments.to_ids("The cat sat")         # ko: 단어 → 토큰 id
 # %%
 cached = model.generate(prompt, 8)                     # ko: KV 캐시 사용 (기본값)
                                                        # en: with the KV cache (the default)
-print(experiments.to_words(prompt), "→", experiments.to_words(cached.ids))
+print(kv_cache_experiments.to_words(prompt), "→", kv_cache_experiments.to_words(cached.ids))
 
 # %% [markdown] lang="ko" slide="slide"
 # ## 캐시가 없으면 무엇을 다시 계산할까요
@@ -210,7 +210,7 @@ ax = qk.plots.plot_flops_per_step([s.context for s in cached.steps], flops_cache
 
 # %% slide="subslide"
 # en: vocabulary 256, d_model 128, 4 heads, 2 layers
-big = experiments.timing_model()                   # ko: 어휘 256, d_model 128, 헤드 4개, 레이어 2개
+big = kv_cache_experiments.timing_model()          # ko: 어휘 256, d_model 128, 헤드 4개, 레이어 2개
 big_sizes, prompt8 = dict(d_model=128, n_layers=2, vocab_size=256), list(range(8))
 lengths = np.array([16, 32, 64, 128, 256])
 total_cached = np.array([arithmetic.decoding_flops(8, T, **big_sizes).sum() for T in lengths])
@@ -256,7 +256,7 @@ print(arithmetic.approx_flop_ratio(8, lengths))       # T·(2P + T − 1) / (2·
 # Timings vary from machine to machine and from run to run, so the numbers and pictures of the next cells will differ a little on your screen. If one point jumps, run the cell again.
 
 # %% ignore_output=true
-m = experiments.measure_step_times(big, experiments.TIMING_CONTEXTS, repeats=5)
+m = kv_cache_experiments.measure_step_times(big, kv_cache_experiments.TIMING_CONTEXTS, repeats=5)
 print(m.contexts)                           # ko: t: 지금까지의 토큰 수
                                             # en: t: tokens so far
 print((m.seconds_uncached * 1e6).round())   # ko: 캐시 없는 스텝 하나 (µs)
@@ -337,7 +337,7 @@ print(round(m.flops_cached[0] * m.fit.seconds_per_flop * 1e6, 1))   # ko: 캐시
 
 # %% slide="subslide"
 # en: after each step: tokens cached, bytes in use, bytes reserved
-mem = experiments.cache_memory(model, prompt, 20)    # ko: 스텝마다: 캐시의 토큰 수, 사용 중인 바이트, 잡아 둔 바이트
+mem = kv_cache_experiments.cache_memory(model, prompt, 20)    # ko: 스텝마다: 캐시의 토큰 수, 사용 중인 바이트, 잡아 둔 바이트
 formula = [arithmetic.kv_cache_bytes(layers=2, kv_heads=4, head_dim=4, tokens=n, batch=1,
                                   bytes_per_value=4) for n in mem.tokens]
 # ko: 공식과 같고, 토큰마다 같은 양씩 늘어요
@@ -385,7 +385,7 @@ print(arithmetic.format_bytes(8 * llama), arithmetic.format_bytes(6_738_415_616 
 # Measure the peak memory one step allocates with Python's `tracemalloc` (it sees numpy's arrays too), on the small `model`, at several context lengths t.
 
 # %% slide="subslide" ignore_output=true
-steps_mem = experiments.step_memory(model, [8, 15, 30, 60, 120])
+steps_mem = kv_cache_experiments.step_memory(model, [8, 15, 30, 60, 120])
 print(steps_mem.peak_uncached // 1000)    # ko: 캐시 없는 스텝이 계산하는 동안의 최대 (KB)
                                           # en: peak while an uncached step runs (KB)
 print(steps_mem.peak_cached // 1000)      # ko: 캐시 쓴 스텝이 계산하는 동안의 최대 (KB)

@@ -29,7 +29,8 @@ EXEMPT = {  # (module, function): (count, why no table applies)
     ("lang.py", "set_language"): (1, "the language itself is wrong: no table to choose"),
     ("lang.py", "t"): (3, "a key missing from a table: the package's bug, which "
                           "tests/classroom/test_lang.py catches, not a learner's input"),
-    ("classroom/checks/lesson_13.py", "_l13_used_kv_head"): (1, "an internal assertion, unreachable"),
+    ("classroom/checks/lesson_13.py", "_l13_used_kv_head"): (
+        1, "an internal assertion, unreachable"),
     ("kv_cache/arithmetic.py", "format_bytes"): (1, "an internal assertion, unreachable"),
     ("pretrained.py", "__getitem__"): (1, "the mapping protocol: KeyError(name)"),
     ("pretrained.py", "_model_dir"): (1, "an installation problem, for the teacher "
