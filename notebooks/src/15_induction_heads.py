@@ -150,7 +150,6 @@ print("스텝  처음 구간  반복 구간  이전 토큰  인덕션")
 for r in run.history[::2]:
     print(f"{r['step']:5d}  {r['first']:.2f}  {r['repeat']:.2f}  "
           f"{r['previous_token']:.2f}  {r['induction']:.2f}")
-fig = qk.plots.plot_induction_curves(run.history)
 
 # %% lang="en"
 cliff = induction.cliff_step(run.history)
@@ -159,6 +158,8 @@ print("step  first  repeat  previous-token  induction")
 for r in run.history[::2]:
     print(f"{r['step']:5d}  {r['first']:.2f}  {r['repeat']:.2f}  "
           f"{r['previous_token']:.2f}  {r['induction']:.2f}")
+
+# %% slide="subslide"
 fig = qk.plots.plot_induction_curves(run.history)
 
 # %% [markdown] lang="ko" slide="subslide"
@@ -278,32 +279,20 @@ qk.checks.check_induction_score(my_induction_score).as_solution()
 # %% [markdown] lang="ko" slide="slide"
 # ## 6. 그림만이 아니라 회로예요
 #
-# 그럴듯한 그림이 그 헤드가 그 일을 한다는 증거는 아니에요(14강: 어텐션은 정렬이 아니에요). <b>헤드 빼기(knock-out)</b>로 확인해요. 레이어 0 헤드를 잔차에서 빼거나(`"head0"`), 레이어 1의 **키**에서만 빼요(`"head0_keys"`). 비교하려고 쿼리에서만(`"head0_queries"`), 밸류에서만(`"head0_values"`) 빼 보기도 해요.
+# 그럴듯한 그림이 그 헤드가 그 일을 한다는 증거는 아니에요(14강: 어텐션은 정렬이 아니에요). 두 가지로 확인해요. 첫째는 <b>헤드 빼기(knock-out)</b>예요. 레이어 0 헤드를 잔차에서 빼거나(`"head0"`), 레이어 1의 **키**에서만 빼요(`"head0_keys"`). 비교하려고 쿼리에서만(`"head0_queries"`), 밸류에서만(`"head0_values"`) 빼 보기도 해요. 둘째는 같은 방법으로 학습한 **1레이어 모델**이에요. 그 헤드 하나는 "앞 토큰이 지금 토큰과 같은 자리"를 찾아야 하는데, 키에는 그 자리 자신의 토큰과 위치만 있어요.
 
 # %% [markdown] lang="en"
 # ## 6. A circuit, not a picture
 #
-# A plausible map does not prove that a head does the job (lesson 14: attention is not alignment). **Knock-out** tests it: take layer 0's head out of the residual stream (`"head0"`) or out of layer 1's **keys** only (`"head0_keys"`); as controls, out of the queries (`"head0_queries"`) or the values (`"head0_values"`) only.
+# A plausible map does not prove that a head does the job (lesson 14: attention is not alignment). Two tests. **Knock-out**: take layer 0's head out of the residual stream (`"head0"`) or out of layer 1's **keys** only (`"head0_keys"`); as controls, out of the queries (`"head0_queries"`) or the values (`"head0_values"`) only. And **a 1-layer model** trained the same way: its single head would need "the position whose previous token equals mine", but a key holds only its own token and position.
 
-# %%
+# %% slide="subslide"
 for knock_out in (None, "head0", "head0_keys", "head0_queries", "head0_values"):
     # ko: None: 아무것도 빼지 않음. 출력: 처음 나온 구간, 반복된 구간의 손실
     # en: None: nothing removed. Printed: loss on the first occurrence, on the repeat
     parts = induction.loss_by_part(run.model, run.evaluation, knock_out=knock_out)
     print(knock_out, {qk.lang.t("l15_part_" + part): round(loss, 2)
                       for part, loss in parts.items()})
-
-# %% [markdown] lang="ko" slide="subslide"
-# `"head0"`과 `"head0_keys"` 모두 반복된 구간의 손실을 우연 수준 근처(3.3)로 되돌리고, 쿼리나 밸류에서만 빼면 거의 그대로예요. 두 헤드는 키를 통해 이어져 있어요(**K-합성**, K-composition).
-#
-# **1레이어 모델**의 헤드 하나는 "앞 토큰이 지금 토큰과 같은 자리"를 찾아야 하는데, 키에는 그 자리 자신의 토큰과 위치만 있어요. 학습해 봐요.
-
-# %% [markdown] lang="en"
-# `"head0"` and `"head0_keys"` both send the loss on the repeat back near chance (3.3); the queries or values alone change little: the heads connect through the keys (**K-composition**).
-#
-# **A 1-layer model**'s single head would need "the position whose previous token equals mine", but a key holds only its own token and position. Train one:
-
-# %%
 one_layer = induction.train(steps=1200, n_layers=1, seed=0)
 last = one_layer.history[-1]              # ko: 스텝, 반복된 구간의 손실, 인덕션 점수, 전환 스텝
                                           # en: step, loss on the repeat, induction score, cliff
@@ -311,10 +300,14 @@ print(last["step"], round(last["repeat"], 2), round(last["induction"], 2),
       induction.cliff_step(one_layer.history))
 
 # %% [markdown] lang="ko" slide="subslide"
-# 급격한 전환이 없고(`None`), 반복된 구간의 손실은 우연 수준 근처(3.2)에 머물러요. 조금 내려가는 건 앞에 나온 토큰을 모두 조금씩 밀어 주는 토큰 단위의 복사 덕분이에요. Elhage 외는 이걸 원시적인 문맥 내 학습이라고 불러요. 앞에 나온 자리의 **다음** 토큰을 복사하는 인덕션에는 레이어가 둘 필요해요.
+# `"head0"`과 `"head0_keys"` 모두 반복된 구간의 손실을 우연 수준 근처(3.3)로 되돌리고, 쿼리나 밸류에서만 빼면 거의 그대로예요. 두 헤드는 키를 통해 이어져 있어요(**K-합성**, K-composition).
+#
+# 1레이어 모델(마지막 줄)은 급격한 전환이 없고(`None`), 반복된 구간의 손실이 우연 수준 근처(3.2)에 머물러요. 조금 내려가는 건 앞에 나온 토큰을 모두 조금씩 밀어 주는 토큰 단위의 복사 덕분이에요. Elhage 외는 이걸 원시적인 문맥 내 학습이라고 불러요. 앞에 나온 자리의 **다음** 토큰을 복사하는 인덕션에는 레이어가 둘 필요해요.
 
 # %% [markdown] lang="en"
-# No cliff (`None`); the loss on the repeat stays near chance (3.2). The small drop is copying by token, boosting every token seen earlier: Elhage et al.'s primitive in-context learning. Induction, copying *what came after*, takes a second layer.
+# `"head0"` and `"head0_keys"` both send the loss on the repeat back near chance (3.3); the queries or values alone change little: the heads connect through the keys (**K-composition**).
+#
+# The 1-layer model (the last line) has no cliff (`None`); its loss on the repeat stays near chance (3.2): it only boosts every token seen earlier (copying by token, Elhage et al.'s primitive in-context learning). Induction, copying *what came after*, takes a second layer.
 
 # %% [markdown] lang="ko" slide="slide"
 # ## 직접 해보기: 망가뜨려 보기 (길이가 늘 같은 반복)
@@ -440,9 +433,9 @@ print(duplicate.max().round(2), divmod(int(duplicate.argmax()), 12))   # ko: 같
 # ## 정리
 #
 # - 반복되는 무작위 구간은 복사로만 맞힐 수 있고, 어텐션만 있는 2레이어 디코더가 이걸 1분 안에 배워요.
-# - 레이어 0의 이전 토큰 헤드가 각 키에 "내 앞 토큰"을 적어 두면, 레이어 1의 인덕션 헤드가 그 키로 지난번 같은 토큰 다음에 온 것을 찾아 복사해요.
+# - 이전 토큰 헤드(레이어 0)와 인덕션 헤드(레이어 1)는 레이어 1의 키로 이어진 회로예요. 지난번 이 토큰 다음에 온 것을 찾아 복사해요.
 # - 손실이 급격히 떨어질 때(급격한 전환) 두 점수가 함께 뛰어올라요.
-# - 회로는 레이어 1의 키를 거쳐요. 레이어가 하나면 앞에 나온 토큰을 밀어 줄 뿐이에요. 학습한 길이에서 잰 점수만으로는 무엇을 배웠는지 알 수 없어요.
+# - 레이어가 하나면 앞에 나온 토큰을 밀어 줄 뿐이에요. 학습한 길이에서 잰 점수만으로는 무엇을 배웠는지 알 수 없어요.
 # - 매개변수를 바꾸지 않고 한 번 본 구간을 맞혀요. 아주 작은 문맥 내 학습이에요. 인코더인 MiniLM에는 인덕션 헤드가 없어요.
 #
 # [10. 복습으로 돌아가기](10_review.ipynb)
@@ -451,9 +444,9 @@ print(duplicate.max().round(2), divmod(int(duplicate.argmax()), 12))   # ko: 같
 # ## Key takeaways
 #
 # - Only copying predicts a repeated random segment; a 2-layer attention-only decoder learns it in a minute.
-# - Layer 0's previous-token head writes "my previous token" into each key; through those keys layer 1's induction head finds what followed its token last time, and copies it.
+# - A previous-token head (layer 0) and an induction head (layer 1) form one circuit, joined through layer 1's keys: find what followed this token last time, and copy it.
 # - The loss drops (a phase change) just as both scores jump.
-# - The circuit runs through layer 1's keys; one layer only boosts earlier tokens; a score at the trained length cannot tell what was learned.
+# - One layer only boosts earlier tokens; a score at the trained length alone cannot tell what was learned.
 # - A segment seen once is predicted, parameters unchanged: tiny in-context learning. MiniLM, an encoder, has no induction head.
 #
 # [Back to 10. Review](10_review.ipynb)
