@@ -185,11 +185,13 @@ def library_fingerprint(package: Path = ROOT / "qkv_helpers") -> str:
 
 
 NUMBER = re.compile(r"\d+(?:\.\d*)?(?:[eE][-+]?\d+)?")
+SPACES = re.compile(r"[ \t]+")  # numpy pads an array's numbers to the widest
 
 
 def _form(outputs: list) -> list:
     """What a timing's outputs are apart from the numbers measured: each output's kind,
-    stream, mime types and its text with every number written #."""
+    stream, mime types and its text with every number written # (and the spaces around
+    numbers, which depend on their widths, written as one)."""
     form = []
     for output in outputs:
         data = output.get("data", {})
@@ -197,7 +199,8 @@ def _form(outputs: list) -> list:
                                             if isinstance(value, str)
                                             and not key.startswith("image/")]
         form.append((output.output_type, output.get("name"), sorted(data),
-                     [NUMBER.sub("#", text) for text in texts], output.get("ename")))
+                     [SPACES.sub(" ", NUMBER.sub("#", text)) for text in texts],
+                     output.get("ename")))
     return form
 
 

@@ -112,7 +112,9 @@ def test_timings_keep_their_numbers_form():
     form = build_notebooks._form
     assert form([stream("n = 4096: 149 ms, 1.5e-05 s\n")]) == form([stream("n = 4096: 88 ms, "
                                                                            "0.25 s\n")])
+    assert form([stream("[  498.   744. 10770.]\n")]) == form([stream("[ 502. 687. 1303.]\n")])
     assert form([stream("149 ms\n")]) != form([stream("149 µs\n")])
+    assert form([stream("1 2\n")]) != form([stream("1\n2\n")])
 
 
 def test_a_lesson_that_measures_nothing_keeps_nothing():
