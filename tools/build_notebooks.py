@@ -260,12 +260,12 @@ def build(lesson: Lesson, lang: str, out: Path, name: str, *, run: bool = True,
     (:func:`keep_measured`); the ids of the cells whose outputs were kept."""
     nb = to_notebook(lesson, lang)
     kept = []
+    out.parent.mkdir(parents=True, exist_ok=True)  # the kernel's working folder, too
     if run:
         previous = nbformat.read(out, as_version=4) if out.exists() and not fresh else None
         execute(nb, out.parent)
         nb = stable(nb, name)
         kept = keep_measured(nb, previous, library_fingerprint())
-    out.parent.mkdir(parents=True, exist_ok=True)
     nbformat.write(nb, out)
     return kept
 

@@ -190,7 +190,7 @@ def test_a_lesson_built_twice_is_the_same_file(tmp_path):
     assert kept == [] and timing(first).endswith(" ns\n")
     assert "version" not in nbformat.reads(first, as_version=4).metadata.language_info
     second, kept = built(tmp_path)
-    assert kept == ["c001", "c002"]  # the timing, and the plot of a measured number
+    assert kept == ["c002", "c003"]  # the timing, and the plot of what it measured
     assert second == first
     fresh, kept = built(tmp_path, fresh=True)
     assert kept == [] and timing(fresh) != timing(first)
