@@ -174,11 +174,12 @@ def keep_measured(nb: nbformat.NotebookNode, previous: nbformat.NotebookNode | N
 
 
 def library_fingerprint(package: Path = ROOT / "qkv_helpers") -> str:
-    """A hash of every file of the package the lessons run (its code and data; not its
-    README or bytecode): any change to it, even a comment, measures again."""
+    """A hash of the package the lessons run, its code and data (``*.py``, ``*.npz``; not
+    its README, bytecode or an editor's files): any change to them, even a comment,
+    measures again."""
     digest = hashlib.sha256()
     for path in sorted(package.rglob("*")):
-        if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".md":
+        if path.suffix in (".py", ".npz") and path.is_file() and "__pycache__" not in path.parts:
             digest.update(path.relative_to(package).as_posix().encode() + b"\0")
             digest.update(path.read_bytes().replace(b"\r\n", b"\n") + b"\0")
     return digest.hexdigest()[:16]

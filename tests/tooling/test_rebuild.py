@@ -134,6 +134,7 @@ def test_the_fingerprint_follows_the_package_code(tmp_path):
     (package / "data" / "w.npz").write_bytes(b"\x00\x01")
     first = build_notebooks.library_fingerprint(package)
     (package / "README.md").write_text("the map\n")
+    (package / ".fast.py.swp").write_bytes(b"\x00")
     (package / "__pycache__").mkdir()
     (package / "__pycache__" / "fast.cpython-311.pyc").write_bytes(b"\x00")
     (package / "fast.py").write_bytes(b"def f():\r\n    return 1\r\n")  # a Windows checkout
