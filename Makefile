@@ -37,6 +37,7 @@ help:
 	@echo "make reference lesson 11's reference outputs (installs torch and transformers)"
 	@echo "make train     retrain lesson 14's translator from its seed (qkv_helpers/data/translator.npz)"
 	@echo "make notebooks rebuild and re-execute the notebooks from notebooks/src (LESSON=05: one)"
+	@echo "               (FRESH=1: new timings too; unchanged code keeps its previous ones)"
 	@echo "make hub-test  a class of simulated students on a local JupyterHub, measured (npm once)"
 	@echo "and, as python course.py runs them (make <command> ARGS='...' passes arguments):"
 	@$(COURSE_PY) --help | sed -n '/^  command/,/^options/p' | grep -v '^options'
@@ -135,11 +136,14 @@ clean:
 	$(COURSE_PY) clean
 
 # Every lesson's notebooks, or one lesson's: make notebooks LESSON=05 (its number or its name;
-# python course.py notebooks 05). An unchanged source rebuilds to the same files, but for what
-# a cell tagged nbval-ignore-output prints (timings).
+# python course.py notebooks 05). An unchanged source rebuilds to the same files: a lesson
+# that measures keeps the timings (cells tagged nbval-ignore-output) and measured plots of
+# its previous build where their cell, the cells before it and qkv_helpers did not change.
+# FRESH=1 measures again (python course.py notebooks 05 --fresh).
 LESSON ?=
+FRESH ?=
 notebooks:
-	$(COURSE_PY) notebooks $(LESSON) $(ARGS)
+	$(COURSE_PY) notebooks $(LESSON) $(if $(FRESH),--fresh) $(ARGS)
 
 # The classroom kit (docs/teacher-guide.*.md) and the tools of course.py's COMMANDS. slides
 # and html fetch reveal.js and the widget manager once with npm into build/vendor/ so the

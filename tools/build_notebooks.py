@@ -2,18 +2,24 @@
 
     python tools/build_notebooks.py                 # every lesson (make notebooks)
     python tools/build_notebooks.py 05 01_qkv_concepts  # some (make notebooks LESSON=05)
+    python tools/build_notebooks.py --fresh 13      # new timings too (make notebooks FRESH=1)
     python tools/build_notebooks.py --no-execute    # write without running
 
 Each ``notebooks/src/NN_stem.py`` is a lesson's source (:mod:`nbsource` reads it). The
 result is ``notebooks/ko/NN_stem.ipynb`` and ``notebooks/en/NN_stem.ipynb``, executed top to
 bottom with their outputs and widget state saved, as ``make test`` (strict nbval) expects.
-A rebuild of an unchanged source writes the same files (:func:`stable`), except what the
-cells tagged ``nbval-ignore-output`` print (timings).
+
+A rebuild of an unchanged source writes the same files, byte for byte: :func:`stable` makes
+what the kernel draws at random (widget ids) the same in every build, and in a lesson that
+measures, :func:`keep_measured` keeps the previous build's measurements (timings, plots of
+measured memory) where the code that made them did not change. ``--fresh`` measures again.
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
+import hashlib
 import os
 import re
 import sys
@@ -32,6 +38,9 @@ from nbsource import INSTALL_CHECK, LANGS, Lesson  # noqa: E402
 
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+IGNORE = "nbval-ignore-output"  # the tag of a cell whose output varies (nbsource's ignore_output)
+# A measuring notebook's metadata: {"measured_with": the fingerprint of qkv_helpers}
+MEASURED = "qkv_course"
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
 
 
@@ -84,6 +93,9 @@ def execute(nb: nbformat.NotebookNode, where: Path) -> None:
     client = NotebookClient(nb, timeout=600, kernel_name="python3", record_timing=False,
                             store_widget_state=True, resources={"metadata": {"path": str(where)}})
     client.execute()
+    # The kernel's Python version (3.11.7) would change the file from one contributor's
+    # machine to the next; the rest of language_info is the same for every Python 3.
+    nb.metadata.get("language_info", {}).pop("version", None)
 
 
 def stable(nb: nbformat.NotebookNode, name: str) -> nbformat.NotebookNode:
@@ -96,7 +108,8 @@ def stable(nb: nbformat.NotebookNode, name: str) -> nbformat.NotebookNode:
     - consecutive outputs of one stream (what a cell printed, split wherever the kernel
       happened to flush) become one output, as nbval and JupyterLab read them anyway.
 
-    What a cell tagged ``nbval-ignore-output`` prints (a timing) still changes.
+    What a cell tagged ``nbval-ignore-output`` prints (a timing) is new in every run:
+    :func:`keep_measured` keeps the previous one where the code did not change.
     """
     for cell in nb.cells:
         if cell.cell_type == "code":
@@ -114,6 +127,91 @@ def stable(nb: nbformat.NotebookNode, name: str) -> nbformat.NotebookNode:
         nb = nbformat.from_dict(_renamed(nb, lambda text: pattern.sub(
             lambda m: new[m.group(0)], text)))
     return nb
+
+
+def keep_measured(nb: nbformat.NotebookNode, previous: nbformat.NotebookNode | None,
+                  fingerprint: str) -> list[str]:
+    """Keep ``previous``'s measurements in the freshly executed ``nb``; the ids of the cells
+    whose outputs were kept.
+
+    Only a lesson that measures, one with a cell tagged ``nbval-ignore-output`` (a timing),
+    keeps anything; its metadata records what it was measured with: ``fingerprint``, that of
+    the package the lesson runs (:func:`library_fingerprint`). When ``previous`` (the
+    notebook as it was before this build) was measured with the same package, a code cell
+    whose source, and the source of every code cell before it (the kernel's state it ran
+    in), are unchanged was run on the same code, and:
+
+    - if it is tagged ``nbval-ignore-output``, it keeps its previous outputs when the new ones
+      have the same form (:func:`_form`: the same kinds of output and the same text, numbers
+      aside), so a timing stays the one measured before;
+    - otherwise it keeps its previous plots (``image/*``, which nbval does not compare) when
+      everything else of its outputs is the same as now: a plot of measured memory stays the
+      one drawn before; any change in a printed number takes the fresh outputs.
+
+    A changed cell, every cell after it, and a changed package take the fresh outputs. What
+    is kept is a real measurement, from an earlier build of the same code.
+    """
+    if not any(IGNORE in cell.metadata.get("tags", []) for cell in nb.cells):
+        nb.metadata.pop(MEASURED, None)
+        return []
+    nb.metadata[MEASURED] = {"measured_with": fingerprint}
+    if previous is None or previous.metadata.get(MEASURED, {}).get("measured_with") != fingerprint:
+        return []
+    kept = []
+    old_cells = [cell for cell in previous.cells if cell.cell_type == "code"]
+    new_cells = [cell for cell in nb.cells if cell.cell_type == "code"]
+    for old, new in zip(old_cells, new_cells):
+        if old.source != new.source:
+            break  # this cell and every later one ran on something new
+        if IGNORE in new.metadata.get("tags", []):
+            same = _form(old.outputs) == _form(new.outputs)
+        else:
+            same = _without_images(old.outputs) == _without_images(new.outputs)
+        if same and old.outputs != new.outputs:
+            new.outputs = old.outputs
+            kept.append(new.id)
+    return kept
+
+
+def library_fingerprint(package: Path = ROOT / "qkv_helpers") -> str:
+    """A hash of the package the lessons run, its code and data (``*.py``, ``*.npz``; not
+    its README, bytecode or an editor's files): any change to them, even a comment,
+    measures again."""
+    digest = hashlib.sha256()
+    for path in sorted(package.rglob("*")):
+        if path.suffix in (".py", ".npz") and path.is_file() and "__pycache__" not in path.parts:
+            digest.update(path.relative_to(package).as_posix().encode() + b"\0")
+            digest.update(path.read_bytes().replace(b"\r\n", b"\n") + b"\0")
+    return digest.hexdigest()[:16]
+
+
+NUMBER = re.compile(r"\d+(?:\.\d*)?(?:[eE][-+]?\d+)?")
+SPACES = re.compile(r"[ \t]+")  # numpy pads an array's numbers to the widest
+
+
+def _form(outputs: list) -> list:
+    """What a timing's outputs are apart from the numbers measured: each output's kind,
+    stream, mime types and its text with every number written # (and the spaces around
+    numbers, which depend on their widths, written as one)."""
+    form = []
+    for output in outputs:
+        data = output.get("data", {})
+        texts = [output.get("text", "")] + [value for key, value in sorted(data.items())
+                                            if isinstance(value, str)
+                                            and not key.startswith("image/")]
+        form.append((output.output_type, output.get("name"), sorted(data),
+                     [SPACES.sub(" ", NUMBER.sub("#", text)) for text in texts],
+                     output.get("ename")))
+    return form
+
+
+def _without_images(outputs: list) -> list:
+    plain = copy.deepcopy(outputs)
+    for output in plain:
+        for key in output.get("data", {}):
+            if key.startswith("image/"):
+                output.data[key] = None
+    return plain
 
 
 def widget_id(name: str, index: int) -> str:
@@ -156,11 +254,33 @@ def lessons(names: list[str]) -> list[str]:
     return stems
 
 
+def build(lesson: Lesson, lang: str, out: Path, name: str, *, run: bool = True,
+          fresh: bool = False) -> list[str]:
+    """Write ``lesson``'s notebook in ``lang`` to ``out``, executed unless ``run`` is false,
+    keeping the measurements of the notebook already at ``out`` unless ``fresh``
+    (:func:`keep_measured`); the ids of the cells whose outputs were kept."""
+    nb = to_notebook(lesson, lang)
+    kept = []
+    out.parent.mkdir(parents=True, exist_ok=True)  # the kernel's working folder, too
+    if run:
+        previous = nbformat.read(out, as_version=4) if out.exists() and not fresh else None
+        execute(nb, out.parent)
+        nb = stable(nb, name)
+        kept = keep_measured(nb, previous, library_fingerprint())
+    nbformat.write(nb, out)
+    return kept
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("lessons", nargs="*",
                         help="lessons to build, by number (05) or name (default: all)")
     parser.add_argument("--no-execute", action="store_true")
+    parser.add_argument("--fresh", action="store_true",
+                        help="measure again: new timings and measured plots, even where the "
+                             "code that made them did not change (make notebooks FRESH=1)")
+    parser.add_argument("--out", type=Path, default=ROOT / "notebooks", metavar="DIR",
+                        help="write DIR/ko/ and DIR/en/ (default: notebooks/)")
     args = parser.parse_args(argv)
     try:
         stems = lessons(args.lessons)
@@ -169,13 +289,12 @@ def main(argv=None) -> int:
     for stem in stems:
         lesson = load(stem)
         for lang in LANGS:
-            out = ROOT / "notebooks" / lang / f"{stem}.ipynb"
-            nb = to_notebook(lesson, lang)
-            if not args.no_execute:
-                execute(nb, out.parent)
-                nb = stable(nb, f"{lang}/{stem}")
-            nbformat.write(nb, out)
-            print(f"wrote {out.relative_to(ROOT)}")
+            out = args.out.resolve() / lang / f"{stem}.ipynb"
+            kept = build(lesson, lang, out, f"{lang}/{stem}", run=not args.no_execute,
+                         fresh=args.fresh)
+            note = f" (kept the measurements of cells {', '.join(kept)})" if kept else ""
+            shown = out.relative_to(ROOT) if out.is_relative_to(ROOT) else out
+            print(f"wrote {shown}{note}")
     return 0
 
 

@@ -54,7 +54,9 @@ the lesson's language) is written twice: ``# %% lang="ko"`` then ``# %% lang="en
   it code, run it). CI runs every solution (``tests/classroom/test_checks_lazy.py``); the student
   copies drop it.
 - ``ignore_output=true``: tagged ``nbval-ignore-output``, for output that legitimately varies
-  from run to run (timings); nothing else may use it.
+  from run to run (timings); nothing else may use it. A rebuild keeps the previous timing
+  while the code that measured it is unchanged (``build_notebooks.keep_measured``;
+  ``make notebooks FRESH=1`` measures again).
 
 ``lang=LANG`` in code becomes ``lang="ko"`` / ``lang="en"`` (``LANG`` is a builtin for
 ruff there). The builder puts :data:`INSTALL_CHECK` before the first code cell. Lines before
