@@ -199,7 +199,9 @@ def project(a, x_q, x_kv, kv=None, kv_cache=None):
         k, v = kv
     if kv_cache is not None:  # keep the new keys and values, attend over all kept
         kv_cache.append(k, v)
-        k, v = kv_cache.keys, kv_cache.values  # (H, context, d/H)
+        # (H, context, d/H): the cache's read-only views, as plain numpy arrays (no copy):
+        # a CacheView's hook would add a Python call to every product of a decoding step
+        k, v = np.asarray(kv_cache.keys), np.asarray(kv_cache.values)
     return q, k, v
 
 

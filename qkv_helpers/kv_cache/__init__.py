@@ -10,8 +10,9 @@
 - :mod:`~qkv_helpers.kv_cache.paged` -- :class:`PagedKVCache`, fixed-size blocks shared
   by many sequences, as vLLM does (lesson 13).
 
-What they hand out: ``KVCache.keys`` / ``.values`` are read-only views; the sliding-window
-and paged caches hand out copies.
+What they hand out: ``KVCache.keys`` / ``.values`` are read-only views
+(:class:`~qkv_helpers.kv_cache.plain.CacheView`: writing into one raises an error that
+says what to do); the sliding-window and paged caches hand out copies.
 """
 
 from __future__ import annotations

@@ -25,7 +25,7 @@ import numpy as np
 from .. import _validate as validate
 from .._text import t
 
-__all__ = ["KVCache"]
+__all__ = ["CacheView", "KVCache"]
 
 
 class KVCache:
@@ -67,7 +67,7 @@ class KVCache:
     (8, 512)
     """
 
-    __slots__ = ("_k", "_len", "_v", "dtype", "head_dim", "n_heads")
+    __slots__ = ("_k", "_keys", "_len", "_v", "_values", "dtype", "head_dim", "n_heads")
 
     def __init__(self, n_heads: int, head_dim: int, capacity: int, dtype=np.float32):
         self.n_heads = validate.integer(n_heads, "n_heads", 1, 2**12, why=t("err_why_head_keys"))
@@ -76,8 +76,7 @@ class KVCache:
         capacity = validate.integer(capacity, "capacity", 1, 2**24, why=t("err_why_reserved"))
         self.dtype = validate.float_dtype(dtype)
         shape = (self.n_heads, capacity, self.head_dim)
-        self._k = np.empty(shape, self.dtype)  # (n_heads, capacity, head_dim)
-        self._v = np.empty(shape, self.dtype)
+        self._use(np.empty(shape, self.dtype), np.empty(shape, self.dtype))
         self._len = 0  # tokens kept: _k[:, :_len] and _v[:, :_len]
 
     def __len__(self) -> int:
@@ -96,15 +95,16 @@ class KVCache:
     def keys(self) -> np.ndarray:
         """The kept keys, ``(n_heads, len, head_dim)``: a read-only view, not a copy.
 
-        Writing into it is an error (it would change the cache). A view kept for later
-        never changes: appends write after it, and :meth:`clear` starts new storage.
+        Writing into it is an error that says what to do instead (it would change the
+        cache; see :class:`CacheView`). A view kept for later never changes: appends
+        write after it, and :meth:`clear` starts new storage.
         """
-        return _read_only(self._k[:, : self._len])
+        return self._keys[:, : self._len]
 
     @property
     def values(self) -> np.ndarray:
         """The kept values, ``(n_heads, len, head_dim)``: a read-only view, as :attr:`keys`."""
-        return _read_only(self._v[:, : self._len])
+        return self._values[:, : self._len]
 
     @property
     def nbytes(self) -> int:
@@ -139,7 +139,7 @@ class KVCache:
         k, v = np.empty(shape, self.dtype), np.empty(shape, self.dtype)
         k[:, : self._len] = self.keys
         v[:, : self._len] = self.values
-        self._k, self._v = k, v
+        self._use(k, v)
 
     def _check(self, k, v) -> None:
         """Raise the error that says what is wrong with ``k`` or ``v``, if anything is."""
@@ -162,11 +162,72 @@ class KVCache:
     def clear(self) -> None:
         """Forget every kept token; new storage of the same capacity is reserved, so that
         views of the old keys and values, if any were kept, keep showing them."""
-        self._k, self._v = np.empty_like(self._k), np.empty_like(self._v)
+        self._use(np.empty_like(self._k), np.empty_like(self._v))
         self._len = 0
 
+    def _use(self, k: np.ndarray, v: np.ndarray) -> None:
+        """Keep keys and values in the storage ``k``, ``v`` (``(n_heads, capacity, head_dim)``
+        each), which the cache writes into; :attr:`keys` and :attr:`values` slice read-only
+        views of it, made once here (slicing a read-only view is cheaper than marking
+        each slice read-only)."""
+        self._k, self._v = k, v
+        self._keys, self._values = _read_only(k, "keys"), _read_only(v, "values")
 
-def _read_only(view: np.ndarray) -> np.ndarray:
-    """``view`` marked read-only (the array it looks into stays writable for the cache)."""
+
+class CacheView(np.ndarray):
+    """What :attr:`KVCache.keys` / :attr:`~KVCache.values` hand out: a numpy array, a
+    read-only view of the cache's storage, whose writes raise the course's error.
+
+    Why a subclass: numpy refuses a write into a read-only array with its own message
+    ("assignment destination is read-only"), in English and without saying what to do.
+    The hooks below raise ours instead, naming the cache; everything else is numpy's own
+    (a slice, ``.T`` or ``reshape`` of a view is a read-only ``CacheView`` again; results of
+    arithmetic are plain numpy arrays). Handing out copies would make writes harmless, but
+    cost O(tokens) at every decoding step; the views cost nothing measurable (the decoder
+    itself computes on them as plain arrays, see :func:`~qkv_helpers.block.project`).
+
+    Caught: ``view[...] = x`` (``__setitem__``) and a ufunc writing into the view, which is
+    what ``view += x``, ``np.add(a, b, out=view)`` and ``np.add.at(view, i, x)`` are
+    (``__array_ufunc__``). Not caught, numpy's message stays: ``np.copyto(view, x)``,
+    ``view.fill(x)``, ``view.sort()``, and writes into ``np.asarray(view)`` (a plain array).
+    """
+
+    part = "keys"  # which of the cache's arrays it looks into: "keys" or "values"
+
+    def __array_finalize__(self, parent):  # a slice of a view is a view of the same part
+        self.part = getattr(parent, "part", "keys")
+
+    def __repr__(self) -> str:  # printed as the numpy array it is
+        return repr(self.view(np.ndarray))
+
+    def __setitem__(self, index, value) -> None:
+        _refuse_read_only(self)
+        super().__setitem__(index, value)
+
+    def __array_ufunc__(self, ufunc, method, *inputs, out=None, **kwargs):
+        """``ufunc`` on plain arrays; refused if it writes into a read-only view."""
+        for target in (*(out or ()), *(inputs[:1] if method == "at" else ())):
+            _refuse_read_only(target)
+        if out is not None:
+            kwargs["out"] = tuple(_plain(target) for target in out)
+        return getattr(ufunc, method)(*(_plain(a) for a in inputs), **kwargs)
+
+
+def _refuse_read_only(target) -> None:
+    """Raise the course's error if ``target`` is a read-only :class:`CacheView`."""
+    if isinstance(target, CacheView) and not target.flags.writeable:
+        raise ValueError(t("err_cache_view_write", part=target.part))
+
+
+def _plain(a):
+    """``a`` as a plain numpy array if it is a :class:`CacheView` (no copy)."""
+    return a.view(np.ndarray) if isinstance(a, CacheView) else a
+
+
+def _read_only(view: np.ndarray, part: str) -> CacheView:
+    """``view`` as a read-only :class:`CacheView` (the storage it looks into stays writable
+    for the cache)."""
+    view = view.view(CacheView)
+    view.part = part
     view.flags.writeable = False
     return view

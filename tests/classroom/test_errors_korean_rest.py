@@ -153,6 +153,12 @@ def _scaling_explorer_odd_d_k():
     scaling_explorer(d_k=7)
 
 
+def _write_into_cache_keys():
+    cache = qk.KVCache(n_heads=2, head_dim=4, capacity=8)
+    cache.append(np.ones((2, 3, 4), np.float32), np.ones((2, 3, 4), np.float32))
+    cache.keys[0] += 1  # a read-only view of the cache (issue 34)
+
+
 SAMPLE = [  # (the call, the error, words of the Korean message: the argument first)
     (_split_heads, ValueError, ["x", "(..., 토큰, 8)", "(3, 6)", "헤드 2개"]),
     (_from_weights_wrong_w_v, ValueError, ["w_v", "(4, 4)", "(3, 3)"]),
@@ -181,6 +187,8 @@ SAMPLE = [  # (the call, the error, words of the Korean message: the argument fi
     (_stepper_with_another_word, ValueError, ["prompt", "'dog'", "단어"]),
     (_rope_explorer_far_away, ValueError, ["query_position", "999", "0..20"]),
     (_scaling_explorer_odd_d_k, ValueError, ["d_k", "7"]),
+    (_write_into_cache_keys, ValueError,
+     ["KVCache.keys", "읽기 전용", "cache.keys.copy()", "cache.append(k, v)"]),
 ]
 
 

@@ -281,3 +281,161 @@ def test_object_arrays_of_real_numbers_are_read_and_others_refused():
     for bad in (None, "a", [1], True):
         with pytest.raises(TypeError, match=r"x must hold real numbers.*dtype object"):
             qk.softmax(np.array([1.0, bad], dtype=object))
+
+
+# --- issue 34: writing into a cache's read-only view -----------------------------------------
+# Every view a cache hands out, as a learner reaches it, and every kind of write into it.
+# KVCache's views refuse a write in our words (naming the cache and what to do); numpy's own
+# "assignment destination is read-only" stays for the writes listed in NUMPYS_OWN_WRITES.
+
+
+def _filled_cache():
+    cache = qk.KVCache(n_heads=2, head_dim=3, capacity=4)  # grows at the third append
+    for value in (1.0, 2.0, 3.0):
+        cache.append(np.full((2, 2, 3), value, np.float32), np.full((2, 2, 3), -value, np.float32))
+    return cache
+
+
+def _layer_of_a_decoding():
+    """A cache the decoder filled: layer 1 of TinyTransformer.start's state."""
+    from qkv_helpers.kv_cache import experiments
+
+    model = experiments.lesson_model()
+    return model.start(to_ids("The cat sat"), capacity=8).caches[1]
+
+
+CACHES = {"filled by hand": _filled_cache, "a decoder's layer": _layer_of_a_decoding}
+VIEWS = {  # (the view, which part of the cache it shows)
+    "keys": (lambda c: c.keys, "keys"),
+    "values": (lambda c: c.values, "values"),
+    "one head's keys": (lambda c: c.keys[0], "keys"),
+    "the last token's values": (lambda c: c.values[:, -1], "values"),
+    "keys transposed": (lambda c: c.keys.swapaxes(-1, -2), "keys"),
+    "values with a batch axis": (lambda c: c.values[np.newaxis], "values"),
+    # (not reshape(-1): the kept tokens are not contiguous, so numpy returns a copy)
+}
+
+
+def _item(a):
+    a[(0,) * a.ndim] = 99.0
+
+
+def _slice(a):
+    a[:1] = 99.0
+
+
+def _everything(a):
+    a[...] = 0.0
+
+
+def _add_in_place(a):
+    a += 1.0
+
+
+def _multiply_in_place(a):
+    a *= 2.0
+
+
+def _add_in_place_to_a_slice(a):
+    a[:1] += 1.0
+
+
+def _ufunc_out(a):
+    np.add(a, 1.0, out=a)
+
+
+def _one_argument_ufunc_out(a):
+    np.negative(a, out=a)
+
+
+def _ufunc_at(a):
+    np.add.at(a, (0,) * a.ndim, 1.0)
+
+
+WRITES = [_item, _slice, _everything, _add_in_place, _multiply_in_place,
+          _add_in_place_to_a_slice, _ufunc_out, _one_argument_ufunc_out, _ufunc_at]
+
+
+def _copyto(a):
+    np.copyto(a, 0.0)
+
+
+def _fill(a):
+    a.fill(0.0)
+
+
+def _sort(a):
+    a.sort()
+
+
+def _through_asarray(a):
+    np.asarray(a)[...] = 0.0  # a plain numpy array again: numpy's own flag
+
+
+NUMPYS_OWN_WRITES = [_copyto, _fill, _sort, _through_asarray]
+
+
+@pytest.mark.parametrize("language", ["en", "ko"])
+@pytest.mark.parametrize("write", WRITES, ids=[w.__name__.strip("_") for w in WRITES])
+@pytest.mark.parametrize("view", VIEWS, ids=list(VIEWS))
+@pytest.mark.parametrize("make", CACHES.values(), ids=list(CACHES))
+def test_writing_into_a_kv_cache_view_is_our_error_and_changes_nothing(make, view, write,
+                                                                       language):
+    """Was numpy's "ValueError: assignment destination is read-only"."""
+    lang.set_language(language)
+    cache = make()
+    before = cache.keys.copy(), cache.values.copy()
+    get, part = VIEWS[view]
+    with pytest.raises(ValueError) as raised:
+        write(get(cache))
+    message = str(raised.value)
+    assert f"KVCache.{part}" in message and f"cache.{part}.copy()" in message, message
+    assert "cache.append(k, v)" in message, message
+    if language == "ko":
+        assert "읽기 전용" in message and message.endswith("."), message
+    else:
+        assert "read-only view" in message and "destination" not in message, message
+    np.testing.assert_array_equal(cache.keys, before[0])
+    np.testing.assert_array_equal(cache.values, before[1])
+
+
+@pytest.mark.parametrize("write", NUMPYS_OWN_WRITES,
+                         ids=[w.__name__.strip("_") for w in NUMPYS_OWN_WRITES])
+def test_the_writes_left_to_numpy_are_refused_by_numpy_and_change_nothing(write):
+    """Not caught (no ufunc, no item assignment): numpy's message, the cache unchanged."""
+    cache = _filled_cache()
+    before = cache.keys.copy()
+    with pytest.raises(ValueError, match="read-only"):
+        write(cache.keys)
+    np.testing.assert_array_equal(cache.keys, before)
+
+
+@pytest.mark.parametrize("write", WRITES + NUMPYS_OWN_WRITES,
+                         ids=[w.__name__.strip("_") for w in WRITES + NUMPYS_OWN_WRITES])
+def test_the_advised_copy_takes_every_write(write):
+    """What the message advises, ``mine = cache.keys.copy()``, is an array every write
+    works on, and the cache stays as it was."""
+    cache = _filled_cache()
+    before = cache.keys.copy()
+    mine = cache.keys.copy()
+    write(mine)
+    np.testing.assert_array_equal(cache.keys, before)
+
+
+@pytest.mark.parametrize("which", ["keys", "values"])
+@pytest.mark.parametrize("write", WRITES, ids=[w.__name__.strip("_") for w in WRITES])
+def test_the_sliding_window_and_paged_caches_hand_out_copies_every_write_takes(write, which):
+    """Their keys and values are copies (the ring's slots are reused; the blocks are
+    gathered): every write works and leaves the cache alone."""
+    from qkv_helpers.kv_cache import SlidingWindowKVCache
+
+    window = SlidingWindowKVCache(2, 3, window=2)
+    paged = qk.PagedKVCache(2, 3, block_size=2, n_blocks=4)
+    seq = paged.new_sequence()
+    for value in (1.0, 2.0, 3.0):  # the window has slid once
+        window.append(np.full((2, 1, 3), value), np.full((2, 1, 3), -value))
+        paged.append(seq, np.full((2, 1, 3), value), np.full((2, 1, 3), -value))
+    for get in (lambda: getattr(window, which), lambda: getattr(paged, which)(seq)):
+        before = get().copy()
+        write(get())
+        np.testing.assert_array_equal(get(), before)
