@@ -1598,7 +1598,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "err_kv_same_shape": "k와 v의 모양 (n_heads, new_tokens, head_dim)이 같아야 해요. k의 모양 {k}, v의 모양 {v}.",
         "err_kv_seq": "seq_id = {seq}: 이 캐시의 시퀀스가 아니에요(지금 있는 시퀀스: {live}). new_sequence()로 새로 시작해 주세요.",
         "err_kv_too_large": "{name}에 이 캐시의 dtype({dtype})에 담기에 너무 큰 수가 있어요(최대 {largest}).",
-        "err_cache_view_write": "KVCache.{part}는 캐시에 저장된 값을 그대로 보여 주는 읽기 전용 뷰예요. 여기에 쓰면 캐시가 바뀌기 때문에 쓸 수 없어요. 숫자를 바꿔 보려면 먼저 mine = cache.{part}.copy()처럼 복사해 주세요. 토큰을 더하려면 cache.append(k, v)를 써 주세요.",
+        "err_cache_view_write": "KVCache.{part} 속성은 캐시에 저장된 값을 그대로 보여 주는 읽기 전용 뷰예요. 여기에 쓰면 캐시가 바뀌기 때문에 쓸 수 없어요. 숫자를 바꿔 보려면 먼저 mine = cache.{part}.copy()처럼 복사해 주세요. 토큰을 더하려면 cache.append(k, v)를 써 주세요.",
         "err_words_text": "text에는 \"The cat sat\"처럼 단어들로 된 문장(문자열)이 와야 해요. 지금 값: {got}.",
         "err_words_word": "text에는 {words}에 있는 단어만 쓸 수 있어요. 없는 단어: {got}.",
         "err_choice": "{name}에는 {allowed} 중 하나가 와야 해요. 지금 값: {got}.",

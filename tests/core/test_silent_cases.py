@@ -298,9 +298,9 @@ def _filled_cache():
 
 def _layer_of_a_decoding():
     """A cache the decoder filled: layer 1 of TinyTransformer.start's state."""
-    from qkv_helpers.kv_cache import experiments
+    from qkv_helpers.measure import kv_cache_experiments
 
-    model = experiments.lesson_model()
+    model = kv_cache_experiments.lesson_model()
     return model.start(to_ids("The cat sat"), capacity=8).caches[1]
 
 
