@@ -201,6 +201,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "w_pipe_query": "query token",
         "w_pipe_caption": "Query <b>{token}</b>: its largest score, {score}, is on the key <b>{top}</b>; scaled by √d_k it is {scaled}, and softmax makes it the weight {weight}. Its output row is the weighted sum of all 7 rows of V.",
         'w_cross_bars_title': 'where "{token}" looks in the source',
+        "w_cross_bars_xlabel": "source tokens (keys)",
         "w_cross_caption": "The query of the decoder token <b>{token}</b> gives its largest weight ({weight}) to <b>{source}</b> in the source. The query comes from the decoder; the keys and values from the encoder.",
         # --- errors a learner can trigger from a lesson ---
         "err_mask_string": "mask must be a boolean array (True = may attend), got the string {got}",
@@ -259,6 +260,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "check_l08_example_shape": "{name} is {got}: the shape for the sentence shown above. This exercise has another one: {n_target} decoder tokens and its own source tokens.",
         "check_l08_q_shape": "{name} is {got}: that is the shape of Q (decoder tokens, d_k = {d_k}). The weights come from Q·Kᵀ: one row per query, one column per key.",
         "check_l08_forgot_bos": "{name} is {got}: one decoder token short. The decoder has read {n_target} tokens, <bos> included, and each is a query.",
+        "check_l08_forgot_eos": "{name} is {got}: one source token short. The source includes its end token <eos> too, and each source token is a key.",
         # --- kv cache ---
         # lesson 09: plots
         "p_kv_tokens": "tokens kept in the cache",
@@ -299,6 +301,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "check_l09_values": "{name} counts values, not bytes: multiply by {bytes_per_value} bytes per value.",
         "check_l09_query_heads": "{name} uses the {query_heads} query heads. Only the {kv_heads} K/V heads are cached: the query heads share them.",
         "check_l09_wrong": "{name} is {got}, {ratio} times the right number of bytes. Multiply 2 · layers · kv_heads · head_dim · tokens · batch · bytes_per_value.",
+        "check_l09_not_positive": "{name} is {got}: zero or less. A cache takes a positive number of bytes.",
         # --- quiz ---
         # lessons 06-08, 10
         "quiz_question": "<b>{number}. {text}</b>",
@@ -379,6 +382,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "w_rope_curve_slow": "pair ({first}, {second}) alone",
         "check_l12_swapped": "{name} puts the query at the key's position and the key at the query's: swap the two positions.",
         "check_l12_not_rotated": "{name} is the score without any rotation: turn the query and the key by their positions first.",
+        "check_l12_one_by_one": "{name} is a {shape} array holding one number: add `.item()` to take the number out.",
         "check_l12_whole_position": "{name} should be a whole number (an int): positions count tokens.",
         "check_l12_distance_sign": "{name} keeps the distance's size but flips its sign: the key must stay behind the query by m − n.",
         # --- issue 12: lesson 03's gradient spread ---
@@ -524,6 +528,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "check_l09_batch_query_heads": "{name} counts the {query_heads} query heads. Only the {kv_heads} K/V heads are cached (the query heads share them), so each conversation takes less memory and more fit.",
         "check_l09_batch_one_layer": "{name} counts one layer's cache per conversation: each of the {layers} layers keeps its own keys and values.",
         "check_l09_batch_bits": "{name} counts bits: a conversation's cache is 8 times fewer bytes than bits.",
+        "check_l09_batch_earlier_tokens": "{name} counts the {earlier_tokens} tokens of part 1. Here each conversation keeps {tokens} tokens.",
         "check_l12_scaled": "{name} is divided by √d_k = {root}. The RoPE score asked here is the plain dot product of the rotated query and the rotated key; attention divides by √d_k later.",
         "check_l12_one_rotated": "{name} turns only one of the two vectors. Turn the query by its position and the key by its own.",
         "check_l12_tokens_swapped": "{name} takes \"{key_token}\"'s query and \"{query_token}\"'s key: swap them (the query of \"{query_token}\", the key of \"{key_token}\").",
@@ -1063,6 +1068,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "w_pipe_query": "쿼리 토큰",
         "w_pipe_caption": "쿼리 <b>{token}</b>의 점수는 키 <b>{top}</b>에서 가장 커요(점수 {score}, √d_k로 나누면 {scaled}, 소프트맥스를 거친 가중치 {weight}). 출력 행은 V의 7개 행 모두를 가중합한 거예요.",
         'w_cross_bars_title': '"{token}"의 가중치 (원문 토큰별)',
+        "w_cross_bars_xlabel": "원문 토큰 (키)",
         "w_cross_caption": "디코더 토큰 <b>{token}</b>의 쿼리는 원문의 <b>{source}</b>에 가장 큰 가중치({weight})를 줘요. 쿼리는 디코더에서, 키와 밸류는 인코더에서 와요.",
         # --- errors a learner can trigger from a lesson ---
         "err_mask_string": "mask에는 불리언 배열(True = 볼 수 있음)이 와야 하는데, 문자열이 왔어요: {got}.",
@@ -1121,6 +1127,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "check_l08_example_shape": "{name}: 지금 값 {got}. 위에서 본 문장의 모양이에요. 이 연습의 문장은 달라요. 디코더 토큰이 {n_target}개이고, 원문 토큰 수도 달라요.",
         "check_l08_q_shape": "{name}: 지금 값 {got}. Q의 모양이에요(디코더 토큰 수, d_k = {d_k}). 가중치는 Q·Kᵀ에서 나와요. 행은 쿼리마다, 열은 키마다 하나씩이에요.",
         "check_l08_forgot_bos": "{name}: 지금 값 {got}. 디코더 토큰이 하나 모자라요. 디코더는 <bos>를 포함해 토큰 {n_target}개를 읽었고, 각 토큰이 쿼리 하나예요.",
+        "check_l08_forgot_eos": "{name}: 지금 값 {got}. 원문 토큰이 하나 모자라요. 원문에는 끝 토큰 <eos>도 들어가요.",
         # --- kv cache ---
         # lesson 09: plots
         "p_kv_tokens": "캐시에 저장된 토큰 수",
@@ -1152,7 +1159,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "w_kv_full": "<br>이 데모의 캐시가 가득 찼어요. '처음부터'를 눌러 주세요.",
         # lesson 09: checks
         "check_l09_right": "맞았어요! {name} = {bytes}바이트(= {readable})예요.",
-        "check_l09_gib": "{name} 값은 GiB나 GB 단위의 답 같아요 (지금 값: {got}). 바이트로 적어 주세요. 1 GiB = 1024³ 바이트예요.",
+        "check_l09_gib": "{name} 값은 GiB나 GB 단위의 답 같아요 (지금 값: {got}). 바이트로 적어 주세요. 1 GiB = 1024³바이트예요.",
         "check_l09_bits": "{name} 값이 8배 커요. 비트로 센 것 같아요. 비트가 아니라 바이트로 세어 주세요. 값 하나가 {bytes_per_value}바이트예요.",
         "check_l09_half": "{name} 값이 정답의 절반이에요. 키와 밸류를 둘 다 셌는지(맨 앞의 2), 값 하나에 {bytes_per_value}바이트를 곱했는지 확인해 보세요.",
         "check_l09_double": "{name} 값이 정답의 두 배예요. 값 하나는 {bytes_per_value}바이트예요. 그리고 K와 V는 각각 한 번씩만 세어 주세요(맨 앞의 2가 두 번 들어가지 않았는지 확인해 보세요).",
@@ -1161,6 +1168,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "check_l09_values": "{name} 값은 바이트가 아니라 값의 개수예요. 값 하나에 {bytes_per_value}바이트를 곱해 주세요.",
         "check_l09_query_heads": "{name}: 쿼리 헤드 {query_heads}개로 계산한 값이에요. 캐시에는 KV 헤드 {kv_heads}개만 들어가요. 쿼리 헤드들이 이걸 나눠 써요.",
         "check_l09_wrong": "{name} 값이 정답 바이트 수의 {ratio}배예요 (지금 값: {got}). 2 · 레이어 · KV 헤드 · head_dim · 토큰 · 배치 · 값당 바이트를 곱해 보세요.",
+        "check_l09_not_positive": "{name} 값이 0보다 작거나 같아요 (지금 값: {got}). 캐시는 바이트 수라 양수예요.",
         # --- quiz ---
         # lessons 06-08, 10
         "quiz_question": "<b>{number}. {text}</b>",
@@ -1241,6 +1249,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "w_rope_curve_slow": "쌍 ({first}, {second})만",
         "check_l12_swapped": "{name}: 쿼리를 키의 위치에, 키를 쿼리의 위치에 놓았어요. 두 위치를 바꿔 보세요.",
         "check_l12_not_rotated": "{name}: 회전하지 않은 점수예요. 쿼리와 키를 먼저 각자의 위치만큼 돌려 보세요.",
+        "check_l12_one_by_one": "{name} 값은 숫자 하나가 든 {shape} 배열이에요. 끝에 `.item()`을 붙여 숫자로 꺼내 주세요.",
         "check_l12_whole_position": "{name}: 위치는 토큰을 세는 수라서 정수(int)여야 해요.",
         "check_l12_distance_sign": "{name}: 거리의 크기는 맞지만 방향이 반대예요. 키는 쿼리보다 m − n칸 앞에 있어야 해요.",
         # --- issue 12: lesson 03's gradient spread ---
@@ -1385,6 +1394,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "check_l09_batch_query_heads": "{name} 값은 쿼리 헤드 {query_heads}개로 센 값이에요. 캐시에는 KV 헤드 {kv_heads}개만 들어가요(쿼리 헤드들이 나눠 써요). 그래서 대화 하나가 차지하는 메모리가 더 작고, 더 많이 들어가요.",
         "check_l09_batch_one_layer": "{name}: 대화마다 레이어 하나의 캐시만 셌어요. 레이어 {layers}개가 모두 자기 키와 밸류를 저장해요.",
         "check_l09_batch_bits": "{name}: 비트로 셌어요. 대화 하나의 캐시는 바이트로 세면 비트보다 8배 적어요.",
+        "check_l09_batch_earlier_tokens": "{name} 값은 1번의 {earlier_tokens}토큰으로 센 값이에요. 여기서는 대화마다 {tokens}토큰을 저장해요.",
         "check_l12_scaled": "{name} 값은 √d_k로 나눈 값이에요 (√d_k = {root}). 여기서 묻는 RoPE 점수는 회전한 쿼리와 회전한 키의 내적 그대로예요. √d_k로 나누는 건 어텐션에서 나중에 해요.",
         "check_l12_one_rotated": "{name}: 두 벡터 중 하나만 돌렸어요. 쿼리는 쿼리의 위치만큼, 키는 키의 위치만큼 돌려 보세요.",
         "check_l12_tokens_swapped": "{name}: \"{key_token}\"의 쿼리와 \"{query_token}\"의 키를 썼어요. 바꿔 보세요(\"{query_token}\"의 쿼리, \"{key_token}\"의 키).",
