@@ -154,7 +154,7 @@ print(all(np.array_equal(model.generate(p, 20).ids, model.generate(p, 20, use_ca
 #
 # - the projections W_Q, W_K, W_V and multi-head attention's output matrix W_O (lesson 06), four matrices: 8·n·d²
 # - attention, q·kᵀ and weights·v: 4·n·d·c
-# - the feed-forward network: 4·n·d·d_ff. After attention, a decoder layer has a small neural network applied to each token on its own (two matrix products); the vector in the middle has size d_ff. Lesson 11 looks at this block around attention in detail.
+# - the feed-forward network: 4·n·d·d_ff. After attention, a decoder layer applies a small neural network (two matrix products) to each token on its own; its middle vector has size d_ff. Lesson 11 looks at this block in detail.
 #
 # At step t (t tokens so far), without a cache n = c = t; with one, n = 1 and c = t. Put them in the formula: without the cache a step does **exactly t times** the work in every layer (counting matrix-product FLOPs only, and all t × t scores, as this model does). Only the final logits (2·d·vocabulary) cost the same both ways.
 #
@@ -251,7 +251,7 @@ print(arithmetic.approx_flop_ratio(8, lengths))       # T·(2P + T − 1) / (2·
 # Timings are easily disturbed, so:
 # - BLAS (numpy's matrix-product library) uses one thread, set in the import cell at the top before numpy was imported;
 # - each kind of step runs once before timing starts (a warm-up);
-# - the two kinds are timed alternately, five times each, and the fastest run counts: the one least slowed down by whatever else the computer was doing.
+# - the two kinds are timed alternately, five times each, and the fastest run counts: the one least slowed by other work on the computer.
 #
 # Timings vary from machine to machine and from run to run, so the numbers and pictures of the next cells will differ a little on your screen. If one point jumps, run the cell again.
 
@@ -283,14 +283,14 @@ ax = qk.plots.plot_step_times(m.contexts, m.seconds_cached, m.seconds_uncached,
                               m.fit.seconds(1, m.flops_cached), m.fit.seconds(1, m.flops_uncached))
 
 # %% [markdown] lang="ko" slide="subslide"
-# 이제 스텝 하나의 속도 향상(캐시 없는 시간 ÷ 캐시 쓴 시간)을 FLOPs 비율, 그리고 오버헤드 모델이 예측한 값과 함께 봐요. t가 커질수록 캐시 없는 스텝에서는 FLOPs의 몫이 커져서 속도 향상도 커져요. 그래도 FLOPs 비율보다는 한참 아래에 머물러요. 캐시를 쓴 스텝은 시간이 거의 다 오버헤드라서요. 캐시를 쓴 스텝의 FLOPs가 오버헤드보다 커질 만큼 문맥이 길어져야 FLOPs 비율에 다가가요.
+# 이제 스텝 하나의 속도 향상(캐시 없는 시간 ÷ 캐시 쓴 시간)을 FLOPs 비율, 그리고 오버헤드 모델이 예측한 값과 함께 봐요. t가 커질수록 캐시 없는 스텝에서는 FLOPs의 몫이 커져서 속도 향상도 커져요. 그래도 FLOPs 비율보다는 한참 아래에 머물러요. 캐시를 쓴 스텝은 시간이 거의 다 오버헤드라서요. 캐시를 쓴 스텝의 FLOPs가 오버헤드보다 커질 만큼 문맥이 길어져야 FLOPs 비율에 다가가요. 세로축은 앞 그림처럼 로그 눈금이에요.
 #
 # 오버헤드 모델은 대강 맞춘 식이에요. FLOP 하나에 드는 시간이 어떤 연산에서나 같다고 봐요. 그런데 문맥이 길면 캐시를 쓴 스텝은 FLOPs로 어림한 것보다 느려져요. 캐시에 든 K, V t개를 작은 연산 여러 번으로 읽으니까요. 그러면 잰 속도 향상이 점선보다 아래로 내려가요. 반대로 캐시 없는 스텝의 큰 소프트맥스는 FLOPs에 넣지 않았어요. 그 시간만큼 캐시 없는 스텝이 느려지니, 잰 속도 향상은 점선보다 위로 올라갈 수 있어요.
 
 # %% [markdown] lang="en"
-# Now the speed-up of one step (time without ÷ time with the cache) beside the FLOP ratio and the overhead model's prediction. As t grows, more of the uncached step is FLOPs and the speed-up grows, but it stays far below the FLOP ratio, because a cached step is almost all overhead. It would approach the FLOP ratio only once a cached step's own FLOPs outweigh the overhead.
+# Now the speed-up of one step (time without ÷ time with the cache) beside the FLOP ratio and the overhead model's prediction. As t grows, more of the uncached step is FLOPs and the speed-up grows, but it stays far below the FLOP ratio, because a cached step is almost all overhead. It would approach the FLOP ratio only once a cached step's own FLOPs outweigh the overhead. Its y axis is logarithmic.
 #
-# The overhead model is rough: it assumes one FLOP takes the same time in every operation. But at long contexts a cached step gets slower than its FLOPs say, because it reads the t cached keys and values in many small operations; then the measured speed-up falls below the dotted curve. The other way round, the uncached step's big softmax was not counted in the FLOPs: that time makes the uncached step slower, so the measured speed-up can rise above the dotted curve.
+# The overhead model is rough: it assumes a FLOP takes the same time in every operation. At long contexts a cached step is slower than its FLOPs say, as it reads the t cached keys and values in many small operations: the measured speed-up falls below the dotted curve. Conversely, the uncached step's big softmax, not counted in the FLOPs, slows it down, so the measured speed-up can rise above the dotted curve.
 
 # %% slide="subslide" ignore_output=true
 print(m.speedup.round(1), m.flop_ratio.round(1))
@@ -356,7 +356,7 @@ ax = qk.plots.plot_cache_growth(mem.tokens, mem.used_nbytes, formula, uncached_b
 # **계산 예: Llama-2-7B.** 레이어 32개, KV 헤드 32개, head_dim 128이고, 값은 fp16(16비트 부동소수점, 값 하나에 2바이트)이에요. 문장(시퀀스) 하나에 토큰 4096개를 저장하면 정확히 **2 GiB**예요(1 GiB = 1024³바이트, 1 MiB = 1024²바이트). 토큰 하나에 0.5 MiB씩이에요. 대화 8개를 동시에 처리하면(배치 8) 16 GiB로, fp16으로 저장한 모델의 매개변수(67억 개 × 2바이트 ≈ 12.55 GiB)보다 커요.
 
 # %% [markdown] lang="en"
-# The bytes in use grow on a straight line, 256 per token (2 · 2 · 4 · 4 · 4 bytes of float32). The bytes reserved are flat from the first step to the last; the gap is room not used yet, and never used if generation stops early (an end-of-sentence token). Serving many requests at once, this waste adds up; the paged KV cache you will build in lesson 13 (vLLM's PagedAttention) cuts it to at most one partly filled block per request, by reserving small blocks only as they are needed.
+# The bytes in use grow on a straight line, 256 per token (2 · 2 · 4 · 4 · 4 bytes of float32). The bytes reserved are flat from the first step to the last; the gap is room not used yet, and never used if generation stops early (an end-of-sentence token). Serving many requests at once, this waste adds up; the paged KV cache that lesson 13 builds (vLLM's PagedAttention) cuts it to at most one partly filled block per request, by reserving small blocks only as they are needed.
 #
 # **Worked example: Llama-2-7B.** 32 layers, 32 KV heads, head_dim 128, values in fp16 (2 bytes). Keeping 4096 tokens of one sequence takes exactly **2 GiB**: half a MiB per token. Serving 8 conversations at once (batch 8) takes 16 GiB, more than the model's parameters in fp16 (6.7 billion × 2 bytes ≈ 12.55 GiB).
 
@@ -438,7 +438,7 @@ ax = qk.plots.plot_step_memory(steps_mem.contexts, steps_mem.peak_uncached, step
 # The first two are usually chosen in training. Some ways do apply after training, and all of them change the outputs a little:
 #
 # - **KV quantisation** applies to a trained model as it is, with some loss of accuracy;
-# - **evicting tokens from the cache**: StreamingLLM (Xiao et al., 2023) keeps only the first few tokens and a recent window, with no fine-tuning: the first tokens draw much of the attention's weight (attention sinks; lesson 11 checks this on a real model), so dropping them breaks the outputs;
+# - **evicting tokens from the cache**: StreamingLLM (Xiao et al., 2023) keeps only the first few tokens and a recent window, with no fine-tuning: the first tokens draw much of the weight (attention sinks, seen on a real model in lesson 11), and dropping them breaks the outputs;
 # - **uptraining**: merge a multi-head model's K/V heads and train it a little more into GQA, for about 5% of the original pre-training compute (Ainslie et al., 2023; lesson 13 comes back to it).
 #
 # Llama-2-7B was trained with 32 KV heads, so GQA cannot simply be switched on (it needs uptraining), nor can a plain window: once the first tokens leave the cache its outputs collapse (StreamingLLM). Keeping those first tokens as sinks is what makes a window usable without retraining, and even then the model sees only the window. The formula's sizes for each; the first three lines below are the sizes of a model trained that way.
@@ -469,7 +469,7 @@ print(arithmetic.format_bytes(arithmetic.kv_cache_bytes(32, 32, 128, 4096, 1, 1)
 #
 # Lesson 08 showed that the encoder's K and V are the same at every decoder step. With a source sentence, as in translation, a cache computes cross-attention's K and V **once, in the first step**, and keeps them; without one, every step computes them again.
 #
-# This time not with a random model but with the **real translator** that lesson 14 trains (you will train it yourself there). It has the architecture of the `model` above, `TinyTransformer` (1 layer, 1 head, d_model 32), so its trained parameters serve as they are (`Translator.as_tiny_transformer`; this translator's encoder has no self-attention, and neither has the model it makes). Give the source "the cat sat on the mat" (7 tokens with the end token &lt;eos&gt;), start from &lt;bos&gt; and generate 5 tokens: look at the translation, and at the FLOPs spent on cross-attention's K and V at each step. The cache's bytes include the K and V of these 7 source tokens too; this translator computes in float64, 8 bytes a value.
+# This time not with a random model but with the **real translator** that lesson 14 trains (you will train it yourself there). It is a `TinyTransformer` like the `model` above (1 layer, 1 head, d_model 32), so its trained parameters serve as they are (`Translator.as_tiny_transformer`; this translator's encoder has no self-attention, and neither has the model it makes). Give the source "the cat sat on the mat" (7 tokens with the end token &lt;eos&gt;), start from &lt;bos&gt; and generate 5 tokens: look at the translation, and at the FLOPs spent on cross-attention's K and V at each step. The cache's bytes include the K and V of these 7 source tokens too; this translator computes in float64, 8 bytes a value.
 
 # %% slide="subslide"
 from qkv_helpers import toy_corpus, translator

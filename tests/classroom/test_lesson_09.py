@@ -292,7 +292,7 @@ def test_kv_plots_render_with_their_texts(language):
     assert ax.lines[0].get_ydata().tolist() == [10, 30, 100]
     _png(ax)
     ax = p.plot_total_flops([16, 256], [2e8, 3e9], [2e8, 3.4e10])  # lesson 09's sizes
-    assert ax.get_ylabel() == lang.t("p_kv_flops") + " (×10¹⁰)"
+    assert ax.get_ylabel() == lang.t("p_kv_flops") + r" ($\times 10^{10}$)"
     ax.figure.canvas.draw()
     assert not ax.yaxis.get_offset_text().get_text()  # no bare "1e10" above the axis
     assert "3" in [x.get_text() for x in ax.get_yticklabels()]

@@ -127,9 +127,6 @@ def plot_total_flops(lengths, cached, uncached, *, ax: Axes | None = None) -> Ax
     return ax
 
 
-_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
-
-
 def _label_in_powers_of_ten(ax: Axes, largest: float, label: str) -> None:
     """The y label "FLOPs (×10¹⁰)" and ticks 0, 1, 2, ... in those units, instead of
     matplotlib's bare "1e10" above the axis (from 10⁶ up, where it would print one)."""
@@ -139,7 +136,7 @@ def _label_in_powers_of_ten(ax: Axes, largest: float, label: str) -> None:
         return
     unit = 10.0 ** exponent
     ax.yaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value / unit:g}"))
-    ax.set_ylabel(f"{label} (×10{str(exponent).translate(_SUPERSCRIPT)})")
+    ax.set_ylabel(f"{label} ($\\times 10^{{{exponent}}}$)")  # mathtext: any font shows it
 
 
 def plot_speedup(lengths, measured, flop_ratio, predicted=None, *, overhead_us=None,
@@ -186,11 +183,14 @@ def plot_speedup(lengths, measured, flop_ratio, predicted=None, *, overhead_us=N
     ax.set_xlabel(t("p_kv_step_axis") if per_step else t("p_kv_total_axis"))
     ax.set_ylabel(t("p_kv_speedup"))
     ax.set_title(t("p_kv_speedup_title"))
-    if per_step:
+    if per_step:  # the FLOP ratio runs along the top: the legend goes below the lines
         ax.set_yscale("log")
+        low = min(measured.min(), flop_ratio.min(), 1.0)
+        ax.set_ylim(bottom=low / 8)  # room below the lines for the legend
+        ax.legend(fontsize="small", loc="lower right")
     else:
         ax.set_ylim(bottom=0)
-    ax.legend(fontsize="small", loc="upper left")
+        ax.legend(fontsize="small", loc="upper left")
     return ax
 
 
