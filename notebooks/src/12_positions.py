@@ -135,7 +135,7 @@ learned = qk.positions.learned_positions()          # ko: (512, 384): 위치마�
 similarity = qk.positions.cosine_similarity_matrix(learned)   # (512, 512)
 print(learned.shape)
 print(similarity[10, [9, 11, 15, 19, 22, 200]])     # ko: 위치 10과 위치 9, 11, 15, 19, 22, 200의 유사도
-                                                    # en: position 10 against positions 9, 11, 15, 19, 22, 200
+                                                    # en: position 10 against 9, 11, 15, 19, 22, 200
 ax = qk.plots.plot_position_similarity(similarity[:128, :128])
 
 # %% [markdown] lang="ko" slide="subslide"
