@@ -92,12 +92,12 @@ print(tr.q.shape, tr.k.shape, tr.v.shape)     # ko: Q는 5개, K와 V는 7개; �
 # %% exercise=true
 my_shape = ...   # ko: (행, 열)
                  # en: (rows, columns)
-qk.checks.check_cross_shape(my_shape, trained, n_target=6, n_source=9)
+qk.checks.check_cross_shape(my_shape, trained, n_source=9, n_target=6)
 
 # %% solution=true
 my_shape = (6, 9)   # ko: (디코더 토큰 = 쿼리, 원문 토큰 = 키): (6, 32)·(32, 9) → (6, 9)
                     # en: (decoder tokens = queries, source tokens = keys): (6, 32)·(32, 9) → (6, 9)
-qk.checks.check_cross_shape(my_shape, trained, n_target=6, n_source=9).as_solution()
+qk.checks.check_cross_shape(my_shape, trained, n_source=9, n_target=6).as_solution()
 
 # %% [markdown] lang="ko" slide="subslide"
 # 이제 실제로 계산해서 확인해요. 가중치는 (번역 토큰 수, 원문 토큰 수) = (5, 7)이고, 출력은 번역 토큰마다 문맥 벡터 하나씩 (5, 4)예요. 각 출력 행은 **원문**의 밸류를 섞어 만든 거예요. 디코더의 토큰이 원문의 정보를 가져오는 거죠.
@@ -112,18 +112,18 @@ print(cross.weights.shape, cross.output.shape)
 # %% [markdown] lang="ko" slide="slide"
 # ## 정렬 그림: 누가 누구를 보나요
 #
-# 행은 번역 토큰(디코더), 열은 원문 토큰(인코더)이에요. 밝은 칸이 그 번역 토큰이 가장 많이 참고하는 원문 단어예요. 고양이가→cat, 매트→mat, 위에→on, 앉았다→sat처럼 뜻이 같은 단어끼리 짝지어지고, 마침표는 마침표(.→.)와 짝지어져요.
+# 행은 번역 토큰(디코더), 열은 원문 토큰(인코더)이에요. 칸이 밝을수록 그 번역 토큰이 많이 참고하는 원문 단어예요. 고양이가→cat, 매트→mat, 위에→on, 앉았다→sat처럼 뜻이 같은 단어끼리 짝지어지고, 마침표는 마침표(.→.)와 짝지어져요.
 #
-# 두 언어의 어순이 다르다는 것도 보세요. 영어 "cat sat on the mat"은 동사 "sat"이 주어 바로 뒤에 오지만, 한국어 "고양이가 매트 위에 앉았다"는 동사 "앉았다"가 맨 끝에 와요(한국어는 동사가 끝에 오는 SOV 어순이에요). "앉았다"는 번역문의 4번째지만 원문의 3번째 단어 "sat"을 봐요. 크로스 어텐션은 위치가 아니라 내용으로 짝을 찾으니 어순이 달라도 괜찮아요.
+# 두 언어의 어순이 다르다는 것도 보세요. 영어 "cat sat on the mat"은 동사 "sat"이 주어 바로 뒤에 오지만, 한국어 "고양이가 매트 위에 앉았다"는 동사 "앉았다"가 맨 끝에 와요. 한국어는 동사가 끝에 오는 SOV 어순이라, "앉았다"는 번역문의 4번째지만 원문의 3번째 단어 "sat"을 봐요. 크로스 어텐션은 위치가 아니라 내용으로 짝을 찾으니 어순이 달라도 괜찮아요.
 #
 # 이 숫자는 손으로 만든 거예요. 학습된 번역 모델에서 보고 싶은 그림, **우리가 바라는 그림**이에요. 바로 다음에 진짜로 학습된 그림과 나란히 봐요.
 
 # %% [markdown] lang="en"
 # ## The alignment picture: who looks at whom
 #
-# Rows are target tokens (decoder), columns source tokens (encoder). The bright cell in a row is the source word that target token draws on most: 고양이가→cat, 매트→mat, 위에→on, 앉았다→sat, .→. Words with the same meaning pair up.
+# Rows are target tokens (decoder), columns source tokens (encoder). The brighter a cell, the more that target token draws on that source word: 고양이가→cat, 매트→mat, 위에→on, 앉았다→sat, .→. Words with the same meaning pair up.
 #
-# Notice the word order differs. In English "cat sat on the mat" the verb "sat" follows the subject; in Korean "고양이가 매트 위에 앉았다" the verb "앉았다" comes last (Korean puts the verb at the end: SOV order). "앉았다" is 4th in the translation but looks at "sat", 3rd in the source. Cross-attention pairs by content, not position, so a different word order is no problem.
+# Notice the word order differs. In English "cat sat on the mat" the verb "sat" follows the subject; in Korean "고양이가 매트 위에 앉았다" the verb "앉았다" comes last. Korean puts the verb at the end (SOV order), so "앉았다" is 4th in the translation but looks at "sat", 3rd in the source. Cross-attention pairs by content, not position, so a different word order is no problem.
 #
 # These numbers are made by hand: the picture we would like a trained translator to show, **the picture we hope for**. Next, the one a translator actually learned.
 
@@ -211,14 +211,14 @@ for s in steps:                           # ko: 스텝, Q의 모양, K의 모양
 # %% [markdown] lang="ko" slide="subslide"
 # Q는 (1, 4)에서 (5, 4)로 자라지만 K는 언제나 (7, 4)이고 값도 똑같아요. 그러니 인코더의 K와 V는 **원문 문장마다 한 번만** 계산해 두고, 디코더의 모든 스텝과 모든 번역 토큰이 같이 쓰면 돼요. 스텝마다 새로 계산하면 같은 숫자를 다섯 번 만드는 셈이에요.
 #
-# 마스크가 없으니 먼저 쓴 토큰의 가중치도 스텝이 지나도 그대로예요. 스텝 3에서 계산한 세 행은 전체를 한 번에 계산한 가중치의 앞 세 행과 같아요.
+# 키와 밸류가 스텝마다 똑같으니, 먼저 쓴 토큰의 가중치 행도 스텝이 바뀌어도 그대로예요. 스텝 3에서 계산한 세 행은 전체를 한 번에 계산한 가중치의 앞 세 행과 같아요.
 #
 # 09강에서는 같은 아이디어를 07강의 셀프 어텐션 K, V에도 써요. 그게 **KV 캐시**예요. 캐시로 얼마나 빨라지는지, 메모리는 얼마나 더 드는지도 직접 재 봐요.
 
 # %% [markdown] lang="en"
 # Q grows from (1, 4) to (5, 4), while K is always (7, 4), with the same numbers. So the encoder's K and V can be computed **once per source sentence** and shared by every decoder step and every target token. Recomputing them at each step would make the same numbers five times over.
 #
-# With no mask, an earlier token's weights also stay the same from step to step: the three rows computed at step 3 equal the first three rows of the weights computed all at once.
+# Since K and V are the same at every step, an earlier token's row of weights stays the same too: the three rows computed at step 3 equal the first three rows of the weights computed all at once.
 #
 # Together with keeping the self-attention K and V of lesson 07, lesson 09 turns this idea into the **KV cache**, and measures how much faster it is and how much more memory it costs.
 

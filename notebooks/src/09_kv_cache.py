@@ -51,14 +51,14 @@ prompt = kv_cache_experiments.to_ids("The cat sat")         # ko: 단어 → 토
 #
 # 07강에서 본 것처럼 디코더는 **자기회귀 디코딩**으로 문장을 만들어요. 지금까지의 토큰을 넣고, 다음 토큰 하나를 고르고, 그걸 붙여서 다시 넣어요.
 #
-# 여기서 쓰는 `model`은 작은 트랜스포머 디코더예요. 어휘는 예제 문장의 단어 7개뿐이고, 매개변수는 학습하지 않은 무작위 값이에요. 그래서 이어지는 단어에는 뜻이 없어요. 오늘 보고 싶은 건 **무엇을, 얼마나 계산하는지**니까 괜찮아요. "The cat sat"에서 시작해서 토큰 8개를 생성해 봐요.
+# 여기서 쓰는 `model`은 패키지의 작은 트랜스포머 디코더 `TinyTransformer`예요. 어휘는 예제 문장의 토큰 7개(The, cat, sat, on, the, mat, .)뿐이고, 매개변수는 학습하지 않은 무작위 값이에요. 그래서 이어지는 단어에는 뜻이 없어요. 오늘 보고 싶은 건 **무엇을, 얼마나 계산하는지**니까 괜찮아요. "The cat sat"에서 시작해서 토큰 8개를 생성해 봐요.
 
 # %% [markdown] lang="en"
 # ## Generating one token at a time
 #
 # As lesson 07 showed, a decoder writes a sentence by **autoregressive decoding**: feed the tokens so far, pick the next token, append it, feed again.
 #
-# The `model` here is a small Transformer decoder. Its vocabulary is the 7 words of our sentence, and its weights are random, not trained, so the words it writes mean nothing. That is fine: today we care about **what is computed, and how much**. Start from "The cat sat" and generate 8 tokens.
+# The `model` here is the package's small Transformer decoder, `TinyTransformer`. Its vocabulary is the 7 tokens of our sentence (The, cat, sat, on, the, mat, .), and its weights are random, not trained, so the words it writes mean nothing. That is fine: today we care about **what is computed, and how much**. Start from "The cat sat" and generate 8 tokens.
 
 # %%
 cached = model.generate(prompt, 8)                     # ko: KV 캐시 사용 (기본값)
@@ -139,9 +139,9 @@ print(all(np.array_equal(model.generate(p, 20).ids, model.generate(p, 20, use_ca
 #
 # 행렬 곱 (m, k)·(k, n)은 곱셈과 덧셈이 m·k·n번씩이라 **2·m·k·n FLOPs**로 계산해요. 디코더 레이어 하나가 새 토큰 n개를 계산하고, 그 쿼리들이 키 c개를 볼 때 (d = d_model):
 #
-# - Q, K, V, W_O 선형 변환: 8·n·d²
+# - 선형 변환 W_Q, W_K, W_V와 멀티헤드의 출력 행렬 W_O(06강), 행렬 네 개: 8·n·d²
 # - 어텐션 q·kᵀ와 가중치·v: 4·n·d·c
-# - 피드포워드 네트워크(MLP): 4·n·d·d_ff
+# - 피드포워드 네트워크: 4·n·d·d_ff. 디코더 레이어에는 어텐션 뒤에, 토큰마다 따로 적용하는 작은 신경망(행렬 곱 두 번)이 있어요. 가운데 벡터의 크기가 d_ff예요. 어텐션을 둘러싼 이 블록은 11강에서 자세히 봐요.
 #
 # 스텝 t(지금까지 토큰 t개)에서 캐시가 없으면 n = c = t, 캐시가 있으면 n = 1, c = t예요. 식에 넣으면 캐시 없는 스텝은 레이어마다 **정확히 t배**의 일을 해요(행렬 곱의 FLOPs만 세고, 이 모델처럼 t × t개의 점수를 모두 계산할 때예요). 마지막의 로짓 계산(2·d·어휘 크기)만 양쪽이 같아요.
 #
@@ -152,9 +152,9 @@ print(all(np.array_equal(model.generate(p, 20).ids, model.generate(p, 20, use_ca
 #
 # A matrix product (m, k)·(k, n) does m·k·n multiplications and as many additions: **2·m·k·n FLOPs**. One decoder layer running n new tokens whose queries attend over c keys does (d = d_model):
 #
-# - Q, K, V and W_O projections: 8·n·d²
+# - the projections W_Q, W_K, W_V and multi-head attention's output matrix W_O (lesson 06), four matrices: 8·n·d²
 # - attention, q·kᵀ and weights·v: 4·n·d·c
-# - MLP: 4·n·d·d_ff
+# - the feed-forward network: 4·n·d·d_ff. After attention, a decoder layer applies a small neural network (two matrix products) to each token on its own; its middle vector has size d_ff. Lesson 11 looks at this block in detail.
 #
 # At step t (t tokens so far), without a cache n = c = t; with one, n = 1 and c = t. Put them in the formula: without the cache a step does **exactly t times** the work in every layer (counting matrix-product FLOPs only, and all t × t scores, as this model does). Only the final logits (2·d·vocabulary) cost the same both ways.
 #
@@ -206,7 +206,7 @@ ax = qk.plots.plot_flops_per_step([s.context for s in cached.steps], flops_cache
 #
 # which is **(T + 1) / 2** for a one-token prompt (P = 1). The ratio grows in proportion to T.
 #
-# Ignoring attention is right only for short contexts. With this model's d_ff = 4·d_model, one token in one layer costs 8·d² + 16·d² = 24·d² FLOPs in the projections and the MLP, and 4·d·t in attention. So **while t ≪ 6·d_model**, the total without a cache grows like T² and with one like T. With the cache the new token's query still reads all t keys: past 6·d_model a cached step grows with t as well, and its total approaches T². For this model 6·128 = 768, so for T ≤ 256 below the first approximation holds well.
+# Ignoring attention is right only for short contexts. With this model's d_ff = 4·d_model, one token in one layer costs 8·d² + 16·d² = 24·d² FLOPs in the projections and the feed-forward network, and 4·d·t in attention. So **while t ≪ 6·d_model**, the total without a cache grows like T² and with one like T. With the cache the new token's query still reads all t keys: past 6·d_model a cached step grows with t as well, and its total approaches T². For this model 6·128 = 768, so for T ≤ 256 below the first approximation holds well.
 
 # %% slide="subslide"
 # en: vocabulary 256, d_model 128, 4 heads, 2 layers
@@ -237,7 +237,7 @@ print(arithmetic.approx_flop_ratio(8, lengths))       # T·(2P + T − 1) / (2·
 # FLOPs로는 지금까지의 토큰이 t개일 때 캐시 없는 스텝이 t배쯤 일을 해요. 실제 시간을 재 봐요. 문맥 길이 t마다 **스텝 하나**를 캐시를 쓰고, 또 안 쓰고 계산해서 걸린 시간을 재요.
 #
 # 잰 시간은 작은 일에도 쉽게 달라져요. 그래서 이렇게 재요.
-# - BLAS(numpy의 행렬 곱 라이브러리)는 스레드 하나만 써요. 첫 셀에서 numpy를 불러오기 전에 정했어요.
+# - BLAS(numpy의 행렬 곱 라이브러리)는 스레드 하나만 써요. 맨 위의 import 셀에서 numpy를 불러오기 전에 정했어요.
 # - 재기 전에 한 번씩 돌려서 준비해요(워밍업).
 # - 두 가지를 번갈아 다섯 번씩 재고, 가장 빠른 값을 써요. 컴퓨터가 다른 일을 하느라 느려진 실행을 빼려는 거예요.
 #
@@ -249,9 +249,9 @@ print(arithmetic.approx_flop_ratio(8, lengths))       # T·(2P + T − 1) / (2·
 # By FLOPs, with t tokens so far an uncached step does about t times the work. Let's time it: at each context length t, run **one step** with the cache and one without, and time each.
 #
 # Timings are easily disturbed, so:
-# - BLAS (numpy's matrix-product library) uses one thread, set in the first cell before numpy was imported;
+# - BLAS (numpy's matrix-product library) uses one thread, set in the import cell at the top before numpy was imported;
 # - each kind of step runs once before timing starts (a warm-up);
-# - the two kinds are timed alternately, five times each, and the fastest run counts: the one least slowed down by whatever else the computer was doing.
+# - the two kinds are timed alternately, five times each, and the fastest run counts: the one least slowed by other work on the computer.
 #
 # Timings vary from machine to machine and from run to run, so the numbers and pictures of the next cells will differ a little on your screen. If one point jumps, run the cell again.
 
@@ -283,14 +283,14 @@ ax = qk.plots.plot_step_times(m.contexts, m.seconds_cached, m.seconds_uncached,
                               m.fit.seconds(1, m.flops_cached), m.fit.seconds(1, m.flops_uncached))
 
 # %% [markdown] lang="ko" slide="subslide"
-# 이제 스텝 하나의 속도 향상(캐시 없는 시간 ÷ 캐시 쓴 시간)을 FLOPs 비율, 그리고 오버헤드 모델이 예측한 값과 함께 봐요. t가 커질수록 캐시 없는 스텝에서는 FLOPs의 몫이 커져서 속도 향상도 커져요. 그래도 FLOPs 비율보다는 한참 아래에 머물러요. 캐시를 쓴 스텝은 시간이 거의 다 오버헤드라서요. 캐시를 쓴 스텝의 FLOPs가 오버헤드보다 커질 만큼 문맥이 길어져야 FLOPs 비율에 다가가요.
+# 이제 스텝 하나의 속도 향상(캐시 없는 시간 ÷ 캐시 쓴 시간)을 FLOPs 비율, 그리고 오버헤드 모델이 예측한 값과 함께 봐요. t가 커질수록 캐시 없는 스텝에서는 FLOPs의 몫이 커져서 속도 향상도 커져요. 그래도 FLOPs 비율보다는 한참 아래에 머물러요. 캐시를 쓴 스텝은 시간이 거의 다 오버헤드라서요. 캐시를 쓴 스텝의 FLOPs가 오버헤드보다 커질 만큼 문맥이 길어져야 FLOPs 비율에 다가가요. 세로축은 앞 그림처럼 로그 눈금이에요.
 #
-# 오버헤드 모델은 대강의 모델이에요. 모든 FLOP의 값을 똑같이 매겨요. 문맥이 길면 캐시를 쓴 스텝은 FLOPs로 셈한 것보다 느려져요(캐시에 든 K, V t개를 작은 연산들로 읽으니까요). 그래서 잰 속도 향상이 점선보다 아래에 있을 수 있어요. 반대로 캐시 없는 스텝의 큰 소프트맥스는 FLOPs에 아예 세지 않아서, 속도 향상을 거꾸로 끌어올려요.
+# 오버헤드 모델은 대강 맞춘 식이에요. FLOP 하나에 드는 시간이 어떤 연산에서나 같다고 봐요. 그런데 문맥이 길면 캐시를 쓴 스텝은 FLOPs로 어림한 것보다 느려져요. 캐시에 든 K, V t개를 작은 연산 여러 번으로 읽으니까요. 그러면 잰 속도 향상이 점선보다 아래로 내려가요. 반대로 캐시 없는 스텝의 큰 소프트맥스는 FLOPs에 넣지 않았어요. 그 시간만큼 캐시 없는 스텝이 느려지니, 잰 속도 향상은 점선보다 위로 올라갈 수 있어요.
 
 # %% [markdown] lang="en"
-# Now the speed-up of one step (time without ÷ time with the cache) beside the FLOP ratio and the overhead model's prediction. As t grows, more of the uncached step is FLOPs and the speed-up grows, but it stays far below the FLOP ratio, because a cached step is almost all overhead. It would approach the FLOP ratio only once a cached step's own FLOPs outweigh the overhead.
+# Now the speed-up of one step (time without ÷ time with the cache) beside the FLOP ratio and the overhead model's prediction. As t grows, more of the uncached step is FLOPs and the speed-up grows, but it stays far below the FLOP ratio, because a cached step is almost all overhead. It would approach the FLOP ratio only once a cached step's own FLOPs outweigh the overhead. Its y axis is logarithmic.
 #
-# The overhead model is rough: it prices every FLOP the same. At long contexts a cached step gets slower than its FLOPs say (it reads t cached keys and values, in small operations), so the measured speed-up can fall below the dotted curve; the uncached step's big softmax, not counted as FLOPs at all, pulls the other way.
+# The overhead model is rough: it assumes a FLOP takes the same time in every operation. At long contexts a cached step is slower than its FLOPs say, as it reads the t cached keys and values in many small operations: the measured speed-up falls below the dotted curve. Conversely, the uncached step's big softmax, not counted in the FLOPs, slows it down, so the measured speed-up can rise above the dotted curve.
 
 # %% slide="subslide" ignore_output=true
 print(m.speedup.round(1), m.flop_ratio.round(1))
@@ -351,14 +351,14 @@ ax = qk.plots.plot_cache_growth(mem.tokens, mem.used_nbytes, formula, uncached_b
                                 allocated_bytes=mem.allocated_nbytes)
 
 # %% [markdown] lang="ko" slide="subslide"
-# 사용 중인 바이트는 토큰 하나에 256바이트(2 · 2 · 4 · 4 · float32의 4바이트)씩 직선으로 늘어요. 잡아 둔 바이트는 처음부터 끝까지 평평해요. 그 차이는 아직 쓰지 않은 자리예요. 생성이 일찍 끝나면(문장 끝 토큰이 나오면) 끝까지 안 쓰는 자리이기도 해요. 모델 하나로 많은 사용자의 요청에 한꺼번에 답할 때(이걸 서빙이라고 해요) 이 낭비가 쌓여요. 13강의 페이지 KV 캐시(vLLM의 PagedAttention)는 작은 블록을 필요할 때마다 잡아서, 이 낭비를 요청마다 덜 찬 블록 하나 이하로 줄여요.
+# 사용 중인 바이트는 토큰 하나에 256바이트(2 · 2 · 4 · 4 · float32의 4바이트)씩 직선으로 늘어요. 잡아 둔 바이트는 처음부터 끝까지 평평해요. 그 차이는 아직 쓰지 않은 자리예요. 생성이 일찍 끝나면(문장 끝 토큰이 나오면) 끝까지 안 쓰는 자리이기도 해요. 모델 하나로 많은 사용자의 요청에 한꺼번에 답할 때(이걸 서빙이라고 해요) 이 낭비가 쌓여요. 13강에서 만들 페이지 KV 캐시(vLLM의 PagedAttention)는 작은 블록을 필요할 때마다 잡아서, 이 낭비를 요청마다 덜 찬 블록 하나 이하로 줄여요.
 #
-# **계산 예: Llama-2-7B.** 레이어 32개, KV 헤드 32개, head_dim 128이고, 값은 fp16(16비트 부동소수점, 값 하나에 2바이트)이에요. 문장(시퀀스) 하나에 토큰 4096개를 저장하면 정확히 **2 GiB**예요(1 GiB = 1024³바이트, 1 MiB = 1024²바이트). 토큰 하나에 0.5 MiB씩이에요. 대화 8개를 동시에 처리하면(배치 8) 16 GiB로, 모델의 매개변수(가중치 행렬의 값 67억 개, fp16이면 약 12.55 GiB)보다 커요.
+# **계산 예: Llama-2-7B.** 레이어 32개, KV 헤드 32개, head_dim 128이고, 값은 fp16(16비트 부동소수점, 값 하나에 2바이트)이에요. 문장(시퀀스) 하나에 토큰 4096개를 저장하면 정확히 **2 GiB**예요(1 GiB = 1024³바이트, 1 MiB = 1024²바이트). 토큰 하나에 0.5 MiB씩이에요. 대화 8개를 동시에 처리하면(배치 8) 16 GiB로, fp16으로 저장한 모델의 매개변수(67억 개 × 2바이트 ≈ 12.55 GiB)보다 커요.
 
 # %% [markdown] lang="en"
-# The bytes in use grow on a straight line, 256 per token (2 · 2 · 4 · 4 · 4 bytes of float32). The bytes reserved are flat from the first step to the last; the gap is room not used yet, and never used if generation stops early (an end-of-sentence token). Serving many requests at once, this waste adds up; lesson 13's paged KV cache (vLLM's PagedAttention) cuts it to at most one partly filled block per request, by reserving small blocks only as they are needed.
+# The bytes in use grow on a straight line, 256 per token (2 · 2 · 4 · 4 · 4 bytes of float32). The bytes reserved are flat from the first step to the last; the gap is room not used yet, and never used if generation stops early (an end-of-sentence token). Serving many requests at once, this waste adds up; the paged KV cache that lesson 13 builds (vLLM's PagedAttention) cuts it to at most one partly filled block per request, by reserving small blocks only as they are needed.
 #
-# **Worked example: Llama-2-7B.** 32 layers, 32 KV heads, head_dim 128, values in fp16 (2 bytes). Keeping 4096 tokens of one sequence takes exactly **2 GiB**: half a MiB per token. Serving 8 conversations at once (batch 8) takes 16 GiB, more than the model's fp16 weight matrices (6.7 billion parameters × 2 bytes ≈ 12.55 GiB).
+# **Worked example: Llama-2-7B.** 32 layers, 32 KV heads, head_dim 128, values in fp16 (2 bytes). Keeping 4096 tokens of one sequence takes exactly **2 GiB**: half a MiB per token. Serving 8 conversations at once (batch 8) takes 16 GiB, more than the model's parameters in fp16 (6.7 billion × 2 bytes ≈ 12.55 GiB).
 
 # %%
 llama = arithmetic.kv_cache_bytes(layers=32, kv_heads=32, head_dim=128, tokens=4096, batch=1,
@@ -366,8 +366,8 @@ llama = arithmetic.kv_cache_bytes(layers=32, kv_heads=32, head_dim=128, tokens=4
 # ko: 시퀀스 하나, 토큰 하나
 # en: one sequence, one token
 print(llama, arithmetic.format_bytes(llama), arithmetic.format_bytes(llama // 4096))
-# ko: 배치 8의 캐시, fp16 매개변수
-# en: cache of a batch of 8, fp16 weight matrices
+# ko: 배치 8의 캐시, fp16으로 저장한 매개변수
+# en: cache of a batch of 8, the parameters in fp16
 print(arithmetic.format_bytes(8 * llama), arithmetic.format_bytes(6_738_415_616 * 2))
 
 # %% [markdown] lang="ko" slide="subslide"
@@ -399,14 +399,14 @@ ax = qk.plots.plot_step_memory(steps_mem.contexts, steps_mem.peak_uncached, step
 # 이 작은 모델에서는 위에서 잰 가장 짧은 문맥(8토큰)부터 벌써, 캐시 없는 스텝의 최대 메모리가 캐시를 쓴 스텝의 최대 메모리와 캐시를 합한 것보다도 커요(첫 줄이 둘째 줄과 셋째 줄의 합보다 커요). 그러니 "캐시는 메모리를 늘리기만 한다"도 정확한 말은 아니에요. 정확히 말하면 이래요.
 #
 # - 캐시는 **스텝 사이에 남겨 두는** 메모리를 `2 · 레이어 · KV 헤드 · head_dim · 토큰 · 배치 · 값당 바이트`만큼 더해요.
-# - 캐시 없는 스텝의 점수 행렬 같은 레이어별 중간 결과는 레이어 하나를 계산하는 동안만 있다가 사라져요. 토큰 t개의 은닉 상태는 스텝이 끝날 때까지 있어요. 실제 추론 코드는 (헤드, t, t) 행렬을 통째로 만들지도 않아요(13강의 타일 어텐션).
+# - 캐시 없는 스텝의 점수 행렬 같은 레이어별 중간 결과는 레이어 하나를 계산하는 동안만 있다가 사라져요. 토큰 t개의 은닉 상태(레이어 사이를 지나가는 토큰별 벡터)는 스텝이 끝날 때까지 있어요. 실제 추론 코드는 (헤드, t, t) 행렬을 통째로 만들지도 않아요(13강에서 볼 타일 어텐션).
 # - 실제 대형 언어 모델(LLM)에서 캐시와 매개변수 중 어느 쪽이 더 큰지는 배치 × 문맥 길이에 달려 있어요. 위의 Llama-2-7B는 4096토큰, 배치 1에서 캐시가 2 GiB로 매개변수 12.55 GiB보다 훨씬 작아요. 12.55 / 2 ≈ 6.3이니 배치 7부터 캐시가 더 커져요. vLLM 논문의 13B 모델 예에서는 매개변수가 메모리의 65%, KV 캐시가 30% 넘게 차지해요. 캐시가 이만큼 커지는 건 요청을 많이 모아 한꺼번에 처리하는 서버에서예요. 캐시는 메모리를 내주고 계산을 얻는 거래예요.
 
 # %% [markdown] lang="en"
 # For this small model, already at the shortest context measured above (8 tokens), the peak of an uncached step is larger even than a cached step's peak plus its cache (the first row is larger than the sum of the second and third). So "the cache only adds memory" is not accurate either. Precisely:
 #
 # - the cache adds memory **kept between steps**: `2 · layers · kv_heads · head_dim · tokens · batch · bytes_per_value`;
-# - an uncached step's per-layer intermediates, such as the scores, live only while one layer runs (the t tokens' hidden states live for the step), and real inference code does not even build the whole (heads, t, t) matrix (lesson 13's tiled attention);
+# - an uncached step's per-layer intermediates, such as the scores, live only while one layer runs (the t tokens' hidden states, the per-token vectors passed between layers, live for the step), and real inference code does not even build the whole (heads, t, t) matrix (tiled attention, coming in lesson 13);
 # - whether the cache or the parameters take more memory in a real LLM depends on batch × context. Llama-2-7B above, at 4096 tokens and batch 1, has a 2 GiB cache against 12.55 GiB of parameters; 12.55 / 2 ≈ 6.3, so the cache is larger only from batch 7 on. In the vLLM paper's 13B example the parameters take 65% of the memory and the KV cache over 30%: servers batching many requests are where the cache grows. The cache trades memory for compute.
 
 # %% [markdown] lang="ko" slide="subslide"
@@ -416,13 +416,13 @@ ax = qk.plots.plot_step_memory(steps_mem.contexts, steps_mem.peak_uncached, step
 #
 # - **KV 헤드 수 줄이기**: 멀티쿼리 어텐션(MQA)은 모든 쿼리 헤드가 KV 헤드 **하나**를 같이 쓰고, 그룹 쿼리 어텐션(GQA)은 쿼리 헤드 몇 개가 KV 헤드 하나를 같이 써요. Llama-2-70B는 쿼리 헤드 64개에 KV 헤드 8개로 학습했어요.
 # - **슬라이딩 윈도**: 최근 토큰 몇 개만 보도록 학습한 모델(Mistral 7B v0.1은 4096토큰, v0.2부터는 윈도 없음)은 그만큼만 저장하면 돼요. 캐시는 윈도 크기보다 커지지 않아요.
-# - **낮은 정밀도**: 값을 fp16 대신 int8(1바이트) 등으로 저장해요. 실제로는 값을 되돌릴 배율도 조금 저장해서, 정확히 절반보다는 살짝 커요.
+# - **낮은 정밀도**: 값을 fp16 대신 int8(1바이트) 등으로 저장해요. 실제로는 값을 되돌릴 배율도 조금 저장해서, 정확히 절반보다는 살짝 커요(학습이 끝난 뒤에도 쓸 수 있어요. 아래 KV 양자화).
 #
 # 앞의 둘은 보통 학습할 때 정해요. 학습이 끝난 모델에 쓸 수 있는 방법도 있어요. 다만 모두 출력을 조금씩 바꿔요.
 #
 # - **KV 양자화**: 학습된 모델에 바로 쓸 수 있고, 정확도를 조금 잃어요.
-# - **캐시에서 토큰 빼기**: StreamingLLM(Xiao 외, 2023)은 추가 학습 없이 맨 앞 토큰 몇 개와 최근 윈도만 캐시에 남겨요. 맨 앞 토큰은 어텐션 가중치가 많이 몰리는 자리(어텐션 싱크, 11강)라서 빼면 출력이 크게 망가지거든요.
-# - **업트레이닝**: 멀티헤드로 학습한 모델의 KV 헤드를 합친 뒤 조금 더 학습해 GQA로 바꿔요. 처음에 모델을 학습할 때(사전 학습) 든 계산량의 5% 정도가 들어요(Ainslie 외, 2023, 13강).
+# - **캐시에서 토큰 빼기**: StreamingLLM(Xiao 외, 2023)은 추가 학습 없이 맨 앞 토큰 몇 개와 최근 윈도만 캐시에 남겨요. 맨 앞 토큰은 어텐션 가중치가 많이 몰리는 자리(어텐션 싱크라고 해요. 11강에서 진짜 모델로 확인해요)라서 빼면 출력이 크게 망가지거든요.
+# - **업트레이닝**: 멀티헤드로 학습한 모델의 KV 헤드를 합친 뒤 조금 더 학습해 GQA로 바꿔요. 처음에 모델을 학습할 때(사전 학습) 든 계산량의 5% 정도가 들어요(Ainslie 외, 2023. 13강에서 다시 봐요).
 #
 # Llama-2-7B는 KV 헤드 32개로 학습해서, GQA를 나중에 그냥 적용할 수는 없어요(업트레이닝이 필요해요). 슬라이딩 윈도도 그냥 적용할 수 없어요. 맨 앞 토큰이 캐시에서 빠지는 순간 출력이 무너지거든요(StreamingLLM). 그 맨 앞 토큰을 싱크로 남겨 두어야 다시 학습하지 않고도 윈도를 쓸 수 있고, 그래도 모델은 윈도 안만 봐요. 공식으로 각각 얼마가 되는지 봐요. 아래 출력의 처음 세 줄은 처음부터 그렇게 학습한 모델일 때의 크기예요. 마지막 줄(int8)은 학습이 끝난 뒤에도 쓸 수 있어요.
 
@@ -433,13 +433,13 @@ ax = qk.plots.plot_step_memory(steps_mem.contexts, steps_mem.peak_uncached, step
 #
 # - **Fewer KV heads**: multi-query attention (MQA) lets every query head share **one** KV head; grouped-query attention (GQA) lets each group of query heads share one. Llama-2-70B was trained with 64 query heads and 8 KV heads.
 # - **A sliding window**: a model trained to attend to the most recent tokens only (Mistral 7B v0.1: 4096; v0.2 has no window) need keep only those; its cache stops growing at the window's size.
-# - **Lower precision**: store the values as int8 (1 byte) instead of fp16, for instance; real schemes also store scale factors, so it is slightly more than half.
+# - **Lower precision**: store the values as int8 (1 byte) instead of fp16, for instance; real schemes also store scale factors, so it is slightly more than half (this one works after training too: KV quantisation, below).
 #
 # The first two are usually chosen in training. Some ways do apply after training, and all of them change the outputs a little:
 #
 # - **KV quantisation** applies to a trained model as it is, with some loss of accuracy;
-# - **evicting tokens from the cache**: StreamingLLM (Xiao et al., 2023) keeps only the first few tokens (the attention sinks) and a recent window, with no fine-tuning;
-# - **uptraining**: merge a multi-head model's K/V heads and train it a little more into GQA, for about 5% of the original pre-training compute (Ainslie et al., 2023; lesson 13).
+# - **evicting tokens from the cache**: StreamingLLM (Xiao et al., 2023) keeps only the first few tokens and a recent window, with no fine-tuning: the first tokens draw much of the weight (attention sinks, seen on a real model in lesson 11), and dropping them breaks the outputs;
+# - **uptraining**: merge a multi-head model's K/V heads and train it a little more into GQA, for about 5% of the original pre-training compute (Ainslie et al., 2023; lesson 13 comes back to it).
 #
 # Llama-2-7B was trained with 32 KV heads, so GQA cannot simply be switched on (it needs uptraining), nor can a plain window: once the first tokens leave the cache its outputs collapse (StreamingLLM). Keeping those first tokens as sinks is what makes a window usable without retraining, and even then the model sees only the window. The formula's sizes for each; the first three lines below are the sizes of a model trained that way.
 
@@ -462,22 +462,22 @@ print(arithmetic.format_bytes(arithmetic.kv_cache_bytes(32, 32, 128, 4096, 1, 1)
 #
 # 08강에서 인코더의 K와 V는 디코더 스텝과 상관없이 같다는 걸 봤어요. 번역처럼 원문(source)이 있을 때, 캐시를 쓰면 크로스 어텐션의 K, V를 **첫 스텝에 한 번만** 계산해서 저장해요. 캐시가 없으면 스텝마다 다시 계산하고요.
 #
-# 이번에는 무작위 모델이 아니라 14강에서 직접 학습시켜 볼 **진짜 번역기**로 해 봐요. 구조가 `TinyTransformer`와 같아서(레이어 1개, 헤드 1개, d_model 32), 학습한 매개변수를 그대로 쓸 수 있어요(`Translator.as_tiny_transformer`). 이 번역기의 인코더에는 셀프 어텐션이 없어서, 만들어지는 모델에도 그 부분이 없어요. 원문 "the cat sat on the mat"(끝 토큰 &lt;eos&gt;까지 7토큰)을 주고 &lt;bos&gt;에서 시작해 토큰 5개를 생성하면서, 번역 결과와 스텝마다 크로스 어텐션 K, V에 쓴 FLOPs를 봐요. 캐시 바이트에는 이 원문 7토큰의 K, V도 들어가요. 이 번역기는 float64로 계산해서 값 하나가 8바이트예요.
+# 이번에는 무작위 모델이 아니라 14강에서 직접 학습시켜 볼 **진짜 번역기**로 해 봐요. 앞에서 쓴 `model`과 같은 `TinyTransformer` 구조라서(레이어 1개, 헤드 1개, d_model 32), 학습한 매개변수를 그대로 쓸 수 있어요(`Translator.as_tiny_transformer`). 이 번역기의 인코더에는 셀프 어텐션이 없어서, 만들어지는 모델에도 그 부분이 없어요. 원문 "the cat sat on the mat"(끝 토큰 &lt;eos&gt;까지 7토큰)을 주고 &lt;bos&gt;에서 시작해 토큰 5개를 생성하면서, 번역 결과와 스텝마다 크로스 어텐션 K, V에 쓴 FLOPs를 봐요. 캐시 바이트에는 이 원문 7토큰의 K, V도 들어가요. 이 번역기는 float64로 계산해서 값 하나가 8바이트예요.
 
 # %% [markdown] lang="en"
 # ## Cross-attention: the encoder's K and V once per source sentence
 #
 # Lesson 08 showed that the encoder's K and V are the same at every decoder step. With a source sentence, as in translation, a cache computes cross-attention's K and V **once, in the first step**, and keeps them; without one, every step computes them again.
 #
-# This time not with a random model but with the **real translator** that lesson 14 trains (you will train it yourself there). It has `TinyTransformer`'s architecture (1 layer, 1 head, d_model 32), so its trained parameters serve as they are (`Translator.as_tiny_transformer`; this translator's encoder has no self-attention, and neither has the model it makes). Give the source "the cat sat on the mat" (7 tokens with the end token &lt;eos&gt;), start from &lt;bos&gt; and generate 5 tokens: look at the translation, and at the FLOPs spent on cross-attention's K and V at each step. The cache's bytes include the K and V of these 7 source tokens too; this translator computes in float64, 8 bytes a value.
+# This time not with a random model but with the **real translator** that lesson 14 trains (you will train it yourself there). It is a `TinyTransformer` like the `model` above (1 layer, 1 head, d_model 32), so its trained parameters serve as they are (`Translator.as_tiny_transformer`; this translator's encoder has no self-attention, and neither has the model it makes). Give the source "the cat sat on the mat" (7 tokens with the end token &lt;eos&gt;), start from &lt;bos&gt; and generate 5 tokens: look at the translation, and at the FLOPs spent on cross-attention's K and V at each step. The cache's bytes include the K and V of these 7 source tokens too; this translator computes in float64, 8 bytes a value.
 
 # %% slide="subslide"
 from qkv_helpers import toy_corpus, translator
 
-# en: lesson 14's vocabulary: 3 special tokens and the English and Korean words, 92 in all
-vocab = toy_corpus.Vocabulary()                   # ko: 14강의 어휘: 특수 토큰 3개와 영어·한국어 단어, 모두 92개
+# en: the vocabulary of lesson 14: 3 special tokens and the English and Korean words, 92 in all
+vocab = toy_corpus.Vocabulary()                   # ko: 14강에서 쓸 어휘: 특수 토큰 3개와 영어·한국어 단어, 모두 92개
 # en: the parameters make train wrote
-tiny = translator.load_trained()[0].as_tiny_transformer()   # ko: 14강의 학습으로 미리 만들어 둔 매개변수
+tiny = translator.load_trained()[0].as_tiny_transformer()   # ko: 14강에서 할 학습으로 미리 만들어 둔 매개변수
 source = vocab.encode(["the", "cat", "sat", "on", "the", "mat", "<eos>"])
 with_cache = tiny.generate([vocab.bos], 5, source_ids=source)
 without = tiny.generate([vocab.bos], 5, source_ids=source, use_cache=False)
@@ -575,7 +575,7 @@ qk.checks.check_kv_cache_bytes(my_bytes, layers=32, kv_heads=8, query_heads=32, 
 my_batch = ...   # ko: 40 GiB에 들어가는 대화(12,000토큰)의 최대 개수
                  # en: the most conversations (12,000 tokens each) that fit in 40 GiB
 qk.checks.check_max_batch(my_batch, memory_gib=40, layers=32, kv_heads=8, query_heads=32,
-                          head_dim=128, tokens=12_000, bytes_per_value=2)
+                          head_dim=128, tokens=12_000, bytes_per_value=2, earlier_tokens=8192)
 
 # %% solution=true
 # en: one conversation's cache in bytes (about 1.46 GiB)
@@ -583,19 +583,20 @@ per_conversation = 2 * 32 * 8 * 128 * 12_000 * 2   # ko: 대화 하나의 캐시
 my_batch = 40 * 1024**3 // per_conversation         # ko: 내림: 27.3 → 27
                                                     # en: rounded down: 27.3 → 27
 qk.checks.check_max_batch(my_batch, memory_gib=40, layers=32, kv_heads=8, query_heads=32,
-                          head_dim=128, tokens=12_000, bytes_per_value=2).as_solution()
+                          head_dim=128, tokens=12_000, bytes_per_value=2,
+                          earlier_tokens=8192).as_solution()
 
 # %% [markdown] lang="ko" slide="subslide"
-# KV 헤드 8개 대신 쿼리 헤드 32개로 계산하면 4배가 나와요. 캐시에는 KV 헤드만 들어가요. 이게 GQA가 캐시를 줄이는 방법이에요.
+# Llama-2-70B로 확인해 봐요. 쿼리 헤드 64개가 KV 헤드 8개를 나눠 써요(GQA). 캐시에는 KV 헤드만 들어가니까, 쿼리 헤드마다 K, V를 따로 둘 때보다 캐시가 8배 작아요. 이게 GQA가 캐시를 줄이는 방법이에요.
 
 # %% [markdown] lang="en"
-# Counting the 32 query heads instead of the 8 K/V heads gives four times too much: only the K/V heads are cached. That is how GQA shrinks the cache.
+# Check it on Llama-2-70B: its 64 query heads share 8 K/V heads (GQA). Only the K/V heads are cached, so the cache is 8 times smaller than with a K and a V for every query head. That is how GQA shrinks the cache.
 
 # %%
-# ko: 쿼리 헤드 32개로 센 캐시 ÷ KV 헤드 8개로 센 캐시 (레이어 32, head_dim 128, 8192토큰, 배치 4, fp16)
-# en: the cache counted with 32 query heads ÷ with the 8 K/V heads (32 layers, head_dim 128, ...)
-print(arithmetic.kv_cache_bytes(32, 32, 128, 8192, 4, 2)
-      / arithmetic.kv_cache_bytes(32, 8, 128, 8192, 4, 2))
+# ko: 쿼리 헤드 64개로 센 캐시 ÷ KV 헤드 8개로 센 캐시 (Llama-2-70B: 레이어 80, head_dim 128, 4096토큰, fp16)
+# en: the cache with 64 query heads ÷ with 8 K/V heads (Llama-2-70B: 80 layers, 4096 tokens, fp16)
+print(arithmetic.kv_cache_bytes(80, 64, 128, 4096, 1, 2)
+      / arithmetic.kv_cache_bytes(80, 8, 128, 4096, 1, 2))
 
 # %% [markdown] lang="ko" slide="slide"
 # ## 정리

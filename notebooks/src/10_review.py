@@ -110,7 +110,7 @@ qk.widgets.pipeline_explorer()
 #
 # | | Q | K, V | 마스크 | 가중치 모양 | 강 |
 # |---|---|---|---|---|---|
-# | 인코더 셀프 어텐션 | 원문 | 원문 | 없음 (여러 문장을 배치로 넣으면 패딩 마스크, 11강) | (원문, 원문) | 06 |
+# | 인코더 셀프 어텐션 | 원문 | 원문 | 없음 (여러 문장을 배치로 넣을 때의 패딩 마스크는 11강에서 배워요) | (원문, 원문) | 06 |
 # | 디코더 마스크드 셀프 어텐션 | 번역문 | 번역문 | 인과 마스크 (+ 패딩 마스크) | (번역문, 번역문) | 07 |
 # | 크로스 어텐션 | 번역문 (디코더) | 원문 (인코더 출력) | 없음 (배치로 넣으면 원문의 패딩 마스크) | (번역문, 원문) | 08 |
 #
@@ -123,7 +123,7 @@ qk.widgets.pipeline_explorer()
 #
 # | | Q | K, V | mask | weights shape | lesson |
 # |---|---|---|---|---|---|
-# | encoder self-attention | source | source | none (a padding mask in batches, lesson 11) | (source, source) | 06 |
+# | encoder self-attention | source | source | none (a padding mask in batches: lesson 11 teaches it) | (source, source) | 06 |
 # | decoder masked self-attention | target | target | causal mask (+ padding) | (target, target) | 07 |
 # | cross-attention | target (decoder) | source (encoder output) | none (the source's padding mask in batches) | (target, source) | 08 |
 #
@@ -188,7 +188,7 @@ qk.quiz.quiz_widget()
 # 이 코스는 다섯 강으로 이어져요.
 #
 # - [11. 진짜 모델 들여다보기](11_real_model.ipynb): 학습을 마친 진짜 인코더(MiniLM, all-MiniLM-L6-v2)를 이 패키지로 직접 돌려요. 어텐션을 둘러싼 블록(잔차 연결, 레이어 정규화, 피드포워드 네트워크), 패딩 마스크와 배치, 학습된 헤드가 실제로 무엇을 보는지 점수로 매겨 봐요.
-# - [12. 어텐션 속의 위치](12_positions.ipynb): 사인파 위치 인코딩, 학습된 위치 임베딩, 회전 위치 임베딩(RoPE). 인과 마스크만으로도 위치를 알 수 있다는 것, RoPE에서는 위치가 점수에 상대 위치 m − n으로만 들어간다는 것도 확인해요.
+# - [12. 어텐션 속의 위치](12_positions.ipynb): 사인파 위치 인코딩, 학습된 위치 벡터, 회전 위치 임베딩(RoPE). 인과 마스크만으로도 위치를 알 수 있다는 것, RoPE에서는 위치가 점수에 상대 위치 m − n으로만 들어간다는 것도 확인해요.
 # - [13. 큰 규모의 어텐션](13_attention_at_scale.ipynb): 온라인 소프트맥스로 하는 타일 어텐션(FlashAttention이 그 위에 만들어졌어요), GQA와 MQA, 슬라이딩 윈도, 페이지 KV 캐시(vLLM의 아이디어), 프리필과 디코드.
 # - [14. 어텐션이 배우는 걸 지켜보기](14_watch_attention_learn.ipynb): 작은 영어→한국어 번역기를 numpy로 직접 학습시켜요. 손으로 정했던 08강의 정렬과 달리, 학습된 크로스 어텐션이 정렬이 되는 걸 스텝마다 보고, 어텐션이 정렬과 꼭 같지는 않다는 것, 역전파가 메모리에 남겨 두는 것도 확인해요.
 # - [15. 인덕션 헤드](15_induction_heads.ipynb): 어텐션만 있는 작은 디코더를 학습시키며, 이전 토큰 헤드와 인덕션 헤드가 손실의 급격한 전환과 함께 생기는 걸 봐요. 헤드를 빼 보는 실험으로 회로를 확인하고, 문맥 내 학습이 무엇인지 알아봐요.
@@ -203,7 +203,7 @@ qk.quiz.quiz_widget()
 # The course goes on with five lessons:
 #
 # - [11. Inside a real model](11_real_model.ipynb): a real pretrained encoder (MiniLM, all-MiniLM-L6-v2) run by this package. The block around attention (residual connections, layer norm, feed-forward), padding masks and batching, and what its trained heads actually look at, scored.
-# - [12. Positions in attention](12_positions.ipynb): sinusoidal positional encoding, learned position embeddings and rotary embeddings (RoPE); a causal mask alone gives position, and in RoPE position enters the scores only through the relative position m − n.
+# - [12. Positions in attention](12_positions.ipynb): sinusoidal positional encoding, learned position vectors and rotary embeddings (RoPE); a causal mask alone gives position, and in RoPE position enters the scores only through the relative position m − n.
 # - [13. Attention at scale](13_attention_at_scale.ipynb): tiled attention with the online softmax (which FlashAttention builds on), GQA and MQA, sliding windows, a paged KV cache (vLLM's idea), prefill and decode.
 # - [14. Watch attention learn](14_watch_attention_learn.ipynb): a small English→Korean translator trained in numpy. Unlike lesson 08's hand-set alignment, its trained cross-attention becomes the alignment step by step; it also shows that attention is not alignment, and measures what the backward pass keeps in memory.
 # - [15. Induction heads](15_induction_heads.ipynb): a small attention-only decoder trained in the notebook; its previous-token head and induction head form together at a sharp drop of the loss. Knock-out experiments show the circuit, and it says what in-context learning means.
@@ -212,25 +212,49 @@ qk.quiz.quiz_widget()
 #
 # **MQA and GQA: a smaller KV cache.** The cache takes 2 · layers · kv_heads · head_dim · tokens · batch · bytes_per_value bytes. Multi-query attention (MQA) lets every query head share **one** K/V head; grouped-query attention (GQA) lets a group of query heads share each K/V head. For a model with 8 query heads, keep 1,024 tokens with different numbers of K/V heads: the cache is proportional to the number of K/V heads.
 
-# %% slide="subslide"
-for kv_heads in (8, 2, 1):                # ko: 멀티헤드(8), GQA(2), MQA(1)
-                                          # en: multi-head (8), GQA (2), MQA (1)
+# %% lang="ko" slide="subslide"
+for kv_heads in (8, 2, 1):                # 멀티헤드(8), GQA(2), MQA(1)
     cache = qk.KVCache(n_heads=kv_heads, head_dim=64, capacity=1024)
-    kv = np.zeros((kv_heads, 1024, 64), np.float32)                  # ko: (KV 헤드, 토큰, head_dim)
-                                                                     # en: (kv_heads, tokens, head_dim)
+    kv = np.zeros((kv_heads, 1024, 64), np.float32)                  # (KV 헤드, 토큰, head_dim)
     cache.append(kv, kv)
-    print(kv_heads, cache.nbytes)         # ko: 2 · kv_heads · 64 · 1024 · 4 바이트
-                                          # en: 2 · kv_heads · 64 · 1024 · 4 bytes
+    print(f"KV 헤드 {kv_heads}개: {cache.nbytes:,}바이트")   # 2 · KV 헤드 · 64 · 1024 · 4바이트
+
+# %% lang="en"
+for kv_heads in (8, 2, 1):                # multi-head (8), GQA (2), MQA (1)
+    cache = qk.KVCache(n_heads=kv_heads, head_dim=64, capacity=1024)
+    kv = np.zeros((kv_heads, 1024, 64), np.float32)                  # (kv_heads, tokens, head_dim)
+    cache.append(kv, kv)
+    print(f"kv_heads = {kv_heads}: {cache.nbytes:,} bytes")  # 2 · kv_heads · 64 · 1024 · 4 bytes
 
 # %% [markdown] lang="ko" slide="subslide"
-# **온라인 소프트맥스와 FlashAttention.** 지금까지는 (토큰 수, 토큰 수) 점수 행렬을 통째로 만들었어요. 긴 문장에서는 이 행렬이 어텐션의 메모리를 가장 많이 차지하고, 이 행렬을 메모리와 주고받는 일이 어텐션을 느리게 해요. 계산량만 보면 모델 전체에서 어텐션이 선형 변환과 피드포워드를 합친 것보다 커지는 건 토큰이 6·d_model개쯤을 넘을 때예요(d_ff = 4·d_model일 때, 09강). 온라인 소프트맥스는 키와 밸류를 블록 단위로 읽으면서 행마다 세 가지만 들고 다녀요. "지금까지의 최댓값" m, "지금까지의 exp 값의 합" l, 그리고 "지금까지의 출력 벡터"(밸류의 가중합)예요. 새 블록에서 최댓값이 커지면 앞의 합과 출력 벡터에 exp(m_old − m_new)를 곱해 다시 맞춰 줘요. m_old는 이전 최댓값, m_new는 새 최댓값이에요(04강의 최댓값 빼기 요령을 블록마다 쓰는 셈이에요). 마지막에 출력 벡터를 합으로 나누면 어텐션의 **출력**이 나와요. (토큰 수, 토큰 수) 어텐션 가중치는 한 번도 통째로 만들지 않아요. 그래서 결과로는 출력만 나오고 가중치는 나오지 않아요. 온라인 소프트맥스는 Milakov와 Gimelshein(2018)이 먼저 내놓았고, FlashAttention(2022)은 이걸로 GPU 칩 안에 있는 작고 빠른 메모리(SRAM)에서 어텐션을 작은 조각(타일) 단위로 계산해요. 모델이 입력에서 출력을 계산하는 과정(순전파)의 연산량, 즉 FLOPs(부동소수점 연산 수)는 줄지 않아요. 학습할 때는 기울기를 구하는 단계(역전파, 14강)에서 점수를 다시 계산하니까 오히려 늘어요. 줄어드는 건 GPU의 주 메모리(HBM: 크지만 칩 밖에 있어서 SRAM보다 느려요)를 읽고 쓰는 양이고, 긴 문장에서는 바로 그게 속도를 정해요.
+# **온라인 소프트맥스와 FlashAttention.** 지금까지는 (토큰 수, 토큰 수) 점수 행렬을 통째로 만들었어요. 긴 문장에서는 이 행렬이 어텐션의 메모리를 가장 많이 차지하고, 이 행렬을 메모리와 주고받는 일이 어텐션을 느리게 해요. 계산량만 보면 모델 전체에서 어텐션이 선형 변환과 피드포워드를 합친 것보다 커지는 건 토큰이 6·d_model개쯤을 넘을 때예요(d_ff = 4·d_model일 때, 09강).
+#
+# 온라인 소프트맥스는 키와 밸류를 블록 단위로 읽으면서 행마다 세 가지만 들고 다녀요.
+#
+# - m: 지금까지의 최댓값
+# - l: 지금까지의 exp 값의 합
+# - 지금까지의 출력 벡터(밸류의 가중합)
+#
+# 새 블록에서 최댓값이 커지면 앞의 합과 출력 벡터에 exp(m_old − m_new)를 곱해 다시 맞춰 줘요. m_old는 이전 최댓값, m_new는 새 최댓값이에요(04강의 최댓값 빼기 요령을 블록마다 쓰는 셈이에요). 마지막에 출력 벡터를 합으로 나누면 어텐션의 **출력**이 나와요. (토큰 수, 토큰 수) 어텐션 가중치는 한 번도 통째로 만들지 않아요. 그래서 결과로는 출력만 나오고 가중치는 나오지 않아요.
+#
+# 온라인 소프트맥스는 Milakov와 Gimelshein(2018)이 먼저 내놓았고, FlashAttention(2022)은 이걸로 GPU 칩 안에 있는 작고 빠른 메모리(SRAM)에서 어텐션을 작은 조각(타일) 단위로 계산해요. 모델이 입력에서 출력을 계산하는 과정(순전파)의 연산량, 즉 FLOPs(부동소수점 연산 수)는 줄지 않아요. 학습할 때는 기울기를 구하는 단계(역전파, 14강에서 배워요)에서 점수를 다시 계산하니까 오히려 늘어요. 줄어드는 건 GPU의 주 메모리(HBM: 크지만 칩 밖에 있어서 SRAM보다 느려요)를 읽고 쓰는 양이고, 긴 문장에서는 바로 그게 속도를 정해요.
 #
 # **PagedAttention(vLLM).** 요청이 많으면 요청마다 KV 캐시의 길이가 제각각이에요. PagedAttention은 운영체제의 가상 메모리와 같은 방법을 써요. 가상 메모리는 메모리를 작은 페이지로 나눠 필요한 만큼만 내주는 방식이에요. 캐시를 고정 크기 블록으로 나눠 필요할 때마다 붙이고, 블록 표(block table)로 어느 블록에 있는지 찾아가요. vLLM 이전의 서버처럼 미리 최대 길이만큼 잡아 두지 않으니, 낭비는 요청마다 덜 찬 블록 하나 이하로 줄어요. 프롬프트가 같은 요청들은 같은 블록을 나눠 쓰다가, 어느 한쪽이 블록의 내용을 바꿔야 할 때만 그 블록을 복사할 수도 있어요(copy-on-write).
 #
 # 이 주제들은 13강에서 직접 만들고 재 봐요. [13. 큰 규모의 어텐션](13_attention_at_scale.ipynb).
 
 # %% [markdown] lang="en"
-# **The online softmax and FlashAttention.** So far we built the full (tokens, tokens) score matrix. For long inputs that matrix is what costs attention the most memory, and moving it to and from memory is what makes attention slow (in the whole model, attention's arithmetic overtakes that of the projections and the feed-forward network only past about 6·d_model tokens, for d_ff = 4·d_model: lesson 09). The online softmax reads the keys and values block by block and carries three things per row: "the largest score so far" m, "the sum of exponentials so far" l, and "the output so far" (a running weighted sum of values). Whenever a new block raises the maximum, the earlier sum and output are both rescaled by exp(m_old − m_new) (lesson 04's max-subtraction trick, applied per block). At the end, the output divided by the sum is attention's **output**; the (tokens, tokens) attention weights are never formed as a whole: it produces the output, never the weights. The online softmax came first (Milakov & Gimelshein, 2018); FlashAttention (2022) uses it to compute attention tile by tile in a GPU's small, fast on-chip memory (SRAM). It does not reduce the forward pass's FLOPs (floating-point operations), and in training its backward pass recomputes the scores, so there are more; it reduces the reads and writes of the GPU's slow main memory (HBM), which is what limits speed for long inputs.
+# **The online softmax and FlashAttention.** So far we built the full (tokens, tokens) score matrix. For long inputs that matrix is what costs attention the most memory, and moving it to and from memory is what makes attention slow (in the whole model, attention's arithmetic overtakes that of the projections and the feed-forward network only past about 6·d_model tokens, for d_ff = 4·d_model: lesson 09).
+#
+# The online softmax reads the keys and values block by block and carries three things per row:
+#
+# - m: the largest score so far
+# - l: the sum of exponentials so far
+# - the output so far (a running weighted sum of values)
+#
+# Whenever a new block raises the maximum, the earlier sum and output are both rescaled by exp(m_old − m_new), where m_old is the previous maximum and m_new the new one (lesson 04's max-subtraction trick, applied per block). At the end, the output divided by the sum is attention's **output**; the (tokens, tokens) attention weights are never formed as a whole: it produces the output, never the weights.
+#
+# The online softmax came first (Milakov & Gimelshein, 2018); FlashAttention (2022) uses it to compute attention tile by tile in a GPU's small, fast on-chip memory (SRAM). It does not reduce the forward pass's FLOPs (floating-point operations), and in training its backward pass (which lesson 14 teaches) recomputes the scores, so there are more; it reduces the reads and writes of the GPU's slow main memory (HBM), which is what limits speed for long inputs.
 #
 # **PagedAttention (vLLM).** A server with many requests holds KV caches of all different lengths. PagedAttention splits the cache into fixed-size blocks (pages), like an operating system's virtual memory, adds blocks as they are needed and finds them through a block table. Nothing is reserved up to a maximum length, as servers before vLLM did, so the waste is at most one partly filled block per request; requests with the same prompt can even share blocks, copied only when one of them writes.
 #

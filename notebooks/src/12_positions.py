@@ -77,12 +77,12 @@ print(signal.round(3))                            # ko: 위치 0, 1, ..., 6의 �
 # %% [markdown] lang="ko" slide="subslide"
 # 위치 인코딩 없이 학습한 디코더도 절대 위치를 배워요. Haviv 외(2022)는 그 방법이 바로 이렇게 앞 토큰의 수를 세는 것이라고 추측해요. 그래도 대부분의 모델은 위치 정보를 따로 넣어요. 마스크에서 읽어 낸 위치 신호 1/(i + 1)은 뒤로 갈수록 이웃한 위치끼리 값이 거의 같아져서(1/50과 1/51처럼), 먼 위치일수록 구별하기 어려워요. 또 학습 때보다 긴 글에서 어떻게 될지 조절할 방법도 없어요. 인코더에는 이런 신호조차 없어요.
 #
-# 흔히 쓰는 방법은 세 가지예요. 점수에 거리에 따른 편향(더해 주는 값)을 더하는 방법(T5, ALiBi)도 있지만, 이번 시간에는 세 가지만 봐요.
+# 이번 시간에는 흔히 쓰는 방법 세 가지를 봐요. 점수에 거리에 따라 정해진 편향을 더하는 방법(T5, ALiBi)도 있어요.
 
 # %% [markdown] lang="en"
 # Decoders trained with no positional encoding do learn absolute positions; the paper conjectures they do it this way, by counting the tokens they can see (Haviv et al., 2022). Most models add position information anyway: read from the mask, neighbouring positions differ less and less (1/(i + 1) against 1/(i + 2)), so far positions are hard to tell apart, and nothing controls what happens at lengths longer than those seen in training. An encoder does not even have this signal.
 #
-# Three ways are common. Others add a distance-dependent bias to the scores (T5, ALiBi); this lesson shows the three.
+# This lesson shows the three common ways. Others add a bias fixed by the distance to the scores (T5, ALiBi).
 
 # %% [markdown] lang="ko" slide="slide"
 # ## 1. 사인파 위치 인코딩: 위치마다 정해진 벡터를 더해요
@@ -91,7 +91,7 @@ print(signal.round(3))                            # ko: 위치 0, 1, ..., 6의 �
 #
 # $$PE_{p,\,2i} = \sin\!\left(\frac{p}{10000^{2i/d}}\right), \qquad PE_{p,\,2i+1} = \cos\!\left(\frac{p}{10000^{2i/d}}\right)$$
 #
-# 왼쪽 차원은 위치마다 빠르게, 오른쪽 차원은 아주 느리게 바뀌어요. 시계의 초침·분침·시침처럼요. 09강의 `TinyTransformer`도 이 벡터를 써요.
+# 왼쪽 차원은 위치마다 빠르게, 오른쪽 차원은 아주 느리게 바뀌어요. 시계의 초침·분침·시침처럼요. 09강에서 쓴 작은 디코더(`TinyTransformer`)도 임베딩에 이 벡터를 더해요.
 
 # %% [markdown] lang="en"
 # ## 1. Sinusoidal positions: a fixed vector added per position
@@ -100,17 +100,17 @@ print(signal.round(3))                            # ko: 위치 0, 1, ..., 6의 �
 #
 # $$PE_{p,\,2i} = \sin\!\left(\frac{p}{10000^{2i/d}}\right), \qquad PE_{p,\,2i+1} = \cos\!\left(\frac{p}{10000^{2i/d}}\right)$$
 #
-# The left dimensions change quickly from position to position, the right ones very slowly, like the second, minute and hour hands of a clock. Lesson 09's `TinyTransformer` uses these vectors.
+# The left dimensions change quickly from position to position, the right ones very slowly, like the second, minute and hour hands of a clock. The small decoder of lesson 09 (`TinyTransformer`) adds these vectors to its embeddings too.
 
 # %% slide="subslide"
 pe = qk.positions.sinusoidal_positions(64, 64)     # (positions, d_model)
 ax = qk.plots.plot_position_vectors(pe)
 
 # %% [markdown] lang="ko" slide="subslide"
-# 논문이 이 공식을 고른 이유가 있어요. 위치를 k칸 옮기면 각 (sin, cos) 쌍이 k·ω_i만큼 **회전**해요. 그 회전은 p와 상관없이 k만으로 정해지는 행렬 M_k 하나예요. 식으로 쓰면 PE(p + k) = PE(p)·M_k예요. 논문은 이 성질 덕분에 모델이 "3칸 앞"을 어느 위치에서든 같은 방식으로 쉽게 배울 거라고 기대했어요. 여기서 ω_i = 1/10000^(2i/d)는 쌍 i가 위치 한 칸마다 도는 각도이고, 회전 행렬은 벡터의 길이는 그대로 두고 방향만 돌리는 행렬이에요. 모든 p에 대해 맞는지 확인해 봐요.
+# 논문이 이 공식을 고른 이유가 있어요. 쌍 i의 (sin, cos)는 위치가 한 칸 갈 때마다 각도 ω_i = 1/10000^(2i/d)만큼 도는 화살표예요. 그래서 위치를 k칸 옮기면 각 쌍이 k·ω_i만큼 **회전**해요. 회전 행렬은 벡터의 길이는 그대로 두고 방향만 돌리는 행렬이에요. 이 회전은 p와 상관없이 k만으로 정해지는 행렬 M_k 하나이고, 식으로 쓰면 PE(p + k) = PE(p)·M_k예요. 논문은 이 성질 덕분에 모델이 "3칸 앞"을 어느 위치에서든 같은 방식으로 쉽게 배울 거라고 기대했어요. 모든 p에서 맞는지 확인해 봐요.
 
 # %% [markdown] lang="en"
-# The paper chose this formula for a reason. Moving k positions on **rotates** each (sin, cos) pair by k·ω_i, and that rotation is one matrix M_k fixed by k alone, whatever p is: PE(p + k) = PE(p)·M_k. The paper hoped this would make it easy for a model to learn "3 positions ahead" the same way everywhere. Here ω_i = 1/10000^(2i/d) is the angle pair i turns per position, and a rotation matrix turns a vector without changing its length. Let's check it for every p.
+# The paper chose this formula for a reason. The (sin, cos) of pair i is an arrow that turns by the angle ω_i = 1/10000^(2i/d) with each position. So moving k positions on **rotates** each pair by k·ω_i. A rotation matrix turns a vector without changing its length. This rotation is one matrix M_k fixed by k alone, whatever p is: PE(p + k) = PE(p)·M_k. The paper hoped this would make it easy for a model to learn "3 positions ahead" the same way everywhere. Let's check it for every p.
 
 # %%
 pe64 = qk.positions.sinusoidal_positions(64, 64, dtype=np.float64)
@@ -122,27 +122,27 @@ print(np.allclose(pe64[:61] @ m3, pe64[3:], atol=1e-12))   # ko: 모든 p에서 
 # %% [markdown] lang="ko" slide="slide"
 # ## 2. 학습된 위치 벡터: 위치마다 배운 벡터를 더해요
 #
-# BERT 같은 모델은 공식 대신 위치마다 벡터 하나를 **학습**해서 더해요. 11강의 진짜 모델(all-MiniLM-L6-v2)에는 이런 벡터가 512개 있어요(384차원). 학습이 끝난 표에서 위치끼리의 코사인 유사도를 그려 봐요. 대각선은 위치를 자기 자신과 비교한 값이라 정의상 1이에요. 눈여겨볼 곳은 대각선 **옆의 띠**예요. 아무도 "이웃은 비슷하게"라고 가르치지 않았는데, 이웃한 위치끼리 비슷해요.
+# BERT 같은 모델은 공식 대신 위치마다 벡터 하나를 **학습**해서 더해요. 11강의 진짜 모델(all-MiniLM-L6-v2)에는 이런 벡터가 512개 있어요(384차원). 학습이 끝난 표에서 위치끼리의 코사인 유사도를 그려 봐요. 대각선은 위치를 자기 자신과 비교한 값이라 정의상 1이에요. 눈여겨볼 곳은 대각선 **옆의 띠**예요. 아무도 "이웃은 비슷하게"라고 가르치지 않았는데, 이웃한 위치끼리 비슷해요. 대각선과 나란한 줄무늬도 여러 개 보여요. 대략 6칸마다 다시 비슷해져요(위치 10은 15, 22와 0.7쯤). 학습된 벡터가 사인파처럼 주기가 있는 성분을 스스로 배운 거예요.
 
 # %% [markdown] lang="en"
 # ## 2. Learned positions: a trained vector added per position
 #
-# Models like BERT **learn** one vector per position instead of using a formula, and add it the same way. Lesson 11's real model (all-MiniLM-L6-v2) has 512 of them (384 dimensions). Let's draw the cosine similarity of every position with every other in the trained table. The diagonal compares each position with itself, so it is 1 by definition; look at the **band beside it**. Nobody taught the model "neighbours are alike", yet neighbouring positions are.
+# Models like BERT **learn** one vector per position instead of using a formula, and add it the same way. Lesson 11's real model (all-MiniLM-L6-v2) has 512 of them (384 dimensions). Let's draw the cosine similarity of every position with every other in the trained table. The diagonal compares each position with itself, so it is 1 by definition; look at the **band beside it**. Nobody taught the model "neighbours are alike", yet neighbouring positions are. Several stripes run parallel to the diagonal too: about every 6 positions the vectors are alike again (position 10 has about 0.7 with 15 and with 22). The learned vectors found periodic parts, like sine waves, on their own.
 
 # %% slide="subslide"
 learned = qk.positions.learned_positions()          # ko: (512, 384): 위치마다 학습된 벡터 하나
                                                     # en: (512, 384): one trained vector per position
 similarity = qk.positions.cosine_similarity_matrix(learned)   # (512, 512)
 print(learned.shape)
-print(similarity[10, [9, 11, 20, 200]])             # ko: 위치 10과 위치 9, 11, 20, 200의 유사도
-                                                    # en: position 10 against positions 9, 11, 20, 200
+print(similarity[10, [9, 11, 15, 19, 22, 200]])     # ko: 위치 10과 위치 9, 11, 15, 19, 22, 200의 유사도
+                                                    # en: position 10 against 9, 11, 15, 19, 22, 200
 ax = qk.plots.plot_position_similarity(similarity[:128, :128])
 
 # %% [markdown] lang="ko" slide="subslide"
-# 학습된 위치 벡터의 한계는 표의 크기예요. 행이 512개뿐이라서 이 모델은 토큰 512개보다 긴 글을 읽을 수 없어요(위치는 0번부터 511번까지예요). 11강의 `model(texts)`가 그보다 긴 글에 오류를 내는 이유예요. 학습된 행이 있다고 해서, 모델이 이 일에서 그 위치를 쓰는 법까지 배웠다는 뜻은 아니에요. all-MiniLM-L6-v2의 행 512개는 모두 사전 학습(처음에 모델을 학습하는 단계)에서 학습됐지만, 그 뒤 토큰 128개로 자른 글로 미세 조정(이미 학습된 모델을 한 가지 일에 맞게 조금 더 학습하는 것)됐고, sentence-transformers는 쓸 때도 기본으로 256개에서 잘라요. 사인파 공식은 어느 위치든 계산할 수 있지만, 학습 때 본 적 없는 먼 위치에서 모델이 잘 동작한다는 보장은 없어요.
+# 학습된 위치 벡터의 한계는 표의 크기예요. 행이 512개뿐이라서 이 모델은 토큰 512개보다 긴 글을 읽을 수 없어요(위치는 0번부터 511번까지예요). 11강의 `model(texts)`가 그보다 긴 글에 오류를 내는 이유예요. 학습된 행이 있다고 해서 모델이 그 위치를 잘 쓰도록 배웠다는 뜻은 아니에요. all-MiniLM-L6-v2의 행 512개는 모두 사전 학습(처음에 모델을 학습하는 단계)에서 학습됐어요. 하지만 그 뒤에는 토큰 128개로 자른 글로 미세 조정(이미 학습된 모델을 한 가지 일에 맞게 조금 더 학습하는 것)됐고, sentence-transformers도 쓸 때 기본으로 256개에서 잘라요. 사인파 공식은 어느 위치든 계산할 수 있지만, 학습 때 본 적 없는 먼 위치에서 모델이 잘 동작한다는 보장은 없어요.
 
 # %% [markdown] lang="en"
-# The limit of learned positions is the table's size: with 512 rows, this model cannot read past position 511 (counting from 0). That is why lesson 11's `model(texts)` refuses longer texts. And having a trained row is not the same as the model having learned to use it for this task: all-MiniLM-L6-v2's rows were pre-trained up to 512, but it was fine-tuned on texts cut to 128 tokens, and sentence-transformers cuts its input at 256 by default. The sinusoidal formula gives a vector for any position, but nothing guarantees that a model works at distant positions it never saw in training.
+# The limit of learned positions is the table's size: with 512 rows, this model cannot read past position 511 (counting from 0). That is why lesson 11's `model(texts)` refuses longer texts. And having a trained row does not mean the model learned to use that position well: all-MiniLM-L6-v2's 512 rows were all trained in pre-training (the first training of a model), but it was then fine-tuned on texts cut to 128 tokens, and sentence-transformers too cuts its input at 256 by default. The sinusoidal formula gives a vector for any position, but nothing guarantees that a model works at distant positions it never saw in training.
 
 # %% [markdown] lang="ko" slide="slide"
 # ## 3. 회전 위치 임베딩(RoPE): 더하지 않고 돌려요
@@ -193,12 +193,12 @@ print(round(near, 6), round(far, 6), abs(near - far) < 1e-9)   # ko: (5, 2), (10
 # %% [markdown] lang="ko" slide="subslide"
 # 두 점수가 부동소수점 오차 범위 안에서 같아요. 절대 위치는 사라지고 **상대 위치**만 남아요.
 #
-# 성질이 하나 더 있어요. 쿼리와 키가 **같은 벡터**(q = k)일 때 둘을 m − n칸 떨어뜨리면, 점수의 평균이 거리에 따라 출렁이면서 **줄어들어요**. 비슷한 벡터끼리도 멀리 있으면 점수가 덜 나온다는 뜻이에요. 64차원에서 거리 0~200의 평균 점수를 그려 봐요.
+# 성질이 하나 더 있어요. 쿼리와 키가 **같은 벡터**(q = k)일 때 둘을 m − n칸 떨어뜨리면, 점수의 평균(무작위로 뽑은 q 여러 개에 대한 평균)이 거리에 따라 출렁이면서 **줄어들어요**. 비슷한 벡터끼리도 멀리 있으면 점수가 덜 나온다는 뜻이에요. 64차원에서 거리 0~200의 평균 점수를 그려 봐요.
 
 # %% [markdown] lang="en"
 # The two scores agree to floating-point precision: the absolute positions are gone, only the **relative position** is left.
 #
-# One more property: when the query and the key are **the same vector** (q = k), placing them m − n positions apart makes the average score **fall** with the distance, with ripples. Similar vectors score less when far apart. Here is the average score for distances 0 to 200 at 64 dimensions.
+# One more property: when the query and the key are **the same vector** (q = k), placing them m − n positions apart makes the average score (over many random q) **fall** with the distance, with ripples. Similar vectors score less when far apart. Here is the average score for distances 0 to 200 at 64 dimensions.
 
 # %% slide="subslide"
 distances = np.arange(0, 201)
@@ -207,10 +207,10 @@ print(decay[[0, 10, 50, 200]])
 ax = qk.plots.plot_rope_score_by_distance(distances, decay)
 
 # %% [markdown] lang="ko" slide="subslide"
-# 거리에 따라 점수가 줄어드는 이 현상(감쇠)은 비슷한 벡터에만 해당하는 이야기예요. 서로 상관없이 뽑은 q와 k라면 점수의 평균은 어느 거리에서나 0이에요. 무작위 쌍 2000개로 두 경우를 비교해 봐요. 그리고 학습된 모델은 RoPE의 주파수를 감쇠 말고도 여러 방식으로 써요. 예를 들어 거의 돌지 않는 느린 쌍은 보통 쓰는 길이 안에서는 위치와 거의 상관없이 내용을 비교하는 데 쓰이기도 해요. 다만 거리가 아주 멀면 느린 쌍도 많이 돌아요(Barbero 외, 2024).
+# 거리에 따라 점수가 줄어드는 이 현상(감쇠)은 비슷한 벡터에만 해당하는 이야기예요. 서로 상관없이 뽑은 q와 k라면 점수의 평균은 어느 거리에서나 0이에요. 무작위 쌍 2000개로 두 경우를 비교해 봐요. 그리고 학습된 모델이 RoPE의 쌍들을 쓰는 방식은 감쇠만이 아니에요. 예를 들어 거의 돌지 않는 느린 쌍은 보통 쓰는 길이 안에서는 위치와 거의 상관없이 내용을 비교하는 데 쓰이기도 해요. 다만 거리가 아주 멀면 느린 쌍도 많이 돌아요(Barbero 외, 2024).
 
 # %% [markdown] lang="en"
-# This decay is about similar vectors. For a q and a k drawn independently, the average score is 0 at every distance. Compare the two cases on 2000 random pairs. Trained models also use RoPE's frequencies in ways other than this decay; the slow pairs, which hardly turn, can for instance compare content almost regardless of position over the lengths used (over long enough distances even they turn; Barbero et al., 2024).
+# This decay is about similar vectors. For a q and a k drawn independently, the average score is 0 at every distance. Compare the two cases on 2000 random pairs. Nor is this decay the only way trained models use RoPE's pairs: the slow pairs, which hardly turn, can for instance compare content almost regardless of position over the lengths used (over long enough distances even they turn; Barbero et al., 2024).
 
 # %%
 same = qk.positions.rope_mean_score(64, [0, 10, 50, 200], same=True)    # ko: q = k: 위 곡선과 같아요

@@ -591,3 +591,100 @@ def test_leak_finder_can_fail():
     assert len(answer_bindings(nb)) == 2  # a solution Run All runs, binding my_n
     assert answer_leaks(nb, {"my_n": 1003})
     assert not answer_leaks(nb, {"my_n": 1004})
+
+
+# --- code on screen: an expression a learner can paste into the exercise ------------------
+
+# Calls that change the session or draw, or measure or train for seconds: not evaluated.
+_NOT_EVALUATED = ("setup(", "widgets.", "plots.", "quiz", "print(", "set_printoptions",
+                  "environ", "find_spec", "measure", "train", "display(")
+
+
+def pastable_expressions(sources: list[str]) -> list[str]:
+    """Every call or arithmetic in ``sources`` that needs nothing but modules and constants
+    (``arithmetic.kv_cache_bytes(32, 8, 128, 8192, 4, 2)``): a learner can copy it from
+    a cell on screen into an exercise, and it gives the same value there."""
+    import builtins
+
+    modules: dict = {}
+    trees = [ast.parse(source) for source in sources]
+    for tree in trees:
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                exec(compile(ast.Module(body=[node], type_ignores=[]), "<imports>", "exec"),
+                     modules)
+    found = []
+    for tree in trees:
+        for node in ast.walk(tree):
+            if not isinstance(node, (ast.Call, ast.BinOp)):
+                continue
+            text = ast.unparse(node)
+            names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+            if (any(name in modules for name in names)
+                    and all(name in modules or hasattr(builtins, name) for name in names)
+                    and not any(word in text for word in _NOT_EVALUATED)):
+                found.append(text)
+    return found
+
+
+def pasted_expressions_that_pass(exercises, sources: list[str]) -> list[str]:
+    """The expressions of :func:`pastable_expressions` that pass an exercise when pasted."""
+    import qkv_helpers
+
+    passed = []
+    for text in pastable_expressions(sources):
+        for exercise, namespace in exercises:
+            if exercise.is_function:
+                continue
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                try:
+                    value = eval(text, dict(namespace))
+                except Exception:  # noqa: BLE001 - not an answer, then
+                    continue
+                qkv_helpers.setup(lang="en")
+                if exercise.run(namespace, value).ok is True:
+                    passed.append(f"{exercise}: {text}")
+    return passed
+
+
+@pytest.mark.parametrize("stem", STEMS)
+def test_no_code_on_screen_pastes_into_an_answer(stem):
+    """No expression in a code cell Run All shows (its exercises' included) passes an
+    exercise when pasted into it: lesson 09 once showed
+    ``arithmetic.kv_cache_bytes(32, 8, 128, 8192, 4, 2)``, exercise 1's answer, right after
+    it; and no prose cell writes an exercise's answer out."""
+    nb = shipped_notebook(stem)
+    sources = [cell.source for cell in nb.cells if cell.cell_type == "code"]
+    passed = pasted_expressions_that_pass(lesson_run(stem), sources)
+    assert not passed, f"{stem}: code on screen passes an exercise:\n" + "\n".join(passed)
+    answers = {name: value for name, value in answers_of(stem).items() if not callable(value)}
+    for lang in ("ko", "en"):
+        for index, cell in enumerate(shipped_cells(stem, lang)):
+            if cell.cell_type == "markdown":
+                shown = [name for name, value in answers.items()
+                         if shows_answer(cell.source, value)]
+                assert not shown, f"{stem} ({lang}) cell {index} writes out {shown}"
+
+
+def test_pasted_expression_finder_can_fail():
+    """The finder above catches lesson 09's old cell 47 (exercise 1's answer as code)."""
+    import qkv_helpers
+
+    qkv_helpers.setup(lang="en")
+    from qkv_helpers.kv_cache import arithmetic
+
+    exercise = Exercise("demo", 0, "my_bytes = ...\nqk.checks.check_kv_cache_bytes(my_bytes, "
+                        "layers=32, kv_heads=8, head_dim=128, tokens=8192, batch=4, "
+                        "bytes_per_value=2)")
+    namespace = {"qk": qkv_helpers, "arithmetic": arithmetic}
+    old = ("from qkv_helpers.kv_cache import arithmetic\n"
+           "print(arithmetic.kv_cache_bytes(32, 32, 128, 8192, 4, 2)\n"
+           "      / arithmetic.kv_cache_bytes(32, 8, 128, 8192, 4, 2))")
+    assert pasted_expressions_that_pass([(exercise, namespace)], [old]) == [
+        "demo:my_bytes: arithmetic.kv_cache_bytes(32, 8, 128, 8192, 4, 2)"]
+    new = ("from qkv_helpers.kv_cache import arithmetic\n"
+           "print(arithmetic.kv_cache_bytes(80, 64, 128, 4096, 1, 2)\n"
+           "      / arithmetic.kv_cache_bytes(80, 8, 128, 4096, 1, 2))")
+    assert pasted_expressions_that_pass([(exercise, namespace)], [new]) == []
+    assert shows_answer("4,294,967,296 bytes", 2 ** 32)  # the prose check's finder

@@ -155,6 +155,12 @@ MISTAKES = [  # (what the learner did, the check with the answer, the message ke
     ("09 4 bytes a value", lambda: checks.check_max_batch(13, **BATCH),
      "check_l09_batch_double"),
     ("09 rounded up", lambda: checks.check_max_batch(28, **BATCH), "check_l09_rounded_up"),
+    ("09 the tokens of part 1",  # 40 GiB // (the 1 GiB a conversation of 8192 tokens takes)
+     lambda: checks.check_max_batch(40, **BATCH, earlier_tokens=8192),
+     "check_l09_batch_earlier_tokens"),
+    ("09 bytes negative", lambda: checks.check_kv_cache_bytes(-CACHE, **BYTES),
+     "check_l09_not_positive"),
+    ("09 bytes zero", lambda: checks.check_kv_cache_bytes(0, **BYTES), "check_l09_not_positive"),
     # lesson 12: the RoPE score
     ("12 divided by √d_k", lambda: checks.check_rope_score(ROPE_SCORE / 2, EX, **ROPE),
      "check_l12_scaled"),
@@ -167,6 +173,11 @@ MISTAKES = [  # (what the learner did, the check with the answer, the message ke
     ("12 only the query turned",
      lambda: checks.check_rope_score(lesson_12._rope_score(EX, "cat", 7, "sat", 0), EX, **ROPE),
      "check_l12_one_rotated"),
+    ("12 a (1, 1) array", lambda: checks.check_rope_score(  # q[None] @ k[None].T, turned
+        qk.apply_rope(EX.q[1][None], [7]) @ qk.apply_rope(EX.k[2][None], [3]).T, EX, **ROPE),
+     "check_l12_one_by_one"),
+    ("12 a (1,) array", lambda: checks.check_rope_score(np.array([ROPE_SCORE]), EX, **ROPE),
+     "check_l12_one_by_one"),
     ("12 tokens swapped", lambda: checks.check_rope_score(  # "sat"'s query, "cat"'s key
         lesson_12._rope_score(EX, "cat", 7, "sat", 3, rows=(EX.q[2], EX.k[1])), EX, **ROPE),
      "check_l12_tokens_swapped"),
@@ -228,7 +239,8 @@ def test_the_mistakes_are_told_apart():
     """No two mistakes of the same exercise get the same key unless listed as equal."""
     keys = [(what.split()[0], key) for what, _, key in MISTAKES]
     shared = {k for k in keys if keys.count(k) > 1}
-    assert shared <= {("09", "check_l09_gib"), ("12", "check_close"), ("13", "check_close"),
+    assert shared <= {("09", "check_l09_gib"), ("09", "check_l09_not_positive"),
+                      ("12", "check_close"), ("12", "check_l12_one_by_one"), ("13", "check_close"),
                       ("13", "check_l13_group_not_flat"), ("13", "check_string"),
                       ("03", "check_close"), ("02", "check_close")}, shared
 

@@ -57,6 +57,7 @@ def test_no_a_before_int():
 @pytest.mark.parametrize("answer,key", [((5, 7), "check_l08_example_shape"),
                                         ((6, 32), "check_l08_q_shape"),
                                         ((5, 9), "check_l08_forgot_bos"),
+                                        ((6, 8), "check_l08_forgot_eos"),
                                         ((9, 6), "check_l08_transposed")])
 def test_lesson_08_shapes_each_get_their_message(answer, key, language):
     trained = translator.trained_translation_example()

@@ -291,11 +291,22 @@ def test_kv_plots_render_with_their_texts(language):
     assert ax.get_xlabel() == lang.t("p_kv_total_axis")
     assert ax.lines[0].get_ydata().tolist() == [10, 30, 100]
     _png(ax)
+    ax = p.plot_total_flops([16, 256], [2e8, 3e9], [2e8, 3.4e10])  # lesson 09's sizes
+    assert ax.get_ylabel() == lang.t("p_kv_flops") + r" ($\times 10^{10}$)"
+    ax.figure.canvas.draw()
+    assert not ax.yaxis.get_offset_text().get_text()  # no bare "1e10" above the axis
+    assert "3" in [x.get_text() for x in ax.get_yticklabels()]
+    _png(ax)
+    assert p.plot_total_flops([1, 2], [10, 20], [10, 30]).get_ylabel() == lang.t("p_kv_flops")
 
     ax = p.plot_speedup([16, 32], [2.0, 3.0], [9.0, 17.0], [2.1, 3.2], overhead_us=123)
     texts = [x.get_text() for x in ax.get_legend().get_texts()]
     assert texts == [lang.t("p_kv_flop_ratio"), lang.t("p_kv_predicted", overhead="123"),
                      lang.t("p_kv_measured_speedup")]
+    assert ax.get_yscale() == "linear"
+    _png(ax)
+    ax = p.plot_speedup([16, 256], [2.0, 8.0], [16.0, 256.0], [2.1, 9.0], per_step=True)
+    assert ax.get_yscale() == "log"  # measured vs predicted apart, even under a ratio of 256
     _png(ax)
 
     ax = p.plot_cache_fill(np.arange(8 * 3).reshape(8, 3), 5, tokens=["The", "cat", "sat"],

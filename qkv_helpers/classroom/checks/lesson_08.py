@@ -45,6 +45,8 @@ def check_cross_shape(answer, example, n_target: int, n_source: int,
     (True, False)
     >>> check_cross_shape((8, 12), tr, 9, 12).key  # the decoder's <bos> left out
     'check_l08_forgot_bos'
+    >>> check_cross_shape((9, 11), tr, 9, 12).key  # the source's <eos> left out
+    'check_l08_forgot_eos'
     """
     from ...attention import scaled_dot_product_attention
 
@@ -59,7 +61,8 @@ def check_cross_shape(answer, example, n_target: int, n_source: int,
         slips = [((len(ex.target_tokens), len(ex.source_tokens)), "check_l08_example_shape")
                  for ex in (translation_example(), example)]  # sentences the lesson showed
         slips += [((n_target, d_k), "check_l08_q_shape"),  # Q's shape, not Q·Kᵀ's
-                 ((n_target - 1, n_source), "check_l08_forgot_bos")]
+                 ((n_target - 1, n_source), "check_l08_forgot_bos"),
+                 ((n_target, n_source - 1), "check_l08_forgot_eos")]
         for shape, key in slips:
             if got == shape:
                 return wrong(key, name=name, got=got, n_target=n_target, d_k=d_k)

@@ -41,6 +41,8 @@ def check_kv_cache_bytes(answer, *, layers: int, kv_heads: int, head_dim: int, t
         ratio = f"{float(got) / expected:.3g}"
     except OverflowError:
         return wrong("check_l09_huge", name=name)
+    if got <= 0:  # "-2.33e-10 times the right number" would tell nothing
+        return wrong("check_l09_not_positive", name=name, got=_show(got))
     slips = [  # (what the answer would be, message key), most telling first
         (expected / 2**30, "check_l09_gib"),
         (expected / 1e9, "check_l09_gib"),
@@ -68,9 +70,12 @@ def check_kv_cache_bytes(answer, *, layers: int, kv_heads: int, head_dim: int, t
 @never_raises
 def check_max_batch(answer, *, memory_gib: float, layers: int, kv_heads: int, head_dim: int,
                     tokens: int, bytes_per_value: int, query_heads: int | None = None,
-                    name: str = "my_batch") -> Feedback:
+                    earlier_tokens: int | None = None, name: str = "my_batch") -> Feedback:
     """Lesson 09: how many sequences of ``tokens`` tokens fit in ``memory_gib`` GiB of KV
     cache: the largest whole batch, ``floor(memory / bytes per sequence)``.
+
+    ``earlier_tokens``: the tokens per sequence of the exercise before, if it had others
+    (an answer counted with those gets its own message).
 
     >>> config = dict(layers=32, kv_heads=8, head_dim=128, tokens=12000, bytes_per_value=2)
     >>> check_max_batch(27, memory_gib=40, **config).ok
@@ -79,6 +84,8 @@ def check_max_batch(answer, *, memory_gib: float, layers: int, kv_heads: int, he
     False
     >>> check_max_batch(25, memory_gib=40, **config).key  # 40 GB taken for 40 GiB
     'check_l09_gb_for_gib'
+    >>> check_max_batch(40, memory_gib=40, earlier_tokens=8192, **config).key
+    'check_l09_batch_earlier_tokens'
     """
     from ...kv_cache.arithmetic import kv_cache_bytes
 
@@ -110,9 +117,13 @@ def check_max_batch(answer, *, memory_gib: float, layers: int, kv_heads: int, he
     if query_heads is not None and query_heads != kv_heads:  # every query head cached
         slips.insert(1, (fits(per_sequence * query_heads / kv_heads),
                          "check_l09_batch_query_heads"))
+    if earlier_tokens is not None and earlier_tokens != tokens:  # the tokens of part 1
+        slips.insert(0, (fits(per_sequence / tokens * earlier_tokens),
+                         "check_l09_batch_earlier_tokens"))
     for value, key in slips:
         if value != expected and got == value:
             return wrong(key, name=name, got=got, memory_gib=_show(memory_gib),
                          bytes_per_value=bytes_per_value, layers=layers,
-                         query_heads=query_heads, kv_heads=kv_heads)
+                         query_heads=query_heads, kv_heads=kv_heads, tokens=f"{tokens:,}",
+                         earlier_tokens=earlier_tokens)
     return wrong("check_wrong_value", name=name, got=_show(got))

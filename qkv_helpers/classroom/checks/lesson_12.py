@@ -33,8 +33,13 @@ def check_rope_score(answer, example, *, query_token: str, query_position: int,
     (False, False)
     >>> check_rope_score(2.2, ex, **args).key  # the printed 2.2 for 2.2000885...
     'check_close'
+    >>> check_rope_score(np.array([[2.2000885]]), ex, **args).key  # a (1, 1) array
+    'check_l12_one_by_one'
     """
     expected = _rope_score(example, query_token, query_position, key_token, key_position)
+    if isinstance(answer, np.ndarray) and answer.ndim > 0 and answer.size == 1:
+        # apply_rope(q[None], [7]) @ apply_rope(k[None], [3]).T is a (1, 1) array
+        return wrong("check_l12_one_by_one", name=name, shape=answer.shape)
     got = _number(answer, name)
     if isinstance(got, Feedback):
         return got

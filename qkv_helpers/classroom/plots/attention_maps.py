@@ -96,7 +96,8 @@ def plot_attention_heatmap(weights, row_labels, col_labels=None, *, ax: Axes | N
 
 
 def plot_query_bars(values, labels, *, ax: Axes | None = None, title: str | None = None,
-                    ylabel: str | None = None, highlight: int | None = None) -> Axes:
+                    ylabel: str | None = None, highlight: int | None = None,
+                    xlabel: str | None = None) -> Axes:
     """One query's scores or weights as bars, one bar per key token.
 
     Parameters
@@ -124,7 +125,7 @@ def plot_query_bars(values, labels, *, ax: Axes | None = None, title: str | None
     ax.bar_label(bars, fmt="%.2f", padding=2, fontsize="small")
     ax.axhline(0.0, color="black", linewidth=0.8)
     ax.set_xticks(range(len(values)), labels)
-    ax.set_xlabel(t("key"))
+    ax.set_xlabel(t("key") if xlabel is None else xlabel)
     ax.set_ylabel(t("score") if ylabel is None else ylabel)
     ax.margins(y=0.15)
     if title is not None:

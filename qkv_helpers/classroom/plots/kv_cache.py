@@ -120,11 +120,23 @@ def plot_total_flops(lengths, cached, uncached, *, ax: Axes | None = None) -> Ax
             label=t("p_kv_uncached"))
     ax.plot(lengths, cached, "o-", color=style.COLORS[0], markersize=4, label=t("p_kv_cached"))
     ax.set_xlabel(t("p_kv_total_axis"))
-    ax.set_ylabel(t("p_kv_flops"))
+    _label_in_powers_of_ten(ax, max(uncached.max(), cached.max()), t("p_kv_flops"))
     ax.set_title(t("p_kv_total_title"))
     ax.set_ylim(bottom=0)
     ax.legend(fontsize="small", loc="upper left")
     return ax
+
+
+def _label_in_powers_of_ten(ax: Axes, largest: float, label: str) -> None:
+    """The y label "FLOPs (×10¹⁰)" and ticks 0, 1, 2, ... in those units, instead of
+    matplotlib's bare "1e10" above the axis (from 10⁶ up, where it would print one)."""
+    exponent = int(np.floor(np.log10(largest))) if largest >= 1e6 else 0
+    if exponent == 0:
+        ax.set_ylabel(label)
+        return
+    unit = 10.0 ** exponent
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value / unit:g}"))
+    ax.set_ylabel(f"{label} ($\\times 10^{{{exponent}}}$)")  # mathtext: any font shows it
 
 
 def plot_speedup(lengths, measured, flop_ratio, predicted=None, *, overhead_us=None,
@@ -143,7 +155,9 @@ def plot_speedup(lengths, measured, flop_ratio, predicted=None, *, overhead_us=N
         Theory with a fixed overhead per step (``overhead_us`` microseconds, for the label).
     per_step : bool
         The ratios are of single steps at context length ``lengths`` (the x label says
-        so), not of whole runs generating ``lengths`` tokens.
+        so), not of whole runs generating ``lengths`` tokens. The y axis is then
+        logarithmic, like the step times', so that a measured point below or above the
+        dotted prediction shows even where the FLOP ratio is a hundred times larger.
 
     Examples
     --------
@@ -169,8 +183,14 @@ def plot_speedup(lengths, measured, flop_ratio, predicted=None, *, overhead_us=N
     ax.set_xlabel(t("p_kv_step_axis") if per_step else t("p_kv_total_axis"))
     ax.set_ylabel(t("p_kv_speedup"))
     ax.set_title(t("p_kv_speedup_title"))
-    ax.set_ylim(bottom=0)
-    ax.legend(fontsize="small", loc="upper left")
+    if per_step:  # the FLOP ratio runs along the top: the legend goes below the lines
+        ax.set_yscale("log")
+        low = min(measured.min(), flop_ratio.min(), 1.0)
+        ax.set_ylim(bottom=low / 8)  # room below the lines for the legend
+        ax.legend(fontsize="small", loc="lower right")
+    else:
+        ax.set_ylim(bottom=0)
+        ax.legend(fontsize="small", loc="upper left")
     return ax
 
 

@@ -53,7 +53,8 @@ def cross_attention_explorer(example: TranslationExample | None = None) -> Panel
                                    values_change=False, title=t("cross_attention"),
                                    xlabel=t("source_tokens"), ylabel=t("target_tokens"))
         bars = bars_handle(right, state["weights_row"], source, ylim=(0, 1.1),
-                           ylabel=t("weights"), highlight=int(state["weights_row"].argmax()),
+                           xlabel=t("w_cross_bars_xlabel"), ylabel=t("weights"),
+                           highlight=int(state["weights_row"].argmax()),
                            title=t("w_cross_bars_title", token=state["token"]))
         return dict(alignment=alignment, bars=bars)
 
