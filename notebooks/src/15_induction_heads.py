@@ -8,7 +8,7 @@
 #
 # **이번 시간의 목표**
 # - 복사로만 맞힐 수 있는 과제(무작위 토큰 뒤에 한 구간이 한 번 더 나오는 수열)와, 어텐션만 있는 2레이어 인과 모델을 알아봐요.
-# - 14강의 연산으로 쓴 역전파를 유한 차분으로 검사하고, 모델을 학습시켜요.
+# - 14강의 `block_backward`와 연산으로 쓴 역전파를 유한 차분으로 검사하고, 모델을 학습시켜요.
 # - 손실이 급격히 떨어지는 스텝에서 이전 토큰 점수와 인덕션 점수가 함께 뛰어오르는 걸 보고, 두 헤드의 어텐션 그림을 학습 전후로 비교해요.
 # - 두 헤드가 함께 하는 일(<b>회로</b>)이 그림만이 아니라는 걸 실험으로 확인해요: 레이어 0 헤드를 빼면 복사가 멈추고, 1레이어 모델은 앞에 나온 토큰을 다시 밀어 줄 뿐 인덕션은 배우지 못해요. 반복 길이가 늘 같으면 무언가 다른 일이 일어나요. 무엇인지 여러분이 진단해요.
 # - 11강의 MiniLM에서 같은 점수로 이 부품들을 찾아보고, 여기서 말하는 <b>문맥 내 학습(in-context learning)</b>이 무엇인지, 이 장난감 모델이 어디까지인지 정리해요.
@@ -22,7 +22,7 @@
 #
 # **Goals for this lesson**
 # - Meet a task only copying can solve (random tokens, then a segment repeated once) and an attention-only, 2-layer causal model.
-# - Check its backward pass, written with lesson 14's operations, by finite differences, and train it.
+# - Check its backward pass, written with lesson 14's `block_backward` and operations, by finite differences, and train it.
 # - See the previous-token score and the induction score jump at the step where the loss drops, and compare both heads' attention maps before and after.
 # - Check that the **circuit** (what the two heads do together) is real, not a picture: without layer 0's head the copying stops; a 1-layer model never learns induction (A B … A → B), only to boost tokens seen earlier; and with repeats of one fixed length something else goes wrong: you will diagnose what.
 # - Look for the same pieces in lesson 11's MiniLM with the same scores, and say what **in-context learning** means here and where this toy stops.
@@ -80,7 +80,7 @@ print(seqs.tokens[0, keys[:5]], seqs.tokens[0, queries[:5] + 1])   # ko: 그 키
 # %% [markdown] lang="ko" slide="slide"
 # ## 2. 모델: 어텐션만 있는 2레이어 디코더
 #
-# 07강의 마스크드(인과) 셀프 어텐션과 12강의 학습되는 위치 임베딩만 써요. 피드포워드도, 레이어 정규화도 없고, 레이어마다 헤드가 하나(헤드 크기 8)예요. d_model = 32이고, 각 레이어의 출력은 **잔차**로 더해져요(11강: 입력에 더해서 다음으로 넘겨요).
+# 07강의 마스크드(인과) 셀프 어텐션과 12강의 학습되는 위치 임베딩만 써요. 피드포워드도, 레이어 정규화도 없고, 레이어마다 헤드가 하나(헤드 크기 8)예요. d_model = 32이고, 각 레이어의 출력은 **잔차**로 더해져요(11강: 입력에 더해서 다음으로 넘겨요). 레이어는 11강의 MiniLM과 14강의 번역기가 쓰는 트랜스포머 블록(`qkv_helpers.block`)을 그대로 쓰고, 그중 셀프 어텐션만 남겨요.
 #
 # - x₀ = E[토큰] + P[위치] (B, n, 32)
 # - x₁ = x₀ + attn₀(x₀) (레이어 0)
@@ -92,7 +92,7 @@ print(seqs.tokens[0, keys[:5]], seqs.tokens[0, queries[:5] + 1])   # ko: 그 키
 # %% [markdown] lang="en"
 # ## 2. The model: an attention-only, 2-layer decoder
 #
-# Lesson 07's masked (causal) self-attention and lesson 12's learned positions, nothing else: no feed-forward, no layer norm, one head per layer (head size 8), d_model = 32, each layer's output added to the **residual** stream (lesson 11):
+# Lesson 07's masked (causal) self-attention and lesson 12's learned positions, nothing else: no feed-forward, no layer norm, one head per layer (head size 8), d_model = 32, each layer's output added to the **residual** stream (lesson 11). Each layer is the transformer block that lesson 11's MiniLM and lesson 14's translator run on (`qkv_helpers.block`), with only its self-attention left:
 #
 # - x₀ = E[tokens] + P[positions] (B, n, 32)
 # - x₁ = x₀ + attn₀(x₀) (layer 0)
@@ -114,12 +114,12 @@ print({qk.lang.t("l15_part_" + part): round(loss, 2) for part, loss in parts.ite
 # %% [markdown] lang="ko" slide="slide"
 # ## 3. 역전파: 14강의 연산 그대로
 #
-# 역전파는 14강의 `backprop` 연산(선형 변환, 어텐션, 임베딩, 크로스 엔트로피)을 순전파의 반대 순서로 이어 붙인 거예요. 잔차 덕분에 기울기 `d_x`는 레이어를 그대로 지나가고, 각 헤드는 자기 몫을 더해요. 쿼리, 키, 밸류가 모두 같은 x를 읽으니 x의 기울기는 세 갈래의 합이에요.
+# 역전파는 순전파를 반대 순서로 거슬러 올라가요. 레이어마다 14강에서 번역기를 학습시킨 `block_backward`를 부르고, 나머지(출력 행렬 W_U와 임베딩)는 14강의 `backprop` 연산(선형 변환, 임베딩)으로 계산해요. 잔차 덕분에 기울기 `d_x`는 레이어를 그대로 지나가고, 각 헤드는 자기 몫을 더해요. 쿼리, 키, 밸류가 모두 같은 x를 읽으니 x의 기울기는 세 갈래의 합이에요. 이 합은 `block_backward` 안에서 더해요.
 
 # %% [markdown] lang="en"
 # ## 3. The backward pass: lesson 14's operations
 #
-# The backward strings lesson 14's `backprop` operations (linear, attention, embedding, cross-entropy) together in the reverse order of the forward. The residual passes the gradient `d_x` through each layer unchanged and each head adds its part; queries, keys and values all read the same x, so x's gradient is the sum of the three.
+# The backward walks the forward in reverse order: for each layer, `block_backward`, the backward that trained lesson 14's translator; for the rest (the output matrix W_U and the embeddings), lesson 14's `backprop` operations (linear, embedding). The residual passes the gradient `d_x` through each layer unchanged and each head adds its part; queries, keys and values all read the same x, so x's gradient is the sum of the three, added inside `block_backward`.
 
 # %%
 print(code_without_docstring(induction.InductionModel.backward))
@@ -188,7 +188,8 @@ for r in run.history[::2]:
           f"{r['previous_token']:.2f}  {r['induction']:.2f}")
 
 # %% slide="subslide"
-fig = qk.plots.plot_induction_curves(run.history)
+qk.plots.plot_induction_curves(run.history);   # ko: 끝의 ;는 그림을 한 번만 보여 줘요
+                                                # en: the final ; shows the figure once
 
 # %% [markdown] lang="ko" slide="subslide"
 # 반복된 구간의 손실은 150스텝쯤까지 우연 수준에 머물러요. 이걸 **평평한 구간**이라고 해요. 그동안 두 점수도 가중치를 고르게 퍼뜨렸을 때의 값 근처예요(이전 토큰 점수 약 0.1, 인덕션 점수 약 0.04). 그 뒤에는 3.5에서 3.0까지 천천히 내려가요. 이건 앞에 나온 토큰을 다시 밀어 주는 복사 덕분이에요(6절의 1레이어 모델도 3.2까지는 내려가요). 그러다 스텝 700 앞뒤의 200스텝 사이에 1.5쯤까지 뚝 떨어지고, 그 뒤 1.3 근처에 자리를 잡아요. 뚝 떨어질 **그때 두 점수가 함께** 뛰어올라요. 이전 토큰 헤드만 있거나 인덕션 헤드만 있으면 복사가 되지 않으니, 한쪽만 먼저 좋아져서는 손실이 줄지 않아요. 둘은 서로를 필요로 해서 함께 생겨요.
@@ -207,8 +208,8 @@ fig = qk.plots.plot_induction_curves(run.history)
 # Both heads' attention on one held-out sequence, before training (top) and after (bottom). Rows are queries, columns keys, labelled with the token at that position; white lines mark where the segment and the repeat start. Orange outlines: the previous token on layer 0; on layer 1, the token to copy (right after the earlier occurrence). After training, layer 0 draws the **sub-diagonal** (the previous token). Layer 1, in the repeat, draws a slanted line through the cells **one to the right** of where the same token first occurred. Queries with nothing to copy (the noise and the first occurrence) sometimes park their attention weight on one position; such a vertical column has nothing to do with copying. Layer 0's diagonal is sharp in the first occurrence and breaks off in the later part of the repeat. The induction head reads the first occurrence's **keys**, so the circuit needs the diagonal only there: the same story as section 6, where removing layer 0 from the queries alone leaves the copying as it was.
 
 # %% slide="subslide"
-fig = qk.plots.plot_induction_maps(run.snapshots[0], run.snapshots[-1], run.shown,
-                                   steps=(run.history[0]["step"], run.history[-1]["step"]))
+qk.plots.plot_induction_maps(run.snapshots[0], run.snapshots[-1], run.shown,
+                             steps=(run.history[0]["step"], run.history[-1]["step"]));
 
 # %% [markdown] lang="ko" slide="subslide"
 # 같은 수열의 위치별 손실이에요. 가로축은 예측할 토큰이에요. 잡음(배경 없음)과 처음 나온 구간(파란 배경)에서는 우연 수준 근처이고, 반복된 구간(주황 배경)의 **두 번째 토큰부터** 뚝 떨어져요. 그 사이 배경이 없는 토큰은 반복의 첫 토큰이라 맞힐 수 없어요. 반복된 구간에서 손실이 두 번 다시 튀어 올라요. 손실이 튀어 오른 두 곳에서 예측할 토큰은 1과 3이고, 그 쿼리는 바로 왼쪽 토큰인 3과 30이에요. 3과 30은 구간 안에 두 번씩 나오고, 그때마다 다음 토큰이 달라요. 3 다음에는 1과 30이, 30 다음에는 3과 12가 와요. 그래서 어느 쪽의 다음 토큰을 복사할지 모호해요.
@@ -219,7 +220,7 @@ fig = qk.plots.plot_induction_maps(run.snapshots[0], run.snapshots[-1], run.show
 # %%
 losses = induction.loss_per_position(run.model, run.shown.tokens)[0]   # (n − 1,)
 print(run.shown.first, run.shown.repeat, losses[run.shown.repeat[0]:].round(2))
-ax = qk.plots.plot_loss_per_position(losses, run.shown)
+qk.plots.plot_loss_per_position(losses, run.shown);
 
 # %% [markdown] lang="ko" slide="slide"
 # ## 위젯: 스텝을 넘기며 보기
@@ -309,14 +310,14 @@ qk.checks.check_induction_score(my_induction_score).as_solution()
 #
 # 어텐션 그림이 그럴듯하다고 그 헤드가 그 일을 한다는 보장은 없어요(14강: 어텐션은 정렬이 아니에요). 그래서 실험으로 확인해요.
 #
-# **헤드 빼기(knock-out).** 학습한 모델에서 레이어 0 헤드의 출력을 잔차에서 빼거나(`"head0"`), 레이어 1의 **키**에만 들어가지 못하게 해요(`"head0_keys"`, 쿼리와 밸류는 그대로 봐요). 비교하려고 쿼리에서만(`"head0_queries"`), 밸류에서만(`"head0_values"`) 빼 보기도 해요. 키에서만 빼도 복사가 멈춘다면, 레이어 1은 정말로 레이어 0이 키에 적어 둔 "내 앞 토큰은 ○" 정보로 찾고 있던 거예요.
+# **헤드 빼기(knock-out).** 학습한 모델에서 레이어 0 헤드의 출력을 잔차에서 빼거나(`"head0"`), 레이어 1의 **키**에만 들어가지 못하게 해요(`"head0_keys"`, 쿼리와 밸류는 그대로 봐요). 비교하려고 쿼리에서만(`"head0_queries"`), 밸류에서만(`"head0_values"`) 빼 보기도 해요. 코드에서는 레이어 1의 `block`에 `x_k=x0`처럼 다른 벡터를 넘겨요. 그러면 키만 레이어 0 헤드가 더해지기 전의 x₀를 읽어요. 키에서만 빼도 복사가 멈춘다면, 레이어 1은 정말로 레이어 0이 키에 적어 둔 "내 앞 토큰은 ○" 정보로 찾고 있던 거예요.
 
 # %% [markdown] lang="en"
 # ## 6. A circuit, not a picture
 #
 # A plausible attention map does not prove that the head does that job (lesson 14: attention is not alignment). So we test it.
 #
-# **Knock-out.** In the trained model, take layer 0's head out of the residual stream (`"head0"`), or out of layer 1's **keys** only (`"head0_keys"`; its queries and values still see it). As controls, take it out of the queries only (`"head0_queries"`) or the values only (`"head0_values"`). If removing it from the keys alone stops the copying, layer 1 really finds its target through what layer 0 wrote into the keys: "the token before me is ○".
+# **Knock-out.** In the trained model, take layer 0's head out of the residual stream (`"head0"`), or out of layer 1's **keys** only (`"head0_keys"`; its queries and values still see it). As controls, take it out of the queries only (`"head0_queries"`) or the values only (`"head0_values"`). In the code, layer 1's `block` gets another stream, such as `x_k=x0`: its keys alone read x₀, the stream before layer 0's head. If removing it from the keys alone stops the copying, layer 1 really finds its target through what layer 0 wrote into the keys: "the token before me is ○".
 
 # %%
 for knock_out in (None, "head0", "head0_keys", "head0_queries", "head0_values"):
@@ -364,10 +365,10 @@ broken = induction.train(steps=600, repeat_lengths=(16, 16), seed=0)
 for length in (16, 8, 12):                # ko: 길이, 처음 나온 구간과 반복된 구간의 손실, 인덕션 점수
                                           # en: length, loss on first and repeat, induction score
     test = induction.make_sequences(200, seed=7, repeat_lengths=(length, length))
-    layer1 = broken.model.attention_maps(test.tokens[:, :-1])[1]
     parts = induction.loss_by_part(broken.model, test)
+    score = induction.induction_score(broken.model.attention_maps(test.tokens[:, :-1])[1], test)
     print(length, {qk.lang.t("l15_part_" + part): round(loss, 2) for part, loss in parts.items()},
-          round(induction.induction_score(layer1, test), 2))
+          round(score, 2))
 
 # %% [markdown] lang="ko" slide="subslide"
 # 길이 16에서는 반복된 구간의 손실이 거의 0이고 인덕션 점수도 높아요. 그런데 다른 길이에서는 손실이 우연 수준(3.47)보다 훨씬 커요. 이 모델은 무엇을 배웠을까요? 아래에서 골라 `my_diagnosis`에 적어요.
