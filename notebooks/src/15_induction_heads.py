@@ -30,6 +30,7 @@
 # **Class time**: about 80 minutes
 
 # %% slide="skip"
+import matplotlib.pyplot as plt
 import numpy as np
 import qkv_helpers as qk
 from IPython.display import display
@@ -188,8 +189,9 @@ for r in run.history[::2]:
           f"{r['previous_token']:.2f}  {r['induction']:.2f}")
 
 # %% slide="subslide"
-qk.plots.plot_induction_curves(run.history);   # ko: 끝의 ;는 그림을 한 번만 보여 줘요
-                                                # en: the final ; shows the figure once
+qk.plots.plot_induction_curves(run.history)
+plt.show()                                # ko: 그림을 보여 주고 닫아요
+                                          # en: shows the figure and closes it
 
 # %% [markdown] lang="ko" slide="subslide"
 # 반복된 구간의 손실은 150스텝쯤까지 우연 수준에 머물러요. 이걸 **평평한 구간**이라고 해요. 그동안 두 점수도 가중치를 고르게 퍼뜨렸을 때의 값 근처예요(이전 토큰 점수 약 0.1, 인덕션 점수 약 0.04). 그 뒤에는 3.5에서 3.0까지 천천히 내려가요. 이건 앞에 나온 토큰을 다시 밀어 주는 복사 덕분이에요(6절의 1레이어 모델도 3.2까지는 내려가요). 그러다 스텝 700 앞뒤의 200스텝 사이에 1.5쯤까지 뚝 떨어지고, 그 뒤 1.3 근처에 자리를 잡아요. 뚝 떨어질 **그때 두 점수가 함께** 뛰어올라요. 이전 토큰 헤드만 있거나 인덕션 헤드만 있으면 복사가 되지 않으니, 한쪽만 먼저 좋아져서는 손실이 줄지 않아요. 둘은 서로를 필요로 해서 함께 생겨요.
@@ -209,7 +211,8 @@ qk.plots.plot_induction_curves(run.history);   # ko: 끝의 ;는 그림을 한 �
 
 # %% slide="subslide"
 qk.plots.plot_induction_maps(run.snapshots[0], run.snapshots[-1], run.shown,
-                             steps=(run.history[0]["step"], run.history[-1]["step"]));
+                             steps=(run.history[0]["step"], run.history[-1]["step"]))
+plt.show()
 
 # %% [markdown] lang="ko" slide="subslide"
 # 같은 수열의 위치별 손실이에요. 가로축은 예측할 토큰이에요. 잡음(배경 없음)과 처음 나온 구간(파란 배경)에서는 우연 수준 근처이고, 반복된 구간(주황 배경)의 **두 번째 토큰부터** 뚝 떨어져요. 그 사이 배경이 없는 토큰은 반복의 첫 토큰이라 맞힐 수 없어요. 반복된 구간에서 손실이 두 번 다시 튀어 올라요. 손실이 튀어 오른 두 곳에서 예측할 토큰은 1과 3이고, 그 쿼리는 바로 왼쪽 토큰인 3과 30이에요. 3과 30은 구간 안에 두 번씩 나오고, 그때마다 다음 토큰이 달라요. 3 다음에는 1과 30이, 30 다음에는 3과 12가 와요. 그래서 어느 쪽의 다음 토큰을 복사할지 모호해요.
@@ -220,7 +223,8 @@ qk.plots.plot_induction_maps(run.snapshots[0], run.snapshots[-1], run.shown,
 # %%
 losses = induction.loss_per_position(run.model, run.shown.tokens)[0]   # (n − 1,)
 print(run.shown.first, run.shown.repeat, losses[run.shown.repeat[0]:].round(2))
-qk.plots.plot_loss_per_position(losses, run.shown);
+qk.plots.plot_loss_per_position(losses, run.shown)
+plt.show()
 
 # %% [markdown] lang="ko" slide="slide"
 # ## 위젯: 스텝을 넘기며 보기
