@@ -222,7 +222,7 @@ plt.show()
 
 # %%
 losses = induction.loss_per_position(run.model, run.shown.tokens)[0]   # (n − 1,)
-print(run.shown.first, run.shown.repeat, losses[run.shown.repeat[0]:].round(2))
+print(run.shown.first, run.shown.repeat, losses[run.shown.repeat[0]:].round(1))
 qk.plots.plot_loss_per_position(losses, run.shown)
 plt.show()
 
@@ -314,14 +314,14 @@ qk.checks.check_induction_score(my_induction_score).as_solution()
 #
 # 어텐션 그림이 그럴듯하다고 그 헤드가 그 일을 한다는 보장은 없어요(14강: 어텐션은 정렬이 아니에요). 그래서 실험으로 확인해요.
 #
-# **헤드 빼기(knock-out).** 학습한 모델에서 레이어 0 헤드의 출력을 잔차에서 빼거나(`"head0"`), 레이어 1의 **키**에만 들어가지 못하게 해요(`"head0_keys"`, 쿼리와 밸류는 그대로 봐요). 비교하려고 쿼리에서만(`"head0_queries"`), 밸류에서만(`"head0_values"`) 빼 보기도 해요. 코드에서는 레이어 1의 `block`에 `x_k=x0`처럼 다른 벡터를 넘겨요. 그러면 키만 레이어 0 헤드가 더해지기 전의 x₀를 읽어요. 키에서만 빼도 복사가 멈춘다면, 레이어 1은 정말로 레이어 0이 키에 적어 둔 "내 앞 토큰은 ○" 정보로 찾고 있던 거예요.
+# **헤드 빼기(knock-out).** 학습한 모델에서 레이어 0 헤드의 출력을 잔차에서 빼거나(`"head0"`), 레이어 1의 **키**에만 들어가지 못하게 해요(`"head0_keys"`, 쿼리와 밸류는 그대로 봐요). 비교하려고 쿼리에서만(`"head0_queries"`), 밸류에서만(`"head0_values"`) 빼 보기도 해요. 키에서만 빼도 복사가 멈춘다면, 레이어 1은 정말로 레이어 0이 키에 적어 둔 "내 앞 토큰은 ○" 정보로 찾고 있던 거예요.
 
 # %% [markdown] lang="en"
 # ## 6. A circuit, not a picture
 #
 # A plausible attention map does not prove that the head does that job (lesson 14: attention is not alignment). So we test it.
 #
-# **Knock-out.** In the trained model, take layer 0's head out of the residual stream (`"head0"`), or out of layer 1's **keys** only (`"head0_keys"`; its queries and values still see it). As controls, take it out of the queries only (`"head0_queries"`) or the values only (`"head0_values"`). In the code, layer 1's `block` gets another stream, such as `x_k=x0`: its keys alone read x₀, the stream before layer 0's head. If removing it from the keys alone stops the copying, layer 1 really finds its target through what layer 0 wrote into the keys: "the token before me is ○".
+# **Knock-out.** In the trained model, take layer 0's head out of the residual stream (`"head0"`), or out of layer 1's **keys** only (`"head0_keys"`; its queries and values still see it). As controls, take it out of the queries only (`"head0_queries"`) or the values only (`"head0_values"`). If removing it from the keys alone stops the copying, layer 1 really finds its target through what layer 0 wrote into the keys: "the token before me is ○".
 
 # %%
 for knock_out in (None, "head0", "head0_keys", "head0_queries", "head0_values"):
