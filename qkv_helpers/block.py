@@ -1,9 +1,10 @@
-"""One transformer block, its forward and its backward side by side (lessons 08-11, 14).
+"""One transformer block, its forward and its backward side by side (lessons 08-11, 14, 15).
 
 Every model the course builds is a stack of this block: lesson 09's
 :class:`~qkv_helpers.decoding.TinyTransformer`, lesson 14's translator (which trains it
-with :func:`block_backward`) and lesson 11's MiniLM. Optional parts are left out by
-giving ``None``::
+with :func:`block_backward`), lesson 11's MiniLM and lesson 15's attention-only decoder
+(:class:`~qkv_helpers.induction.InductionModel`). Optional parts are left out by giving
+``None``::
 
     pre-norm (GPT-2; TinyTransformer, the translator):
         x = x + self_attention(LN(x), mask)                   # (tokens, d_model)
@@ -12,11 +13,17 @@ giving ``None``::
     post-norm (BERT; MiniLM):
         x = LN(x + self_attention(x, mask))
         x = LN(x + feed_forward(x))
+    no norm, attention only (lesson 15):
+        x = x + self_attention(x, mask)
 
     self_attention(x) = concat(head_1 … head_H)·W_O + b_O,
         head_h = softmax(q_h·k_hᵀ/√d_k + mask)·v_h,
         q = x·W_Q + b_Q,  k = x·W_K + b_K,  v = x·W_V + b_V          # split into heads
     feed_forward(x) = act(x·W_in + b_in)·W_out + b_out      act: ReLU or GELU
+
+The queries, keys and values all read the block's stream ``x``, unless an experiment gives
+one of them another stream (``block(..., x_k=x0)``: the keys read ``x0``; lesson 15's
+knock-outs); the residual still adds the attention's output to ``x``.
 
 An attention's weights are anything holding ``n_heads, w_q, w_k, w_v, w_o, b_q, b_k,
 b_v, b_o`` (a :class:`~qkv_helpers.attention.MultiHeadAttention`, or
@@ -64,7 +71,9 @@ __all__ = [
 
 
 class AttentionWeights(NamedTuple):
-    """One multi-head attention's matrices, ``(d_model, d_model)`` each, acting on rows."""
+    """One multi-head attention's matrices, acting on rows: ``w_q``, ``w_k``, ``w_v``
+    ``(d_model, H·d_head)`` and ``w_o`` ``(H·d_head, d_model)``, usually square
+    (``H·d_head = d_model``; lesson 15's one head is narrower)."""
 
     n_heads: int
     w_q: np.ndarray
@@ -126,6 +135,9 @@ class AttentionTrace(NamedTuple):
     """``(..., H, n_q, n_k)``: each head's attention weights, rows summing to 1."""
     merged: np.ndarray
     """``(..., n_q, d)``: the heads side by side, before ``W_O``."""
+    x_v: np.ndarray | None = None
+    """The values' input when it is not ``x_kv`` (a knock-out gave the values another
+    stream); None: the values read ``x_kv``."""
 
 
 class FeedForwardTrace(NamedTuple):
@@ -183,18 +195,20 @@ def _affine(x, w, b):
 
 # --- the sub-layers, forward ---------------------------------------------------------------------
 
-def project(a, x_q, x_kv, kv=None, kv_cache=None):
+def project(a, x_q, x_kv, kv=None, kv_cache=None, x_v=None):
     """Each head's queries, keys and values: ``q (..., H, n_q, d/H)``, ``k, v (..., H, n_k, d/H)``.
 
     ``q = x_q·W_Q + b_Q``, ``k = x_kv·W_K + b_K``, ``v = x_kv·W_V + b_V``, split into heads.
     ``kv``: keys and values already projected (a decoder keeps the cross-attention's);
     ``kv_cache``: a :class:`~qkv_helpers.kv_cache.KVCache` the new keys and values are
-    appended to, ``k`` and ``v`` then every key it holds.
+    appended to, ``k`` and ``v`` then every key it holds. ``x_v``: the values read this
+    instead of ``x_kv`` (a knock-out).
     """
+    x_v = x_kv if x_v is None else x_v
     q = split_heads(_affine(x_q, a.w_q, a.b_q), a.n_heads)  # (..., H, n_q, d/H)
     if kv is None:
         k = split_heads(_affine(x_kv, a.w_k, a.b_k), a.n_heads)  # (..., H, n_k, d/H)
-        v = split_heads(_affine(x_kv, a.w_v, a.b_v), a.n_heads)  # (..., H, n_k, d/H)
+        v = split_heads(_affine(x_v, a.w_v, a.b_v), a.n_heads)  # (..., H, n_k, d/H)
     else:
         k, v = kv
     if kv_cache is not None:  # keep the new keys and values, attend over all kept
@@ -224,6 +238,12 @@ def feed_forward(b: Block, x):
                              FeedForwardTrace(x, pre, hidden))
 
 
+def _sublayer_input(b: Block, stream):
+    """What the self-attention reads of ``stream``: ``LN(stream)`` in a pre-norm block, else
+    the stream itself."""
+    return _norm(b.norm_attention, stream)[0] if b.norm == "pre" else stream
+
+
 def _norm(learned: LayerNorm | None, x):
     """Layer norm of each token (:func:`~qkv_helpers.layer_norm.normalize`), then γ and β if
     the block learned them: ``(output, NormTrace)``."""
@@ -234,7 +254,7 @@ def _norm(learned: LayerNorm | None, x):
 # --- the block ---------------------------------------------------------------------------------
 
 def block(b: Block, x, mask=None, memory=None, memory_mask=None, cross_kv=None,
-          kv_cache=None, fast=False, keep=True) -> BlockOutput:
+          kv_cache=None, fast=False, keep=True, x_q=None, x_k=None, x_v=None) -> BlockOutput:
     """Run block ``b`` on ``x (..., n, d)``: the module's formulas, part by part.
 
     ``mask``: where the self-attention's queries may look (True = may), broadcast to
@@ -245,6 +265,11 @@ def block(b: Block, x, mask=None, memory=None, memory_mask=None, cross_kv=None,
     ``fast``: each head's attention through :mod:`qkv_helpers.fast` instead of
     :func:`~qkv_helpers.attention.scaled_dot_product_attention`. ``keep=False``: no trace
     (every part None), each part's arrays freed as soon as it is done, as in decoding.
+
+    ``x_q``, ``x_k``, ``x_v``: another stream ``(..., n, d)`` for the self-attention's
+    queries, keys or values to read instead of ``x`` (through the same layer norm): a
+    knock-out experiment, e.g. lesson 15's layer 1 whose keys read the stream without layer
+    0's head. The residual still adds to ``x``; :func:`block_backward` refuses such a trace.
     """
     pre, post = b.norm == "pre", b.norm == "post"
     attend = _fast_attention if fast else attention_unchecked
@@ -253,14 +278,17 @@ def block(b: Block, x, mask=None, memory=None, memory_mask=None, cross_kv=None,
         h = x
         if pre:
             h, parts["norm_attention"] = _norm(b.norm_attention, x)  # (..., n, d)
-        q, k, v = project(b.attention, h, h, kv_cache=kv_cache)  # (..., H, n, d/H) each
+        # queries, keys and values read LN(x), unless a knock-out gives one another stream
+        h_q, h_k, h_v = (h if s is None else _sublayer_input(b, s) for s in (x_q, x_k, x_v))
+        q, k, v = project(b.attention, h_q, h_k, kv_cache=kv_cache, x_v=h_v)  # (.., H, n, d/H)
         if not keep:  # decoding: LN(x) is no longer needed
-            h = parts["norm_attention"] = None
+            h = h_q = h_k = h_v = parts["norm_attention"] = None
         m = mask(q.shape[-2], k.shape[-2]) if callable(mask) else mask  # (n_q, n_k)
         heads, weights = attend(q, k, v, m)  # softmax(q·kᵀ/√d_k + m)·v, (..., H, n, d/H)
         merged = merge_heads(heads)  # (..., n, d)
         x = x + _affine(merged, b.attention.w_o, b.attention.b_o)  # ·W_O, the residual
-        parts["attention"] = AttentionTrace(h, h, q, k, v, weights, merged) if keep else None
+        parts["attention"] = (AttentionTrace(h_q, h_k, q, k, v, weights, merged,
+                                             None if h_v is h_k else h_v) if keep else None)
         del q, k, v, heads, weights, merged  # (kept in the trace only)
         if post:
             x, parts["norm_attention"] = _norm(b.norm_attention, x)
@@ -323,6 +351,9 @@ def block_backward(b: Block, d_out, trace: BlockTrace) -> BlockGradients:
     ``d_x + LN_backward(f_backward(d_x))``.
     """
     attentions = [a for a in (b.attention, b.cross_attention) if a is not None]
+    own = trace.attention
+    if own is not None and (own.x_q is not own.x_kv or own.x_v is not None):
+        raise ValueError(t("err_block_backward_knock_out"))
     if b.norm == "post" or b.activation is not relu or any(
             n is not None for n in (b.norm_attention, b.norm_cross, b.norm_ffn)) or any(
             getattr(a, bias) is not None for a in attentions

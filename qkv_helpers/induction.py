@@ -16,8 +16,12 @@ layer, every sub-layer added to the residual stream::
     logits = x2 · W_U                       (B, n, V)
     attn_l(x) = softmax(mask(x·W_Q (x·W_K)ᵀ / √d_head)) · (x·W_V) · W_O
 
-:meth:`InductionModel.forward` keeps what the backward needs; :meth:`backward` walks
-the same lines in reverse with lesson 14's operations (:mod:`qkv_helpers.backprop`).
+Each layer is the course's one transformer block (:func:`qkv_helpers.block.block`, as in
+lesson 14's translator) with only its self-attention: ``Block(attention, None, None,
+norm="none")``. :meth:`InductionModel.forward` keeps what the backward needs;
+:meth:`backward` walks the same lines in reverse: lesson 14's
+:func:`~qkv_helpers.block.block_backward` for each layer, :mod:`qkv_helpers.backprop`'s
+operations for the rest.
 :func:`train` runs Adam and records, every ``eval_every`` steps, the loss on the first
 occurrence and on the repeat, and the two heads' scores:
 
@@ -41,7 +45,7 @@ from . import _validate as validate
 from . import backprop as bp
 from ._text import t
 from ._threads import threadpool_limits
-from .block import AttentionTrace
+from .block import AttentionWeights, Block, block, block_backward
 from .masks import causal_mask
 
 __all__ = [
@@ -125,6 +129,10 @@ def make_sequences(n_sequences: int, seed=0, repeat_lengths=REPEAT_LENGTHS,
 KNOCK_OUTS = (None, "head0", "head0_keys", "head0_queries", "head0_values")
 """What :meth:`InductionModel.forward` can take out: nothing, layer 0's head from the stream,
 or from only one input of layer 1 (its keys, queries or values)."""
+
+_READS_X0 = {"head0_keys": "x_k", "head0_queries": "x_q", "head0_values": "x_v"}
+"""Which of layer 1's inputs reads ``x0``, the stream before layer 0's head (:func:`block`'s
+argument), for each knock-out that takes the head from one input only."""
 
 
 def _repeat_lengths(repeat_lengths, length):
@@ -211,20 +219,14 @@ class InductionModel:
         """Number of trained numbers."""
         return sum(p.size for p in self.params.values())
 
-    # --- forward -------------------------------------------------------------------------
+    def blocks(self) -> list:
+        """Each layer as a :class:`~qkv_helpers.block.Block`: one causal head, no layer norm,
+        no feed-forward, over the arrays of :attr:`params` themselves (not copies)."""
+        p = self.params
+        return [Block(AttentionWeights(1, *(p[f"l{layer}.{w}"] for w in _ATTN)), None, None,
+                      norm="none") for layer in range(self.n_layers)]
 
-    def _attention(self, layer, x, x_keys, cache, x_queries=None, x_values=None):
-        """One causal head: queries and values read ``x`` (or ``x_queries``, ``x_values``
-        when a knock-out gives them), keys read ``x_keys``."""
-        p, name = self.params, f"l{layer}"
-        x_queries = x if x_queries is None else x_queries
-        x_values = x if x_values is None else x_values
-        q = bp.linear(x_queries, p[name + ".w_q"])[:, None]  # (B, 1, n, d_head)
-        k = bp.linear(x_keys, p[name + ".w_k"])[:, None]  # (B, 1, n, d_head)
-        v = bp.linear(x_values, p[name + ".w_v"])[:, None]  # (B, 1, n, d_head)
-        head, weights = bp.attention(q, k, v, causal_mask(x.shape[1]))  # (B, 1, n, n)
-        cache[name] = AttentionTrace(x, x_keys, q, k, v, weights, head[:, 0])  # (named)
-        return bp.linear(head[:, 0], p[name + ".w_o"])  # (B, n, d)
+    # --- forward -------------------------------------------------------------------------
 
     def forward(self, tokens, knock_out=None):
         """Logits ``(B, n, V)`` of the token after each position, and the cache.
@@ -245,14 +247,14 @@ class InductionModel:
         n = tokens.shape[1]
         x = bp.embedding(self.params["embedding"], tokens) + self.params["positions"][:n]
         x0 = x  # (B, n, d): what the stream holds before any head
-        for layer in range(self.n_layers):
+        for layer, b in enumerate(self.blocks()):
+            reads = {}  # queries, keys and values all read x ...
             if layer == 1 and knock_out == "head0":
                 x = x0  # layer 0's head taken out of the stream
-            only = {"keys": x, "queries": None, "values": None}  # None: read x
-            if layer == 1 and knock_out in ("head0_keys", "head0_queries", "head0_values"):
-                only[knock_out.removeprefix("head0_")] = x0  # that input without layer 0
-            x = x + self._attention(layer, x, only["keys"], cache,
-                                    x_queries=only["queries"], x_values=only["values"])
+            elif layer == 1 and knock_out is not None:
+                reads = {_READS_X0[knock_out]: x0}  # ... but one reads x0, without layer 0
+            x, cache[f"block{layer}"] = block(b, x, causal_mask, **reads)  # x + attn(x)
+            cache[f"l{layer}"] = cache[f"block{layer}"].attention  # q, k, v, weights
         cache["final"] = x
         return bp.linear(x, self.params["w_u"]), cache  # (B, n, V)
 
@@ -274,25 +276,17 @@ class InductionModel:
 
     # --- backward: the same lines, in reverse ---------------------------------------------
 
-    def _attention_backward(self, layer, d_out, cache, grads):
-        """``d_x`` of the head's input (queries, keys and values all read it)."""
-        p, name = self.params, f"l{layer}"
-        x, _, q, k, v, weights, head = cache[name]  # an AttentionTrace
-        d_head, grads[name + ".w_o"] = bp.linear_backward(d_out, head, p[name + ".w_o"])
-        d_q, d_k, d_v = bp.attention_backward(d_head[:, None], q, k, v, weights)
-        d_x, grads[name + ".w_q"] = bp.linear_backward(d_q[:, 0], x, p[name + ".w_q"])
-        d_x_k, grads[name + ".w_k"] = bp.linear_backward(d_k[:, 0], x, p[name + ".w_k"])
-        d_x_v, grads[name + ".w_v"] = bp.linear_backward(d_v[:, 0], x, p[name + ".w_v"])
-        return d_x + d_x_k + d_x_v  # (B, n, d)
-
     def backward(self, d_logits, cache) -> dict:
         """The gradient of the loss with respect to every parameter, from ``d_logits``."""
         grads = {}
         # logits = x·W_U
         d_x, grads["w_u"] = bp.linear_backward(d_logits, cache["final"], self.params["w_u"])
-        # x_{l+1} = x_l + attn_l(x_l)
+        # x_{l+1} = x_l + attn_l(x_l): lesson 14's block_backward, last layer first
+        blocks = self.blocks()
         for layer in reversed(range(self.n_layers)):
-            d_x = d_x + self._attention_backward(layer, d_x, cache, grads)
+            d_x, _, weights, _ = block_backward(blocks[layer], d_x, cache[f"block{layer}"])
+            for name, g in weights.items():  # "self.w_q" → "l0.w_q"
+                grads[f"l{layer}." + name.removeprefix("self.")] = g
         # x0 = E[tokens] + P[positions]
         tokens = cache["tokens"]
         grads["embedding"] = bp.embedding_backward(d_x, tokens, self.vocab_size)

@@ -960,7 +960,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "err_one_at_a_time_d_k": "q and k must have the same d_k, got q {q} and k {k}",
         "err_one_at_a_time_tokens": "q, k, v must be (tokens, d) with the same number of tokens, got q {q}, k {k}, v {v}",
         "err_fast_mask": "the fast attention path (fast_attention=True) computes with no mask or with the causal mask only; got a mask of shape {shape} that is not the causal mask: use fast_attention=False for it",
-        "err_block_backward_kind": "block_backward knows pre-norm (or norm-free) blocks without biases, learned γ, β or GELU, as lesson 14 trains them; got norm={norm}, activation {activation}",
+        "err_block_backward_kind": "block_backward knows pre-norm (or norm-free) blocks without biases, learned γ, β or GELU, as lessons 14 and 15 train them; got norm={norm}, activation {activation}",
+        "err_block_backward_knock_out": "block_backward has no gradient for a knock-out: this block's self-attention read another stream (x_q, x_k or x_v given to block), and that part of the gradient would belong to that stream; run the block without x_q, x_k, x_v to train it",
         # --- end of issue 33 (block) ---
     },
     "ko": {
@@ -1827,7 +1828,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "err_one_at_a_time_d_k": "q와 k의 d_k가 같아야 해요. 받은 모양: q {q}, k {k}.",
         "err_one_at_a_time_tokens": "q, k, v는 토큰 수가 같은 (tokens, d) 배열이어야 해요. 받은 모양: q {q}, k {k}, v {v}.",
         "err_fast_mask": "빠른 어텐션 경로(fast_attention=True)는 마스크가 없거나 인과 마스크일 때만 계산해요. 지금 마스크는 인과 마스크가 아니에요(모양 {shape}). 이 마스크에는 fast_attention=False를 써 주세요.",
-        "err_block_backward_kind": "block_backward는 14강에서 학습하는 블록만 알아요: 프리 노름(또는 노름 없음), 편향과 학습된 γ, β 없음, ReLU. 받은 블록: norm={norm}, 활성화 함수 {activation}.",
+        "err_block_backward_kind": "block_backward는 14강과 15강에서 학습하는 블록만 알아요: 프리 노름(또는 노름 없음), 편향과 학습된 γ, β 없음, ReLU. 받은 블록: norm={norm}, 활성화 함수 {activation}.",
+        "err_block_backward_knock_out": "block_backward는 헤드를 뺀(knock-out) 블록의 기울기를 계산하지 않아요. 이 블록의 셀프 어텐션은 block에 준 x_q, x_k, x_v 중 하나로 다른 벡터를 읽었고, 그 부분의 기울기는 그 벡터의 몫이에요. 학습할 때는 x_q, x_k, x_v 없이 블록을 실행해요.",
         # --- end of issue 33 (block) ---
     },
 }

@@ -33,6 +33,7 @@ sentence embedding leaves them out.
 from __future__ import annotations
 
 import functools
+import gc
 import json
 import math
 from collections.abc import Mapping
@@ -353,6 +354,10 @@ def load_minilm(dtype=np.float32) -> MiniLM:
     from tokenizers import Tokenizer
 
     dtype = validate.float_dtype(dtype, allowed=(np.float32, np.float64))
+    # The model takes about 50 MiB and a student's kernel has a memory limit: first free what
+    # only reference cycles still hold, such as the figures a notebook has shown (matplotlib's
+    # figures are cycles, which Python frees only in a full collection, and rarely runs one).
+    gc.collect()
     folder = _model_dir()
     config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
     tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))

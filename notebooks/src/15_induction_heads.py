@@ -28,6 +28,7 @@
 # **Class time**: about 60 minutes
 
 # %% slide="skip"
+import matplotlib.pyplot as plt
 import numpy as np
 import qkv_helpers as qk
 from IPython.display import display
@@ -70,7 +71,7 @@ print(seqs.tokens[0, keys[:5]], seqs.tokens[0, queries[:5] + 1])   # ko: 그 키
 # %% [markdown] lang="ko" slide="slide"
 # ## 2. 모델: 어텐션만 있는 2레이어 디코더
 #
-# 07강의 마스크드(인과) 셀프 어텐션과 12강의 학습되는 위치 임베딩만 써요. 레이어마다 헤드 하나(크기 8), d_model = 32이고, 피드포워드와 레이어 정규화는 없어요. 각 레이어의 출력은 **잔차**에 더해져요(11강). B는 한 번에 넣는 수열 수(배치)예요.
+# 07강의 마스크드(인과) 셀프 어텐션과 12강의 학습되는 위치 임베딩만 써요. 레이어마다 헤드 하나(크기 8), d_model = 32이고, 피드포워드와 레이어 정규화는 없어요. 레이어는 11강과 14강의 트랜스포머 블록(`qkv_helpers.block`)에서 셀프 어텐션만 남긴 거예요. 각 레이어의 출력은 **잔차**에 더해져요(11강). B는 한 번에 넣는 수열 수(배치)예요.
 #
 # - x₀ = E[토큰] + P[위치] (B, n, 32)
 # - x₁ = x₀ + attn₀(x₀), x₂ = x₁ + attn₁(x₁)
@@ -81,7 +82,7 @@ print(seqs.tokens[0, keys[:5]], seqs.tokens[0, queries[:5] + 1])   # ko: 그 키
 # %% [markdown] lang="en"
 # ## 2. The model: an attention-only, 2-layer decoder
 #
-# Lesson 07's causal self-attention plus lesson 12's learned positions: one head per layer (size 8), d_model = 32, no feed-forward or layer norm; each layer adds to the **residual** stream (lesson 11). B is the batch (sequences fed in at once):
+# Lesson 07's causal self-attention plus lesson 12's learned positions: one head per layer (size 8), d_model = 32, no feed-forward or layer norm: the course's block (`qkv_helpers.block`) with only self-attention. Each layer adds to the **residual** stream (lesson 11). B is the batch (sequences fed in at once):
 #
 # - x₀ = E[tokens] + P[positions] (B, n, 32)
 # - x₁ = x₀ + attn₀(x₀), x₂ = x₁ + attn₁(x₁)
@@ -102,12 +103,12 @@ print({qk.lang.t("l15_part_" + part): round(loss, 2) for part, loss in parts.ite
 # %% [markdown] lang="ko" slide="slide"
 # ## 3. 역전파: 14강의 연산 그대로
 #
-# 역전파는 14강의 `backprop` 연산을 반대 순서로 이어 붙여요. 잔차 덕분에 기울기 `d_x`는 레이어를 그대로 지나가고, 각 헤드는 자기 몫을 더해요. x의 기울기는 쿼리, 키, 밸류 세 갈래의 합이에요. 유한 차분으로 매개변수 배열 11개에서 원소를 10개씩 검사해요(float64로 ±ε만큼 바꿔요). 마지막 줄은 검사한 배열 수, 가장 큰 상대 오차가 1e-6보다 작은지, 그 오차가 10의 몇 제곱인지예요.
+# 역전파는 레이어마다 14강의 `block_backward`를 반대 순서로 불러요. 나머지는 14강의 `backprop` 연산이에요. 잔차 덕분에 기울기 `d_x`는 레이어를 그대로 지나가고, 각 헤드는 자기 몫을 더해요. x의 기울기는 쿼리, 키, 밸류 세 갈래의 합이에요. 유한 차분으로 매개변수 배열 11개에서 원소를 10개씩 검사해요(float64로 ±ε만큼 바꿔요). 마지막 줄은 검사한 배열 수, 가장 큰 상대 오차가 1e-6보다 작은지, 그 오차가 10의 몇 제곱인지예요.
 
 # %% [markdown] lang="en"
 # ## 3. The backward pass: lesson 14's operations
 #
-# The backward chains lesson 14's `backprop` operations in reverse order. The residual passes the gradient `d_x` through each layer, each head adding its part; x's gradient sums the query, key and value paths. Finite differences check ten entries of each of the 11 parameter arrays (nudged by ±ε, in float64). The last line: arrays checked, largest relative error below 1e-6?, its power of 10.
+# The backward calls lesson 14's `block_backward` per layer, in reverse order; the rest is lesson 14's `backprop` operations. The residual passes the gradient `d_x` through each layer, each head adding its part; x's gradient sums the query, key and value paths. Finite differences check ten entries of each of the 11 parameter arrays (nudged by ±ε, in float64). The last line: arrays checked, largest relative error below 1e-6?, its power of 10.
 
 # %% slide="subslide"
 print(code_without_docstring(induction.InductionModel.backward))
@@ -160,7 +161,9 @@ for r in run.history[::2]:
           f"{r['previous_token']:.2f}  {r['induction']:.2f}")
 
 # %% slide="subslide"
-fig = qk.plots.plot_induction_curves(run.history)
+qk.plots.plot_induction_curves(run.history)
+plt.show()                                # ko: 그림을 보여 주고 닫아요
+                                          # en: shows the figure and closes it
 
 # %% [markdown] lang="ko" slide="subslide"
 # 반복된 구간의 손실은 150스텝쯤까지 우연 수준에 머물고(**평평한 구간**), 두 점수도 고른 가중치 근처예요. 그 뒤 3.0쯤까지 천천히 내려가요. 앞에 나온 토큰을 밀어 주기만 해도 이만큼은 내려가요(6절의 1레이어 모델). 그러다 스텝 700 앞뒤에서 1.3쯤까지 뚝 떨어지고, **바로 그때 두 점수가 함께** 뛰어올라요. 한 헤드만으로는 복사가 되지 않아서 둘이 함께 생겨요.
@@ -179,8 +182,9 @@ fig = qk.plots.plot_induction_curves(run.history)
 # Both heads on one held-out sequence, before (top) and after training (bottom): rows are queries, columns keys, labelled with their tokens; white lines mark where the segment and the repeat start; orange outlines the previous token (layer 0) and the token to copy (layer 1). After training, layer 0 draws the **sub-diagonal**; layer 1, in the repeat, a stripe **one right** of each earlier occurrence. Layer 0's diagonal breaks off late in the repeat: layer 1 reads only the first occurrence's **keys**.
 
 # %% slide="subslide"
-fig = qk.plots.plot_induction_maps(run.snapshots[0], run.snapshots[-1], run.shown,
-                                   steps=(run.history[0]["step"], run.history[-1]["step"]))
+qk.plots.plot_induction_maps(run.snapshots[0], run.snapshots[-1], run.shown,
+                             steps=(run.history[0]["step"], run.history[-1]["step"]))
+plt.show()
 
 # %% [markdown] lang="ko" slide="subslide"
 # 같은 수열의 위치별 손실이에요(가로축은 예측할 토큰). 잡음(배경 없음)과 처음 나온 구간(파란 배경)에서는 우연 수준 근처이고, 반복된 구간(주황 배경)의 **두 번째 토큰부터** 낮아요. 쿼리가 3과 30인 두 곳에서 다시 튀어 올라요. 둘 다 구간에 두 번 나오고 다음 토큰이 그때마다 달라서(1과 30, 3과 12) 무엇을 복사할지 모호해요.
@@ -190,8 +194,9 @@ fig = qk.plots.plot_induction_maps(run.snapshots[0], run.snapshots[-1], run.show
 
 # %%
 losses = induction.loss_per_position(run.model, run.shown.tokens)[0]   # (n − 1,)
-print(run.shown.first, run.shown.repeat, losses[run.shown.repeat[0]:].round(2))
-ax = qk.plots.plot_loss_per_position(losses, run.shown)
+print(run.shown.first, run.shown.repeat, losses[run.shown.repeat[0]:].round(1))
+qk.plots.plot_loss_per_position(losses, run.shown)
+plt.show()
 
 # %% [markdown] lang="ko" slide="slide"
 # ## 위젯: 스텝을 넘기며 보기
@@ -324,10 +329,10 @@ broken = induction.train(steps=600, repeat_lengths=(16, 16), seed=0)
 for length in (16, 8, 12):                # ko: 길이, 처음 나온 구간과 반복된 구간의 손실, 인덕션 점수
                                           # en: length, loss on first and repeat, induction score
     test = induction.make_sequences(200, seed=7, repeat_lengths=(length, length))
-    layer1 = broken.model.attention_maps(test.tokens[:, :-1])[1]
     parts = induction.loss_by_part(broken.model, test)
+    score = induction.induction_score(broken.model.attention_maps(test.tokens[:, :-1])[1], test)
     print(length, {qk.lang.t("l15_part_" + part): round(loss, 2) for part, loss in parts.items()},
-          round(induction.induction_score(layer1, test), 2))
+          round(score, 2))
 
 # %% [markdown] lang="ko" slide="subslide"
 # 길이 16에서는 반복된 구간의 손실이 거의 0이고 인덕션 점수도 높아요. 다른 길이에서는 손실이 우연 수준보다 훨씬 커요. 이 모델은 무엇을 배웠을까요? 골라서 `my_diagnosis`에 적어요.

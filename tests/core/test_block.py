@@ -17,6 +17,7 @@ import pytest
 from qkv_helpers import decoding, toy_corpus
 from qkv_helpers import translator as tr
 from qkv_helpers.block import AttentionTrace, AttentionWeights, Block, block, block_backward
+from qkv_helpers.induction import InductionModel
 from qkv_helpers.masks import causal_mask
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -44,6 +45,11 @@ def test_every_model_is_made_of_blocks(trained):
     assert all(isinstance(b, Block) and b.norm == "pre" for b in trained.blocks())
     minilm = load_minilm()
     assert all(isinstance(b, Block) and b.norm == "post" for b in minilm.layers)
+    induction = InductionModel(seed=0)  # lesson 15: attention only, no norm, one head
+    blocks = induction.blocks()
+    assert len(blocks) == 2 and all(isinstance(b, Block) and b.norm == "none" and
+                                    b.w_in is None and b.attention.n_heads == 1 for b in blocks)
+    assert blocks[1].attention.w_k is induction.params["l1.w_k"]  # its arrays, not copies
 
 
 def test_translator_matches_its_saved_outputs(trained):
@@ -206,6 +212,61 @@ def test_block_backward_refuses_what_it_does_not_know():
         trace = block(other, x).trace
         with pytest.raises(ValueError, match="block_backward"):
             block_backward(other, np.ones_like(x), trace)
+
+
+# --- another stream for the queries, keys or values (lesson 15's knock-outs) ---------------------
+
+
+def _attention_by_hand(a, h_q, h_k, h_v, mask):
+    """One batch of multi-head self-attention, head by head with a loop: q from h_q, k from
+    h_k, v from h_v, ``(n, d)`` each; its output after W_O ``(n, d)``."""
+    d_head = a.w_q.shape[1] // a.n_heads
+    heads = []
+    for head in range(a.n_heads):
+        cols = slice(head * d_head, (head + 1) * d_head)
+        q, k, v = h_q @ a.w_q[:, cols], h_k @ a.w_k[:, cols], h_v @ a.w_v[:, cols]
+        scores = np.where(mask, q @ k.T / np.sqrt(d_head), -np.inf)
+        weights = np.exp(scores - scores.max(axis=-1, keepdims=True))
+        heads.append(weights / weights.sum(axis=-1, keepdims=True) @ v)
+    return np.concatenate(heads, axis=-1) @ a.w_o
+
+
+def _layer_norm_by_hand(x):
+    return (x - x.mean(-1, keepdims=True)) / np.sqrt(x.var(-1, keepdims=True) + 1e-5)
+
+
+@pytest.mark.parametrize("norm", ["none", "pre", "post"])
+@pytest.mark.parametrize("which", ["x_q", "x_k", "x_v"])
+def test_a_knock_out_stream_feeds_only_its_input(norm, which):
+    """block(b, x, x_k=other): the keys read ``other`` (through the block's layer norm),
+    the queries and values read ``x``, and the residual adds to ``x``."""
+    rng = np.random.default_rng(4)
+    b = _block_of_random_weights(rng, d=6, h=2, d_ff=10, cross=False, ffn=False, norm=norm)
+    x, other = rng.normal(size=(2, 5, 6)), rng.normal(size=(2, 5, 6))  # (B, n, d)
+    out = block(b, x, causal_mask, **{which: other})
+    ln = _layer_norm_by_hand if norm == "pre" else (lambda s: s)
+    for i in range(2):
+        inputs = {name: ln(other[i] if name == which else x[i]) for name in ("x_q", "x_k", "x_v")}
+        expected = x[i] + _attention_by_hand(b.attention, *inputs.values(), causal_mask(5))
+        if norm == "post":
+            expected = _layer_norm_by_hand(expected)
+        np.testing.assert_allclose(out.x[i], expected, rtol=0, atol=1e-12)
+    plain = block(b, x, causal_mask).x
+    assert not np.allclose(out.x, plain)  # the other stream changed something
+    np.testing.assert_array_equal(block(b, x, causal_mask, **{which: None}).x, plain)
+
+
+def test_block_backward_refuses_a_knock_out():
+    """A trace whose keys read another stream has a gradient that belongs partly to that
+    stream: block_backward says so instead of adding it to d_x."""
+    rng = np.random.default_rng(5)
+    b = _block_of_random_weights(rng, d=4, h=1, d_ff=6, cross=False, ffn=False, norm="none")
+    x, x0 = rng.normal(size=(1, 3, 4)), rng.normal(size=(1, 3, 4))
+    block_backward(b, np.ones_like(x), block(b, x, causal_mask).trace)  # the plain one runs
+    for which in ("x_q", "x_k", "x_v"):
+        trace = block(b, x, causal_mask, **{which: x0}).trace
+        with pytest.raises(ValueError, match="knock-out"):
+            block_backward(b, np.ones_like(x), trace)
 
 
 def test_the_fast_path_refuses_a_mask_it_would_compute_as_causal():
