@@ -58,7 +58,8 @@ def test_make_runs_course_py_for_every_command_they_share():
     assert _makefile_recipe("$(filter-out class-report notebooks,$(TOOLS))") == [
         "$(COURSE_PY) $@ $(ARGS)"]
     assert _makefile_recipe("class-report")[0].startswith("$(COURSE_PY) class-report $(COURSE) ")
-    assert _makefile_recipe("notebooks") == ["$(COURSE_PY) notebooks $(LESSON) $(ARGS)"]
+    assert _makefile_recipe("notebooks") == [
+        "$(COURSE_PY) notebooks $(LESSON) $(if $(FRESH),--fresh) $(ARGS)"]
     for target in (*tools, "lab", "test", "test-all", "clean"):
         assert re.search(rf"^\.PHONY:.*\s{re.escape(target)}(\s|$)", makefile, re.M), target
     # nothing of the install or the test run is left in the Makefile to drift
