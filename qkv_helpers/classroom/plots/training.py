@@ -72,7 +72,7 @@ def draw_training_curves(axes, history, formed=None) -> dict:
             ax.axvline(formed, color="grey", linestyle=":", linewidth=1.5)
         right.text(formed, 0.08, " " + t("p_l14_formed", step=formed), color="grey",
                    fontsize="small", va="center", ha="left")
-    right.legend(loc="center right", fontsize="small")  # the curves sit at 0 and 1 there
+    right.legend(loc="best", fontsize="small")  # where fewest points are: runs differ
     return {"axes": axes}
 
 
