@@ -152,7 +152,7 @@ print(qk.pretrained.gelu(np.array([-3.0, -1.0, 0.0, 1.0, 3.0])).round(3).tolist(
 # %% [markdown] lang="ko" slide="slide"
 # ## 학습된 헤드는 무엇을 볼까요?
 #
-# 헤드 72개(레이어 6 × 헤드 12)의 가중치를 눈으로 훑는 대신, 헤드마다 간단한 점수를 매겨요. 점수는 모두 같은 방식으로 구해요. 쿼리 행마다 가중치의 몇 분의 몇(0~1)이 그 패턴이 가리키는 자리로 가는지 구하고, 모든 행의 평균을 내요.
+# 헤드 72개(레이어 6 × 헤드 12)의 가중치를 눈으로 훑는 대신, 헤드마다 간단한 점수를 매겨요. 점수는 모두 같은 방식으로 구해요. 쿼리 행마다 가중치 중 얼마만큼(0~1의 비율)이 그 패턴이 가리키는 자리로 가는지 구하고, 모든 행의 평균을 내요.
 #
 # - **앞 토큰**: 바로 앞 토큰에 주는 가중치
 # - **다음 토큰**: 바로 뒤 토큰에 주는 가중치
@@ -298,8 +298,8 @@ print(korean.count("[UNK]"), "/", len(korean))
 text = "고양이가 매트 위에 앉았다."
 normalized = qk.pretrained.normalize_text(model, text)       # ko: 워드피스가 받는 글
                                                              # en: what WordPiece receives
-print(qk.pretrained.hangul_count(text))                        # ko: 음절 11개, 자모 0개
-                                                               # en: 11 syllables, 0 jamo
+print(qk.pretrained.hangul_count(text))                        # ko: 쓴 그대로의 글
+                                                               # en: the text as typed
 print(qk.pretrained.hangul_count(normalized))                  # ko: 글자 정규화 뒤: 음절 0개, 자모만
                                                                # en: after normalising: only jamo
 # en: vocabulary pieces with a syllable, with a jamo
