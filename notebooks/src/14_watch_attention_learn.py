@@ -455,7 +455,7 @@ for (heads, self_attention), r in runs.items():   # ko: 완전 일치, 어텐션
 #
 # 반대로, 헤드별 숫자만 보고 정렬이 흐트러졌다고 하면 안 돼요. 셀프 어텐션이 없는 헤드 2개짜리 모델은 헤드 하나씩 보면 0.79와 0.77로 낮지만, 둘이 일을 나눠 맡아서 평균은 0.96이에요.
 #
-# 셀프 어텐션을 켠 두 모델도 번역은 거의 다 맞아요(완전 일치 100%와 99%). 앞에서 본 문장(`held`)을 헤드별로 그린 아래 그림을 보세요. "숨었다"의 행이 "hid"를 보지 않아요. 헤드 0은 두 "the"를, 헤드 1은 &lt;eos&gt;를 봐요. "뒤에"의 행도 "behind"가 아니라 &lt;eos&gt;를 봐요. 그 아래 셀은 인코더 셀프 어텐션에서 원문 토큰의 행마다 "hid"에 준 가중치를 출력해요. 인코더 헤드 0에서 두 "the"의 행이 "hid"에 0.8쯤을 줘요. 인코더가 "hid"의 내용을 "the" 자리에 옮겨 담았으니, 크로스 어텐션 헤드 0은 "the"에서 동사를 읽을 수 있어요. 그런데 크로스 어텐션 헤드 1이 동사 행에서 가장 많이 보는 &lt;eos&gt;는 "hid"에서 거의 아무것도 가져오지 않았어요(인코더 헤드 0에서 0.08, 헤드 1에서 0). 가중치가 가장 큰 곳에 꼭 그 단어의 정보가 있는 건 아니에요.
+# 셀프 어텐션을 켠 두 모델도 번역은 거의 다 맞아요(완전 일치 100%와 99%). 앞에서 본 문장(`held`)을 헤드별로 그린 아래 그림을 보세요. "숨었다"의 행이 "hid"를 보지 않아요. 헤드 0은 두 "the"를, 헤드 1은 &lt;eos&gt;를 봐요. 그 아래 셀은 인코더 셀프 어텐션에서 원문 토큰의 행마다 "hid"에 준 가중치를 출력해요. 인코더 헤드 0에서 두 "the"의 행이 "hid"에 0.8쯤을 줘요. 인코더가 "hid"의 내용을 "the" 자리에 옮겨 담았으니, 크로스 어텐션 헤드 0은 "the"에서 동사를 읽을 수 있어요. 그런데 크로스 어텐션 헤드 1이 동사 행에서 가장 많이 보는 &lt;eos&gt;는 "hid"에서 거의 아무것도 가져오지 않았어요(인코더 헤드 0에서 0.08, 헤드 1에서 0). 가중치가 가장 큰 곳에 꼭 그 단어의 정보가 있는 건 아니에요.
 #
 # 그러니 어텐션 가중치는 **모델이 어느 벡터를 읽었는지**를 알려 줄 뿐, 그 벡터에 **어느 단어의 정보가 들어 있는지**는 알려 주지 않아요. 레이어를 지나며 토큰의 정보가 섞이기(token mixing) 때문이에요(Brunner 외 2020, Abnar와 Zuidema 2020). 11강에서 본 것과 닮은 이야기예요. 어텐션 가중치, 각 토큰이 실제로 보탠 몫, 그리고 설명은 서로 다른 거예요.
 
@@ -464,7 +464,7 @@ for (heads, self_attention), r in runs.items():   # ko: 완전 일치, 어텐션
 #
 # Conversely, per-head numbers alone do not show a scattered alignment: without self-attention the two heads share the work, each scoring only 0.79 and 0.77, yet their average is 0.96.
 #
-# Yet the two models with self-attention translate nearly everything right (100% and 99% exact match). Look at the per-head maps of the sentence from before (`held`): the row of "숨었다" does not look at "hid": head 0 looks at the two "the"s, head 1 at &lt;eos&gt;. The row of "뒤에" looks at &lt;eos&gt; too, not "behind". The cell after them prints, for each source token's row of the encoder's self-attention, its weight on "hid": in encoder head 0, both "the" rows give "hid" about 0.8. The encoder copied "hid"'s content into the "the"s, so cross-attention head 0 can read the verb there. But the &lt;eos&gt; that cross-attention head 1 looks at most took almost nothing from "hid" (0.08 in encoder head 0, 0 in encoder head 1). The largest weight is not always where the word's information is.
+# Yet the two models with self-attention translate nearly everything right (100% and 99% exact match). Look at the per-head maps of the sentence from before (`held`): the row of "숨었다" does not look at "hid": head 0 looks at the two "the"s, head 1 at &lt;eos&gt;. The cell after them prints, for each source token's row of the encoder's self-attention, its weight on "hid": in encoder head 0, both "the" rows give "hid" about 0.8. The encoder copied "hid"'s content into the "the"s, so cross-attention head 0 can read the verb there. But the &lt;eos&gt; that cross-attention head 1 looks at most took almost nothing from "hid" (0.08 in encoder head 0, 0 in encoder head 1). The largest weight is not always where the word's information is.
 #
 # So attention weights tell **which vector the model read**, not **which word's information that vector holds**, because layers mix the tokens' information (token mixing: Brunner et al. 2020; Abnar & Zuidema 2020). It is a cousin of lesson 11's point that attention weights, what each token contributes, and an explanation are three different things.
 
@@ -487,26 +487,26 @@ for h in range(len(encoder_self)):               # ko: 헤드마다: 원문 토�
     print(h, encoder_self[h, :, verb].round(2))
 
 # %% [markdown] lang="ko" slide="slide"
-# ## 직접 해보기: 새 문장의 동사는 어디를 볼까요
+# ## 직접 해보기: 새 문장의 후치사는 어디를 볼까요
 #
-# 헤드 2개에 인코더 셀프 어텐션을 켠 모델(`run_sa.model`)에 새 문장 "the white rabbit hid behind the small bench"(하얀 토끼가 작은 벤치 뒤에 숨었다)를 넣어요. 이 문장의 어텐션 그림은 아직 한 번도 보지 않았어요. 크로스 어텐션 **헤드 1**에서 한국어 동사 "숨었다"를 예측하는 행은 원문 토큰 중 무엇에 가장 큰 가중치를 둘까요? 6절에서 `held` 문장의 헤드 1 그림이 동사 행에서 어디를 봤는지 떠올려 먼저 예측해 보세요. 맞히면 검사기가 그 토큰이 인코더에서 "hid"의 내용을 얼마나 받았는지도 알려 줘요. `my_word`에 원문 토큰 하나(영어 단어나 "&lt;eos&gt;")를 따옴표로 감싸 적은 뒤 검사기로 확인해 보세요. 틀리면 검사기는 답을 알려 주지 않아요.
+# 헤드 2개에 인코더 셀프 어텐션을 켠 모델(`run_sa.model`)에 새 문장 "the white rabbit hid behind the small bench"(하얀 토끼가 작은 벤치 뒤에 숨었다)를 넣어요. 이 문장의 어텐션 그림은 아직 한 번도 보지 않았어요. 크로스 어텐션 **헤드 0**에서 후치사 "뒤에"를 예측하는 행은 원문 토큰 중 무엇에 가장 큰 가중치를 둘까요? 6절 그림에서 `held` 문장의 "뒤에" 행이 헤드 0에서 어디를 봤는지 찾아 먼저 예측해 보세요. 맞히면 검사기가 그 토큰이 인코더에서 "behind"의 내용을 얼마나 받았는지도 알려 줘요. `my_word`에 원문 토큰 하나(영어 단어나 "&lt;eos&gt;")를 따옴표로 감싸 적은 뒤 검사기로 확인해 보세요. 틀리면 검사기는 답을 알려 주지 않아요.
 
 # %% [markdown] lang="en"
-# ## Try it: where does a new sentence's verb look?
+# ## Try it: where does a new sentence's postposition look?
 #
-# Give the 2-head model with encoder self-attention (`run_sa.model`) a new sentence, "the white rabbit hid behind the small bench" (하얀 토끼가 작은 벤치 뒤에 숨었다), whose attention you have not seen. In cross-attention **head 1**, the row that predicts the Korean verb "숨었다": which source token gets its largest weight? Predict it from where head 1's verb row looked in `held`, in section 6. A right answer is also told how much of "hid" that token took in the encoder. Write one source token (an English word or "&lt;eos&gt;") in quotes in `my_word`, then check. A wrong guess is not told the answer.
+# Give the 2-head model with encoder self-attention (`run_sa.model`) a new sentence, "the white rabbit hid behind the small bench" (하얀 토끼가 작은 벤치 뒤에 숨었다), whose attention you have not seen. In cross-attention **head 0**, the row that predicts the postposition "뒤에": which source token gets its largest weight? Predict it from where the row of "뒤에" looked in head 0's map of `held`, in section 6. A right answer is also told how much of "behind" that token took in the encoder. Write one source token (an English word or "&lt;eos&gt;") in quotes in `my_word`, then check. A wrong guess is not told the answer.
 
 # %% exercise=true
 new_pair = toy_corpus.build_sentence("rabbit", "hid", "behind", "bench", "white", "small")
 my_word = ...                             # ko: 원문 토큰 하나, 예: "bench"
                                           # en: one source token, e.g. "bench"
-qk.checks.check_verb_attention(my_word, run_sa.model, new_pair, head=1)
+qk.checks.check_row_attention(my_word, run_sa.model, new_pair, row="뒤에", head=0)
 
 # %% solution=true
-# ko: "hid"가 아니에요. 헤드 1은 held에서처럼 <eos>를 봐요("hid"에서 거의 아무것도 받지 않은 토큰)
-# en: not "hid": as in held, head 1 looks at <eos>, which took almost nothing from "hid"
+# ko: "behind"가 아니에요. 헤드 0의 "뒤에" 행은 held에서처럼 <eos>를 봐요
+# en: not "behind": as in held, head 0's row of "뒤에" looks at <eos>
 my_word = "<eos>"
-qk.checks.check_verb_attention(my_word, run_sa.model, new_pair, head=1).as_solution()
+qk.checks.check_row_attention(my_word, run_sa.model, new_pair, row="뒤에", head=0).as_solution()
 
 # %% [markdown] lang="ko" slide="slide"
 # ## 7. 역전파는 무엇을 보관해야 하나요
