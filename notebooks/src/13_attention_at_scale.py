@@ -264,8 +264,9 @@ print(f"n = 4096: {costs.plain_seconds[-1] * 1000:.0f} ms, {costs.tiled_seconds[
 
 # %% ignore_output=true
 full_tiles, kept_tiles, full_flops, kept_flops = long_context.causal_tile_work(4096, block_size=64)
-print(full_tiles, kept_tiles, round(kept_flops / full_flops, 3))        # ko: 64 × 64 격자의 타일 4096개 중 2080개
-                                                                        # en: 2080 of the 4096 tiles of a 64 × 64 grid
+# ko: 64 × 64 격자의 타일 4096개, 그중 계산하는 타일 수, FLOPs의 비
+# en: the 4096 tiles of a 64 × 64 grid, the tiles computed, the ratio of FLOPs
+print(full_tiles, kept_tiles, round(kept_flops / full_flops, 3))
 x = long_context.attention_inputs(4096, d=64)
 causal = qk.causal_mask(4096)
 skip = long_context.measure_time(qk.tiled_attention, *x, mask=causal, repeats=1)
