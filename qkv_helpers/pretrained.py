@@ -632,6 +632,10 @@ class HangulCount(NamedTuple):
     syllables: int
     jamo: int
 
+    def __str__(self) -> str:
+        """In the lesson's language, as ``print`` shows it: "11 syllables, 0 jamo"."""
+        return t("l11_hangul_count", syllables=self.syllables, jamo=self.jamo)
+
 
 def hangul_count(text: str) -> HangulCount:
     """Count the precomposed Hangul syllables and the conjoining jamo (U+1100–11FF) in ``text``.

@@ -1096,13 +1096,15 @@ def cases_lesson_14() -> list[Case]:
          ("returns strings", lambda q, k, v, d: ("a", "b", "c")),
          ("raises", lambda q, k, v, d: 1 / 0), ("takes no args", lambda: None),
          ("returns a generator", lambda q, k, v, d: (x for x in (q, k, v)))], refused)
-    add_all("checks14.check_verb_attention", checks14.check_verb_attention,
-            dict(answer="sat", model=model, pair=pair),
+    add_all("checks14.check_row_attention", checks14.check_row_attention,
+            dict(answer="sat", model=model, pair=pair, row=pair.korean[-1]),
             {"answer": [("an int", 3), ("a list", ["sat"]), ("''", ""), ("'dog'", "dog"),
                         ("True", True), ("a wrong word", "mat"), ("'<eos>'", "<eos>")],
              "model": [("None", None), ("a string", "model"), ("a TrainingRun", run)],
              "pair": [("None", None), ("a string", "the cat sat on the mat"),
-                      ("a tuple", (("the", "cat"), ("고양이가",), (1,)))]}, refused)
+                      ("a tuple", (("the", "cat"), ("고양이가",), (1,)))],
+             "row": [("None", None), ("an int", 0), ("a word not in it", "숨다"),
+                     ("an English word", "sat")]}, refused)
     add_all("checks14.check_break_it", checks14.check_break_it,
             dict(run=run, diagnosis="a"),
             {"run": [("None", None), ("a Translator", model), ("a string", "run"),

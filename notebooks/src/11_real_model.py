@@ -152,7 +152,7 @@ print(qk.pretrained.gelu(np.array([-3.0, -1.0, 0.0, 1.0, 3.0])).round(3).tolist(
 # %% [markdown] lang="ko" slide="slide"
 # ## 학습된 헤드는 무엇을 볼까요?
 #
-# 헤드 72개(레이어 6 × 헤드 12)의 가중치를 눈으로 훑는 대신, 헤드마다 간단한 점수를 매겨요. 점수는 모두 같은 방식으로 구해요. 쿼리 행마다 가중치의 몇 분의 몇(0~1)이 그 패턴이 가리키는 자리로 가는지 구하고, 모든 행의 평균을 내요.
+# 헤드 72개(레이어 6 × 헤드 12)의 가중치를 눈으로 훑는 대신, 헤드마다 간단한 점수를 매겨요. 점수는 모두 같은 방식으로 구해요. 쿼리 행마다 가중치 중 얼마만큼(0~1의 비율)이 그 패턴이 가리키는 자리로 가는지 구하고, 모든 행의 평균을 내요.
 #
 # - **앞 토큰**: 바로 앞 토큰에 주는 가중치
 # - **다음 토큰**: 바로 뒤 토큰에 주는 가중치
@@ -298,8 +298,8 @@ print(korean.count("[UNK]"), "/", len(korean))
 text = "고양이가 매트 위에 앉았다."
 normalized = qk.pretrained.normalize_text(model, text)       # ko: 워드피스가 받는 글
                                                              # en: what WordPiece receives
-print(qk.pretrained.hangul_count(text))                        # ko: 음절 11개, 자모 0개
-                                                               # en: 11 syllables, 0 jamo
+print(qk.pretrained.hangul_count(text))                        # ko: 쓴 그대로의 글
+                                                               # en: the text as typed
 print(qk.pretrained.hangul_count(normalized))                  # ko: 글자 정규화 뒤: 음절 0개, 자모만
                                                                # en: after normalising: only jamo
 # en: vocabulary pieces with a syllable, with a jamo
@@ -438,29 +438,27 @@ mask = np.array([False] + [True] * 8)                          # ko: [CLS]만 �
 my_weights = qk.scaled_dot_product_attention(q, k, k, mask=mask).weights   # (9, 9)
 print([new.tokens[0][j] for j in my_weights.argmax(-1)])       # ko: 행마다 가장 큰 가중치의 키
                                                                # en: each row's strongest key
-qk.checks.check_head_weights(my_weights, model, "A dog slept on the rug.", layer=4, head=5,
-                             hide_keys=[0]).as_solution()
-
-# %% [markdown] lang="ko" slide="subslide"
-# <details><summary><b>답 보기</b> (먼저 예측하고 직접 계산해 본 뒤에 여세요)</summary>
-#
-# 행마다 가장 큰 가중치의 키를 보면(`[new.tokens[0][j] for j in my_weights.argmax(-1)]`), [CLS]가 사라지자 단어 대부분이 **자기 자신**을 가장 크게 봐요. 하지만 새로 드러난 건 없어요. 키 하나를 가리면 남은 가중치가 모두 같은 비율로 커질 뿐이에요(04강의 소프트맥스 성질). 그래서 행마다 가장 큰 키는 가리지 않은 가중치에서도 똑같고, 그때는 값이 작았을 뿐이에요. 아래 셀에서 확인해요. 그리고 여기서는 이 헤드 하나만 다시 계산했어요. 뒤 레이어는 다시 돌리지 않았어요.
-# </details>
-
-# %% [markdown] lang="en"
-# <details><summary><b>Show the answer</b> (predict and compute it first)</summary>
-#
-# Each row's strongest key (`[new.tokens[0][j] for j in my_weights.argmax(-1)]`) shows that once [CLS] is gone, most words look at **themselves** most. Nothing new is revealed, though: hiding one key only scales all the remaining weights up by the same factor (lesson 04's property of the softmax), so each row's strongest key is the same in the unmasked weights, only small there. The cell below checks it. And only this one head was recomputed; the later layers were not run again.
-# </details>
-
-# %%
-new = model("A dog slept on the rug.")
 # en: (9, 9): the weights with [CLS] visible
 w = new.attentions[4][0, 5]                                    # ko: (9, 9): [CLS]를 가리지 않은 가중치
 # en: each row's strongest key besides [CLS]
 print([new.tokens[0][j] for j in w[:, 1:].argmax(-1) + 1])     # ko: [CLS]를 빼고 행마다 가장 큰 키
 print(w[:, 1:].sum(-1).round(2))                               # ko: [CLS] 말고 다른 키에 간 가중치의 합
                                                                # en: weight on all keys but [CLS]
+qk.checks.check_head_weights(my_weights, model, "A dog slept on the rug.", layer=4, head=5,
+                             hide_keys=[0]).as_solution()
+
+# %% [markdown] lang="ko" slide="subslide"
+# <details><summary><b>답 보기</b> (먼저 예측하고 직접 계산해 본 뒤에 여세요)</summary>
+#
+# 행마다 가장 큰 가중치의 키를 보면(`[new.tokens[0][j] for j in my_weights.argmax(-1)]`), [CLS]가 사라지자 단어 대부분이 **자기 자신**을 가장 크게 봐요. 하지만 새로 드러난 건 없어요. 키 하나를 가리면 남은 가중치가 모두 같은 비율로 커질 뿐이에요(04강의 소프트맥스 성질). 그래서 행마다 가장 큰 키는 가리지 않은 가중치에서도 똑같고, 그때는 값이 작았을 뿐이에요. 풀이 셀의 마지막 줄들이 이걸 확인해요. 그리고 여기서는 이 헤드 하나만 다시 계산했어요. 뒤 레이어는 다시 돌리지 않았어요.
+# </details>
+
+# %% [markdown] lang="en"
+# <details><summary><b>Show the answer</b> (predict and compute it first)</summary>
+#
+# Each row's strongest key (`[new.tokens[0][j] for j in my_weights.argmax(-1)]`) shows that once [CLS] is gone, most words look at **themselves** most. Nothing new is revealed, though: hiding one key only scales all the remaining weights up by the same factor (lesson 04's property of the softmax), so each row's strongest key is the same in the unmasked weights, only small there. The solution cell's last lines check it. And only this one head was recomputed; the later layers were not run again.
+# </details>
+
 
 # %% [markdown] lang="ko" slide="slide"
 # ## 정리

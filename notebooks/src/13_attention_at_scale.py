@@ -4,17 +4,17 @@
 # %% [markdown] lang="ko" slide="slide"
 # # 13. 큰 규모의 어텐션: 타일, GQA, 슬라이딩 윈도, 페이지 캐시
 #
-# 12강까지는 토큰 몇 개짜리 문장으로 어텐션이 **무엇을** 계산하는지 봤어요. 실제 모델은 토큰 수천 개를, 요청 수백 개를 한꺼번에 처리해요. 이번 시간에는 그 규모에서 어텐션이 **얼마나** 드는지 재 보고, 비용을 줄이는 방법 네 가지(타일, KV 헤드 나눠 쓰기, 윈도, 페이지 메모리)를 `qkv_helpers`로 직접 만들어요. 타일 어텐션과 페이지 캐시는 일반 어텐션과 같은 답을 내요. GQA와 슬라이딩 윈도는 **다른 모델**이라서, 일반 어텐션과 똑같아지는 경우(KV 헤드가 쿼리 헤드만큼 있을 때, 윈도가 문장 전체를 덮을 때)에만 같은 답을 내요. 마지막으로 디코드가 왜 메모리에 묶이는지, 배치가 왜 도움이 되는지 봐요.
+# 12강까지는 토큰 몇 개짜리 문장으로 어텐션이 **무엇을** 계산하는지 봤어요. 실제 모델은 토큰 수천 개짜리 요청을 수백 개씩 한꺼번에 처리해요. 이번 시간에는 그 규모에서 어텐션이 **얼마나** 드는지 재 보고, 비용을 줄이는 방법 네 가지(타일, KV 헤드 나눠 쓰기, 윈도, 페이지 메모리)를 `qkv_helpers`로 직접 만들어요. 타일 어텐션과 페이지 캐시는 일반 어텐션과 같은 답을 내요. GQA와 슬라이딩 윈도는 **다른 모델**이라서, 일반 어텐션과 똑같아지는 경우(KV 헤드가 쿼리 헤드만큼 있을 때, 윈도가 문장 전체를 덮을 때)에만 같은 답을 내요. 마지막으로 디코드가 왜 메모리에 묶이는지, 배치가 왜 도움이 되는지 봐요.
 #
 # **이번 시간의 목표**
 # - 일반 어텐션의 시간과 메모리가 토큰 수의 제곱으로 늘어난다는 걸 재 보고, 범인이 (n, n) 점수 행렬이라는 걸 확인해요.
-# - **온라인 소프트맥스**로 키를 블록 단위로 읽는 **타일 어텐션**을 이해해요. 행마다 최댓값과 지수 합만 들고 다니는 방법은 Milakov & Gimelshein(2018)이 먼저 냈고, Rabe & Staats(2021)가 출력까지 함께 들고 다니면서 역전파도 메모리를 적게 쓰게 했어요. FlashAttention(Dao 외, 2022)은 여기에 메모리 입출력을 따지는 설계를 더했어요. 타일을 GPU 칩 안의 빠른 메모리(SRAM)에 맞는 크기로 나누고, 역전파(학습할 때 기울기를 거꾸로 계산하는 단계) 때는 저장해 둔 통계로 점수를 다시 계산해요. 같은 답을 확인하고, n = 4096에서 최대 메모리가 약 31분의 1로 줄어드는 걸 재 봐요. 순전파의 FLOPs(부동소수점 연산 수)는 그대로예요.
+# - **온라인 소프트맥스**로 키를 블록 단위로 읽는 **타일 어텐션**을 이해해요. 일반 어텐션과 같은 답을 내면서 n = 4096에서 최대 메모리가 약 31분의 1로 줄어드는 걸 재 봐요. 순전파의 FLOPs(부동소수점 연산 수)는 그대로예요.
 # - **MQA/GQA**: 쿼리 헤드 여러 개가 KV 헤드 하나를 나눠 쓰면 KV 캐시가 그룹 크기분의 1로 줄어요.
 # - **슬라이딩 윈도**: 최근 토큰만 보면 캐시 크기에 상한이 생겨요. 레이어를 쌓으면 이론상 더 멀리 닿을 수 있어요.
 # - **페이지 KV 캐시**(vLLM의 PagedAttention, 줄여서 페이지 캐시): vLLM 이전의 서버처럼 요청마다 최대 길이를 잡아 두면 생기는 낭비를 재 봐요.
 # - **프리필과 디코드**: Llama-2-7B 크기에서 산술 강도를 계산하고, 디코드가 메모리 대역폭(1초에 메모리에서 읽어 올 수 있는 바이트 수)에 묶이는 이유를 알아봐요.
 #
-# **수업 시간**: 약 85분이에요. 한 차시에 다 하기 어려우면 1–2절(제곱 비용, 타일 어텐션)과 3–6절, 두 차시로 나눠요.
+# **수업 시간**: 약 85분 (한 차시에 다 하기 어려우면 1–2절(제곱 비용, 타일 어텐션)과 3–6절, 두 차시로 나눠요.)
 
 # %% [markdown] lang="en"
 # # 13. Attention at scale: tiles, GQA, sliding windows, a paged cache
@@ -23,7 +23,7 @@
 #
 # **Goals for this lesson**
 # - Measure that plain attention's time and memory grow with the square of the number of tokens, and that the (n, n) score matrix is the culprit.
-# - Understand **tiled attention**, which reads the keys block by block with the **online softmax**. Milakov & Gimelshein (2018) carried each row's running maximum and sum of exponentials; Rabe & Staats (2021) carried the output as well and made the backward pass memory-efficient too. FlashAttention (Dao et al., 2022) made it IO-aware: tiles sized for the GPU's fast on-chip memory (SRAM), and a backward pass that recomputes the scores from saved statistics. Check that it gives the same answer, with peak memory about 31× smaller at n = 4096, and the same forward FLOPs.
+# - Understand **tiled attention**, which reads the keys block by block with the **online softmax**. Check that it gives the same answer, with peak memory about 31× smaller at n = 4096, and the same forward FLOPs.
 # - **MQA/GQA**: when several query heads share one K/V head, the KV cache shrinks to 1/(group size).
 # - **Sliding windows**: attending to recent tokens only puts a ceiling on the cache; stacked layers can in theory reach further.
 # - **A paged KV cache** (vLLM's PagedAttention): measure what reserving the maximum length per request, as servers did before vLLM, wastes.
@@ -108,7 +108,11 @@ ax = qk.plots.plot_cost_loglog(lengths, {"plain attention": costs.plain_seconds}
 # - `l`: 지금까지의 exp(점수 − m)의 합
 # - `o`: 지금까지의 exp(점수 − m) · 밸류의 합 (출력의 분자)
 #
-# 새 블록에서 더 큰 점수가 나오면 m이 m_new로 커져요. 그러면 지금까지 모은 l과 o는 이전 최댓값 m_old를 기준으로 계산한 값이니, 둘 다 `exp(m_old − m_new)`를 곱해서 새 기준에 맞춰요. 마지막 블록까지 읽으면 o / l이 소프트맥스(점수)·V와 같아요. 점수 세 개 [0, 1, 3]을 블록 두 개로 나눠 따라가 봐요.
+# 새 블록에서 더 큰 점수가 나오면 m이 m_new로 커져요. 그러면 지금까지 모은 l과 o는 이전 최댓값 m_old를 기준으로 계산한 값이니, 둘 다 `exp(m_old − m_new)`를 곱해서 새 기준에 맞춰요. 마지막 블록까지 읽으면 o / l이 소프트맥스(점수)·V와 같아요.
+#
+# 행마다 최댓값과 지수 합만 들고 다니는 방법은 Milakov & Gimelshein(2018)이 먼저 냈고, Rabe & Staats(2021)가 출력까지 함께 들고 다니면서 역전파도 메모리를 적게 쓰게 했어요. FlashAttention(Dao 외, 2022)은 여기에 메모리 입출력을 따지는 설계를 더했어요. 타일을 GPU 칩 안의 빠른 메모리(SRAM)에 맞는 크기로 나누고, 역전파(학습할 때 기울기를 거꾸로 계산하는 단계) 때는 저장해 둔 통계로 점수를 다시 계산해요.
+#
+# 점수 세 개 [0, 1, 3]을 블록 두 개로 나눠 따라가 봐요.
 
 # %% [markdown] lang="en"
 # ## 2. Tiled attention with the online softmax
@@ -121,7 +125,11 @@ ax = qk.plots.plot_cost_loglog(lengths, {"plain attention": costs.plain_seconds}
 # - `l`: the sum of exp(score − m) so far
 # - `o`: the sum of exp(score − m) · value so far (the output's numerator)
 #
-# When a new block brings a larger score, m grows to m_new. The l and o collected so far were measured against the old maximum m_old, so both are multiplied by **exp(m_old − m_new)** to put them on the new footing. After the last block, o / l equals softmax(scores)·V. Follow three scores [0, 1, 3] in two blocks.
+# When a new block brings a larger score, m grows to m_new. The l and o collected so far were measured against the old maximum m_old, so both are multiplied by **exp(m_old − m_new)** to put them on the new footing. After the last block, o / l equals softmax(scores)·V.
+#
+# Milakov & Gimelshein (2018) carried each row's running maximum and sum of exponentials; Rabe & Staats (2021) carried the output as well and made the backward pass memory-efficient too. FlashAttention (Dao et al., 2022) made it IO-aware: tiles sized for the GPU's fast on-chip memory (SRAM), and a backward pass that recomputes the scores from saved statistics.
+#
+# Follow three scores [0, 1, 3] in two blocks.
 
 # %%
 scores, values = np.array([0.0, 1.0, 3.0]), np.array([[10.0], [20.0], [30.0]])
@@ -256,8 +264,9 @@ print(f"n = 4096: {costs.plain_seconds[-1] * 1000:.0f} ms, {costs.tiled_seconds[
 
 # %% ignore_output=true
 full_tiles, kept_tiles, full_flops, kept_flops = long_context.causal_tile_work(4096, block_size=64)
-print(full_tiles, kept_tiles, round(kept_flops / full_flops, 3))        # ko: 타일 64 × 64 = 4096개 중 2080개
-                                                                        # en: 2080 of 64 × 64 tiles
+# ko: 64 × 64 격자의 타일 4096개, 그중 계산하는 타일 수, FLOPs의 비
+# en: the 4096 tiles of a 64 × 64 grid, the tiles computed, the ratio of FLOPs
+print(full_tiles, kept_tiles, round(kept_flops / full_flops, 3))
 x = long_context.attention_inputs(4096, d=64)
 causal = qk.causal_mask(4096)
 skip = long_context.measure_time(qk.tiled_attention, *x, mask=causal, repeats=1)
@@ -304,7 +313,7 @@ qk.checks.check_merged_halves(my_output, s, v8).as_solution()
 #
 # 09강에서 KV 캐시의 크기를 `2 · 레이어 · KV 헤드 · head_dim · 토큰 · 배치 · 값당 바이트`로 계산했어요. **그룹 쿼리 어텐션**(GQA)은 쿼리 헤드를 그룹으로 묶고, 그룹마다 KV 헤드 **하나**를 나눠 쓰게 해요. 쿼리 헤드 h는 KV 헤드 `h // (쿼리 헤드 수 // KV 헤드 수)`를 써요. `//`는 나눗셈의 몫이에요. PyTorch도 같은 규칙을 써요. KV 헤드가 하나뿐이면 **멀티쿼리 어텐션**(MQA)이에요.
 #
-# `qk.grouped_query_attention`은 KV 헤드를 그룹 크기만큼 반복해서 보통 멀티헤드 어텐션에 넣어요. 쿼리 헤드 8개, KV 헤드 2개로 해 봐요.
+# `qk.grouped_query_attention`은 KV 헤드를 그룹 크기만큼 반복해서 일반 멀티헤드 어텐션 계산에 넣어요. 쿼리 헤드 8개, KV 헤드 2개로 해 봐요.
 
 # %% [markdown] lang="en"
 # ## 3. Multi-query and grouped-query attention
@@ -470,8 +479,9 @@ cache.free(a)                                           # ko: a가 끝남: 블�
                                                         # en: a is done: its 3 blocks go back
 c = cache.new_sequence()
 cache.append(c, kv(6), kv(6))
-print(cache.block_table(c), cache.used_nbytes, cache.reserved_nbytes)    # ko: c가 a의 블록을 다시 써요
-                                                                         # en: c reuses a's blocks
+# ko: c의 블록 표(a의 블록을 다시 써요), 캐시 전체에서 토큰이 쓰는 바이트, 잡아 둔 블록의 바이트
+# en: c's block table (a's blocks reused); whole cache: bytes the tokens use, bytes of blocks held
+print(cache.block_table(c), cache.used_nbytes, cache.reserved_nbytes)
 
 # %% [markdown] lang="ko" slide="subslide"
 # 블록 풀에 빈 블록이 없으면 분명한 오류가 나고, 이미 저장한 건 하나도 잃지 않아요. append는 전부 되거나, 전혀 안 되거나 둘 중 하나예요.
@@ -527,14 +537,14 @@ ax = qk.plots.plot_serving_memory(memory)
 #
 # 추론은 두 단계예요. **프리필**은 프롬프트 전체를 한 번에 넣어 캐시를 채우고, **디코드**는 그 뒤 토큰을 하나씩 만들어요. 둘은 같은 가중치 행렬(매개변수)을 쓰지만 성격이 완전히 달라요. 둘을 가르는 기준은 **산술 강도**예요. 산술 강도는 메모리와 주고받은 바이트 하나당 FLOPs예요.
 #
-# GPU는 초당 FLOPs의 최댓값과 초당 읽을 수 있는 바이트(대역폭)가 정해져 있어요. 최대 FLOPs를 대역폭으로 나눈 값이 **경계점**이에요. 산술 강도가 경계점보다 낮으면 연산 장치가 데이터를 기다리느라 놀고(메모리에 묶여요), 높으면 연산 속도가 한계가 돼요(계산에 묶여요). 하드웨어 수치는 제조사 자료에서 가져왔어요. 아래 출처 줄에 자료의 수치를 옮겨 두었어요. 'with sparsity'는 특별한 희소 연산을 쓸 때의 값이라 여기서는 쓰지 않고, 보통 연산(dense)의 값을 써요.
+# GPU는 초당 FLOPs의 최댓값과 초당 읽을 수 있는 바이트(대역폭)가 정해져 있어요. 최대 FLOPs를 대역폭으로 나눈 값이 **경계점**이에요. 산술 강도가 경계점보다 낮으면 연산 장치가 데이터를 기다리느라 놀고(메모리에 묶여요), 높으면 연산 속도가 한계가 돼요(계산에 묶여요). 하드웨어 수치는 제조사 자료에서 가져왔어요. 아래 출처 줄에 자료의 수치를 옮겨 두었어요. 'with sparsity'는 특별한 희소 연산을 쓸 때의 값이라 여기서는 쓰지 않고, 보통 연산(dense)의 값을 써요. H100 자료에는 희소 연산 값(1,979)만 있어서, 보통 연산은 그 절반인 989예요.
 
 # %% [markdown] lang="en"
 # ## 6. Prefill and decode
 #
 # Inference has two phases. **Prefill** runs the whole prompt at once and fills the cache; **decode** then produces tokens one at a time. Both use the same weight matrices but behave very differently. The measure is **arithmetic intensity**: FLOPs per byte moved to or from memory.
 #
-# A GPU has a peak FLOP rate and a memory bandwidth (bytes per second); their ratio is the **ridge point**. Below it in arithmetic intensity, the arithmetic units wait for data (memory-bound); above it, arithmetic is the limit (compute-bound). The hardware facts are from the makers' datasheets, quoted below; the figures "with sparsity" need special sparse operations and are not used here: the dense ones are.
+# A GPU has a peak FLOP rate and a memory bandwidth (bytes per second); their ratio is the **ridge point**. Below it in arithmetic intensity, the arithmetic units wait for data (memory-bound); above it, arithmetic is the limit (compute-bound). The hardware facts are from the makers' datasheets, quoted below; the figures "with sparsity" need special sparse operations and are not used here: the dense ones are (the H100 datasheet gives only the sparse 1,979; dense is half, 989).
 
 # %%
 for gpu in (long_context.A100_80GB, long_context.H100_SXM):
@@ -545,14 +555,14 @@ for gpu in (long_context.A100_80GB, long_context.H100_SXM):
                                                         # en: the source
 
 # %% [markdown] lang="ko" slide="subslide"
-# `long_context.step_cost`는 Llama-2-7B의 크기(레이어 32, d_model 4096, 헤드 32, 피드포워드 11008, 어휘 32000, fp16)로 한 스텝의 FLOPs와 읽는 바이트 수를 세어 줘요. 행렬 곱에 쓰이는 가중치 행렬(매개변수)은 스텝마다 한 번 통째로 읽고, 토큰 하나에 매개변수 하나당 2 FLOPs를 써요. 임베딩 표는 필요한 행만 찾아 읽으니 빠져요. 그래서 읽는 매개변수는 13.2 GB로, 09강의 12.55 GiB(= 13.5 GB)보다 조금 작아요. GB는 10⁹바이트, GiB는 1024³바이트예요. 세는 건 매개변수(가중치 행렬)와 KV 캐시를 **읽는** 바이트뿐이에요. 활성값(레이어 사이를 오가는 중간 결과)과 KV 캐시에 **쓰는** 바이트는 빠져 있어요. 프리필에서는 이걸 넣으면 강도가 최대 두세 배까지 낮아질 수 있어요. 얼마나 낮아지는지는 구현이 몇 단계를 커널 하나로 합치는지에 따라 달라요. 그래도 경계점보다 훨씬 높다는 결론은 그대로예요. 어텐션의 FLOPs에는 인과 마스크로 가려진 절반의 키까지 모두 넣었어요.
+# `long_context.step_cost`는 Llama-2-7B의 크기(레이어 32, d_model 4096, 헤드 32, 피드포워드 11008, 어휘 32000, fp16)로 한 스텝의 FLOPs와 읽는 바이트 수를 세어 줘요. 행렬 곱에 쓰이는 가중치 행렬(매개변수)은 스텝마다 한 번 통째로 읽고, 토큰 하나에 매개변수 하나당 2 FLOPs를 써요. 임베딩 표는 필요한 행만 찾아 읽으니 빠져요. 그래서 읽는 매개변수는 13.2 GB로, 09강의 12.55 GiB(= 13.5 GB)보다 조금 작아요. GB는 10⁹바이트, GiB는 1024³바이트예요. 세는 건 매개변수(가중치 행렬)와 KV 캐시를 **읽는** 바이트뿐이에요. 활성값(레이어 사이를 오가는 중간 결과)과 KV 캐시에 **쓰는** 바이트는 빠져 있어요. 프리필에서는 이걸 넣으면 강도가 낮아져요. 어텐션을 커널 하나로 합치면(FlashAttention) 두세 배쯤 낮아지고, 1절의 일반 어텐션처럼 (헤드, n, n) 점수를 메모리에 썼다 다시 읽으면 레이어마다 1 GB쯤 더 옮겨서 다섯 배쯤 낮아져요. 어느 쪽이든 경계점보다는 높아요. 어텐션의 FLOPs에는 인과 마스크로 가려진 절반의 키까지 모두 넣었어요.
 #
 # - 프리필 2048토큰: 매개변수를 한 번 읽어 토큰 2048개에 써요. 강도가 아주 높아요.
 # - 디코드 1토큰: 매개변수를 통째로 읽어 토큰 **하나**에 써요. fp16 매개변수 하나(2바이트)를 읽을 때마다 2 FLOPs를 하니 강도가 약 1이에요. 경계점보다 100배 넘게 낮아서, GPU는 대부분의 시간을 데이터를 기다리며 보내요.
 # - 디코드를 요청 64개씩 **배치**로 하면 매개변수를 한 번 읽어 64개에 나눠 써요. 그래서 배치가 클수록 강도가 올라가요(얼마나 오르는지는 아래에서 봐요). 서버가 요청을 모아 처리하는 이유예요.
 
 # %% [markdown] lang="en"
-# `long_context.step_cost` counts one step's FLOPs and bytes read at Llama-2-7B's sizes (32 layers, d_model 4096, 32 heads, feed-forward 11008, vocabulary 32000, fp16). Every weight matrix used in a matrix product is read once per step, and each token does 2 FLOPs per weight; the embedding table is only looked up, so 13.2 GB rather than lesson 09's 12.55 GiB (13.5 GB). Only the bytes *read* for weights and the KV cache are counted: activations (the intermediate results passed between layers) and the KV cache writes are left out. In prefill they can lower the intensity by up to two or three times, depending on how many steps the implementation fuses into one kernel; it stays far above the ridge all the same. Attention counts every key, the masked half included.
+# `long_context.step_cost` counts one step's FLOPs and bytes read at Llama-2-7B's sizes (32 layers, d_model 4096, 32 heads, feed-forward 11008, vocabulary 32000, fp16). Every weight matrix used in a matrix product is read once per step, and each token does 2 FLOPs per weight; the embedding table is only looked up, so 13.2 GB rather than lesson 09's 12.55 GiB (13.5 GB). Only the bytes *read* for weights and the KV cache are counted: activations (the intermediate results passed between layers) and the KV cache writes are left out. In prefill they lower the intensity about two to three times if attention is one fused kernel (FlashAttention); an implementation that writes the (heads, n, n) scores out and reads them back, like section 1's plain attention, moves about 1 GB more per layer here and lowers it about five times. It stays above the ridge either way. Attention counts every key, the masked half included.
 #
 # - Prefill of 2048 tokens: the weights are read once and used for 2048 tokens. Very high intensity.
 # - Decode of 1 token: all the weights are read for **one** token: 2 FLOPs per 2 bytes (fp16), an intensity of about 1, over 100× below the ridge. The GPU mostly waits.

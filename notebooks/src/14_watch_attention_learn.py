@@ -132,7 +132,7 @@ print(round(model.loss(batch), 2), round(np.log(len(vocab)), 2))   # ko: 학습 
 #
 # 이 역전파는 순전파가 남겨 둔 p를 읽어요. FlashAttention-2는 p 대신 출력과 행마다 로그-합-지수만 남기고, 여기서 p를 다시 계산해요(7절).
 #
-# 아래 코드 맨 윗줄의 `@validate.by(…)`는 입력의 모양을 검사하는 장식자라 계산과는 상관없어요. scale은 q와 같은 dtype으로 만들어서 float32 입력이 float64로 바뀌지 않게 해요.
+# 아래 코드 맨 윗줄의 `@validate.by(…)`는 입력의 모양을 검사하는 데코레이터(장식자)라 계산과는 상관없어요. scale은 q와 같은 dtype으로 만들어서 float32 입력이 float64로 바뀌지 않게 해요.
 
 # %% [markdown] lang="en"
 # ## 3. Every gradient written out
@@ -158,7 +158,7 @@ print(code_without_docstring(backprop.attention_backward))
 # %% [markdown] lang="ko" slide="subslide"
 # 이 식들이 맞는지는 **유한 차분**으로 확인해요. 매개변수 하나를 아주 작은 수 ε만큼 올렸을 때와 내렸을 때 손실을 재서, 그 차이를 2ε으로 나누면 그 매개변수에 대한 기울기의 근삿값이 돼요. 반올림 오차가 작도록 float64(배정밀도 실수)로 만든 헤드 2개짜리 모델을 쓰고, 인코더 셀프 어텐션도 켜서 모든 매개변수를 검사해요. **배치**(한 번에 함께 계산하는 문장 묶음) 하나로 재는데, 배치 속 문장은 길이가 서로 달라서 짧은 문장 뒤는 패딩으로 채워져 있어요. 매개변수 배열 18개(임베딩과 가중치 행렬) 하나하나에서 원소 10개씩을 무작위로 골라 검사해요(임베딩은 배치에 나온 토큰의 행에서만 골라요). g는 역전파로 구한 기울기, g_수치는 유한 차분으로 구한 값이에요. 상대 오차는 원소 하나하나로 나눗셈하지 않고, 10개를 벡터 하나로 모아 그 길이(노름)로 한 번에 재요: ‖g − g_수치‖ / (‖g‖ + ‖g_수치‖). 그래서 기울기가 정확히 0인 원소(패딩 토큰 &lt;pad&gt;의 임베딩)가 섞여 있어도 0으로 나누지 않아요. 뽑은 원소 10개의 기울기가 (역전파 값도 수치 값도) 모두 정확히 0이면 아무것도 검사하지 못한 거라서, `gradient_check`는 통과로 치지 않고 오류를 내요.
 #
-# ε은 얼마로 잡아야 할까요? 오차가 두 군데서 생겨요. ε이 크면 차분이 기울기에서 벗어나요(**절단 오차**, ε²에 비례). ε이 작으면 손실의 맨 끝자리 반올림 오차(float64에서 손실의 1e-16배쯤이나 그보다 조금 더)를 아주 작은 수인 2ε으로 나누게 돼서 크게 부풀어요(**반올림 오차**, 1/ε에 비례). 아래 오른쪽 그림이 이 두 가지를 재요. 로그-로그 그림에서 ε을 오른쪽에서 왼쪽으로 줄여 가면, 오차가 ε²에 맞춰(직선의 경사 2) 줄다가 어느 곳부터는 1/ε에 맞춰(경사 −1) 다시 커져요. 가장 낮은 곳은 ε = 1e-4 근처예요(둘째 줄의 True: 1e-4에서 오차가 1e-5에서보다 작아요). 우리는 그 바로 왼쪽인 ε = 1e-5를 쓰는데, 여기서도 오차가 통과선(1e-6)보다 100배쯤 작아요. ε = 1e-6이면 여유가 열 배 남짓뿐이에요.
+# ε은 얼마로 잡아야 할까요? 오차가 두 군데서 생겨요. ε이 크면 차분이 기울기에서 벗어나요(**절단 오차**, ε²에 비례). ε이 작으면 손실의 맨 끝자리 반올림 오차(float64에서 손실의 1e-16배쯤이나 그보다 조금 더)를 아주 작은 수인 2ε으로 나누게 돼서 크게 부풀어요(**반올림 오차**, 1/ε에 비례). 아래 오른쪽 그림이 이 두 가지를 재요. 로그-로그 그림에서 ε을 오른쪽에서 왼쪽으로 줄여 가면, 오차가 ε²에 맞춰(직선의 경사 2) 줄다가 어느 곳부터는 1/ε에 맞춰(경사 −1) 다시 커져요. 가장 낮은 곳은 ε = 1e-4 근처예요(둘째 줄의 True: 1e-4에서 오차가 1e-5에서보다 작아요). 우리는 그 바로 왼쪽인 ε = 1e-5를 쓰는데, 여기서도 배열 18개 중 가장 큰 오차(왼쪽 그림)가 통과선(1e-6)보다 100배쯤 작아요. ε = 1e-6이면 그 여유가 열 배 남짓으로 줄어요.
 #
 # 출력 `18 True`는 배열 18개를 모두 검사했고, 그중 가장 큰 상대 오차도 1e-6보다 작다는 뜻이에요. 왼쪽 그림은 배열 하나하나의 오차예요. 원소 몇 개만 골라 본 것이라 증명은 아니지만, 식이 틀리면 오차가 보통 1e-3에서 1 정도로 커서 식과 코드가 맞다고 믿을 수 있어요. 셀은 숫자 대신 1e-6보다 작은지만 출력하고, 값은 그림으로 봐요.
 #
@@ -170,7 +170,7 @@ print(code_without_docstring(backprop.attention_backward))
 # %% [markdown] lang="en"
 # We check these formulas with **finite differences**: nudge one parameter up and down by a tiny ε, and the change in the loss divided by 2ε approximates its gradient. We use a float64 model with 2 heads and encoder self-attention on, so that every parameter is checked, and one batch of sentences of different lengths (so with padding). Ten random entries of each of the 18 parameter arrays (the embedding and the weight matrices) are checked (for the embedding, among the rows of tokens in the batch). g is the backprop gradient, g_numeric the finite-difference one; the relative error is taken by norm over those ten, ‖g − g_numeric‖ / (‖g‖ + ‖g_numeric‖), so an entry of `<pad>`'s embedding, whose gradient is exactly 0, causes no division by zero. If all ten picked entries have gradient exactly 0, both backprop and numeric, nothing would be checked: `gradient_check` then raises an error instead of reporting a perfect 0.
 #
-# Which ε? Two errors compete. A large ε makes the difference stray from the gradient (**truncation error**, proportional to ε²); a small one divides the loss's rounding error (about 1e-16 or somewhat more of it in float64) by a tiny 2ε (**rounding error**, proportional to 1/ε). The right-hand picture below measures both. Read it from right to left: as ε shrinks, the error falls as ε² (slope 2 on log axes), bottoms out near ε = 1e-4 (the second line's True: the error is lower at 1e-4 than at 1e-5), then climbs back as 1/ε. We use ε = 1e-5, just past the bottom and still about 100× below the pass line (1e-6). At ε = 1e-6 the margin would be only about ten-fold.
+# Which ε? Two errors compete. A large ε makes the difference stray from the gradient (**truncation error**, proportional to ε²); a small one divides the loss's rounding error (about 1e-16 or somewhat more of it in float64) by a tiny 2ε (**rounding error**, proportional to 1/ε). The right-hand picture below measures both. Read it from right to left: as ε shrinks, the error falls as ε² (slope 2 on log axes), bottoms out near ε = 1e-4 (the second line's True: the error is lower at 1e-4 than at 1e-5), then climbs back as 1/ε. We use ε = 1e-5, just past the bottom: there the largest error of the 18 arrays (left figure) is still about 100× below the pass line (1e-6). At ε = 1e-6 that margin would shrink to about ten-fold.
 #
 # `18 True` means all 18 arrays were checked and even the largest relative error is below 1e-6; the left-hand picture shows each array's error. Only a few entries were sampled, so this is not a proof, but a wrong formula typically gives errors of 1e-3 to 1, so we can trust that formulas and code agree. The cell prints only whether they are below 1e-6, and the picture shows the values.
 #
@@ -215,12 +215,12 @@ print({op: round(e, 1) for op, e in by_op.items() if e > 1e-6})     # ko: 실패
 # %% [markdown] lang="ko" slide="slide"
 # ## 직접 해보기: 쿼리 하나의 어텐션 역전파
 #
-# 쿼리 하나 `q` (d,), 키 `k` (n, d), 밸류 `v` (n, m)로 out = softmax(k·q/√d)·v를 계산해요. 출력의 기울기 `d_out` (m,)이 주어질 때, `d_q` (d,), `d_k` (n, d), `d_v` (n, m)를 돌려주는 함수 `my_backward(q, k, v, d_out)`를 만들어 보세요. 위 `attention_backward`의 다섯 줄을 쿼리가 하나뿐인 경우로 바꾸면 돼요. d_v와 d_k가 `np.outer(a, b)`로 바뀌어요. a를 열벡터, b를 행벡터로 놓고 곱한 행렬로, (i, j) 칸이 a_i·b_j예요. 벡터의 외적(a × b)과는 다른 거예요. 돌려주는 순서는 (d_q, d_k, d_v)예요. 검사기는 여러분이 본 적 없는 새 쿼리로 여러분의 답과 유한 차분 값을 비교하고, 패키지의 역전파(`backprop.attention_backward` 같은)를 부르는 답은 받지 않아요.
+# 쿼리 하나 `q` (d,), 키 `k` (n, d), 밸류 `v` (n, m)로 out = softmax(k·q/√d)·v를 계산해요. 출력의 기울기 `d_out` (m,)이 주어질 때, `d_q` (d,), `d_k` (n, d), `d_v` (n, m)을 돌려주는 함수 `my_backward(q, k, v, d_out)`를 만들어 보세요. 위 `attention_backward`의 다섯 줄을 쿼리가 하나뿐인 경우로 바꾸면 돼요. d_v와 d_k가 `np.outer(a, b)`로 바뀌어요. a를 열벡터, b를 행벡터로 놓고 곱한 행렬로, (i, j) 칸이 a_i·b_j예요. 이 곱을 외적(outer product)이라고 부르는데, 3차원 벡터의 벡터곱(a × b, 이것도 흔히 외적이라고 해요)과는 다른 거예요. 돌려주는 순서는 (d_q, d_k, d_v)예요. 검사기는 여러분이 본 적 없는 새 쿼리로 여러분의 답과 유한 차분 값을 비교하고, 패키지의 역전파(`backprop.attention_backward` 같은)를 부르는 답은 받지 않아요.
 
 # %% [markdown] lang="en"
 # ## Try it: attention's backward for one query
 #
-# With one query `q` (d,), keys `k` (n, d) and values `v` (n, m), out = softmax(k·q/√d)·v. Given the output's gradient `d_out` (m,), write `my_backward(q, k, v, d_out)` returning `d_q` (d,), `d_k` (n, d) and `d_v` (n, m). Rewrite the five lines of `attention_backward` above for a single query, yourself: d_v and d_k become outer products, `np.outer(a, b)`. The checker compares your answer with finite differences on queries you have not seen, and refuses an answer that calls the package's backward (`backprop.attention_backward` and the like).
+# With one query `q` (d,), keys `k` (n, d) and values `v` (n, m), out = softmax(k·q/√d)·v. Given the output's gradient `d_out` (m,), write `my_backward(q, k, v, d_out)` returning `d_q` (d,), `d_k` (n, d) and `d_v` (n, m). Rewrite the five lines of `attention_backward` above for a single query, yourself: d_v and d_k become outer products, `np.outer(a, b)` (the matrix whose (i, j) entry is a_i·b_j; not the cross product a × b of 3-D vectors). The checker compares your answer with finite differences on queries you have not seen, and refuses an answer that calls the package's backward (`backprop.attention_backward` and the like).
 
 # %% exercise=true
 def my_backward(q, k, v, d_out):
@@ -303,7 +303,7 @@ fig = qk.plots.plot_training_curves(run.history)
 #
 # <details><summary><b>더 알아보기</b>: 다른 시드와 학습률에서는</summary>
 #
-# 이 결과는 시드(`seed`, 난수의 시작값)에 따라 조금씩 달라요. 시드는 말뭉치와 따로 둘 조합도 정하니, 시드마다 자기만의 따로 둔 문장으로 평가해요. 시드 0~4로 학습하면 모두 완전 일치 100%에 닿지만, 95%를 넘는 스텝과 마지막 정렬 일치도는 시드마다 달라요(`benchmarks/bench_translator.py`가 시드마다 재요). 학습률을 두 배(0.02)로 올리면 시드 2는 완전 일치 91%(평가에 쓰는 100문장)에서 멈춰요. 따로 둔 문장 200개 중 104개에서 후치사 행이 전치사가 아니라 &lt;eos&gt;를 보고, 장소만 보고 후치사를 짐작하거든요. 100%에 못 미치는 시드가 시드 2만은 아니에요. 시드 3은 99%에서 멈추고, 시드 1은 평가에 쓰는 100문장은 다 맞히지만 200문장 전부로 재면 99.5%예요. 이 수업은 시드 0으로 고정하고 float64로 학습해서, 우리가 확인한 컴퓨터에서는 모두 같은 숫자가 나와요(왜 float64인지는 교사용 안내서에 적어 두었어요). 08강과 09강이 쓰는 저장된 번역기(`make train`)도 이 학습으로 만든 거예요.
+# 이 결과는 시드(`seed`, 난수의 시작값)에 따라 조금씩 달라요. 시드는 말뭉치와 따로 둘 조합도 정하니, 시드마다 자기만의 따로 둔 문장으로 평가해요. 시드 0~4로 학습하면 모두 완전 일치 100%에 닿지만, 95%를 넘는 스텝과 마지막 정렬 일치도는 시드마다 달라요(`benchmarks/bench_translator.py`가 시드마다 재요). 학습률을 두 배(0.02)로 올리면 시드 2는 완전 일치 91%(평가에 쓰는 100문장)에서 멈춰요. 따로 둔 문장 200개 중 104개에서 후치사 행이 전치사가 아니라 &lt;eos&gt;를 보고, 장소만 보고 후치사를 짐작하거든요. 학습률 0.02에서 100%에 못 미치는 시드가 시드 2만은 아니에요. 시드 3은 99%에서 멈추고, 시드 1은 평가에 쓰는 100문장은 다 맞히지만 200문장 전부로 재면 99.5%예요. 이 수업은 시드 0으로 고정하고 float64로 학습해서, 우리가 확인한 컴퓨터에서는 모두 같은 숫자가 나와요(왜 float64인지는 교사용 안내서에 적어 두었어요). 08강과 09강이 쓰는 저장된 번역기(`make train`)도 이 학습으로 만든 거예요.
 # </details>
 #
 # 학습을 마친 모델을 따로 둔 문장 200개 전부로 평가해 봐요.
@@ -313,7 +313,7 @@ fig = qk.plots.plot_training_curves(run.history)
 #
 # <details><summary><b>Read more</b>: other seeds and learning rates</summary>
 #
-# The result depends a little on the seed (the random numbers' starting point; it also picks the corpus and its held-out combinations, so each seed is tested on its own held-out sentences). Seeds 0 to 4 all reach 100% exact match, at different steps and with different final alignment agreements (`benchmarks/bench_translator.py` measures each seed). With twice the learning rate (0.02), seed 2 stops at 91% exact match (on the 100 held-out sentences it is evaluated on): in 104 of the 200 held-out sentences the postposition's row looks at &lt;eos&gt; instead of the preposition, and guesses the postposition from the place. It is not the only seed short of 100%: seed 3 stops at 99%, and seed 1 gets its 100 evaluation sentences right but 99.5% of all 200. The lesson pins seed 0, and trains in float64 (double precision). Training amplifies small differences step by step: in float32, a CPU or BLAS (the library doing the matrix products) that merely sums in another order (a rounding difference near 1e-7) changes the parameters in their 2nd digit after 300 steps, and with them the table above and the alignments below. In float64 the same difference starts near 1e-16 and stays near 1e-12, so the training's printed digits and pictures are the same on every computer we checked (several of OpenBLAS's x86 CPU kernels; training always runs the matrix library on one thread, so the thread count does not enter). Only the printed digits are: the parameters are not equal to the last bit, and the time taken differs from computer to computer. The saved translator lessons 08 and 09 use (`make train`) is this same run.
+# The result depends a little on the seed (the random numbers' starting point; it also picks the corpus and its held-out combinations, so each seed is tested on its own held-out sentences). Seeds 0 to 4 all reach 100% exact match, at different steps and with different final alignment agreements (`benchmarks/bench_translator.py` measures each seed). With twice the learning rate (0.02), seed 2 stops at 91% exact match (on the 100 held-out sentences it is evaluated on): in 104 of the 200 held-out sentences the postposition's row looks at &lt;eos&gt; instead of the preposition, and guesses the postposition from the place. At 0.02 it is not the only seed short of 100%: seed 3 stops at 99%, and seed 1 gets its 100 evaluation sentences right but 99.5% of all 200. The lesson pins seed 0, and trains in float64 (double precision). Training amplifies small differences step by step: in float32, a CPU or BLAS (the library doing the matrix products) that merely sums in another order (a rounding difference near 1e-7) changes the parameters in their 2nd digit after 300 steps, and with them the table above and the alignments below. In float64 the same difference starts near 1e-16 and stays near 1e-12, so the training's printed digits and pictures are the same on every computer we checked (several of OpenBLAS's x86 CPU kernels; training always runs the matrix library on one thread, so the thread count does not enter). Only the printed digits are: the parameters are not equal to the last bit, and the time taken differs from computer to computer. The saved translator lessons 08 and 09 use (`make train`) is this same run.
 # </details>
 #
 # Now measure the final model on all 200 held-out sentences.
@@ -370,14 +370,14 @@ for i in (0, 2, 3, 4):                    # ko: 스텝 0, 20, 30, 40의 평가
 fig = qk.plots.plot_score_push(run, [0, 20, 30, 40])
 
 # %% [markdown] lang="ko" slide="subslide"
-# "숨었다"의 행은 스텝 0부터 "hid"를 가장 세게 밀어 올려요(둘째 열이 모두 True). 그런데 가중치가 가장 큰 곳은 "hid"가 아니에요. 처음에는 "duck"이고, 스텝 20~30에는 오히려 &lt;eos&gt;로 쏠려요(그림 아래쪽). 그동안에도 미는 힘은 계속 "hid"를 올리고 &lt;eos&gt;를 내려요(그림 위쪽). 스텝 40이면 가중치가 "hid"로 옮겨 가요. 가중치가 자리를 잡으면 미는 힘은 줄어들어요(마지막 열에서 스텝 30의 3분의 1쯤). 더 읽어서 줄일 손실이 덜 남았고, 가중치가 1에 가까운 키는 점수가 바뀌어도 가중치가 거의 움직이지 않거든요(p_j를 곱하는 항). 그림은 스텝마다 가장 큰 값을 1로 맞춰 그려서, 이 줄어듦은 그림이 아니라 출력된 마지막 열에서 보여요.
+# "숨었다"의 행은 스텝 0부터 "hid"를 가장 세게 밀어 올려요(둘째 열이 모두 True). 그런데 가중치가 가장 큰 곳은 "hid"가 아니에요. 처음에는 "duck"이고, 스텝 20~30에는 오히려 &lt;eos&gt;로 쏠려요(그림 아래쪽). 그동안에도 미는 힘은 계속 "hid"를 올리고 &lt;eos&gt;를 내려요(그림 위쪽). 스텝 40이면 가중치가 "hid"로 옮겨 가요. 가중치가 자리를 잡으면 미는 힘은 줄어들어요(마지막 열에서 스텝 30의 3분의 1쯤). 더 읽어서 줄일 손실이 덜 남았고, 가중치가 1에 가까우면 점수가 바뀌어도 가중치가 거의 움직이지 않거든요. d̄ − d_p_j = Σ_{k≠j} p_k·(d_p_k − d_p_j)는 다른 키들에 남은 가중치 1 − p_j에 비례해 작아져요. 그림은 스텝마다 가장 큰 값을 1로 맞춰 그려서, 이 줄어듦은 그림이 아니라 출력된 마지막 열에서 보여요.
 #
-# 오른쪽 곡선은 모든 행으로 본 거예요. **미는 힘 일치도**는 평가 직전 10스텝의 학습 배치에서 평균 낸 값으로, 가장 세게 밀려 올라가는 키가 정답 단어인 행의 비율이에요. 정렬 일치도와 같은 행을 세지만, 정렬 일치도는 따로 둔 문장에서 재요. 스텝 0에서는 우연 수준이에요. 위쪽 레이어가 아직 아무 밸류도 쓸 줄 몰라서, 어느 키를 더 읽어도 나을 게 없으니까요. 위의 한 행은 우연히 맞았어요. 그 뒤로 미는 힘이 정렬보다 먼저 정답 단어를 가리키고, 가중치가 그 뒤를 따라가요. 가중치가 자리를 잡은 행에서는 미는 힘이 사라져 가장 센 곳이 아무 데나 되니, 미는 힘 일치도는 정렬 일치도처럼 1까지 올라가지 않고 중간에서 멈춰요.
+# 오른쪽 곡선은 모든 행으로 본 거예요. **미는 힘 일치도**는 평가 직전 10스텝의 학습 배치에서 평균 낸 값으로, 가장 세게 밀려 올라가는 키가 정답 단어인 행의 비율이에요. 정렬 일치도와 같은 행을 세지만, 정렬 일치도는 따로 둔 문장에서 재요. 스텝 0에서는 우연 수준이에요. 위쪽 레이어가 아직 아무 밸류도 쓸 줄 몰라서, 어느 키를 더 읽어도 나을 게 없으니까요. 그러니 위 셀에서 스텝 0의 "숨었다" 행이 True였던 건 우연이에요. 그 뒤로 미는 힘이 정렬보다 먼저 정답 단어를 가리키고, 가중치가 그 뒤를 따라가요. 가중치가 자리를 잡은 행에서는 미는 힘이 사라져 가장 센 곳이 아무 데나 되니, 미는 힘 일치도는 정렬 일치도처럼 1까지 올라가지 않고 중간에서 멈춰요.
 
 # %% [markdown] lang="en"
-# The row of "숨었다" pushes "hid" up hardest from step 0 on (the second column is True throughout), yet its largest weight is elsewhere: first on "duck", and at steps 20 to 30 it even drifts to &lt;eos&gt; (bottom row of the picture). All the while the push keeps raising "hid" and lowering &lt;eos&gt; (top row of the picture). By step 40 the weight has moved to "hid". Once it is there the push shrinks (the last column: about a third of step 30's): there is less loss left to gain by reading more, and a weight near 1 barely responds to its score (the p_j factor). The picture scales each step to its own largest push, so the shrinking shows in the printed column, not in the picture.
+# The row of "숨었다" pushes "hid" up hardest from step 0 on (the second column is True throughout), yet its largest weight is elsewhere: first on "duck", and at steps 20 to 30 it even drifts to &lt;eos&gt; (bottom row of the picture). All the while the push keeps raising "hid" and lowering &lt;eos&gt; (top row of the picture). By step 40 the weight has moved to "hid". Once it is there the push shrinks (the last column: about a third of step 30's): there is less loss left to gain by reading more, and a weight near 1 barely responds to its score: d̄ − d_p_j = Σ_{k≠j} p_k·(d_p_k − d_p_j) shrinks with 1 − p_j, the weight the other keys still hold. The picture scales each step to its own largest push, so the shrinking shows in the printed column, not in the picture.
 #
-# The curves on the right count all rows. The **push agreement** is the fraction of rows, averaged over the training batches of the 10 steps before each evaluation (the alignment is measured on held-out sentences), whose hardest push up is on the gold word (the same rows as the alignment agreement). At step 0 it is at chance: the layers above cannot use any value yet, so no key is better to read than another. The row above was right by luck. Then the push points at the gold words before the weights do, and the weights follow. In a row whose weight has settled, the push fades and its largest entry lands anywhere, so the push agreement stops halfway instead of rising to 1 like the alignment.
+# The curves on the right count all rows. The **push agreement** is the fraction of rows, averaged over the training batches of the 10 steps before each evaluation (the alignment is measured on held-out sentences), whose hardest push up is on the gold word (the same rows as the alignment agreement). At step 0 it is at chance: the layers above cannot use any value yet, so no key is better to read than another. So the True of the "숨었다" row at step 0 in the cell above was luck. Then the push points at the gold words before the weights do, and the weights follow. In a row whose weight has settled, the push fades and its largest entry lands anywhere, so the push agreement stops halfway instead of rising to 1 like the alignment.
 
 # %% [markdown] lang="ko" slide="slide"
 # ## 5. 위젯: 어텐션이 정렬이 되는 순간
@@ -455,7 +455,7 @@ for (heads, self_attention), r in runs.items():   # ko: 완전 일치, 어텐션
 #
 # 반대로, 헤드별 숫자만 보고 정렬이 흐트러졌다고 하면 안 돼요. 셀프 어텐션이 없는 헤드 2개짜리 모델은 헤드 하나씩 보면 0.79와 0.77로 낮지만, 둘이 일을 나눠 맡아서 평균은 0.96이에요.
 #
-# 셀프 어텐션을 켠 두 모델도 번역은 거의 다 맞아요(완전 일치 100%와 99%). 앞에서 본 문장(`held`)을 헤드별로 그린 아래 그림을 보세요. "숨었다"의 행이 "hid"를 보지 않아요. 헤드 0은 두 "the"를, 헤드 1은 &lt;eos&gt;를 봐요. "뒤에"의 행도 "behind"가 아니라 &lt;eos&gt;를 봐요. 그 아래 셀은 인코더 셀프 어텐션에서 원문 토큰의 행마다 "hid"에 준 가중치를 출력해요. 인코더 헤드 0에서 두 "the"의 행이 "hid"에 0.8쯤을 줘요. 인코더가 "hid"의 내용을 "the" 자리에 옮겨 담았으니, 크로스 어텐션 헤드 0은 "the"에서 동사를 읽을 수 있어요. 그런데 크로스 어텐션 헤드 1이 동사 행에서 가장 많이 보는 &lt;eos&gt;는 "hid"에서 거의 아무것도 가져오지 않았어요(인코더 헤드 0에서 0.08, 헤드 1에서 0). 가중치가 가장 큰 곳에 꼭 그 단어의 정보가 있는 건 아니에요.
+# 셀프 어텐션을 켠 두 모델도 번역은 거의 다 맞아요(완전 일치 100%와 99%). 앞에서 본 문장(`held`)을 헤드별로 그린 아래 그림을 보세요. "숨었다"의 행이 "hid"를 보지 않아요. 헤드 0은 두 "the"를, 헤드 1은 &lt;eos&gt;를 봐요. 그 아래 셀은 인코더 셀프 어텐션에서 원문 토큰의 행마다 "hid"에 준 가중치를 출력해요. 인코더 헤드 0에서 두 "the"의 행이 "hid"에 0.8쯤을 줘요. 인코더가 "hid"의 내용을 "the" 자리에 옮겨 담았으니, 크로스 어텐션 헤드 0은 "the"에서 동사를 읽을 수 있어요. 그런데 크로스 어텐션 헤드 1이 동사 행에서 가장 많이 보는 &lt;eos&gt;는 "hid"에서 거의 아무것도 가져오지 않았어요(인코더 헤드 0에서 0.08, 헤드 1에서 0). 가중치가 가장 큰 곳에 꼭 그 단어의 정보가 있는 건 아니에요.
 #
 # 그러니 어텐션 가중치는 **모델이 어느 벡터를 읽었는지**를 알려 줄 뿐, 그 벡터에 **어느 단어의 정보가 들어 있는지**는 알려 주지 않아요. 레이어를 지나며 토큰의 정보가 섞이기(token mixing) 때문이에요(Brunner 외 2020, Abnar와 Zuidema 2020). 11강에서 본 것과 닮은 이야기예요. 어텐션 가중치, 각 토큰이 실제로 보탠 몫, 그리고 설명은 서로 다른 거예요.
 
@@ -464,7 +464,7 @@ for (heads, self_attention), r in runs.items():   # ko: 완전 일치, 어텐션
 #
 # Conversely, per-head numbers alone do not show a scattered alignment: without self-attention the two heads share the work, each scoring only 0.79 and 0.77, yet their average is 0.96.
 #
-# Yet the two models with self-attention translate nearly everything right (100% and 99% exact match). Look at the per-head maps of the sentence from before (`held`): the row of "숨었다" does not look at "hid": head 0 looks at the two "the"s, head 1 at &lt;eos&gt;. The row of "뒤에" looks at &lt;eos&gt; too, not "behind". The cell after them prints, for each source token's row of the encoder's self-attention, its weight on "hid": in encoder head 0, both "the" rows give "hid" about 0.8. The encoder copied "hid"'s content into the "the"s, so cross-attention head 0 can read the verb there. But the &lt;eos&gt; that cross-attention head 1 looks at most took almost nothing from "hid" (0.08 in encoder head 0, 0 in encoder head 1). The largest weight is not always where the word's information is.
+# Yet the two models with self-attention translate nearly everything right (100% and 99% exact match). Look at the per-head maps of the sentence from before (`held`): the row of "숨었다" does not look at "hid": head 0 looks at the two "the"s, head 1 at &lt;eos&gt;. The cell after them prints, for each source token's row of the encoder's self-attention, its weight on "hid": in encoder head 0, both "the" rows give "hid" about 0.8. The encoder copied "hid"'s content into the "the"s, so cross-attention head 0 can read the verb there. But the &lt;eos&gt; that cross-attention head 1 looks at most took almost nothing from "hid" (0.08 in encoder head 0, 0 in encoder head 1). The largest weight is not always where the word's information is.
 #
 # So attention weights tell **which vector the model read**, not **which word's information that vector holds**, because layers mix the tokens' information (token mixing: Brunner et al. 2020; Abnar & Zuidema 2020). It is a cousin of lesson 11's point that attention weights, what each token contributes, and an explanation are three different things.
 
@@ -487,36 +487,36 @@ for h in range(len(encoder_self)):               # ko: 헤드마다: 원문 토�
     print(h, encoder_self[h, :, verb].round(2))
 
 # %% [markdown] lang="ko" slide="slide"
-# ## 직접 해보기: 새 문장의 동사는 어디를 볼까요
+# ## 직접 해보기: 새 문장의 후치사는 어디를 볼까요
 #
-# 헤드 2개에 인코더 셀프 어텐션을 켠 모델(`run_sa.model`)에 새 문장 "the white rabbit hid behind the small bench"(하얀 토끼가 작은 벤치 뒤에 숨었다)를 넣어요. 이 문장의 어텐션 그림은 아직 한 번도 보지 않았어요. 크로스 어텐션 **헤드 1**에서 한국어 동사 "숨었다"를 예측하는 행은 원문 토큰 중 무엇에 가장 큰 가중치를 둘까요? 6절에서 `held` 문장의 헤드 1 그림이 동사 행에서 어디를 봤는지 떠올려 먼저 예측해 보세요. 맞히면 검사기가 그 토큰이 인코더에서 "hid"의 내용을 얼마나 받았는지도 알려 줘요. `my_word`에 원문 토큰 하나(영어 단어나 "&lt;eos&gt;")를 따옴표로 감싸 적은 뒤 검사기로 확인해 보세요. 틀리면 검사기는 답을 알려 주지 않아요.
+# 헤드 2개에 인코더 셀프 어텐션을 켠 모델(`run_sa.model`)에 새 문장 "the white rabbit hid behind the small bench"(하얀 토끼가 작은 벤치 뒤에 숨었다)를 넣어요. 이 문장의 어텐션 그림은 아직 한 번도 보지 않았어요. 크로스 어텐션 **헤드 0**에서 후치사 "뒤에"를 예측하는 행은 원문 토큰 중 무엇에 가장 큰 가중치를 둘까요? 6절 그림에서 `held` 문장의 "뒤에" 행이 헤드 0에서 어디를 봤는지 찾아 먼저 예측해 보세요. 맞히면 검사기가 그 토큰이 인코더에서 "behind"의 내용을 얼마나 받았는지도 알려 줘요. `my_word`에 원문 토큰 하나(영어 단어나 "&lt;eos&gt;")를 따옴표로 감싸 적은 뒤 검사기로 확인해 보세요. 틀리면 검사기는 답을 알려 주지 않아요.
 
 # %% [markdown] lang="en"
-# ## Try it: where does a new sentence's verb look?
+# ## Try it: where does a new sentence's postposition look?
 #
-# Give the 2-head model with encoder self-attention (`run_sa.model`) a new sentence, "the white rabbit hid behind the small bench" (하얀 토끼가 작은 벤치 뒤에 숨었다), whose attention you have not seen. In cross-attention **head 1**, the row that predicts the Korean verb "숨었다": which source token gets its largest weight? Predict it from where head 1's verb row looked in `held`, in section 6. A right answer is also told how much of "hid" that token took in the encoder. Write one source token (an English word or "&lt;eos&gt;") in quotes in `my_word`, then check. A wrong guess is not told the answer.
+# Give the 2-head model with encoder self-attention (`run_sa.model`) a new sentence, "the white rabbit hid behind the small bench" (하얀 토끼가 작은 벤치 뒤에 숨었다), whose attention you have not seen. In cross-attention **head 0**, the row that predicts the postposition "뒤에": which source token gets its largest weight? Predict it from where the row of "뒤에" looked in head 0's map of `held`, in section 6. A right answer is also told how much of "behind" that token took in the encoder. Write one source token (an English word or "&lt;eos&gt;") in quotes in `my_word`, then check. A wrong guess is not told the answer.
 
 # %% exercise=true
 new_pair = toy_corpus.build_sentence("rabbit", "hid", "behind", "bench", "white", "small")
 my_word = ...                             # ko: 원문 토큰 하나, 예: "bench"
                                           # en: one source token, e.g. "bench"
-qk.checks.check_verb_attention(my_word, run_sa.model, new_pair, head=1)
+qk.checks.check_row_attention(my_word, run_sa.model, new_pair, row="뒤에", head=0)
 
 # %% solution=true
-# ko: "hid"가 아니에요. 헤드 1은 held에서처럼 <eos>를 봐요("hid"에서 거의 아무것도 받지 않은 토큰)
-# en: not "hid": as in held, head 1 looks at <eos>, which took almost nothing from "hid"
+# ko: "behind"가 아니에요. 헤드 0의 "뒤에" 행은 held에서처럼 <eos>를 봐요
+# en: not "behind": as in held, head 0's row of "뒤에" looks at <eos>
 my_word = "<eos>"
-qk.checks.check_verb_attention(my_word, run_sa.model, new_pair, head=1).as_solution()
+qk.checks.check_row_attention(my_word, run_sa.model, new_pair, row="뒤에", head=0).as_solution()
 
 # %% [markdown] lang="ko" slide="slide"
 # ## 7. 역전파는 무엇을 보관해야 하나요
 #
-# 3절의 `attention_backward`에는 순전파에서 만든 어텐션 가중치 P가 필요해요. 그래서 일반 역전파를 쓰는 학습은 헤드마다, 레이어마다 (n, n) 크기의 P를 역전파 때까지 메모리에 남겨 둬요. 13강에서 본 FlashAttention은 순전파에서도 P를 통째로 만들지 않았죠. 그럼 역전파는요? 소프트맥스는 p = exp(s) / Σ exp(s)이니, 분모를 로그로 적은 L = log Σ exp(s)만 있으면 p = exp(s − L)로 언제든 다시 구할 수 있어요. 이 L을 **로그-합-지수**(log-sum-exp)라고 불러요. FlashAttention-2는 출력과 함께 행마다 이 L을 하나씩, 모두 n개만 남겨 두고, 역전파에서 키 블록마다 P = exp(s − L)을 **다시 계산**해요. 기울기는 같아요. 남겨 둔 출력 O는 야코비안의 p·d_p 항인 D = rowsum(d_out ⊙ O)를 P 없이 구하는 데 써요. FlashAttention-1은 L 대신 행마다 최댓값과 합, 두 개를 남겼어요.
+# 3절의 `attention_backward`에는 순전파에서 만든 어텐션 가중치 P가 필요해요. 그래서 일반 역전파를 쓰는 학습은 헤드마다, 레이어마다 (n, n) 크기의 P를 역전파 때까지 메모리에 남겨 둬요. 13강에서 본 FlashAttention은 순전파에서도 P를 통째로 만들지 않았죠. 그럼 역전파는요? 소프트맥스는 p = exp(s) / Σ exp(s)이니, 분모를 로그로 적은 L = log Σ exp(s)만 있으면 p = exp(s − L)로 언제든 다시 구할 수 있어요. 이 L을 **로그-합-지수**(log-sum-exp)라고 불러요. FlashAttention-2는 출력과 함께 행마다 이 L을 하나씩, 모두 n개만 남겨 두고, 역전파에서 키 블록마다 P = exp(s − L)을 **다시 계산**해요. 기울기는 같아요. 남겨 둔 출력 O는 야코비안의 p·d_p 항인 D = rowsum(d_out ⊙ O)(⊙는 원소끼리 곱하기, rowsum은 행마다 더하기)를 P 없이 구하는 데 써요. FlashAttention-1은 L 대신 행마다 최댓값과 합, 두 개를 남겼어요.
 
 # %% [markdown] lang="en"
 # ## 7. What does the backward pass have to keep?
 #
-# Section 3's `attention_backward` reads the weights P made by the forward pass. So plain training keeps an (n, n) P per head and per layer in memory until the backward pass. FlashAttention, as lesson 13 showed, never builds the whole P in the forward pass; what about the backward? Since p = exp(s) / Σ exp(s), the row's **log-sum-exp** L = log Σ exp(s) is enough to rebuild p = exp(s − L). FlashAttention-2 keeps, besides the output (which gives D = rowsum(d_out ⊙ O), the Jacobian's p·d_p term, without P), only this L per row (n numbers; FlashAttention-1 kept two per row, the max and the sum) and **recomputes** P = exp(s − L) block by block of keys in the backward. The gradients are the same.
+# Section 3's `attention_backward` reads the weights P made by the forward pass. So plain training keeps an (n, n) P per head and per layer in memory until the backward pass. FlashAttention, as lesson 13 showed, never builds the whole P in the forward pass; what about the backward? Since p = exp(s) / Σ exp(s), the row's **log-sum-exp** L = log Σ exp(s) is enough to rebuild p = exp(s − L). FlashAttention-2 keeps, besides the output (which gives D = rowsum(d_out ⊙ O), the Jacobian's p·d_p term, without P; ⊙ multiplies entry by entry, rowsum adds along each row), only this L per row (n numbers; FlashAttention-1 kept two per row, the max and the sum) and **recomputes** P = exp(s − L) block by block of keys in the backward. The gradients are the same.
 
 # %%
 rng = np.random.default_rng(0)
@@ -530,10 +530,10 @@ gaps = [np.linalg.norm(a - b) / np.linalg.norm(a) for a, b in zip(plain, again)]
 print(max(gaps) < 1e-14, p.shape, lse.shape)
 
 # %% [markdown] lang="ko" slide="subslide"
-# 헤드 하나(d = 64, float32)에서 n을 늘려 가며 세 가지를 봐요. 역전파 때까지 남겨 두는 메모리(표와 그림의 "보관"), 역전파 도중 남겨 둔 것 말고 더 쓴 메모리의 최댓값(파이썬의 `tracemalloc`으로 재요), 역전파의 FLOPs(부동소수점 연산 수)예요. 두 역전파 모두 q, k, v를 읽고, 다시 계산하는 역전파는 출력 O도 읽어요. 일반 학습도 O는 W_o의 역전파에 쓰려고 남겨 두니, "보관"에는 두 방법 모두 q, k, v와 O를 세요. FLOPs는 직접 재지 않고 식으로 계산해요. 일반 역전파는 행렬 곱이 4번(d_v, d_P, d_q, d_k)인데, 다시 계산하는 역전파는 P를 다시 만들려고 q·kᵀ를 한 번 더 하니 FLOPs가 일반 역전파의 5/4배(1.25배)예요(지수 함수 계산은 세지 않아요). 메모리는 n = 1024까지 재고(이 노트북의 메모리를 작게 두려고요), 그 뒤는 같은 것을 세는 식 `attention_backward.kept_bytes`로 어림해요. float32 하나가 4바이트라서 P는 4·n² 바이트예요. MiB는 2²⁰ 바이트예요. 여기서 다시 계산하는 역전파는 키만 블록으로 나누고 쿼리는 n개를 한꺼번에 다뤄서, 최대 메모리가 n에 비례해 늘어요. FlashAttention은 쿼리도 블록으로 나눠요.
+# 헤드 하나(d = 64, float32)에서 n을 늘려 가며 세 가지를 봐요. 역전파 때까지 남겨 두는 메모리(표와 그림의 "보관"), 역전파 도중 남겨 둔 것 말고 더 쓴 메모리의 최댓값(파이썬의 `tracemalloc`으로 재요), 역전파의 FLOPs(부동소수점 연산 수)예요. 두 역전파 모두 q, k, v를 읽고, 다시 계산하는 역전파는 출력 O도 읽어요. 일반 학습도 O는 W_O의 역전파에 쓰려고 남겨 두니, "보관"에는 두 방법 모두 q, k, v와 O를 세요. FLOPs는 직접 재지 않고 식으로 계산해요. 일반 역전파는 행렬 곱이 4번(d_v, d_P, d_q, d_k)인데, 다시 계산하는 역전파는 P를 다시 만들려고 q·kᵀ를 한 번 더 하니 FLOPs가 일반 역전파의 5/4배(1.25배)예요(지수 함수 계산은 세지 않아요). 메모리는 n = 1024까지 재고(이 노트북의 메모리를 작게 두려고요), 그 뒤는 같은 것을 세는 식 `attention_backward.kept_bytes`로 어림해요. float32 하나가 4바이트라서 P는 4·n² 바이트예요. MiB는 2²⁰ 바이트예요. 여기서 다시 계산하는 역전파는 키만 블록으로 나누고 쿼리는 n개를 한꺼번에 다뤄서, 최대 메모리가 n에 비례해 늘어요. FlashAttention은 쿼리도 블록으로 나눠요.
 
 # %% [markdown] lang="en"
-# One head (d = 64, float32) as n grows: the bytes kept for the backward (both backwards read q, k and v, and the recomputing one reads the output O too; plain training keeps O anyway, as the input of W_o's backward, so both counts include q, k, v and O), the peak memory allocated during the backward on top of what was kept (measured with `tracemalloc`), and the backward's FLOPs. The FLOPs are counted by formula, not measured: the plain backward's 4 matrix products (d_v, d_P, d_q, d_k) plus q·kᵀ once more make the recomputing backward's FLOPs 5/4 of the plain one's (the exponentials are not counted). Memory is measured up to n = 1024 (to keep this notebook's memory small); beyond, `attention_backward.kept_bytes` extrapolates the same quantities by formula. This numpy recompute tiles the keys only and takes all n queries at once, so its peak grows with n; FlashAttention tiles the queries too.
+# One head (d = 64, float32) as n grows: the bytes kept for the backward (both backwards read q, k and v, and the recomputing one reads the output O too; plain training keeps O anyway, as the input of W_O's backward, so both counts include q, k, v and O), the peak memory allocated during the backward on top of what was kept (measured with `tracemalloc`), and the backward's FLOPs. The FLOPs are counted by formula, not measured: the plain backward's 4 matrix products (d_v, d_P, d_q, d_k) plus q·kᵀ once more make the recomputing backward's FLOPs 5/4 of the plain one's (the exponentials are not counted). Memory is measured up to n = 1024 (to keep this notebook's memory small); beyond, `attention_backward.kept_bytes` extrapolates the same quantities by formula. This numpy recompute tiles the keys only and takes all n queries at once, so its peak grows with n; FlashAttention tiles the queries too.
 
 # %% lang="ko" slide="subslide"
 costs = attention_backward.measure_backward([128, 256, 512, 1024])

@@ -522,7 +522,7 @@ A100_80GB = Gpu("A100 80GB SXM", 312e12, 2039e9,
                 "(624 with sparsity), GPU memory bandwidth 2,039 GB/s (80GB SXM)")
 H100_SXM = Gpu("H100 SXM", 989e12, 3.35e12,
                "NVIDIA H100 Tensor Core GPU datasheet: BF16 Tensor Core 1,979 TFLOPS with "
-               "sparsity (half, 989, dense), GPU memory bandwidth 3.35 TB/s (H100 SXM)")
+               "sparsity, GPU memory bandwidth 3.35 TB/s (H100 SXM)")  # dense: half, 989
 
 
 class StepCost(NamedTuple):
@@ -562,8 +562,8 @@ def step_cost(model: ModelShape, new_tokens: int, context: int = 0, batch: int =
       ``2 · layers · kv_heads · head_dim · context · batch``, at ``bytes_per_value``.
 
     Activations and the KV cache's writes are left out: negligible in decode; in prefill they
-    can lower the intensity by two to three times (how much depends on how many steps a
-    kernel fuses), which still leaves it far above the ridge of today's GPUs.
+    lower the intensity about 2–3× with fused attention (FlashAttention), about 5× if the
+    (heads, n, n) scores are written out and read back; it stays above the ridge.
 
     >>> prefill = step_cost(LLAMA_2_7B, new_tokens=2048)
     >>> decode = step_cost(LLAMA_2_7B, new_tokens=1, context=2048)

@@ -688,3 +688,70 @@ def test_pasted_expression_finder_can_fail():
            "      / arithmetic.kv_cache_bytes(80, 8, 128, 4096, 1, 2))")
     assert pasted_expressions_that_pass([(exercise, namespace)], [new]) == []
     assert shows_answer("4,294,967,296 bytes", 2 ** 32)  # the prose check's finder
+
+
+# --- a word asked for: the prose before the exercise does not say it -------------------------
+
+_SENTENCE_END = re.compile(r"(?<=[.?!])\s+")
+
+
+def prose_saying_where_a_row_looks(texts: list[str], row: str, answer: str) -> list[str]:
+    """The sentences of ``texts`` (markdown) that name the row ``"row"`` with ``answer`` in
+    the same sentence or the next one: "the row of "숨었다" does not look at "hid". Head 1
+    looks at <eos>." answers a question about that row."""
+    import html
+
+    found = []
+    for text in texts:
+        sentences = [s for s in _SENTENCE_END.split(re.sub(r"\s+", " ", text)) if s]
+        for i, sentence in enumerate(sentences):
+            if f'"{row}"' not in sentence:
+                continue
+            window = " ".join(sentences[i:i + 2])
+            if answer in window or html.escape(answer) in window:
+                found.append(window)
+    return found
+
+
+def row_exercises(stem: str, lang: str):
+    """Each exercise whose check asks where a Korean token's row looks (``row="..."``):
+    (its row, the answer its solution gives, the markdown shown before it)."""
+    cells = shipped_cells(stem, lang)
+    found = []
+    for index, cell in enumerate(cells):
+        if cell.cell_type != "code" or "exercise" not in cell.metadata.get("tags", []):
+            continue
+        row = re.search(r'\brow="([^"]+)"', cell.source)
+        if not row:
+            continue
+        solution = next(c for c in cells[index + 1:] if "solution" in c.metadata.get("tags", []))
+        name = Exercise(stem, index, cell.source).name
+        answer = next(node.value.value for node in ast.parse(solution.source).body
+                      if isinstance(node, ast.Assign) and node.targets[0].id == name)
+        before = [c.source for c in cells[:index] if c.cell_type == "markdown"]
+        found.append((row.group(1), answer, before))
+    return found
+
+
+@pytest.mark.parametrize("lang", ["ko", "en"])
+@pytest.mark.parametrize("stem", STEMS)
+def test_no_prose_before_a_row_exercise_says_where_the_row_looks(stem, lang):
+    """A teacher's read of lesson 14: the exercise asked where head 1's row of "숨었다"
+    looks, and the prose above it said so ("헤드 1은 <eos>를 봐요"). The question is now
+    one the prose does not answer."""
+    for row, answer, before in row_exercises(stem, lang):
+        said = prose_saying_where_a_row_looks(before, row, answer)
+        assert not said, f"{stem} ({lang}): the prose answers where \"{row}\" looks: {said}"
+
+
+def test_the_row_prose_finder_can_fail():
+    """The old lesson 14 prose is caught, for its old question and for the new one."""
+    old = ('앞에서 본 문장(`held`)을 헤드별로 그린 아래 그림을 보세요. "숨었다"의 행이 "hid"를 '
+           '보지 않아요. 헤드 0은 두 "the"를, 헤드 1은 &lt;eos&gt;를 봐요. "뒤에"의 행도 '
+           '"behind"가 아니라 &lt;eos&gt;를 봐요. 그 아래 셀은 인코더 셀프 어텐션에서 원문 토큰의 '
+           '행마다 "hid"에 준 가중치를 출력해요.')
+    assert prose_saying_where_a_row_looks([old], "숨었다", "<eos>")
+    assert prose_saying_where_a_row_looks([old], "뒤에", "<eos>")
+    assert not prose_saying_where_a_row_looks([old], "토끼가", "<eos>")
+    assert not prose_saying_where_a_row_looks([old], "뒤에", "rabbit")
+    assert row_exercises("14_watch_attention_learn", "ko"), "lesson 14 has a row exercise"

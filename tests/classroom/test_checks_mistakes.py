@@ -11,6 +11,7 @@ and the input history ``_ih``).
 
 from __future__ import annotations
 
+import functools
 import linecache
 import re
 import subprocess
@@ -79,6 +80,26 @@ def _softmax_over_everything(x):
 
 def merge(answer):
     return checks.check_merged_halves(answer, S, V8)
+
+
+@functools.cache
+def _minilm():
+    from qkv_helpers.pretrained import load_minilm
+
+    return load_minilm()
+
+
+NEW_SENTENCE = "A dog slept on the rug."  # lesson 11's exercise: layer 4, head 5, [CLS] hidden
+
+
+def sink(sentence: str = NEW_SENTENCE, x_layer: int = 4):
+    """Lesson 11's answer computed as the learner did, from ``sentence``'s layer ``x_layer``."""
+    from qkv_helpers.classroom.checks.lesson_11 import _head_weights
+
+    model = _minilm()
+    x = model(sentence).hidden_states[x_layer][0].astype(float)
+    answer = _head_weights(model, x, 4, 5, [0])
+    return checks.check_head_weights(answer, model, NEW_SENTENCE, layer=4, head=5, hide_keys=[0])
 
 
 MISTAKES = [  # (what the learner did, the check with the answer, the message key)
@@ -161,6 +182,13 @@ MISTAKES = [  # (what the learner did, the check with the answer, the message ke
     ("09 bytes negative", lambda: checks.check_kv_cache_bytes(-CACHE, **BYTES),
      "check_l09_not_positive"),
     ("09 bytes zero", lambda: checks.check_kv_cache_bytes(0, **BYTES), "check_l09_not_positive"),
+
+
+    # lesson 11: layer 4, head 5 with [CLS] hidden, for the new sentence (a teacher's read:
+    # `out`, the example sentence, has as many tokens as `new`)
+    ("11 the example sentence (out)", lambda: sink("The cat sat on the mat."),
+     "check_l11_example_sentence"),
+    ("11 another layer's input", lambda: sink(x_layer=3), "check_l11_other_layer"),
     # lesson 12: the RoPE score
     ("12 divided by √d_k", lambda: checks.check_rope_score(ROPE_SCORE / 2, EX, **ROPE),
      "check_l12_scaled"),
@@ -243,6 +271,19 @@ def test_the_mistakes_are_told_apart():
                       ("12", "check_close"), ("12", "check_l12_one_by_one"), ("13", "check_close"),
                       ("13", "check_l13_group_not_flat"), ("13", "check_string"),
                       ("03", "check_close"), ("02", "check_close")}, shared
+
+
+@pytest.mark.parametrize("language", ["en", "ko"])
+def test_lesson_11_points_at_the_new_sentences_input(language):
+    """The exercise's sentence is in `new`; `out` holds the example sentence (same length)."""
+    lang.set_language(language)
+    try:
+        messages = [sink("The cat sat on the mat.").message, sink(x_layer=3).message]
+    finally:
+        lang.set_language("en")
+    for message in messages:
+        assert "new.hidden_states[4][0]" in message or "new의 hidden_states[4][0]" in message
+        assert "out.hidden_states" not in message
 
 
 def test_merging_without_l_does_not_show_the_target():

@@ -172,3 +172,13 @@ def test_t_fills_placeholders(monkeypatch):
     assert t("_test_tokens", n=7, d_k=4) == "토큰 7개, 너비 4"
     with pytest.raises(KeyError):
         t("_test_tokens", n=7)  # a placeholder left unfilled
+
+
+def test_korean_check_messages_put_an_aside_right_after_its_word():
+    """One spacing for a parenthesised aside in the checkers' Korean: "달라요(지금 값: …)",
+    never "달라요 (지금 값: …)" (a teacher's read found both). A tuple or formula that is
+    itself the noun ("{name}에는 (쿼리, 키) 쌍마다") keeps its space."""
+    spaced = {key: text for key, text in STRINGS["ko"].items() if key.startswith("check_")
+              and re.search(r"요 \(|\S \(지금 ", text)}
+    assert not spaced, spaced
+    assert re.search(r"요 \(", "값이 아직 달라요 (지금 값: 1).")  # the pattern can match

@@ -161,3 +161,22 @@ def test_check_head_weights_with_a_hidden_key(model):
     w /= w.sum(-1, keepdims=True)
     assert check_head_weights(w, model, TEXT, 4, 5, hide_keys=[0]).ok is True
     assert check_head_weights(w, model, TEXT, 4, 5).ok is False
+
+
+@pytest.mark.parametrize("language", ["ko", "en"])
+@pytest.mark.parametrize("bad, key", [("", "w_l11_empty"), ("   ", "w_l11_empty"),
+                                      ("\u200b", "w_l11_no_token"),
+                                      ("word " * 600, "w_l11_too_long")])
+def test_explorer_says_why_in_the_boxs_own_words(model, language, bad, key):
+    """A teacher's read: an empty box showed "texts: 비어 있어요(''). 문장을 넣어 주세요.. ":
+    an argument name the box has none of, and two periods."""
+    qk.setup(lang=language)
+    try:
+        panel = minilm_explorer(model=model)
+        panel.controls["text"].value = bad
+        why = panel.caption.value.split("<br>")[0]
+        expected = qk.t("w_l11_error", error=qk.t(key, n=602, positions=512))
+    finally:
+        qk.setup(lang="en")
+    assert why == expected, why
+    assert ".." not in why and "texts" not in why and "(''" not in why, why

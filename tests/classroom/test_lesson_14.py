@@ -86,18 +86,21 @@ def test_check_attention_backward(lang):
         assert feedback.message
 
 
-def test_check_verb_attention(model):
+def test_check_row_attention(model):
     qk.setup(lang="en")
     pair = tc.build_sentence("rabbit", "hid", "behind", "bench", "white", "small")
-    assert c14.check_verb_attention("hid", model, pair).ok is True
-    assert c14.check_verb_attention(" Hid ", model, pair).ok is True
+    assert c14.check_row_attention("hid", model, pair, "숨었다").ok is True
+    assert c14.check_row_attention(" Hid ", model, pair, "숨었다").ok is True
+    assert c14.check_row_attention("behind", model, pair, "뒤에").ok is True
     for wrong in ("bench", "the", "behind", "<eos>"):
-        feedback = c14.check_verb_attention(wrong, model, pair)
+        feedback = c14.check_row_attention(wrong, model, pair, "숨었다")
         assert feedback.ok is False and "hid" not in feedback.message  # the answer isn't told
     for odd in ("zebra", 3, ["hid"], None, ...):
-        assert c14.check_verb_attention(odd, model, pair).ok is not True
-    feedback = c14.check_verb_attention("hid", "model", pair)
-    assert feedback.ok is False and feedback.message == qk.lang.t("check_l14_verb_setup")
+        assert c14.check_row_attention(odd, model, pair, "숨었다").ok is not True
+    feedback = c14.check_row_attention("hid", "model", pair, "숨었다")
+    assert feedback.ok is False and feedback.message == qk.lang.t("check_l14_row_setup")
+    for row in ("숨다", 5, None, "hid"):  # not a Korean token of the sentence
+        assert c14.check_row_attention("hid", model, pair, row).key == "check_l14_row_setup"
 
 
 def test_check_break_it(model):
@@ -319,14 +322,14 @@ def test_check_break_it_on_runs_that_are_not_broken(model):
 
 
 @pytest.mark.parametrize("lang", ["en", "ko"])
-def test_check_verb_attention_a_quoted_word_not_in_the_sentence(lang, model):
+def test_check_row_attention_a_quoted_word_not_in_the_sentence(lang, model):
     qk.setup(lang=lang)
     pair = tc.build_sentence("rabbit", "hid", "behind", "bench", "white", "small")
-    feedback = c14.check_verb_attention("zebra", model, pair)
-    assert feedback.ok is False and feedback.key == "check_l14_verb_not_in_sentence"
+    feedback = c14.check_row_attention("zebra", model, pair, "숨었다")
+    assert feedback.ok is False and feedback.key == "check_l14_row_not_in_sentence"
     assert "zebra" in feedback.message
-    assert c14.check_verb_attention(3, model, pair).key == "check_l14_verb_not_word"
-    for key in ("check_l14_verb_setup", "check_l14_verb_not_word"):
+    assert c14.check_row_attention(3, model, pair, "숨었다").key == "check_l14_row_not_word"
+    for key in ("check_l14_row_setup", "check_l14_row_not_word"):
         assert qk.lang.t(key, name="x", words="a").endswith(".")
 
 
@@ -463,26 +466,26 @@ def test_new_lesson_14_plots_draw_without_missing_glyphs(lang, short_run):
 
 
 @pytest.mark.parametrize("lang", ["en", "ko"])
-def test_check_verb_attention_one_head(lang, model, short_run):
+def test_check_row_attention_one_head(lang, model, short_run):
     qk.setup(lang=lang)
     pair = tc.build_sentence("rabbit", "hid", "behind", "bench", "white", "small")
     source = [*pair.english, "<eos>"]
     w = short_run.model.cross_attention(trn.make_batch([pair], tc.Vocabulary()))[0]
-    row = len(pair.korean) - 1
-    for head in (0, 1):
-        peak = source[int(w[head, row].argmax())]
-        feedback = c14.check_verb_attention(peak, short_run.model, pair, head=head)
-        assert feedback.ok is True
-        others = [s for s in dict.fromkeys(source) if s != peak]
-        wrong = c14.check_verb_attention(others[0], short_run.model, pair, head=head)
-        assert wrong.ok is False and wrong.key == "check_l14_verb_wrong_head"
-        assert f'"{peak}"' not in wrong.message  # the answer isn't told
+    for row, korean in enumerate(pair.korean):
+        for head in (0, 1):
+            peak = source[int(w[head, row].argmax())]
+            feedback = c14.check_row_attention(peak, short_run.model, pair, korean, head=head)
+            assert feedback.ok is True
+            others = [s for s in dict.fromkeys(source) if s != peak]
+            wrong = c14.check_row_attention(others[0], short_run.model, pair, korean, head=head)
+            assert wrong.ok is False and wrong.key == "check_l14_row_wrong_head"
+            assert f'"{peak}"' not in wrong.message  # the answer isn't told
     for bad in (2, -1, "first", 0.5):
-        assert c14.check_verb_attention("the", short_run.model, pair, head=bad).key == (
-            "check_l14_verb_setup")
-    # a row that reads the English verb itself is not told "not at the English verb"
-    feedback = c14.check_verb_attention("hid", model, pair, head=0)
-    assert feedback.ok is True and feedback.key == "check_l14_verb_right_gold"
+        assert c14.check_row_attention("the", short_run.model, pair, "숨었다", head=bad).key == (
+            "check_l14_row_setup")
+    # a row that reads the word it translates is not told "not at the word it translates"
+    feedback = c14.check_row_attention("hid", model, pair, "숨었다", head=0)
+    assert feedback.ok is True and feedback.key == "check_l14_row_right_gold"
 
 
 @pytest.mark.parametrize("lang", ["en", "ko"])
@@ -498,28 +501,33 @@ def test_every_lesson_14_check_message_ends_with_a_period(lang):
         assert text.rstrip().endswith("."), (key, text[-40:])
 
 
-def test_check_verb_attention_tells_whether_the_token_holds_the_verb():
+def test_check_row_attention_tells_whether_the_token_holds_the_word():
     qk.setup(lang="en")
     sa = trn.train(encoder_self_attention=True, n_heads=2, eval_every=300)
     pair = tc.build_sentence("rabbit", "hid", "behind", "bench", "white", "small")
     _, cache = sa.model.forward(trn.make_batch([pair], tc.Vocabulary()))
     encoder = cache["enc.self"][5][0].mean(axis=0)  # (source, source), heads averaged
     verb, eos = pair.alignment[-1], len(pair.english)
-    # head 1 reads <eos>, which took little of "hid"; head 0 reads a "the" that took much
-    empty = c14.check_verb_attention("<eos>", sa.model, pair, head=1)
-    assert empty.ok is True and empty.key == "check_l14_verb_right_head_empty"
-    assert f"{encoder[eos, verb]:.2f}" in empty.message and encoder[eos, verb] < 0.3
-    full = c14.check_verb_attention("the", sa.model, pair, head=0)
-    assert full.ok is True and full.key == "check_l14_verb_right_head"
-    assert max(encoder[0, verb], encoder[5, verb]) >= 0.3
+    behind = pair.english.index("behind")
+    # head 1 reads "hid" at <eos>, which took almost none of it; head 0 reads it at a "the"
+    # that took much; head 0 reads "behind" at <eos>, which took part of it (the exercise)
+    empty = c14.check_row_attention("<eos>", sa.model, pair, "숨었다", head=1)
+    assert empty.ok is True and empty.key == "check_l14_row_right_head_empty"
+    assert f"{encoder[eos, verb]:.2f}" in empty.message and encoder[eos, verb] < 0.1
+    full = c14.check_row_attention("the", sa.model, pair, "숨었다", head=0)
+    assert full.ok is True and full.key == "check_l14_row_right_head"
+    assert max(encoder[0, verb], encoder[5, verb]) >= 0.1
+    part = c14.check_row_attention("<eos>", sa.model, pair, "뒤에", head=0)
+    assert part.ok is True and part.key == "check_l14_row_right_head"
+    assert f"{encoder[eos, behind]:.2f}" in part.message and encoder[eos, behind] >= 0.1
 
 
 @pytest.mark.parametrize("lang", ["en", "ko"])
-def test_the_verb_setup_message_names_the_call_the_exercise_makes(lang):
+def test_the_row_setup_message_names_the_call_the_exercise_makes(lang):
     """The setup hint quotes the exercise's own call, head included."""
     source = (Path(__file__).resolve().parents[2] / "notebooks" / "src" /
               "14_watch_attention_learn.py").read_text(encoding="utf-8")
-    calls = set(re.findall(r"check_verb_attention\((my_word, [^)]*)\)", source))
+    calls = set(re.findall(r"check_row_attention\((my_word, [^)]*)\)", source))
     assert len(calls) == 1, calls  # the exercise and its solution make the same call
     qk.setup(lang=lang)
-    assert f"check_verb_attention({calls.pop()})" in qk.lang.t("check_l14_verb_setup")
+    assert f"check_row_attention({calls.pop()})" in qk.lang.t("check_l14_row_setup")

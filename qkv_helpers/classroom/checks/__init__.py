@@ -48,7 +48,7 @@ from .lesson_10 import check_masked_output
 from .lesson_11 import check_head_weights
 from .lesson_12 import check_rope_score, check_same_distance
 from .lesson_13 import check_gqa_group, check_merged_halves
-from .lesson_14 import check_attention_backward, check_break_it, check_verb_attention
+from .lesson_14 import check_attention_backward, check_break_it, check_row_attention
 from .lesson_15 import check_fixed_length, check_induction_score, check_induction_targets
 
 __all__ = [
@@ -78,12 +78,12 @@ __all__ = [
     "check_q_shape",
     "check_reordered_scores",
     "check_rope_score",
+    "check_row_attention",
     "check_same_distance",
     "check_score_spread",
     "check_stable_log_softmax",
     "check_stable_softmax",
     "check_value",
-    "check_verb_attention",
     "check_weights",
     "never_raises",
     "not_answered",

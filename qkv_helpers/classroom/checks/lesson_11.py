@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...examples import SENTENCE
 from ._answers import check_array
 from ._feedback import Feedback, never_raises, not_answered, right, unanswered, wrong
 
@@ -58,7 +59,9 @@ def check_head_weights(answer, model, text: str, layer: int, head: int, hide_key
     positions ``hide_keys`` from every query. With no key hidden they are the model's own
     ``attentions[layer][0, head]``. Compared to 1e-5 (the model computes in float32).
     Recognises the usual slips: the keys not hidden, no scaling, the biases left out, keys
-    as rows (transposed), another head of the layer, another layer's input.
+    as rows (transposed), another head of the layer, the lesson's example sentence
+    (:data:`~qkv_helpers.examples.SENTENCE`, the lesson's ``out``) in place of ``text``,
+    another layer's input.
 
     >>> from qkv_helpers.lang import set_language
     >>> from qkv_helpers.pretrained import load_minilm
@@ -105,6 +108,11 @@ def check_head_weights(answer, model, text: str, layer: int, head: int, hide_key
         if other != head and close(_head_weights(model, x, layer, other, hidden)):
             return wrong("check_l11_other_head", name=name, other=other, head=head,
                          start=head * d, end=(head + 1) * d)
+    if text != SENTENCE and len(model.tokenize(SENTENCE)[0][0]) == n:
+        x_example = model(SENTENCE).hidden_states[layer][0].astype(float)  # (n, d_model)
+        if close(_head_weights(model, x_example, layer, head, hidden)):
+            return wrong("check_l11_example_sentence", name=name, sentence=SENTENCE,
+                         layer=layer)
     for other_layer in range(len(model.layers)):
         x_other = out.hidden_states[other_layer][0].astype(float)
         if other_layer != layer and close(_head_weights(model, x_other, layer, head, hidden)):

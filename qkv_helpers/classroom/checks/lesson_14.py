@@ -27,7 +27,7 @@ from ._feedback import (
 )
 from .lesson_04 import _is_package_function
 
-__all__ = ["check_attention_backward", "check_break_it", "check_verb_attention"]
+__all__ = ["check_attention_backward", "check_break_it", "check_row_attention"]
 
 
 def _one_query_attention(q, k, v):
@@ -173,55 +173,59 @@ def check_attention_backward(fn, name: str = "my_backward") -> Feedback:
 
 
 @never_raises
-def check_verb_attention(answer, model, pair, name: str = "my_word",
-                         head="mean") -> Feedback:
-    """Which source token (an English word or ``"<eos>"``) the Korean verb's
-    cross-attention row peaks on (teacher-forced), for ``pair``: in head ``head``, or
-    heads averaged (``"mean"``).
+def check_row_attention(answer, model, pair, row, head="mean",
+                        name: str = "my_word") -> Feedback:
+    """Which source token (an English word or ``"<eos>"``) the cross-attention row of the
+    Korean token ``row`` (a token of ``pair.korean``, e.g. ``"뒤에"``) peaks on
+    (teacher-forced), for ``pair``: in head ``head``, or heads averaged (``"mean"``).
 
-    A wrong answer is told only that it is wrong, never which token it is.
+    A wrong answer is told only that it is wrong, never which token it is. A right one that
+    is not the word the row translates is told how much of that word the token took in the
+    encoder's self-attention (heads averaged).
 
     >>> from qkv_helpers.toy_corpus import build_sentence
     >>> from qkv_helpers.translator import load_trained
     >>> model = load_trained()[0]
     >>> pair = build_sentence("duck", "lay", "in", "bag", "white")
-    >>> check_verb_attention("lay", model, pair).ok, check_verb_attention("bag", model, pair).ok
-    (True, False)
+    >>> check_row_attention("lay", model, pair, "누웠다").ok
+    True
+    >>> check_row_attention("bag", model, pair, "누웠다").ok
+    False
     """
     if not_answered(answer):
         return unanswered()
     if not isinstance(model, Translator) or not isinstance(pair, Pair) or not (
             head == "mean" if isinstance(head, str) else
-            isinstance(head, int) and 0 <= head < model.n_heads):
-        return wrong("check_l14_verb_setup")
+            isinstance(head, int) and 0 <= head < model.n_heads) or not (
+            isinstance(row, str) and row in pair.korean):
+        return wrong("check_l14_row_setup")
     source = [*pair.english, "<eos>"]
     words = list(dict.fromkeys(source))
     if not isinstance(answer, str):
-        return wrong("check_l14_verb_not_word", name=name, words=", ".join(words))
+        return wrong("check_l14_row_not_word", name=name, words=", ".join(words))
     if answer.strip().lower() not in words:  # quoted, but not a token of this sentence
-        return wrong("check_l14_verb_not_in_sentence", name=name, guess=answer.strip()[:40],
+        return wrong("check_l14_row_not_in_sentence", name=name, guess=answer.strip()[:40],
                      words=", ".join(words))
     batch = make_batch([pair], Vocabulary())
     maps = model.cross_attention(batch)[0]  # (H, n_tgt, n_src)
     weights = maps.mean(axis=0) if head == "mean" else maps[head]
-    row = len(pair.korean) - 1  # the verb comes last
-    j, verb = int(weights[row].argmax()), pair.alignment[row]
+    i = pair.korean.index(row)  # the Korean token's row
+    j, gold = int(weights[i].argmax()), pair.alignment[i]
     one_head = "" if head == "mean" else "_head"
+    said = dict(name=name, korean=row, word=source[j], english=source[gold],
+                weight=f"{weights[i, j]:.2f}")
     if answer.strip().lower() == source[j]:
-        if j == verb:  # the English verb itself: no mixing to tell of
-            return right("check_l14_verb_right_gold", name=name, verb=pair.korean[row],
-                         word=source[j], weight=f"{weights[row, j]:.2f}")
-        if one_head:  # did the encoder move the verb into that token? (heads averaged)
+        if j == gold:  # the word the row translates: no mixing to tell of
+            return right("check_l14_row_right_gold", **said)
+        if one_head:  # did the encoder move the gold word into that token? (heads averaged)
             mixed = 0.0
             if model.encoder_self_attention:
-                mixed = float(model.forward(batch)[1]["enc.self"].weights[0, :, j, verb].mean())
-            return right("check_l14_verb_right_head" if mixed >= 0.3 else
-                         "check_l14_verb_right_head_empty", name=name, verb=pair.korean[row],
-                         word=source[j], weight=f"{weights[row, j]:.2f}", head=head,
-                         english=source[verb], mixed=f"{mixed:.2f}")
-        return right("check_l14_verb_right", name=name, verb=pair.korean[row],
-                     word=source[j], weight=f"{weights[row, j]:.2f}")
-    return wrong("check_l14_verb_wrong" + one_head, name=name, verb=pair.korean[row],
+                mixed = float(model.forward(batch)[1]["enc.self"].weights[0, :, j, gold].mean())
+            return right("check_l14_row_right_head" if mixed >= 0.1 else
+                         "check_l14_row_right_head_empty", head=head, mixed=f"{mixed:.2f}",
+                         **said)
+        return right("check_l14_row_right", **said)
+    return wrong("check_l14_row_wrong" + one_head, name=name, korean=row,
                  guess=answer.strip().lower(), head=head)
 
 

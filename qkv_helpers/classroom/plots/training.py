@@ -42,8 +42,12 @@ def _history(history) -> list:
     return list(history)
 
 
-def draw_training_curves(axes, history, formed=None) -> dict:
-    """Draw the loss (left) and held-out accuracy (right) into two Axes; returns the lines."""
+def draw_training_curves(axes, history, formed=None, legend: str = "center right") -> dict:
+    """Draw the loss (left) and held-out accuracy (right) into two Axes; returns the lines.
+
+    ``legend`` is matplotlib's ``loc``: "center right" suits a run that learns (its curves
+    sit at 0 and 1 there) and a live picture (it stays put); "best" finds where a broken
+    run's curves are not."""
     history = _history(history)
     steps = [r["step"] for r in history]
     left, right = axes
@@ -72,7 +76,7 @@ def draw_training_curves(axes, history, formed=None) -> dict:
             ax.axvline(formed, color="grey", linestyle=":", linewidth=1.5)
         right.text(formed, 0.08, " " + t("p_l14_formed", step=formed), color="grey",
                    fontsize="small", va="center", ha="left")
-    right.legend(loc="center right", fontsize="small")  # the curves sit at 0 and 1 there
+    right.legend(loc=legend, fontsize="small")
     return {"axes": axes}
 
 
@@ -88,7 +92,7 @@ def plot_training_curves(history, threshold: float = 0.8):
     """
     history = _history(history)
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.4), layout="constrained")
-    draw_training_curves(axes, history, alignment_formed_step(history, threshold))
+    draw_training_curves(axes, history, alignment_formed_step(history, threshold), "best")
     return fig
 
 

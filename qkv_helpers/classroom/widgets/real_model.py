@@ -53,6 +53,19 @@ def _forward(model: MiniLM, text: str) -> dict:
                 labels=classify_heads(scores))
 
 
+def _sentence_problem(model: MiniLM, text: str) -> str | None:
+    """Why the sentence typed in the box cannot be shown, in the box's own words (the
+    model's errors name its argument ``texts``, which the box has none of); None if it can."""
+    if not text.strip():
+        return t("w_l11_empty")
+    n = len(model.tokenizer.encode_batch([text])[0].ids)  # [CLS] and [SEP] included
+    if n <= 2:
+        return t("w_l11_no_token")
+    if n > model.max_positions:
+        return t("w_l11_too_long", n=n, positions=model.max_positions)
+    return None
+
+
 def minilm_explorer(text: str = "The cat sat on the mat.", model: MiniLM | None = None) -> Panel:
     """All 72 heads of the real model as small heat maps; the chosen one enlarged.
 
@@ -92,10 +105,9 @@ def minilm_explorer(text: str = "The cat sat on the mat.", model: MiniLM | None 
     def update(panel: Panel) -> None:
         error = None
         if box.value != current["data"]["text"]:
-            try:
+            error = _sentence_problem(model, box.value)  # empty, too long: say so, keep the last
+            if error is None:
                 current["data"] = _forward(model, box.value)
-            except (TypeError, ValueError) as exc:  # empty, too long: say so, keep the last
-                error = str(exc)
         data = current["data"]
         lay, h = layer.value, head.value
         s = {p: float(v[lay, h]) for p, v in data["scores"].items()}
