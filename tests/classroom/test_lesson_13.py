@@ -135,3 +135,20 @@ def test_plots_draw():
         assert len(ax.lines) == 4
     finally:
         plt.close(fig)
+
+
+@pytest.mark.parametrize("language", ["en", "ko"])
+def test_merge_messages_name_what_the_learner_has(language):
+    """The learner has each half's output (= o / l), not o: the messages say l · output."""
+    lang.set_language(language)
+    rng = np.random.default_rng(7)
+    s, v = rng.normal(size=8) * 2, rng.normal(size=(8, 3))
+    first = online_softmax_trace(s[:4], v[:4], 4)[-1]
+    second = online_softmax_trace(s[4:], v[4:], 4)[-1]
+    average = checks.check_merged_halves((first.output + second.output) / 2, s, v)
+    no_rescale = checks.check_merged_halves(
+        (first.l * first.output + second.l * second.output) / (first.l + second.l), s, v)
+    lang.set_language("en")
+    assert average.key == "check_l13_merge_average" and "(= l · output)" in average.message
+    assert no_rescale.key == "check_l13_merge_no_rescale"
+    assert "l · output" in no_rescale.message.split(".")[0]
