@@ -531,6 +531,11 @@ def test_check_row_attention_tells_whether_the_token_holds_the_word():
     assert 1 / 9 < took < 2 / 9, took
     spread = c14.check_row_attention("was", sa.model, dog, "개가", head=1)
     assert spread.ok is True and spread.key == "check_l14_row_right_head_empty", spread.message
+    assert "almost nothing" not in spread.message and "twice an even share" in spread.message
+    qk.setup(lang="ko")
+    spread = c14.check_row_attention("was", sa.model, dog, "개가", head=1)
+    assert "거의" not in spread.message and "두 배가 안 돼요" in spread.message, spread.message
+    qk.setup(lang="en")
 
 
 @pytest.mark.parametrize("lang", ["en", "ko"])
