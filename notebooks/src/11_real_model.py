@@ -63,7 +63,7 @@ print(f"{model.n_parameters():,}")
 #
 # 예제 문장 "The cat sat on the mat."을 넣어요. 모델은 먼저 문장을 **토큰**으로 나누고 앞에는 `[CLS]` 토큰을, 뒤에는 `[SEP]` 토큰을 붙여요. 이 모델의 어휘에는 소문자만 있어서, 대문자는 소문자로 바꿔서 읽어요.
 #
-# 첫 레이어에 들어가는 토큰 벡터는 단어 임베딩, 위치 임베딩, 그리고 **문장 구분 임베딩**을 더해 만들어요. 문장 구분 임베딩은 토큰이 첫째 문장에 있는지 둘째 문장에 있는지 알려 줘요.
+# 첫 레이어에 들어가는 토큰 벡터는 단어 임베딩, 위치 임베딩, 그리고 **문장 구분 임베딩**을 더한 뒤 레이어 정규화를 한 번 해서 만들어요. 문장 구분 임베딩은 토큰이 첫째 문장에 있는지 둘째 문장에 있는지 알려 줘요.
 #
 # 결과에는 **은닉 상태**(hidden state)와 어텐션 가중치가 있어요. 은닉 상태는 레이어를 하나 지날 때마다 나오는 토큰 벡터예요. 임베딩 하나와 레이어 6개의 출력을 합쳐 7개이고, 각각 모양이 (배치, 토큰, 384)예요. 어텐션 가중치는 레이어마다 하나씩 6개이고, 각각 (배치, 헤드, 토큰, 토큰)이에요.
 
@@ -72,7 +72,7 @@ print(f"{model.n_parameters():,}")
 #
 # In goes "The cat sat on the mat.". The model first splits it into **tokens** and adds `[CLS]` in front and `[SEP]` at the end. Its vocabulary is lowercase.
 #
-# The vectors entering the first layer are the sum of a word embedding, a position embedding and a **token type** embedding, which tells whether the token is in the first or the second sentence.
+# The vectors entering the first layer are the sum of a word embedding, a position embedding and a **token type** embedding, layer-normed once; the token type embedding tells whether the token is in the first or the second sentence.
 #
 # Out come the hidden states (the embeddings plus one per layer: 7, each (batch, tokens, 384)) and the attention weights (one per layer: 6, each (batch, heads, tokens, tokens)).
 
@@ -180,10 +180,10 @@ scores = qk.pretrained.head_scores(out)
 fig = qk.plots.plot_head_scores(scores)
 
 # %% [markdown] lang="ko" slide="subslide"
-# 아래 첫 부분은 패턴마다 가장 강한 헤드예요(패턴, 레이어, 헤드, 점수 순서). 마지막 줄은 헤드를 분류한 개수예요. 헤드마다 점수가 0.5 이상인 패턴 중 가장 강한 것으로 분류하고, 그런 패턴이 없으면 넓게 보기 점수가 0.5 이상일 때 "넓게 보기", 아니면 "섞임"으로 분류해요.
+# 아래 첫 부분은 패턴마다 가장 강한 헤드예요(패턴, 레이어, 헤드, 점수 순서). 마지막 줄은 헤드를 분류한 개수예요. 넓게 보기를 뺀 다섯 패턴 중 가장 높은 점수가 0.5 이상이면 그 패턴으로 분류하고, 아니면 넓게 보기 점수가 0.5 이상일 때 "넓게 보기", 그것도 아니면 "섞임"으로 분류해요.
 
 # %% [markdown] lang="en"
-# The strongest head for each pattern (pattern, layer, head, score), and how many heads fall in each class when a head is labelled by its strongest pattern scoring at least 0.5 ("broad" if none does but its broadness is at least 0.5, otherwise "mixed").
+# The strongest head for each pattern (pattern, layer, head, score), and how many heads fall in each class when a head is labelled by its strongest of the five patterns other than broad, if that scores at least 0.5 ("broad" if not but its broadness is at least 0.5, otherwise "mixed").
 
 # %%
 for pattern, layer, head, score in qk.pretrained.strongest_heads(scores):

@@ -14,7 +14,9 @@
 # - **페이지 KV 캐시**(vLLM의 PagedAttention, 줄여서 페이지 캐시): vLLM 이전의 서버처럼 요청마다 최대 길이를 잡아 두면 생기는 낭비를 재 봐요.
 # - **프리필과 디코드**: Llama-2-7B 크기에서 산술 강도를 계산하고, 디코드가 메모리 대역폭(1초에 메모리에서 읽어 올 수 있는 바이트 수)에 묶이는 이유를 알아봐요.
 #
-# **수업 시간**: 약 85분 (한 차시에 다 하기 어려우면 1–2절(제곱 비용, 타일 어텐션)과 3–6절, 두 차시로 나눠요.)
+# **수업 시간**: 약 85분
+#
+# 한 차시에 다 하기 어려우면 1–2절(제곱 비용, 타일 어텐션)과 3–6절, 두 차시로 나눠요.
 
 # %% [markdown] lang="en"
 # # 13. Attention at scale: tiles, GQA, sliding windows, a paged cache
@@ -29,7 +31,9 @@
 # - **A paged KV cache** (vLLM's PagedAttention): measure what reserving the maximum length per request, as servers did before vLLM, wastes.
 # - **Prefill and decode**: compute the arithmetic intensity at Llama-2-7B's sizes and see why decoding is limited by memory bandwidth.
 #
-# **Class time**: about 85 minutes. For shorter class periods, split it in two: sections 1–2 (the quadratic cost, tiled attention) and sections 3–6.
+# **Class time**: about 85 minutes
+#
+# For shorter class periods, split it in two: sections 1–2 (the quadratic cost, tiled attention) and sections 3–6.
 
 # %% slide="skip"
 import numpy as np
@@ -290,7 +294,7 @@ print(f"{skip:.2f} s, {no_skip:.2f} s")                # ko: 건너뛰기, 모�
 # Below, `first` saw only keys 0–3 and `second` only keys 4–7; each has `m`, `l` and `output` (= o / l). Using just these six values, build the output over all 8 keys, softmax(s)·v, in `my_output`. Hint: first take the larger maximum as m_new, then multiply each half's `l` by exp(m_old − m_new) (m_old is that half's `m`).
 
 # %% exercise=true
-rng = np.random.default_rng(13)
+rng = np.random.default_rng(7)
 s, v8 = rng.normal(size=8) * 2, rng.normal(size=(8, 3))        # ko: 쿼리 하나의 점수 8개와 밸류
                                                                # en: one query's 8 scores and values
 first = long_context.online_softmax_trace(s[:4], v8[:4], block_size=4)[-1]
@@ -455,14 +459,14 @@ print(long_context.receptive_field(window=4097, layers=32))
 #
 # 서버는 길이를 미리 모르는 요청을 여러 개 동시에 처리해요. vLLM 이전의 서버들은 09강의 `KVCache`처럼 요청마다 연속된 메모리를 잡았어요. 그러려면 가장 긴 경우(`max_len`)만큼 미리 잡아 둬야 해요. 대부분의 요청은 훨씬 짧으니 그 자리는 비어 있어요.
 #
-# vLLM의 **PagedAttention**은 운영체제의 **가상 메모리**와 같은 방법을 써요. 가상 메모리는 프로그램에게는 연속된 메모리처럼 보여 주면서, 실제로는 흩어진 작은 조각(페이지)에 담는 방식이에요. 메모리를 `block_size` 토큰짜리 **블록**으로 잘게 나눠 한곳에 모아 둔 **블록 풀**을 두고, 요청은 마지막 블록이 차면 새 블록을 하나 받아요. 요청마다 **블록 표**가 있어서 "내 i번째 블록은 풀의 몇 번 블록"인지 적어 둬요. 끝난 요청의 블록은 풀로 돌아가 다른 요청이 다시 써요. 낭비는 요청마다 마지막 블록의 빈자리뿐이에요. 블록 표는 블록 번호의 목록일 뿐이라서, 프롬프트가 같은 두 요청이 같은 블록을 가리킬 수도 있어요. 어느 한쪽이 그 블록에 새 값을 써 넣어야 할 때만 복사해요(copy-on-write). vLLM은 이걸 프롬프트 하나로 답을 여러 개 만들 때(병렬 샘플링, 빔 서치) 써요.
+# vLLM의 **PagedAttention**은 운영체제의 **가상 메모리**와 같은 방법을 써요. 가상 메모리는 프로그램에게는 연속된 메모리처럼 보여 주면서, 실제로는 흩어진 작은 조각(페이지)에 담는 방식이에요. 메모리를 `block_size` 토큰짜리 **블록**으로 잘게 나눠 한곳에 모아 둔 **블록 풀**을 두고, 요청은 마지막 블록이 차면 새 블록을 하나 받아요. 요청마다 **블록 표**가 있어서 "내 i번째 블록은 풀의 몇 번 블록"인지 적어 둬요. 끝난 요청의 블록은 풀로 돌아가 다른 요청이 다시 써요. 낭비는 요청마다 마지막 블록의 빈자리뿐이에요. 블록 표는 블록 번호의 목록일 뿐이라서, 프롬프트가 같은 두 요청이 같은 블록을 가리킬 수도 있어요. 어느 한쪽이 그 블록에 새 값을 써 넣어야 할 때만 복사해요(copy-on-write). vLLM은 이걸 프롬프트 하나로 답을 여러 개 만들 때(병렬 샘플링, 빔 서치: 후보 문장 여러 개를 함께 키워 가며 고르는 디코딩) 써요.
 
 # %% [markdown] lang="en"
 # ## 5. A paged KV cache (PagedAttention)
 #
 # A server handles many requests at once without knowing how long each will get. Servers before vLLM gave each request contiguous memory like lesson 09's `KVCache`, so room for the longest case (`max_len`) had to be reserved up front, and since most requests are far shorter, most of it stays empty.
 #
-# vLLM's **PagedAttention** does what an operating system's **virtual memory** does: a program sees contiguous memory that really lives in small scattered pieces (pages). It keeps a pool of memory cut into **blocks** of `block_size` tokens; a request gets a new block only when its last one is full. Each request has a **block table** recording which pool block holds its i-th block. A finished request's blocks go back to the pool for others to reuse. The only waste is the empty end of each request's last block. And since a block table is only a list of block numbers, two requests with the same prompt can point to the same blocks, copied only when one of them writes (copy-on-write); vLLM uses this for parallel sampling and beam search.
+# vLLM's **PagedAttention** does what an operating system's **virtual memory** does: a program sees contiguous memory that really lives in small scattered pieces (pages). It keeps a pool of memory cut into **blocks** of `block_size` tokens; a request gets a new block only when its last one is full. Each request has a **block table** recording which pool block holds its i-th block. A finished request's blocks go back to the pool for others to reuse. The only waste is the empty end of each request's last block. And since a block table is only a list of block numbers, two requests with the same prompt can point to the same blocks, copied only when one of them writes (copy-on-write); vLLM uses this for parallel sampling and beam search (decoding that grows several candidate sentences together and picks among them).
 
 # %%
 cache = qk.PagedKVCache(n_heads=2, head_dim=4, block_size=4, n_blocks=6)
@@ -555,14 +559,14 @@ for gpu in (long_context.A100_80GB, long_context.H100_SXM):
                                                         # en: the source
 
 # %% [markdown] lang="ko" slide="subslide"
-# `long_context.step_cost`는 Llama-2-7B의 크기(레이어 32, d_model 4096, 헤드 32, 피드포워드 11008, 어휘 32000, fp16)로 한 스텝의 FLOPs와 읽는 바이트 수를 세어 줘요. 행렬 곱에 쓰이는 가중치 행렬(매개변수)은 스텝마다 한 번 통째로 읽고, 토큰 하나에 매개변수 하나당 2 FLOPs를 써요. 임베딩 표는 필요한 행만 찾아 읽으니 빠져요. 그래서 읽는 매개변수는 13.2 GB로, 09강의 12.55 GiB(= 13.5 GB)보다 조금 작아요. GB는 10⁹바이트, GiB는 1024³바이트예요. 세는 건 매개변수(가중치 행렬)와 KV 캐시를 **읽는** 바이트뿐이에요. 활성값(레이어 사이를 오가는 중간 결과)과 KV 캐시에 **쓰는** 바이트는 빠져 있어요. 프리필에서는 이걸 넣으면 강도가 낮아져요. 어텐션을 커널 하나로 합치면(FlashAttention) 두세 배쯤 낮아지고, 1절의 일반 어텐션처럼 (헤드, n, n) 점수를 메모리에 썼다 다시 읽으면 레이어마다 1 GB쯤 더 옮겨서 다섯 배쯤 낮아져요. 어느 쪽이든 경계점보다는 높아요. 어텐션의 FLOPs에는 인과 마스크로 가려진 절반의 키까지 모두 넣었어요.
+# `long_context.step_cost`는 Llama-2-7B의 크기(레이어 32, d_model 4096, 헤드 32, 피드포워드 11008, 어휘 32000, fp16)로 한 스텝의 FLOPs와 읽는 바이트 수를 세어 줘요. 행렬 곱에 쓰이는 가중치 행렬(매개변수)은 스텝마다 한 번 통째로 읽고, 토큰 하나에 매개변수 하나당 2 FLOPs를 써요. 임베딩 표는 필요한 행만 찾아 읽으니 빠져요. 그래서 읽는 매개변수는 13.2 GB로, 09강의 12.55 GiB(= 13.5 GB)보다 조금 작아요. GB는 10⁹바이트, GiB는 1024³바이트예요. 세는 건 매개변수(가중치 행렬)와 KV 캐시를 **읽는** 바이트뿐이에요. 활성값(레이어 사이를 오가는 중간 결과)과 KV 캐시에 **쓰는** 바이트는 빠져 있어요. 프리필에서 이 바이트까지 세면 강도가 낮아져요. 어텐션을 커널 하나로 합친 경우(FlashAttention)에도 두세 배쯤 낮아져요. (헤드, n, n) 점수를 메모리에 썼다 다시 읽는 구현은 레이어마다 적어도 1 GB를 더 옮겨서(점수와 어텐션 가중치를 한 번씩 쓰고 읽기: 4 × 32 × 2048² × 2 B = 1.07 GB) 다섯 배쯤 낮아지지만, 그래도 경계점보다 높아요. 1절의 numpy 코드처럼 마스크, 최댓값, exp, 합, 나눗셈마다 행렬 전체를 float32로 다시 읽으면 몇 배 더 옮겨서 경계점 아래로 내려갈 수도 있어요. 어텐션의 FLOPs에는 인과 마스크로 가려진 절반의 키까지 모두 넣었어요.
 #
 # - 프리필 2048토큰: 매개변수를 한 번 읽어 토큰 2048개에 써요. 강도가 아주 높아요.
 # - 디코드 1토큰: 매개변수를 통째로 읽어 토큰 **하나**에 써요. fp16 매개변수 하나(2바이트)를 읽을 때마다 2 FLOPs를 하니 강도가 약 1이에요. 경계점보다 100배 넘게 낮아서, GPU는 대부분의 시간을 데이터를 기다리며 보내요.
 # - 디코드를 요청 64개씩 **배치**로 하면 매개변수를 한 번 읽어 64개에 나눠 써요. 그래서 배치가 클수록 강도가 올라가요(얼마나 오르는지는 아래에서 봐요). 서버가 요청을 모아 처리하는 이유예요.
 
 # %% [markdown] lang="en"
-# `long_context.step_cost` counts one step's FLOPs and bytes read at Llama-2-7B's sizes (32 layers, d_model 4096, 32 heads, feed-forward 11008, vocabulary 32000, fp16). Every weight matrix used in a matrix product is read once per step, and each token does 2 FLOPs per weight; the embedding table is only looked up, so 13.2 GB rather than lesson 09's 12.55 GiB (13.5 GB). Only the bytes *read* for weights and the KV cache are counted: activations (the intermediate results passed between layers) and the KV cache writes are left out. In prefill they lower the intensity about two to three times if attention is one fused kernel (FlashAttention); an implementation that writes the (heads, n, n) scores out and reads them back, like section 1's plain attention, moves about 1 GB more per layer here and lowers it about five times. It stays above the ridge either way. Attention counts every key, the masked half included.
+# `long_context.step_cost` counts one step's FLOPs and bytes read at Llama-2-7B's sizes (32 layers, d_model 4096, 32 heads, feed-forward 11008, vocabulary 32000, fp16). Every weight matrix used in a matrix product is read once per step, and each token does 2 FLOPs per weight; the embedding table is only looked up, so 13.2 GB rather than lesson 09's 12.55 GiB (13.5 GB). Only the bytes *read* for weights and the KV cache are counted: activations (the intermediate results passed between layers) and the KV cache writes are left out. In prefill they lower the intensity about two to three times even with attention fused into one kernel (FlashAttention). An implementation that writes the (heads, n, n) scores out and reads them back moves at least 1 GB more per layer here (scores and attention weights each written and read: 4 × 32 × 2048² × 2 B = 1.07 GB) and lowers it about five times, still above the ridge. Code like section 1's numpy attention, which reads the whole matrix again at every step (mask, max, exp, sum, divide) in float32, moves several times more and can fall below it. Attention counts every key, the masked half included.
 #
 # - Prefill of 2048 tokens: the weights are read once and used for 2048 tokens. Very high intensity.
 # - Decode of 1 token: all the weights are read for **one** token: 2 FLOPs per 2 bytes (fp16), an intensity of about 1, over 100× below the ridge. The GPU mostly waits.

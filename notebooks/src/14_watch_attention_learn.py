@@ -92,7 +92,7 @@ print(held.words[1::4], held.words[1::4] in seen)  # ko: (주어, 장소), 학�
 # %% [markdown] lang="ko" slide="slide"
 # ## 2. 모델: 09강의 TinyTransformer와 같은 구조
 #
-# 인코더 레이어 하나, 디코더 레이어 하나, d_model = 32, 헤드 1개예요. 구조는 09강에서 디코딩에 썼던 `TinyTransformer`와 똑같아요. 각 부분 앞에서 레이어 정규화를 하고(pre-LN), 피드포워드는 ReLU를 쓰고, 위치는 사인파 위치 인코딩으로 넣고, 편향은 없어요. 그래서 학습한 매개변수를 `TinyTransformer`에 넣을 수 있어요. 이 번역기가 쓰지 않는 인코더 셀프 어텐션(아래)의 매개변수(W_Q, W_K, W_V, W_O)에는 0을 채워서, 아무것도 더하지 않게 해요.
+# 인코더 레이어 하나, 디코더 레이어 하나, d_model = 32, 헤드 1개예요. 구조는 09강에서 디코딩에 썼던 `TinyTransformer`와 똑같아요. 각 부분 앞에서 레이어 정규화를 하고(pre-LN), 피드포워드는 ReLU(음수는 0으로, 양수는 그대로 두는 함수)를 쓰고, 위치는 사인파 위치 인코딩으로 넣고, 편향은 없어요. 그래서 학습한 매개변수를 `TinyTransformer`에 넣을 수 있어요. 이 번역기가 쓰지 않는 인코더 셀프 어텐션(아래)의 매개변수(W_Q, W_K, W_V, W_O)에는 0을 채워서, 아무것도 더하지 않게 해요.
 #
 # 하나만 단순하게 했어요. 첫 번째 모델에서는 **인코더 셀프 어텐션을 꺼 둬요**(`encoder_self_attention=False`). 그러면 인코더의 출력 벡터 하나하나가 자기 단어와 위치 정보만 담고 있어서, 크로스 어텐션이 단어를 읽으려면 그 단어의 자리를 봐야 해요. 학습이 어텐션 가중치를 왜 그 자리로 옮기는지는 4절 끝에서 기울기로 직접 봐요. 켜면 어떻게 되는지는 6절에서 봐요.
 #
@@ -101,7 +101,7 @@ print(held.words[1::4], held.words[1::4] in seen)  # ko: (주어, 장소), 학�
 # %% [markdown] lang="en"
 # ## 2. The model: the architecture of lesson 09's TinyTransformer
 #
-# One encoder layer, one decoder layer, d_model = 32, one head. Layer norm before each sub-layer (pre-LN), a ReLU feed-forward, sinusoidal positions, no biases: the same architecture as the `TinyTransformer` lesson 09 decodes with, so the trained parameters go into a `TinyTransformer`, with zeros for the encoder self-attention that this first model leaves out (below), so that it adds nothing.
+# One encoder layer, one decoder layer, d_model = 32, one head. Layer norm before each sub-layer (pre-LN), a ReLU feed-forward (ReLU turns negatives into 0 and keeps positives), sinusoidal positions, no biases: the same architecture as the `TinyTransformer` lesson 09 decodes with, so the trained parameters go into a `TinyTransformer`, with zeros for the encoder self-attention that this first model leaves out (below), so that it adds nothing.
 #
 # One simplification: this first model **has no encoder self-attention** (`encoder_self_attention=False`). Each encoder output vector then holds its own word and position only, so to read a word, cross-attention must look at that word's position. Why training moves the attention weights there, the end of section 4 shows with the gradient itself. Section 6 turns self-attention on.
 #
@@ -409,10 +409,10 @@ fig = qk.plots.plot_score_push(run, [0, 20, 30, 40])
 qk.widgets.attention_learning_explorer(run)
 
 # %% [markdown] lang="ko" slide="subslide"
-# 스텝 300에서도 "오리가"의 행은 "duck"이 아니라 맨 앞 "the"와 "bench"를 봐요. 그래도 번역은 맞아요. 맨 앞 "the"는 어느 문장에서나 똑같은 벡터라 아무 정보도 없는데, 이 모델은 주어 행이 아무것도 가져오지 못하면 "오리가"라고 답하도록 배웠어요. 일종의 기본값이에요. 따로 둔 문장에서 동사가 "stood"(섰다)인 문장 36개 중 35개는 그 행이 &lt;eos&gt;를 봐요(위젯의 문장에는 없어요). 정답 단어를 보지 않는 행은 거의 다 이 두 경우(200문장에서 54행 중 53행)예요. 나머지 한 행은 "stood" 문장의 동사 행이 "big"을 본 거예요. 200문장 중 번역이 틀린 단 하나(완전 일치 0.995)가 바로 이 문장이에요. 그래서 정렬 일치도가 1이 아니라 0.95에서 멈춰요. 위젯 아래 줄의 숫자는 학습 중에 평가한 따로 둔 문장 100개로 잰 것이고, 4절 마지막 셀은 200개 전부로 잰 것이라 소수 둘째 자리가 다를 수 있어요. 위의 역할별 숫자도 그래요. 형용사·장소·후치사 행은 모두 정답 단어를 찾지만(1.0, 1.0, 1.0), 주어 행은 91%, 동사 행은 82%만 찾아요.
+# 스텝 300에서도 "오리가"의 행은 "duck"이 아니라 맨 앞 "the"와 "bench"를 봐요. 그래도 번역은 맞아요. 맨 앞 "the"는 어느 문장에서나 똑같은 벡터라 아무 정보도 없는데, 이 모델은 주어 행이 아무것도 가져오지 못하면 "오리가"라고 답하도록 배웠어요. 일종의 기본값이에요. 따로 둔 문장에서 동사가 "stood"(섰다)인 문장 36개 중 35개는 그 행이 &lt;eos&gt;를 봐요(위젯의 문장에는 없어요). 200문장에서 정답 단어를 보지 않는 행은 54행이고, 그중 53행이 이 두 기본값이에요. 정렬 일치도가 1이 아니라 0.95에서 멈추는 건 이 때문이에요. 위의 역할별 숫자에서도 보여요. 형용사·장소·후치사 행은 모두 정답 단어를 찾지만(1.0, 1.0, 1.0), 주어 행은 91%, 동사 행은 82%만 찾아요. 남은 한 행은 "stood" 문장의 동사 행이 "big"을 본 건데, 200문장 중 번역이 틀린 단 하나(완전 일치 0.995)가 바로 이 문장이에요. 위젯 아래 줄의 숫자는 학습 중에 따로 둔 문장 100개로 잰 것이라, 학습 직후 200개 전부로 잰 값(0.952)과 소수 둘째 자리가 다를 수 있어요.
 
 # %% [markdown] lang="en"
-# At step 300 the row of "오리가" still does not look at "duck", but at the first "the" and "bench", and the translation is right anyway. The first "the" is the same vector in every sentence, so it tells nothing; this model learned to answer "오리가" when the subject's row brings back nothing, as a default. In 35 of the 36 held-out sentences whose verb is "stood" (섰다; not in the widget's sentence), the verb's row looks at &lt;eos&gt;, the same kind of default. These two defaults are 53 of the 54 rows (in 200 sentences) that miss their gold word: they are why the alignment agreement ends at 0.95 and not 1. (The widget's caption gives the run's own evaluation, on the first 100 held-out sentences; the last cell of section 4 measured all 200, so the two may differ in the second decimal.) The by-role line above shows it too: the rows of adjectives, places and postpositions all find their gold word (1.0, 1.0, 1.0), the subjects' rows 91% and the verbs' rows only 82%. The one row left is a "stood" sentence's verb row that looks at "big": that sentence is the only one of the 200 translated wrong (exact match 0.995).
+# At step 300 the row of "오리가" still does not look at "duck", but at the first "the" and "bench", and the translation is right anyway. The first "the" is the same vector in every sentence, so it tells nothing; this model learned to answer "오리가" when the subject's row brings back nothing, as a default. In 35 of the 36 held-out sentences whose verb is "stood" (섰다; not in the widget's sentence), the verb's row looks at &lt;eos&gt;, the same kind of default. These two defaults are 53 of the 54 rows (in 200 sentences) that miss their gold word: they are why the alignment agreement ends at 0.95 and not 1. The by-role line above shows it too: the rows of adjectives, places and postpositions all find their gold word (1.0, 1.0, 1.0), the subjects' rows 91% and the verbs' rows only 82%. The one row left is a "stood" sentence's verb row that looks at "big": that sentence is the only one of the 200 translated wrong (exact match 0.995). The widget's caption gives the run's own evaluation during training, on the first 100 held-out sentences, so it may differ in the second decimal from the cell after training, which measured all 200 (0.952).
 
 # %% [markdown] lang="ko" slide="slide"
 # ## 6. 어텐션은 정렬이 아니에요
@@ -489,12 +489,12 @@ for h in range(len(encoder_self)):               # ko: 헤드마다: 원문 토�
 # %% [markdown] lang="ko" slide="slide"
 # ## 직접 해보기: 새 문장의 후치사는 어디를 볼까요
 #
-# 헤드 2개에 인코더 셀프 어텐션을 켠 모델(`run_sa.model`)에 새 문장 "the white rabbit hid behind the small bench"(하얀 토끼가 작은 벤치 뒤에 숨었다)를 넣어요. 이 문장의 어텐션 그림은 아직 한 번도 보지 않았어요. 크로스 어텐션 **헤드 0**에서 후치사 "뒤에"를 예측하는 행은 원문 토큰 중 무엇에 가장 큰 가중치를 둘까요? 6절 그림에서 `held` 문장의 "뒤에" 행이 헤드 0에서 어디를 봤는지 찾아 먼저 예측해 보세요. 맞히면 검사기가 그 토큰이 인코더에서 "behind"의 내용을 얼마나 받았는지도 알려 줘요. `my_word`에 원문 토큰 하나(영어 단어나 "&lt;eos&gt;")를 따옴표로 감싸 적은 뒤 검사기로 확인해 보세요. 틀리면 검사기는 답을 알려 주지 않아요.
+# 헤드 2개에 인코더 셀프 어텐션을 켠 모델(`run_sa.model`)에 새 문장 "the white rabbit hid behind the small bench"(하얀 토끼가 작은 벤치 뒤에 숨었다)를 넣어요. 이 문장의 어텐션 그림은 아직 한 번도 보지 않았어요. 크로스 어텐션 **헤드 0**에서 후치사 "뒤에"를 예측하는 행은 원문 토큰 중 무엇에 가장 큰 가중치를 둘까요? 정렬대로라면 "behind"겠지만, 이 모델은 인코더 셀프 어텐션이 있어요. 6절에서 본 것을 떠올려 먼저 예측해 보세요. 맞히면 검사기가 그 토큰이 인코더에서 "behind"의 내용을 얼마나 받았는지도 알려 줘요. `my_word`에 원문 토큰 하나(영어 단어나 "&lt;eos&gt;")를 따옴표로 감싸 적은 뒤 검사기로 확인해 보세요. 틀리면 검사기는 답을 알려 주지 않아요.
 
 # %% [markdown] lang="en"
 # ## Try it: where does a new sentence's postposition look?
 #
-# Give the 2-head model with encoder self-attention (`run_sa.model`) a new sentence, "the white rabbit hid behind the small bench" (하얀 토끼가 작은 벤치 뒤에 숨었다), whose attention you have not seen. In cross-attention **head 0**, the row that predicts the postposition "뒤에": which source token gets its largest weight? Predict it from where the row of "뒤에" looked in head 0's map of `held`, in section 6. A right answer is also told how much of "behind" that token took in the encoder. Write one source token (an English word or "&lt;eos&gt;") in quotes in `my_word`, then check. A wrong guess is not told the answer.
+# Give the 2-head model with encoder self-attention (`run_sa.model`) a new sentence, "the white rabbit hid behind the small bench" (하얀 토끼가 작은 벤치 뒤에 숨었다), whose attention you have not seen. In cross-attention **head 0**, the row that predicts the postposition "뒤에": which source token gets its largest weight? By the alignment it would be "behind", but this model has encoder self-attention: recall what you saw in section 6 and predict first. A right answer is also told how much of "behind" that token took in the encoder. Write one source token (an English word or "&lt;eos&gt;") in quotes in `my_word`, then check. A wrong guess is not told the answer.
 
 # %% exercise=true
 new_pair = toy_corpus.build_sentence("rabbit", "hid", "behind", "bench", "white", "small")

@@ -562,8 +562,9 @@ def step_cost(model: ModelShape, new_tokens: int, context: int = 0, batch: int =
       ``2 · layers · kv_heads · head_dim · context · batch``, at ``bytes_per_value``.
 
     Activations and the KV cache's writes are left out: negligible in decode; in prefill they
-    lower the intensity about 2–3× with fused attention (FlashAttention), about 5× if the
-    (heads, n, n) scores are written out and read back; it stays above the ridge.
+    lower the intensity about 2–3× with fused attention (FlashAttention), about 5× or more if
+    the (heads, n, n) scores are written out and read back (at least 1.07 GB more per layer at
+    n = 2048).
 
     >>> prefill = step_cost(LLAMA_2_7B, new_tokens=2048)
     >>> decode = step_cost(LLAMA_2_7B, new_tokens=1, context=2048)

@@ -38,7 +38,7 @@ GQA = dict(n_q_heads=64, n_kv_heads=8, kv_head=5)
 
 def _halves():
     """Lesson 13's exercise inputs: the scores s, the values v8, and the two halves."""
-    rng = np.random.default_rng(13)
+    rng = np.random.default_rng(7)
     s, v8 = rng.normal(size=8) * 2, rng.normal(size=(8, 3))
     first = qk.long_context.online_softmax_trace(s[:4], v8[:4], block_size=4)[-1]
     second = qk.long_context.online_softmax_trace(s[4:], v8[4:], block_size=4)[-1]
@@ -306,7 +306,7 @@ def test_a_close_answer_shows_both_values_to_the_digits_that_differ(language):
         score = checks.check_rope_score(2.2, EX, **ROPE).message
     finally:
         lang.set_language("en")
-    assert "[-0.308, 0.755, -0.124]" in pasted and "[-0.3084, 0.7547, -0.124]" in pasted
+    assert "[-0.092, -1.178, -0.492]" in pasted and "[-0.0922, -1.1781, -0.4921]" in pasted
     assert "2.2001" in score and re.search(r"2\.2[,)]", score), score
     assert _no_long_floats(score)
 
@@ -387,7 +387,7 @@ def test_lesson_07_rule_reads_the_cell_that_assigned_the_mask(kernel):
 
 
 EXERCISE_13 = """
-rng = np.random.default_rng(13)
+rng = np.random.default_rng(7)
 s, v8 = rng.normal(size=8) * 2, rng.normal(size=(8, 3))
 first = long_context.online_softmax_trace(s[:4], v8[:4], block_size=4)[-1]
 second = long_context.online_softmax_trace(s[4:], v8[4:], block_size=4)[-1]
@@ -424,7 +424,7 @@ def test_lesson_13_lets_the_learner_reuse_the_name_s(kernel):
     s = w1 + w2   # the learner's own s: the summed weight
     my_output = (w1 * first.output + w2 * second.output) / s
     """
-    scores = "np.random.default_rng(13).normal(size=8) * 2"  # s itself is the learner's now
+    scores = "np.random.default_rng(7).normal(size=8) * 2"  # s itself is the learner's now
     cell = (f"{EXERCISE_13}\n{textwrap.dedent(solution).strip()}\n"
             f"qk.checks.check_merged_halves(my_output, {scores}, v8)")
     assert kernel(cell).ok is True

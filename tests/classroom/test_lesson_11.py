@@ -180,3 +180,25 @@ def test_explorer_says_why_in_the_boxs_own_words(model, language, bad, key):
         qk.setup(lang="en")
     assert why == expected, why
     assert ".." not in why and "texts" not in why and "(''" not in why, why
+
+
+@pytest.mark.parametrize("language", ["en", "ko"])
+def test_check_head_weights_names_an_inverted_mask(model, language):
+    """True at [CLS] only (the key to hide) sees nothing but [CLS]: named, not a bare index."""
+    set_language(language)
+    out = model(TEXT)
+    p = model.layers[4].attention.project(out.hidden_states[4][0])
+    n = p.q.shape[1]
+    inverted = np.array([True] + [False] * (n - 1))
+    answer = qk.scaled_dot_product_attention(p.q[5], p.k[5], p.k[5], mask=inverted).weights
+    feedback = check_head_weights(answer, model, TEXT, 4, 5, hide_keys=[0])
+    assert feedback.ok is False and feedback.key == "check_l11_inverted_mask", feedback.message
+    assert "[CLS]" in feedback.message and "True" in feedback.message
+    set_language("en")
+
+
+def test_check_l11_unscaled_says_softmax_in_korean():
+    from qkv_helpers.lang import STRINGS
+
+    assert "softmax" not in STRINGS["ko"]["check_l11_unscaled"]
+    assert "소프트맥스(q·kᵀ)" in STRINGS["ko"]["check_l11_unscaled"]

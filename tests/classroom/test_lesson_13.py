@@ -46,7 +46,7 @@ def test_gqa_group_names_the_interleaved_slip():
 
 def test_merged_halves_check_the_exercise_and_its_slips():
     lang.set_language("en")
-    rng = np.random.default_rng(13)
+    rng = np.random.default_rng(7)
     s, v = rng.normal(size=8) * 2, rng.normal(size=(8, 3))
     first = online_softmax_trace(s[:4], v[:4], 4)[-1]
     second = online_softmax_trace(s[4:], v[4:], 4)[-1]
@@ -62,6 +62,24 @@ def test_merged_halves_check_the_exercise_and_its_slips():
     assert not checks.check_merged_halves(solution + 1e-3, s, v)
     assert checks.check_merged_halves(np.ones(2), s, v).ok is False
     np.testing.assert_allclose(solution, softmax(s) @ v)
+
+
+def test_merge_exercise_data_makes_the_rescaling_show():
+    """The halves' maxima differ enough that exp(m_old − m_new) is far from 1, so an answer
+    that rescales only half of the sums is wrong, not 'rounded' (with seed 13 the factor was
+    0.999 and both half-right answers got check_close)."""
+    lang.set_language("en")
+    rng = np.random.default_rng(7)  # the lesson's exercise cell
+    s, v = rng.normal(size=8) * 2, rng.normal(size=(8, 3))
+    first = online_softmax_trace(s[:4], v[:4], 4)[-1]
+    second = online_softmax_trace(s[4:], v[4:], 4)[-1]
+    m = max(first.m, second.m)
+    assert np.exp(min(first.m, second.m) - m) < 0.5
+    w1, w2 = first.l * np.exp(first.m - m), second.l * np.exp(second.m - m)
+    half_right = [(first.l * first.output + second.l * second.output) / (w1 + w2),
+                  (w1 * first.output + w2 * second.output) / (first.l + second.l)]
+    for answer in half_right:
+        assert checks.check_merged_halves(answer, s, v).key == "check_l13_merge_wrong"
 
 
 def test_tiling_widget_moves_through_the_blocks():
@@ -117,3 +135,20 @@ def test_plots_draw():
         assert len(ax.lines) == 4
     finally:
         plt.close(fig)
+
+
+@pytest.mark.parametrize("language", ["en", "ko"])
+def test_merge_messages_name_what_the_learner_has(language):
+    """The learner has each half's output (= o / l), not o: the messages say l · output."""
+    lang.set_language(language)
+    rng = np.random.default_rng(7)
+    s, v = rng.normal(size=8) * 2, rng.normal(size=(8, 3))
+    first = online_softmax_trace(s[:4], v[:4], 4)[-1]
+    second = online_softmax_trace(s[4:], v[4:], 4)[-1]
+    average = checks.check_merged_halves((first.output + second.output) / 2, s, v)
+    no_rescale = checks.check_merged_halves(
+        (first.l * first.output + second.l * second.output) / (first.l + second.l), s, v)
+    lang.set_language("en")
+    assert average.key == "check_l13_merge_average" and "(= l · output)" in average.message
+    assert no_rescale.key == "check_l13_merge_no_rescale"
+    assert "l · output" in no_rescale.message.split(".")[0]

@@ -520,6 +520,35 @@ def test_check_row_attention_tells_whether_the_token_holds_the_word():
     part = c14.check_row_attention("<eos>", sa.model, pair, "뒤에", head=0)
     assert part.ok is True and part.key == "check_l14_row_right_head"
     assert f"{encoder[eos, behind]:.2f}" in part.message and encoder[eos, behind] >= 0.1
+    assert "0.11" in part.message  # an even spread over the 9 source tokens
+    for feedback in (empty, full, part):  # "moved part of" only at twice the even share
+        assert (feedback.key == "check_l14_row_right_head") == (
+            float(re.search(r"gives \"\w+\" ([\d.]+)", feedback.message)[1]) >= 2 / 9)
+    # "was" took 0.16 of "dog" in the encoder: more than an even spread (1/9), less than twice
+    dog = tc.build_sentence("dog", "was", "behind", "house", "small", "white")
+    _, cache = sa.model.forward(trn.make_batch([dog], tc.Vocabulary()))
+    took = cache["enc.self"][5][0].mean(axis=0)[dog.english.index("was"), 2]
+    assert 1 / 9 < took < 2 / 9, took
+    spread = c14.check_row_attention("was", sa.model, dog, "개가", head=1)
+    assert spread.ok is True and spread.key == "check_l14_row_right_head_empty", spread.message
+    assert "almost nothing" not in spread.message and "twice an even share" in spread.message
+    qk.setup(lang="ko")
+    spread = c14.check_row_attention("was", sa.model, dog, "개가", head=1)
+    assert "거의" not in spread.message and "두 배가 안 돼요" in spread.message, spread.message
+    qk.setup(lang="en")
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_check_row_attention_heads_averaged_claims_only_what_it_checks(lang, model):
+    """The trained model has no encoder self-attention; the heads-averaged message says
+    nothing of it, nor of the translation, which it does not check."""
+    qk.setup(lang=lang)
+    pair = tc.build_sentence("duck", "lay", "in", "bag", "white")
+    assert not model.encoder_self_attention
+    feedback = c14.check_row_attention("the", model, pair, "오리가")
+    assert feedback.ok is True and feedback.key == "check_l14_row_right"
+    for claim in ("self-attention", "셀프 어텐션", "translation", "번역"):
+        assert claim not in feedback.message, feedback.message
 
 
 @pytest.mark.parametrize("lang", ["en", "ko"])

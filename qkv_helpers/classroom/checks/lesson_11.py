@@ -58,7 +58,8 @@ def check_head_weights(answer, model, text: str, layer: int, head: int, hide_key
     biases, and :func:`scaled_dot_product_attention` with a mask that hides the key
     positions ``hide_keys`` from every query. With no key hidden they are the model's own
     ``attentions[layer][0, head]``. Compared to 1e-5 (the model computes in float32).
-    Recognises the usual slips: the keys not hidden, no scaling, the biases left out, keys
+    Recognises the usual slips: the keys not hidden, the mask inverted (True at the keys to
+    hide, so that only they are seen), no scaling, the biases left out, keys
     as rows (transposed), another head of the layer, the lesson's example sentence
     (:data:`~qkv_helpers.examples.SENTENCE`, the lesson's ``out``) in place of ``text``,
     another layer's input.
@@ -95,9 +96,12 @@ def check_head_weights(answer, model, text: str, layer: int, head: int, hide_key
 
     mha = model.layers[layer].attention
     d = mha.head_dim
+    keys = ", ".join(out.tokens[0][i] for i in hidden)
     if hidden and close(_head_weights(model, x, layer, head, [])):
-        return wrong("check_l11_not_hidden", name=name,
-                     keys=", ".join(out.tokens[0][i] for i in hidden))
+        return wrong("check_l11_not_hidden", name=name, keys=keys)
+    shown = [i for i in range(n) if i not in hidden]  # an inverted mask hides these instead
+    if hidden and shown and close(_head_weights(model, x, layer, head, shown)):
+        return wrong("check_l11_inverted_mask", name=name, keys=keys)
     if close(expected.T):
         return wrong("check_l11_transposed", name=name)
     if close(_head_weights(model, x, layer, head, hidden, scale=False)):

@@ -180,8 +180,9 @@ def check_row_attention(answer, model, pair, row, head="mean",
     (teacher-forced), for ``pair``: in head ``head``, or heads averaged (``"mean"``).
 
     A wrong answer is told only that it is wrong, never which token it is. A right one that
-    is not the word the row translates is told how much of that word the token took in the
-    encoder's self-attention (heads averaged).
+    is not the word the row translates is told, for one head, how much of that word the token
+    took in the encoder's self-attention (heads averaged), against an even spread over the
+    sentence's source tokens: it "moved part of the word" only at twice the even share or more.
 
     >>> from qkv_helpers.toy_corpus import build_sentence
     >>> from qkv_helpers.translator import load_trained
@@ -221,9 +222,10 @@ def check_row_attention(answer, model, pair, row, head="mean",
             mixed = 0.0
             if model.encoder_self_attention:
                 mixed = float(model.forward(batch)[1]["enc.self"].weights[0, :, j, gold].mean())
-            return right("check_l14_row_right_head" if mixed >= 0.1 else
+            even = 1 / len(source)  # the share of each token if the row spread evenly
+            return right("check_l14_row_right_head" if mixed >= 2 * even else
                          "check_l14_row_right_head_empty", head=head, mixed=f"{mixed:.2f}",
-                         **said)
+                         chance=f"{even:.2f}", **said)
         return right("check_l14_row_right", **said)
     return wrong("check_l14_row_wrong" + one_head, name=name, korean=row,
                  guess=answer.strip().lower(), head=head)
