@@ -340,8 +340,9 @@ print(round(m.flops_cached[0] * m.fit.seconds_per_flop * 1e6, 1))   # ko: 캐시
 # Without a cache nothing is kept between steps (0 bytes).
 
 # %% slide="subslide"
+# ko: 스텝마다: 캐시의 토큰 수, 사용 중인 바이트, 잡아 둔 바이트
 # en: after each step: tokens cached, bytes in use, bytes reserved
-mem = kv_cache_experiments.cache_memory(model, prompt, 20)    # ko: 스텝마다: 캐시의 토큰 수, 사용 중인 바이트, 잡아 둔 바이트
+mem = kv_cache_experiments.cache_memory(model, prompt, 20)
 formula = [arithmetic.kv_cache_bytes(layers=2, kv_heads=4, head_dim=4, tokens=n, batch=1,
                                   bytes_per_value=4) for n in mem.tokens]
 # ko: 공식과 같고, 토큰마다 같은 양씩 늘어요
