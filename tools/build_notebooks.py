@@ -143,7 +143,9 @@ def keep_measured(nb: nbformat.NotebookNode, previous: nbformat.NotebookNode | N
 
     - if it is tagged ``nbval-ignore-output``, it keeps its previous outputs when the new ones
       have the same form (:func:`_form`: the same kinds of output and the same text, numbers
-      aside), so a timing stays the one measured before;
+      aside), so a timing stays the one measured before; when they do not, the fresh
+      measurement is kept and so are the fresh outputs of every cell after it (a fit, a plot
+      of it), which computed from it;
     - otherwise it keeps its previous plots (``image/*``, which nbval does not compare) when
       everything else of its outputs is the same as now: a plot of measured memory stays the
       one drawn before; any change in a printed number takes the fresh outputs.
@@ -170,6 +172,8 @@ def keep_measured(nb: nbformat.NotebookNode, previous: nbformat.NotebookNode | N
         if same and old.outputs != new.outputs:
             new.outputs = old.outputs
             kept.append(new.id)
+        elif not same and IGNORE in new.metadata.get("tags", []):
+            break  # a fresh measurement: the cells after it compute from it
     return kept
 
 
@@ -187,6 +191,7 @@ def library_fingerprint(package: Path = ROOT / "qkv_helpers") -> str:
 
 NUMBER = re.compile(r"\d+(?:\.\d*)?(?:[eE][-+]?\d+)?")
 SPACES = re.compile(r"[ \t]+")  # numpy pads an array's numbers to the widest
+AROUND_NUMBER = re.compile(r"[ \t]*#[ \t]*")  # "[ 331.  350.]" and "[321. 346.]" alike
 
 
 def _form(outputs: list) -> list:
@@ -200,7 +205,8 @@ def _form(outputs: list) -> list:
                                             if isinstance(value, str)
                                             and not key.startswith("image/")]
         form.append((output.output_type, output.get("name"), sorted(data),
-                     [SPACES.sub(" ", NUMBER.sub("#", text)) for text in texts],
+                     [SPACES.sub(" ", AROUND_NUMBER.sub(" # ", NUMBER.sub("#", text)))
+                      for text in texts],
                      output.get("ename")))
     return form
 

@@ -82,12 +82,12 @@ print(tr.q.shape, tr.k.shape, tr.v.shape)     # ko: Q는 5개, K와 V는 7개; �
 # %% [markdown] lang="ko" slide="slide"
 # ## 직접 해보기: 가중치의 모양 예측하기
 #
-# 계산하기 전에 먼저 예측해 봐요. 14강에서 직접 학습시켜 볼 진짜 번역기(`trained`, 헤드 1개, d_k = 32)에 원문 "the big cat sat on the red mat"을 넣어요. 단어 8개에 끝 토큰 &lt;eos&gt;까지 **원문 9토큰**이에요. 디코더는 지금까지 **토큰 6개**(&lt;bos&gt;와 한국어 5개)를 읽었어요. 이때 크로스 어텐션 가중치 softmax(Q·Kᵀ/√d_k)의 모양은 무엇일까요? Q와 K가 각각 어느 쪽에서 오는지, 몇 행인지 떠올려 보세요. 답을 `(행, 열)` 튜플로 `my_shape`에 적어 보세요.
+# 계산하기 전에 먼저 예측해 봐요. 같은 번역기(`trained`, 헤드 1개, d_k = 32)에 이번에는 원문 "the big cat sat on the red mat"을 넣는다고 해 봐요. 단어 8개에 끝 토큰 &lt;eos&gt;까지 **원문 9토큰**이에요. 디코더는 지금까지 **토큰 6개**(&lt;bos&gt;와 한국어 5개)를 읽었어요. 이때 크로스 어텐션 가중치 softmax(Q·Kᵀ/√d_k)의 모양은 무엇일까요? Q와 K가 각각 어느 쪽에서 오는지, 몇 행인지 떠올려 보세요. 답을 `(행, 열)` 튜플로 `my_shape`에 적어 보세요.
 
 # %% [markdown] lang="en"
 # ## Try it: predict the shape of the weights
 #
-# Predict before computing. The real translator that lesson 14 trains (`trained`: one head, d_k = 32) gets the source "the big cat sat on the red mat": 8 words and the end token &lt;eos&gt;, **9 source tokens**. So far the decoder has read **6 tokens** (&lt;bos&gt; and 5 Korean ones). What is the shape of the cross-attention weights softmax(Q·Kᵀ/√d_k)? Think of where Q and K come from, and how many rows each has. Write your answer in `my_shape` as a tuple `(rows, columns)`.
+# Predict before computing. Say the same translator (`trained`: one head, d_k = 32) now gets the source "the big cat sat on the red mat": 8 words and the end token &lt;eos&gt;, **9 source tokens**. So far the decoder has read **6 tokens** (&lt;bos&gt; and 5 Korean ones). What is the shape of the cross-attention weights softmax(Q·Kᵀ/√d_k)? Think of where Q and K come from, and how many rows each has. Write your answer in `my_shape` as a tuple `(rows, columns)`.
 
 # %% exercise=true
 my_shape = ...   # ko: (행, 열)
@@ -164,6 +164,7 @@ print([trained.source_tokens[j] for j in learned.weights.argmax(axis=1)])
 # **눈여겨볼 것**
 # - 막대는 항상 원문 토큰 7개 위에 있어요. 쿼리는 번역 쪽에서 오지만, 가중치를 나눠 주는 대상은 원문이에요.
 # - 가려진 막대가 없어요. 크로스 어텐션에는 인과 마스크가 없으니까요.
+# - "앉았다"는 "sat" 다음으로 "on"을 봐요. "sat on"처럼 동사와 붙어 다니는 단어의 정보도 조금 가져와요.
 
 # %% [markdown] lang="en"
 # ## Widget: pick a decoder token
@@ -177,6 +178,7 @@ print([trained.source_tokens[j] for j in learned.weights.argmax(axis=1)])
 # **Notice**
 # - The bars always stand on the 7 source tokens: the query comes from the translation, but the weights are shared out over the source.
 # - No bar is hidden: cross-attention has no causal mask.
+# - After "sat", "앉았다" looks most at "on": it also takes a little from a word that goes with the verb, as in "sat on".
 
 # %% slide="subslide"
 qk.widgets.cross_attention_explorer()

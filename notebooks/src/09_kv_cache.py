@@ -7,7 +7,7 @@
 # **이번 시간의 목표**
 # - 자기회귀 디코딩에서 캐시가 없으면 무엇을 다시 계산하는지 확인해요. 캐시가 있으면 새 토큰 하나만 계산해요. 그 토큰의 쿼리, 키, 밸류를 계산하고, 앞 토큰들의 K, V는 캐시에서 읽어요. 쿼리는 캐시하지 않아요.
 # - 캐시를 쓰든 안 쓰든 출력이 같다는 걸 봐요.
-# - 스텝마다, 그리고 전체로 FLOPs(부동소수점 연산 수)를 세어 보고, 두 FLOPs의 비율이 어떤 식이 되는지 구해 봐요.
+# - 스텝마다, 그리고 전체로 FLOPs(부동소수점 연산 수)를 세어 보고, 캐시가 없을 때와 있을 때의 FLOPs 비율이 어떤 식이 되는지 구해 봐요.
 # - 스텝 하나의 시간을 문맥 길이에 따라 재서 이론과 비교하고, 왜 차이가 나는지(스텝마다 드는 고정 비용, 즉 오버헤드) 알아봐요.
 # - 캐시의 메모리를 재서 공식 `2 · 레이어 · KV 헤드 · head_dim · 토큰 · 배치 · 값당 바이트`와 같은지 확인해요. 캐시는 스텝 사이에 메모리를 **더 써서** 계산을 아껴요. 스텝 하나가 계산하는 동안 잡는 메모리도 재 봐요.
 # - 크로스 어텐션의 K, V는 원문 문장마다 한 번만 계산된다는 걸 확인해요.
@@ -18,9 +18,9 @@
 # # 09. The KV cache: spend memory to save compute
 #
 # **Goals for this lesson**
-# - See what autoregressive decoding recomputes without a cache. With one, only the new token is run: its query, key and value are computed, and the earlier tokens' K and V are read from the cache. Queries are not cached.
+# - See what autoregressive decoding recomputes without a cache. With one, only the new token's query, key and value are computed; the earlier tokens' K and V are read from the cache. Queries are not cached.
 # - See that the outputs are the same with and without the cache.
-# - Count the FLOPs, step by step and in total, and derive the formula for their ratio.
+# - Count the FLOPs without and with the cache, step by step and in total, and derive the formula for their ratio.
 # - Time one step against the context length, set it against the theory, and see why they differ: per-step overhead.
 # - Measure the cache's memory against the formula `2 · layers · kv_heads · head_dim · tokens · batch · bytes_per_value`. The cache **costs** memory kept between steps to save compute; measure too what one step allocates while it runs.
 # - Confirm that cross-attention's K and V are computed once per source sentence.
@@ -119,12 +119,12 @@ print(np.allclose(full[-1:], short))                                      # ko: 
 # %% [markdown] lang="ko" slide="slide"
 # ## 캐시를 써도 답은 같아요
 #
-# 캐시는 계산을 **건너뛰는** 게 아니라, 이미 계산한 값을 **다시 쓰는** 거예요. 그러니 반올림 오차 없이 계산한다면 출력이 완전히 같아요. 부동소수점에서는 더하는 순서가 달라서 로짓(다음 토큰의 점수)이 반올림만큼 달라지고, 두 후보가 거의 같은 점수일 때는 고르는 토큰이 바뀔 수도 있어요. 여기서는 이 프롬프트들에서 모든 토큰이 같아요. 프롬프트 몇 개로 토큰을 20개씩 생성해서 비교해 봐요.
+# 캐시는 계산을 **건너뛰는** 게 아니라, 이미 계산한 값을 **다시 쓰는** 거예요. 그러니 반올림 오차 없이 계산한다면 출력이 완전히 같아요. 부동소수점에서는 더하는 순서가 달라서 로짓(다음 토큰의 점수)이 반올림만큼 달라지고, 두 후보가 거의 같은 점수일 때는 고르는 토큰이 바뀔 수도 있어요. 여기서 쓰는 프롬프트들에서는 생성한 토큰이 모두 같아요. 프롬프트 몇 개로 토큰을 20개씩 생성해서 비교해 봐요.
 
 # %% [markdown] lang="en"
 # ## Same answers with the cache
 #
-# A cache does not **skip** computation; it **reuses** values already computed. So in exact arithmetic the outputs are the same. In floating point the logits (the next token's scores) differ by rounding, because the sums run in a different order, which could flip a near-tie between two tokens; here, for these prompts, every token is the same. Compare 20 generated tokens for a few prompts.
+# A cache does not **skip** computation; it **reuses** values already computed. So in exact arithmetic the outputs are the same. In floating point the logits (the next token's scores) differ by rounding, because the sums run in a different order, which could flip a near-tie between two tokens; here, every generated token is the same. Compare 20 generated tokens for a few prompts.
 
 # %%
 print(np.array_equal(cached.ids, uncached.ids), np.allclose(cached.logits, uncached.logits,
@@ -177,7 +177,7 @@ print(flops_uncached / flops_cached)                                 # ko: 비�
 # 첫 스텝은 양쪽 다 프롬프트 3토큰을 계산하니 비율이 1이에요. 그다음부터 캐시 없는 막대는 스텝마다 자라고, 캐시를 쓴 막대는 거의 그대로예요(어텐션이 볼 키가 하나씩 늘어서 아주 조금씩만 커져요).
 
 # %% [markdown] lang="en"
-# The first step runs the 3 prompt tokens either way, so its ratio is 1. After that the uncached bars grow with every step, while the cached ones stay nearly flat (they grow a little, as the attention has one more key to look at each step).
+# The first step runs the 3 prompt tokens either way, so its ratio is 1. After that the uncached bars grow with every step, while the cached ones stay nearly flat (growing a little: attention has one more key each step).
 
 # %%
 ax = qk.plots.plot_flops_per_step([s.context for s in cached.steps], flops_cached, flops_uncached)
@@ -224,7 +224,7 @@ ax = qk.plots.plot_total_flops(lengths, total_cached, total_uncached)
 # 그림에서 캐시를 쓴 선은 바닥에 거의 붙어 있어요. 얼마나 차이 나는지 정확한 비율로 보고, 근사 공식과 나란히 놓아 봐요. 근사 공식이 조금 어긋나는 건 어텐션 비용이 문맥 길이에 따라 늘고, 로짓 비용은 양쪽이 같기 때문이에요. 그래도 T에 비례해 커진다는 모양은 같아요.
 
 # %% [markdown] lang="en"
-# In the picture the cached line nearly hugs the bottom. Here is by how much: the exact ratio, beside the approximate formula. They differ a little because the attention's cost grows with the context and the logits cost the same both ways; but both grow in proportion to T.
+# In the picture the cached line nearly hugs the bottom. Here is the exact ratio, beside the approximate formula. They differ a little because the attention's cost grows with the context and the logits cost the same both ways; but both grow in proportion to T.
 
 # %%
 print(total_uncached / total_cached)          # ko: 정확한 FLOPs 비율
@@ -246,14 +246,14 @@ print(arithmetic.approx_flop_ratio(8, lengths))       # T·(2P + T − 1) / (2·
 # %% [markdown] lang="en"
 # ## Measuring it: the time of one step
 #
-# By FLOPs, with t tokens so far an uncached step does about t times the work. Let's time it: at each context length t, run **one step** with the cache and one without, and time each.
+# By FLOPs, with t tokens so far an uncached step does about t times the work. Let's time it: at each context length t, time **one step** with the cache and one without.
 #
 # Timings are easily disturbed, so:
-# - BLAS (numpy's matrix-product library) uses one thread, set in the import cell at the top before numpy was imported;
+# - BLAS (numpy's matrix-product library) uses one thread, set in the import cell before numpy was imported;
 # - each kind of step runs once before timing starts (a warm-up);
 # - the two kinds are timed alternately, five times each, and the fastest run counts: the one least slowed by other work on the computer.
 #
-# Timings vary from machine to machine and from run to run, so the numbers and pictures of the next cells will differ a little on your screen. If one point jumps, run the cell again.
+# Timings vary between machines and runs, so the next cells' numbers and pictures will differ a little on your screen. If one point jumps, run the cell again.
 
 # %% ignore_output=true
 m = kv_cache_experiments.measure_step_times(big, kv_cache_experiments.TIMING_CONTEXTS, repeats=5)
@@ -272,11 +272,11 @@ print((m.seconds_cached * 1e6).round())     # ko: 캐시 쓴 스텝 하나 (µs)
 # 그래서 스텝 하나의 시간을 **오버헤드 + FLOPs × FLOP당 시간**으로 놓고, 잰 시간과 가장 잘 맞도록 두 값(오버헤드와 FLOP당 시간)을 정해요. 그렇게 정한 식이 점선이에요. 그림의 두 축은 로그 눈금이라, 0.1 ms와 10 ms가 한 그림에 같이 보여요. 로그 눈금은 눈금 한 칸마다 값이 10배씩 커지는 눈금이에요.
 
 # %% [markdown] lang="en"
-# An uncached step runs all t tokens, so it takes longer as t grows. A cached step runs one token and stays nearly flat, though it does grow a little: the new query reads t keys.
+# An uncached step runs all t tokens, so it takes longer as t grows. A cached step runs one token and stays nearly flat, growing a little as the new query reads t keys.
 #
 # Yet the ratio of the two times is far below the FLOP ratio t. Each step has a **fixed cost** that has nothing to do with FLOPs: the Python loop, dozens of numpy calls per layer, small arrays allocated. A cached step does so few FLOPs that most of its time is this overhead.
 #
-# So model a step's time as **overhead + FLOPs × (time per FLOP)** and fit the two numbers to the measured times. The dotted lines are this model. Both axes of the picture are logarithmic, so 0.1 ms and 10 ms show on one picture.
+# So model a step's time as **overhead + FLOPs × (time per FLOP)** and fit the two numbers to the measured times. The dotted lines are this model. Both axes are logarithmic, so 0.1 ms and 10 ms fit on one picture.
 
 # %% slide="subslide" ignore_output=true
 ax = qk.plots.plot_step_times(m.contexts, m.seconds_cached, m.seconds_uncached,
@@ -290,7 +290,7 @@ ax = qk.plots.plot_step_times(m.contexts, m.seconds_cached, m.seconds_uncached,
 # %% [markdown] lang="en"
 # Now the speed-up of one step (time without ÷ time with the cache) beside the FLOP ratio and the overhead model's prediction. As t grows, more of the uncached step is FLOPs and the speed-up grows, but it stays far below the FLOP ratio, because a cached step is almost all overhead. It would approach the FLOP ratio only once a cached step's own FLOPs outweigh the overhead. Its y axis is logarithmic.
 #
-# The overhead model is rough: it assumes a FLOP takes the same time in every operation. At long contexts a cached step is slower than its FLOPs say, as it reads the t cached keys and values in many small operations: the measured speed-up falls below the dotted curve. Conversely, the uncached step's big softmax, not counted in the FLOPs, slows it down, so the measured speed-up can rise above the dotted curve.
+# The overhead model is rough: it gives every FLOP the same time. At long contexts a cached step reads its t keys and values in many small operations and is slower than its FLOPs say: the measured speed-up falls below the dotted curve. Conversely, the uncached step's big softmax, not counted in the FLOPs, slows it, so the measured speed-up can rise above the curve.
 
 # %% slide="subslide" ignore_output=true
 print(m.speedup.round(1), m.flop_ratio.round(1))
@@ -299,9 +299,13 @@ ax = qk.plots.plot_speedup(m.contexts, m.speedup, m.flop_ratio, m.predicted,
 
 # %% [markdown] lang="ko" slide="subslide"
 # 앞에서 정한 두 값을 비교해 봐요. 위는 스텝 하나에 드는 오버헤드, 아래는 t = 16에서 캐시를 쓴 스텝 하나가 FLOPs에 쓰는 시간이에요(둘 다 µs). 오버헤드가 훨씬 커요.
+#
+# 두 값은 모든 t에 한꺼번에 맞춘 값이에요. 그래서 짧은 문맥에서는 오버헤드가 캐시를 쓴 스텝의 잰 시간보다 조금 크게 나올 수도 있어요. 그런 곳에서는 "디코딩 스텝 하나의 시간" 그림의 파란 점선이 파란 실선보다 위에 있어요.
 
 # %% [markdown] lang="en"
-# Compare the fitted numbers: above, the overhead per step; below, the time a cached step at t = 16 spends on its FLOPs (both in µs). The overhead is much larger.
+# The fitted numbers (µs): above, the overhead per step; below, the time a cached step at t = 16 spends on its FLOPs. The overhead is much larger.
+#
+# Both are fitted to every t at once, so at short contexts the overhead can slightly exceed a measured cached step: there the blue dotted line of "Time of one decoding step" lies above the blue solid one.
 
 # %% ignore_output=true
 print(round(m.fit.overhead * 1e6))                                  # ko: 스텝 하나의 오버헤드 (µs)
@@ -314,7 +318,7 @@ print(round(m.flops_cached[0] * m.fit.seconds_per_flop * 1e6, 1))   # ko: 캐시
 #
 # 이 코스가 바탕으로 삼은 글은 "KV 캐싱이 메모리를 줄인다"고 해요. **정확하지 않은 말이에요.** 캐시는 계산을 아끼는 대신 메모리를 써요. 레이어마다, KV 헤드마다, 저장한 토큰마다 키 벡터 하나와 밸류 벡터 하나를 **스텝 사이에도** 들고 있으니까요.
 #
-# **캐시 바이트 = 2 · 레이어 · KV 헤드 · head_dim · 토큰 · 배치 · 값당 바이트**
+# **캐시 바이트 = 2 · 레이어 · KV 헤드 · head_dim · 토큰 · 배치(동시에 처리하는 문장 수) · 값당 바이트**
 #
 # 맨 앞의 2는 K와 V예요. 토큰 수가 곱해져 있으니 캐시는 토큰 수에 **비례해서** 커져요. 캐시를 써서 토큰 20개를 생성하면서 스텝마다 두 가지를 재요.
 # - **사용 중인 바이트**(`nbytes`): 지금 저장된 토큰들의 K, V. 공식과 같아야 해요.
@@ -327,17 +331,18 @@ print(round(m.flops_cached[0] * m.fit.seconds_per_flop * 1e6, 1))   # ko: 캐시
 #
 # The article this course grows from says "KV caching reduces memory". **That is not accurate.** The cache saves compute by spending memory: it holds a key vector and a value vector for every layer, every KV head and every token kept, **between steps**.
 #
-# **cache bytes = 2 · layers · kv_heads · head_dim · tokens · batch · bytes_per_value**
+# **cache bytes = 2 · layers · kv_heads · head_dim · tokens · batch (sentences processed at once) · bytes_per_value**
 #
-# The 2 is for K and V. The number of tokens is a factor, so the cache grows **linearly** with the tokens. Generate 20 tokens with the cache and measure two things after every step:
+# The 2 is for K and V. Tokens are a factor, so the cache grows **linearly** with them. Generate 20 tokens with the cache and measure two things after every step:
 # - **bytes in use** (`nbytes`): the K and V of the tokens kept so far, which should equal the formula;
-# - **bytes reserved** (`allocated_nbytes`): `generate` reserves room for the prompt plus every token it will generate, all at once before the first step. That is what the program actually holds.
+# - **bytes reserved** (`allocated_nbytes`): `generate` reserves room for the prompt and every token to come, all at once before the first step: what the program actually holds.
 #
 # Without a cache nothing is kept between steps (0 bytes).
 
 # %% slide="subslide"
+# ko: 스텝마다: 캐시의 토큰 수, 사용 중인 바이트, 잡아 둔 바이트
 # en: after each step: tokens cached, bytes in use, bytes reserved
-mem = kv_cache_experiments.cache_memory(model, prompt, 20)    # ko: 스텝마다: 캐시의 토큰 수, 사용 중인 바이트, 잡아 둔 바이트
+mem = kv_cache_experiments.cache_memory(model, prompt, 20)
 formula = [arithmetic.kv_cache_bytes(layers=2, kv_heads=4, head_dim=4, tokens=n, batch=1,
                                   bytes_per_value=4) for n in mem.tokens]
 # ko: 공식과 같고, 토큰마다 같은 양씩 늘어요
@@ -353,12 +358,12 @@ ax = qk.plots.plot_cache_growth(mem.tokens, mem.used_nbytes, formula, uncached_b
 # %% [markdown] lang="ko" slide="subslide"
 # 사용 중인 바이트는 토큰 하나에 256바이트(2 · 2 · 4 · 4 · float32의 4바이트)씩 직선으로 늘어요. 잡아 둔 바이트는 처음부터 끝까지 평평해요. 그 차이는 아직 쓰지 않은 자리예요. 생성이 일찍 끝나면(문장 끝 토큰이 나오면) 끝까지 안 쓰는 자리이기도 해요. 모델 하나로 많은 사용자의 요청에 한꺼번에 답할 때(이걸 서빙이라고 해요) 이 낭비가 쌓여요. 13강에서 만들 페이지 KV 캐시(vLLM의 PagedAttention)는 작은 블록을 필요할 때마다 잡아서, 이 낭비를 요청마다 덜 찬 블록 하나 이하로 줄여요.
 #
-# **계산 예: Llama-2-7B.** 레이어 32개, KV 헤드 32개, head_dim 128이고, 값은 fp16(16비트 부동소수점, 값 하나에 2바이트)이에요. 문장(시퀀스) 하나에 토큰 4096개를 저장하면 정확히 **2 GiB**예요(1 GiB = 1024³바이트, 1 MiB = 1024²바이트). 토큰 하나에 0.5 MiB씩이에요. 대화 8개를 동시에 처리하면(배치 8) 16 GiB로, fp16으로 저장한 모델의 매개변수(67억 개 × 2바이트 ≈ 12.55 GiB)보다 커요.
+# **계산 예: Llama-2-7B.** 레이어 32개, KV 헤드 32개, head_dim 128이고, 값은 fp16(16비트 부동소수점, 값 하나에 2바이트)이에요. 문장(시퀀스) 하나에 토큰 4096개를 저장하면 정확히 **2 GiB**예요(1 GiB = 1024³바이트, 1 MiB = 1024²바이트). 토큰 하나에 0.5 MiB(= 512 KiB, 1 KiB = 1024바이트)씩이에요. 대화 8개를 동시에 처리하면(배치 8) 16 GiB로, fp16으로 저장한 모델의 매개변수(67억 개 × 2바이트 ≈ 12.55 GiB)보다 커요.
 
 # %% [markdown] lang="en"
-# The bytes in use grow on a straight line, 256 per token (2 · 2 · 4 · 4 · 4 bytes of float32). The bytes reserved are flat from the first step to the last; the gap is room not used yet, and never used if generation stops early (an end-of-sentence token). Serving many requests at once, this waste adds up; the paged KV cache that lesson 13 builds (vLLM's PagedAttention) cuts it to at most one partly filled block per request, by reserving small blocks only as they are needed.
+# The bytes in use grow on a straight line, 256 per token (2 · 2 · 4 · 4 · 4 bytes of float32). The bytes reserved are flat from the first step to the last; the gap is room not used yet, and never used if generation stops early (an end-of-sentence token). Serving many requests at once, this waste adds up; the paged KV cache that lesson 13 builds (vLLM's PagedAttention) cuts it to at most one partly filled block per request by reserving small blocks as needed.
 #
-# **Worked example: Llama-2-7B.** 32 layers, 32 KV heads, head_dim 128, values in fp16 (2 bytes). Keeping 4096 tokens of one sequence takes exactly **2 GiB**: half a MiB per token. Serving 8 conversations at once (batch 8) takes 16 GiB, more than the model's parameters in fp16 (6.7 billion × 2 bytes ≈ 12.55 GiB).
+# **Worked example: Llama-2-7B.** 32 layers, 32 KV heads, head_dim 128, values in fp16 (2 bytes). Keeping 4096 tokens of one sequence takes exactly **2 GiB**: half a MiB (= 512 KiB, 1 KiB = 1024 bytes) per token. Serving 8 conversations at once (batch 8) takes 16 GiB, more than the model's parameters in fp16 (6.7 billion × 2 bytes ≈ 12.55 GiB).
 
 # %%
 llama = arithmetic.kv_cache_bytes(layers=32, kv_heads=32, head_dim=128, tokens=4096, batch=1,
@@ -424,7 +429,7 @@ ax = qk.plots.plot_step_memory(steps_mem.contexts, steps_mem.peak_uncached, step
 # - **캐시에서 토큰 빼기**: StreamingLLM(Xiao 외, 2023)은 추가 학습 없이 맨 앞 토큰 몇 개와 최근 윈도만 캐시에 남겨요. 맨 앞 토큰은 어텐션 가중치가 많이 몰리는 자리(어텐션 싱크라고 해요. 11강에서 진짜 모델로 확인해요)라서 빼면 출력이 크게 망가지거든요.
 # - **업트레이닝**: 멀티헤드로 학습한 모델의 KV 헤드를 합친 뒤 조금 더 학습해 GQA로 바꿔요. 처음에 모델을 학습할 때(사전 학습) 든 계산량의 5% 정도가 들어요(Ainslie 외, 2023. 13강에서 다시 봐요).
 #
-# Llama-2-7B는 KV 헤드 32개로 학습해서, GQA를 나중에 그냥 적용할 수는 없어요(업트레이닝이 필요해요). 슬라이딩 윈도도 그냥 적용할 수 없어요. 맨 앞 토큰이 캐시에서 빠지는 순간 출력이 무너지거든요(StreamingLLM). 그 맨 앞 토큰을 싱크로 남겨 두어야 다시 학습하지 않고도 윈도를 쓸 수 있고, 그래도 모델은 윈도 안만 봐요. 공식으로 각각 얼마가 되는지 봐요. 아래 출력의 처음 세 줄은 처음부터 그렇게 학습한 모델일 때의 크기예요. 마지막 줄(int8)은 학습이 끝난 뒤에도 쓸 수 있어요.
+# Llama-2-7B는 KV 헤드 32개로 학습해서, GQA를 나중에 그냥 적용할 수는 없어요(업트레이닝이 필요해요). 슬라이딩 윈도도 그냥 적용할 수 없어요. 맨 앞 토큰이 캐시에서 빠지는 순간 출력이 무너지거든요(StreamingLLM). 그 맨 앞 토큰을 싱크로 남겨 두어야 다시 학습하지 않고도 윈도를 쓸 수 있어요. 그래도 윈도 밖의 토큰은 다시 볼 수 없어요. 공식으로 각각 얼마가 되는지 봐요. 아래 출력의 처음 세 줄은 처음부터 그렇게 학습한 모델일 때의 크기예요. 마지막 줄(int8)은 학습이 끝난 뒤에도 쓸 수 있어요.
 
 # %% [markdown] lang="en"
 # ## What makes the cache smaller
@@ -441,7 +446,7 @@ ax = qk.plots.plot_step_memory(steps_mem.contexts, steps_mem.peak_uncached, step
 # - **evicting tokens from the cache**: StreamingLLM (Xiao et al., 2023) keeps only the first few tokens and a recent window, with no fine-tuning: the first tokens draw much of the weight (attention sinks, seen on a real model in lesson 11), and dropping them breaks the outputs;
 # - **uptraining**: merge a multi-head model's K/V heads and train it a little more into GQA, for about 5% of the original pre-training compute (Ainslie et al., 2023; lesson 13 comes back to it).
 #
-# Llama-2-7B was trained with 32 KV heads, so GQA cannot simply be switched on (it needs uptraining), nor can a plain window: once the first tokens leave the cache its outputs collapse (StreamingLLM). Keeping those first tokens as sinks is what makes a window usable without retraining, and even then the model sees only the window. The formula's sizes for each; the first three lines below are the sizes of a model trained that way.
+# Llama-2-7B was trained with 32 KV heads, so GQA cannot simply be switched on (it needs uptraining), nor can a plain window: once the first tokens leave the cache its outputs collapse (StreamingLLM). Keeping those first tokens as sinks is what makes a window usable without retraining; even then, tokens outside the window cannot be seen again. The formula's sizes for each; the first three lines are for a model trained that way.
 
 # %% slide="subslide"
 # ko: KV 헤드 8개로 학습한 모델 (GQA)
@@ -469,7 +474,7 @@ print(arithmetic.format_bytes(arithmetic.kv_cache_bytes(32, 32, 128, 4096, 1, 1)
 #
 # Lesson 08 showed that the encoder's K and V are the same at every decoder step. With a source sentence, as in translation, a cache computes cross-attention's K and V **once, in the first step**, and keeps them; without one, every step computes them again.
 #
-# This time not with a random model but with the **real translator** that lesson 14 trains (you will train it yourself there). It is a `TinyTransformer` like the `model` above (1 layer, 1 head, d_model 32), so its trained parameters serve as they are (`Translator.as_tiny_transformer`; this translator's encoder has no self-attention, and neither has the model it makes). Give the source "the cat sat on the mat" (7 tokens with the end token &lt;eos&gt;), start from &lt;bos&gt; and generate 5 tokens: look at the translation, and at the FLOPs spent on cross-attention's K and V at each step. The cache's bytes include the K and V of these 7 source tokens too; this translator computes in float64, 8 bytes a value.
+# This time not with a random model but with the **real translator** you will train yourself in lesson 14. It is a `TinyTransformer` like the `model` above (1 layer, 1 head, d_model 32), so its trained parameters serve as they are (`Translator.as_tiny_transformer`; this translator's encoder has no self-attention, and neither has the model it makes). Give the source "the cat sat on the mat" (7 tokens with the end token &lt;eos&gt;), start from &lt;bos&gt; and generate 5 tokens: look at the translation, and at the FLOPs spent on cross-attention's K and V at each step. The cache's bytes include the K and V of these 7 source tokens too; this translator computes in float64, 8 bytes a value.
 
 # %% slide="subslide"
 from qkv_helpers import toy_corpus, translator
@@ -523,7 +528,7 @@ print(np.array_equal(with_cache.ids, without.ids),
 # - Below: the words, the cache's bytes with the formula, and this step's FLOPs.
 #
 # **Try this**
-# - Click the button five times or so. Then click **reset** and do it again.
+# - Click the button five times or so, then **reset** and do it again.
 #
 # **Notice**
 # - Each click fills **one** more column of the cache, in every (layer, head) row at once. Cells already filled keep their colour: earlier tokens' keys are not recomputed.
@@ -587,10 +592,10 @@ qk.checks.check_max_batch(my_batch, memory_gib=40, layers=32, kv_heads=8, query_
                           earlier_tokens=8192).as_solution()
 
 # %% [markdown] lang="ko" slide="subslide"
-# Llama-2-70B로 확인해 봐요. 쿼리 헤드 64개가 KV 헤드 8개를 나눠 써요(GQA). 캐시에는 KV 헤드만 들어가니까, 쿼리 헤드마다 K, V를 따로 둘 때보다 캐시가 8배 작아요. 이게 GQA가 캐시를 줄이는 방법이에요.
+# 연습에서 쿼리 헤드가 아니라 KV 헤드로 센 이유를 Llama-2-70B로 확인해 봐요. 쿼리 헤드 64개가 KV 헤드 8개를 나눠 써요(GQA). 캐시에는 KV 헤드만 들어가니까, 쿼리 헤드마다 K, V를 따로 둘 때보다 캐시가 8배 작아요. 이게 GQA가 캐시를 줄이는 방법이에요.
 
 # %% [markdown] lang="en"
-# Check it on Llama-2-70B: its 64 query heads share 8 K/V heads (GQA). Only the K/V heads are cached, so the cache is 8 times smaller than with a K and a V for every query head. That is how GQA shrinks the cache.
+# Check on Llama-2-70B why the exercise counts KV heads, not query heads: its 64 query heads share 8 K/V heads (GQA). Only the K/V heads are cached, so the cache is 8 times smaller than with K and V for every query head. That is how GQA shrinks the cache.
 
 # %%
 # ko: 쿼리 헤드 64개로 센 캐시 ÷ KV 헤드 8개로 센 캐시 (Llama-2-70B: 레이어 80, head_dim 128, 4096토큰, fp16)

@@ -231,9 +231,9 @@ for kv_heads in (8, 2, 1):                # multi-head (8), GQA (2), MQA (1)
 #
 # 온라인 소프트맥스는 키와 밸류를 블록 단위로 읽으면서 행마다 세 가지만 들고 다녀요.
 #
-# - m: 지금까지의 최댓값
-# - l: 지금까지의 exp 값의 합
-# - 지금까지의 출력 벡터(밸류의 가중합)
+# - m: 지금까지 본 점수의 최댓값
+# - l: 지금까지 본 exp(점수 − m)의 합
+# - 지금까지의 출력 벡터(exp(점수 − m)를 가중치로 한 밸류의 합)
 #
 # 새 블록에서 최댓값이 커지면 앞의 합과 출력 벡터에 exp(m_old − m_new)를 곱해 다시 맞춰 줘요. m_old는 이전 최댓값, m_new는 새 최댓값이에요(04강의 최댓값 빼기 요령을 블록마다 쓰는 셈이에요). 마지막에 출력 벡터를 합으로 나누면 어텐션의 **출력**이 나와요. (토큰 수, 토큰 수) 어텐션 가중치는 한 번도 통째로 만들지 않아요. 그래서 결과로는 출력만 나오고 가중치는 나오지 않아요.
 #
@@ -249,8 +249,8 @@ for kv_heads in (8, 2, 1):                # multi-head (8), GQA (2), MQA (1)
 # The online softmax reads the keys and values block by block and carries three things per row:
 #
 # - m: the largest score so far
-# - l: the sum of exponentials so far
-# - the output so far (a running weighted sum of values)
+# - l: the sum of exp(score − m) over the scores so far
+# - the output so far (the sum of the values weighted by exp(score − m))
 #
 # Whenever a new block raises the maximum, the earlier sum and output are both rescaled by exp(m_old − m_new), where m_old is the previous maximum and m_new the new one (lesson 04's max-subtraction trick, applied per block). At the end, the output divided by the sum is attention's **output**; the (tokens, tokens) attention weights are never formed as a whole: it produces the output, never the weights.
 #

@@ -91,7 +91,7 @@ print(signal.round(3))                            # ko: 위치 0, 1, ..., 6의 �
 #
 # $$PE_{p,\,2i} = \sin\!\left(\frac{p}{10000^{2i/d}}\right), \qquad PE_{p,\,2i+1} = \cos\!\left(\frac{p}{10000^{2i/d}}\right)$$
 #
-# 왼쪽 차원은 위치마다 빠르게, 오른쪽 차원은 아주 느리게 바뀌어요. 시계의 초침·분침·시침처럼요. 09강에서 쓴 작은 디코더(`TinyTransformer`)도 임베딩에 이 벡터를 더해요.
+# 여기서 d = d_model이에요. 왼쪽 차원은 위치마다 빠르게, 오른쪽 차원은 아주 느리게 바뀌어요. 시계의 초침·분침·시침처럼요. 09강에서 쓴 작은 디코더(`TinyTransformer`)도 임베딩에 이 벡터를 더해요.
 
 # %% [markdown] lang="en"
 # ## 1. Sinusoidal positions: a fixed vector added per position
@@ -100,7 +100,7 @@ print(signal.round(3))                            # ko: 위치 0, 1, ..., 6의 �
 #
 # $$PE_{p,\,2i} = \sin\!\left(\frac{p}{10000^{2i/d}}\right), \qquad PE_{p,\,2i+1} = \cos\!\left(\frac{p}{10000^{2i/d}}\right)$$
 #
-# The left dimensions change quickly from position to position, the right ones very slowly, like the second, minute and hour hands of a clock. The small decoder of lesson 09 (`TinyTransformer`) adds these vectors to its embeddings too.
+# Here d = d_model. The left dimensions change quickly from position to position, the right ones very slowly, like the second, minute and hour hands of a clock. The small decoder of lesson 09 (`TinyTransformer`) adds these vectors to its embeddings too.
 
 # %% slide="subslide"
 pe = qk.positions.sinusoidal_positions(64, 64)     # (positions, d_model)

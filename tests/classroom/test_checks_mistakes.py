@@ -158,6 +158,12 @@ MISTAKES = [  # (what the learner did, the check with the answer, the message ke
     ("10 masked after softmax", lambda: masked((qk.softmax(SCALED) * CAUSAL) @ TR_V),
      "check_l10_masked_after_softmax"),
     ("10 no mask", lambda: masked(qk.softmax(SCALED) @ TR_V), "check_l10_unmasked"),
+    ("10 divided by √d_model",  # √8, the embeddings' width, for √d_k = 2
+     lambda: masked(qk.softmax(np.where(CAUSAL, TR_Q @ TR_K.T / np.sqrt(8), -np.inf)) @ TR_V),
+     "check_l10_scaled_by_d_model"),
+    ("10 softmax over the columns",
+     lambda: masked(qk.softmax(np.where(CAUSAL, SCALED, -np.inf), axis=0) @ TR_V),
+     "check_l10_softmax_columns"),
     # lesson 09: the bytes of a cache, and the batch that fits
     ("09 bytes in GiB", lambda: checks.check_kv_cache_bytes(4, **BYTES), "check_l09_gib"),
     ("09 bytes in GB", lambda: checks.check_kv_cache_bytes(CACHE / 1e9, **BYTES),
@@ -176,6 +182,11 @@ MISTAKES = [  # (what the learner did, the check with the answer, the message ke
     ("09 4 bytes a value", lambda: checks.check_max_batch(13, **BATCH),
      "check_l09_batch_double"),
     ("09 rounded up", lambda: checks.check_max_batch(28, **BATCH), "check_l09_rounded_up"),
+    ("09 not rounded down", lambda: checks.check_max_batch(27.3, **BATCH),
+     "check_l09_batch_not_floored"),
+    ("09 the quotient in full",
+     lambda: checks.check_max_batch(40 * 2**30 / PER_SEQUENCE, **BATCH),
+     "check_l09_batch_not_floored"),
     ("09 the tokens of part 1",  # 40 GiB // (the 1 GiB a conversation of 8192 tokens takes)
      lambda: checks.check_max_batch(40, **BATCH, earlier_tokens=8192),
      "check_l09_batch_earlier_tokens"),
@@ -209,6 +220,13 @@ MISTAKES = [  # (what the learner did, the check with the answer, the message ke
     ("12 tokens swapped", lambda: checks.check_rope_score(  # "sat"'s query, "cat"'s key
         lesson_12._rope_score(EX, "cat", 7, "sat", 3, rows=(EX.q[2], EX.k[1])), EX, **ROPE),
      "check_l12_tokens_swapped"),
+    ("12 products not summed", lambda: checks.check_rope_score(  # q_cat * k_sat, turned: (4,)
+        qk.apply_rope(EX.q[1][None], [7])[0] * qk.apply_rope(EX.k[2][None], [3])[0], EX, **ROPE),
+     "check_l12_not_summed"),
+    ("12 the distance for the position",  # 7 − 3 = 4, not the key's position 1007 − 4
+     lambda: checks.check_same_distance(4, query_position=7, key_position=3,
+                                        new_query_position=1007, name="my_n"),
+     "check_l12_distance_not_position"),
     # lesson 13: the group of a K/V head, and merging two halves
     ("13 interleaved heads", lambda: checks.check_gqa_group(list(range(5, 64, 8)), **GQA),
      "check_l13_group_interleaved"),
@@ -268,6 +286,7 @@ def test_the_mistakes_are_told_apart():
     keys = [(what.split()[0], key) for what, _, key in MISTAKES]
     shared = {k for k in keys if keys.count(k) > 1}
     assert shared <= {("09", "check_l09_gib"), ("09", "check_l09_not_positive"),
+                      ("09", "check_l09_batch_not_floored"),
                       ("12", "check_close"), ("12", "check_l12_one_by_one"), ("13", "check_close"),
                       ("13", "check_l13_group_not_flat"), ("13", "check_string"),
                       ("03", "check_close"), ("02", "check_close")}, shared

@@ -104,3 +104,27 @@ def test_a_value_does_not_calculate(key):
 
 def test_count_k_and_v_once_is_a_request_not_an_order():
     assert "세어 주세요" in lang.STRINGS["ko"]["check_l09_batch_double"]
+
+
+def test_an_inverted_mask_in_lesson_10_gets_a_hint(language):
+    """np.where(~mask, scores, -np.inf): the last query's row is all −∞ (teacher4's review)."""
+    tr = qk.translation_example()
+    q, k = tr.target_x @ tr.w_q, tr.target_x @ tr.w_k
+    scores = q @ k.T / np.sqrt(q.shape[1])
+    with pytest.raises(ValueError) as raised:
+        qk.softmax(np.where(~qk.causal_mask(5), scores, -np.inf))
+    message = str(raised.value)
+    assert "True" in message and "False" in message, message
+    assert ("뒤집" if language == "ko" else "swapped") in message, message
+
+
+def test_the_all_minus_inf_hint_fits_a_softmax_without_a_mask(language):
+    """The same error for scores the learner wrote: the hint is about a mask only if there is
+    one, and it says why, in words that hold for any axis."""
+    with pytest.raises(ValueError) as raised:
+        qk.softmax(np.array([[0.0, 1.0], [-np.inf, -np.inf]]))
+    message = str(raised.value)
+    assert ("마스크에서 왔다면" if language == "ko" else "If the -inf come from a mask") in message
+    assert ("exp의 합이 0" if language == "ko" else "exps sum to 0") in message
+    if language == "ko":
+        assert message.endswith(".")

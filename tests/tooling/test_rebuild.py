@@ -108,11 +108,23 @@ def test_a_timing_that_reads_otherwise_is_fresh(fresh):
     assert now.cells[2].outputs == fresh
 
 
+def test_a_fresh_timing_takes_the_fresh_outputs_after_it():
+    """A timing that reads otherwise is measured again, and the cells after it computed from
+    the new measurement: they must not show the old one's fit (lesson 09, a review)."""
+    before = notebook([("m = time_it()", [IGNORE], [stream("149 ms\n")]),
+                       ("print(fit(m))", [IGNORE], [stream("fit 12 ms\n")])])
+    now = notebook([("m = time_it()", [IGNORE], [stream("114 ms, slow\n")]),
+                    ("print(fit(m))", [IGNORE], [stream("fit 9 ms\n")])])
+    assert build_notebooks.keep_measured(now, before, "f1") == []
+    assert outputs(now) == [[stream("114 ms, slow\n")], [stream("fit 9 ms\n")]]
+
+
 def test_timings_keep_their_numbers_form():
     form = build_notebooks._form
     assert form([stream("n = 4096: 149 ms, 1.5e-05 s\n")]) == form([stream("n = 4096: 88 ms, "
                                                                            "0.25 s\n")])
     assert form([stream("[  498.   744. 10770.]\n")]) == form([stream("[ 502. 687. 1303.]\n")])
+    assert form([stream("[ 331.  350.  361.]\n")]) == form([stream("[321. 346. 354.]\n")])
     assert form([stream("149 ms\n")]) != form([stream("149 µs\n")])
     assert form([stream("1 2\n")]) != form([stream("1\n2\n")])
 

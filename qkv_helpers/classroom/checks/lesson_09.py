@@ -96,6 +96,8 @@ def check_max_batch(answer, *, memory_gib: float, layers: int, kv_heads: int, he
         return got
     if isinstance(got, float):
         if not got.is_integer():
+            if int(got // 1) == expected:  # 27.3 for 27: the quotient, not rounded down
+                return wrong("check_l09_batch_not_floored", name=name, got=_show(got))
             return wrong("check_l09_whole_batch", name=name)
         got = int(got)
     if got == expected:

@@ -44,4 +44,11 @@ def check_masked_output(answer, x, w_q, w_k, w_v, name: str = "my_output") -> Fe
             return wrong("check_l10_masked_with_zero", name=name)
         if _close(got, (softmax(scaled) * mask) @ steps.v):
             return wrong("check_l10_masked_after_softmax", name=name)
+        d_model, d_k = x.shape[1], steps.q.shape[1]
+        by_d_model = steps.q @ steps.k.T / np.sqrt(d_model)  # (tokens, tokens): √8, not √d_k
+        if d_model != d_k and _close(got, softmax(np.where(mask, by_d_model, -np.inf)) @ steps.v):
+            return wrong("check_l10_scaled_by_d_model", name=name, d_model=d_model, d_k=d_k,
+                         root=f"{np.sqrt(d_k):g}")
+        if _close(got, softmax(np.where(mask, scaled, -np.inf), axis=0) @ steps.v):
+            return wrong("check_l10_softmax_columns", name=name)  # each column summing to 1
     return check_array(got, steps.output, name)

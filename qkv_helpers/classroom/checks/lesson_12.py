@@ -40,6 +40,11 @@ def check_rope_score(answer, example, *, query_token: str, query_position: int,
     if isinstance(answer, np.ndarray) and answer.ndim > 0 and answer.size == 1:
         # apply_rope(q[None], [7]) @ apply_rope(k[None], [3]).T is a (1, 1) array
         return wrong("check_l12_one_by_one", name=name, shape=answer.shape)
+    if (isinstance(answer, np.ndarray) and answer.dtype.kind in "iuf"
+            and answer.size == example.q.shape[-1] > 1
+            and _close_number(float(answer.sum()), expected, 1e-6)):
+        # q_cat * k_sat: the products of the dot product, one per dimension, not yet added
+        return wrong("check_l12_not_summed", name=name, shape=answer.shape)
     got = _number(answer, name)
     if isinstance(got, Feedback):
         return got
@@ -90,4 +95,7 @@ def check_same_distance(answer, *, query_position: int, key_position: int,
         return right(name=name)
     if got == new_query_position + (query_position - key_position):
         return wrong("check_l12_distance_sign", name=name)
+    if got == query_position - key_position:  # m − n, not the key's position n
+        return wrong("check_l12_distance_not_position", name=name, distance=got,
+                     new_query_position=new_query_position)
     return wrong("check_wrong_value", name=name, got=_show(got))
