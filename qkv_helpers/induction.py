@@ -281,7 +281,7 @@ class InductionModel:
         grads = {}
         # logits = x·W_U
         d_x, grads["w_u"] = bp.linear_backward(d_logits, cache["final"], self.params["w_u"])
-        # x_{l+1} = x_l + attn_l(x_l): lesson 14's block_backward, last layer first
+        # x_{l+1} = x_l + attn_l(x_l)
         blocks = self.blocks()
         for layer in reversed(range(self.n_layers)):
             d_x, _, weights, _ = block_backward(blocks[layer], d_x, cache[f"block{layer}"])

@@ -167,7 +167,9 @@ def check_induction_score(fn, name: str = "my_induction_score") -> Feedback:
         try:
             value = float(np.asarray(got, dtype=float).item())
         except (TypeError, ValueError, OverflowError):
-            return wrong("check_l15_score_not_number", name=name, got=repr(got)[:60])
+            got = repr(got)
+            return wrong("check_l15_score_not_number", name=name,
+                         got=got if len(got) <= 60 else got[:59] + "…")
         expected = induction_score(maps, seqs)
         if not math.isclose(value, expected, rel_tol=1e-9, abs_tol=1e-12):
             for key, variant in _variants(maps, seqs).items():
