@@ -94,7 +94,7 @@ print(seqs.tokens[0, keys[:5]], seqs.tokens[0, queries[:5] + 1])   # ko: 그 키
 model = induction.InductionModel(n_layers=2, seed=0)
 logits, cache = model.forward(seqs.tokens[:, :-1])   # ko: 마지막 토큰 앞까지 읽고 다음을 예측
                                                      # en: read up to the last token, predict the next
-print(model.n_parameters, logits.shape, cache["l1"].weights.shape)   # ko: (B, n, 어휘), 가중치 (B, 헤드 1개, n, n)
+print(model.n_parameters, logits.shape, cache["l1"].weights.shape)   # ko: (B, n, 어휘), (B, 헤드 1개, n, n)
                                                                 # en: (B, n, V), weights (B, 1, n, n)
 print({name: p.shape for name, p in model.params.items()})
 parts = induction.loss_by_part(model, seqs)
