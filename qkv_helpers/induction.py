@@ -337,6 +337,9 @@ def loss_by_part(model: InductionModel, seqs: Sequences, knock_out=None) -> dict
     """The mean loss on the tokens of the first occurrence (each predicted from the tokens
     before it) and on the repeat's tokens that copying can predict (all but its first).
 
+    "first" averages the targets ``first + 1 … first + length``: the segment's tokens from its
+    second on, and the repeat's first token (which nothing earlier predicts either).
+
     Chance is ``ln V`` (3.47 for 32 tokens) on both.
     """
     _check_model(model)

@@ -453,3 +453,19 @@ def test_lesson_15_a_run_on_several_lengths_is_tested_at_each(l15_runs, code):
                       other="@").split("@")[0] in told.message
     finally:
         qk.setup(lang="en")
+
+
+@pytest.mark.parametrize("code", ["en", "ko"])
+def test_lesson_15_a_vectorised_score_is_told_the_fields_are_per_sequence(code):
+    """np.arange(seqs.length - 1) over all sequences at once raises; the message says why."""
+    def vectorised(weights, seqs):
+        i = np.arange(seqs.length - 1)
+        return weights[:, seqs.repeat + i, seqs.first + i + 1].mean()
+
+    qk.setup(lang=code)
+    try:
+        told = checks.check_induction_score(vectorised)
+        assert told.key == "check_l15_score_raised"
+        assert "seqs.length" in told.message and told.message.endswith(".")
+    finally:
+        qk.setup(lang="en")
