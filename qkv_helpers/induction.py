@@ -281,7 +281,7 @@ class InductionModel:
         grads = {}
         # logits = x·W_U
         d_x, grads["w_u"] = bp.linear_backward(d_logits, cache["final"], self.params["w_u"])
-        # x_{l+1} = x_l + attn_l(x_l): lesson 14's block_backward, last layer first
+        # x_{l+1} = x_l + attn_l(x_l)
         blocks = self.blocks()
         for layer in reversed(range(self.n_layers)):
             d_x, _, weights, _ = block_backward(blocks[layer], d_x, cache[f"block{layer}"])
@@ -336,6 +336,9 @@ def _parts(losses, seqs) -> dict:
 def loss_by_part(model: InductionModel, seqs: Sequences, knock_out=None) -> dict:
     """The mean loss on the tokens of the first occurrence (each predicted from the tokens
     before it) and on the repeat's tokens that copying can predict (all but its first).
+
+    "first" averages the targets ``first + 1 … first + length``: the segment's tokens from its
+    second on, and the repeat's first token (which nothing earlier predicts either).
 
     Chance is ``ln V`` (3.47 for 32 tokens) on both.
     """

