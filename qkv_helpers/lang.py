@@ -1351,7 +1351,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "check_l09_huge": "{name} 값이 바이트 수라기엔 너무 커요.",
         "check_l09_whole_batch": "{name}에는 대화(시퀀스)의 수, 즉 정수가 와야 해요.",
         "check_l09_rounded_up": "{name} 값은 올림한 값이에요. 그 수만큼의 대화는 메모리에 다 들어가지 않아요. 내림해 주세요.",
-        "check_l09_batch_not_floored": "{name} 값은 나눈 값 그대로예요 (지금 값: {got}). 대화는 정수 개만 들어가니 내림해서 정수로 적어 주세요.",
+        "check_l09_batch_not_floored": "{name} 값은 나눈 값 그대로예요(지금 값: {got}). 대화는 정수 개만 들어가니 내림해서 정수로 적어 주세요.",
         "quiz_wrong_again": "이것도 아니에요. 답: “{answer}”. {why}",
         "quiz_q01_hint": "01강: 행렬 곱에서 어느 축이 사라지는지 떠올려 보세요.",
         "quiz_q02_hint": "03강: 스케일링 전에 d_k를 키우면 위젯에서 무엇이 달라졌나요?",
