@@ -468,7 +468,7 @@ print(long_context.receptive_field(window=4097, layers=32))
 #
 # vLLM's **PagedAttention** does what an operating system's **virtual memory** does: a program sees contiguous memory that really lives in small scattered pieces (pages). It keeps a pool of memory cut into **blocks** of `block_size` tokens; a request gets a new block only when its last one is full. Each request has a **block table** recording which pool block holds its i-th block. A finished request's blocks go back to the pool for others to reuse. The only waste is the empty end of each request's last block. And since a block table is only a list of block numbers, two requests with the same prompt can point to the same blocks, copied only when one of them writes (copy-on-write); vLLM uses this for parallel sampling and beam search (decoding that grows several candidate sentences together and picks among them).
 
-# %%
+# %% slide="subslide"
 cache = qk.PagedKVCache(n_heads=2, head_dim=4, block_size=4, n_blocks=6)
 a, b = cache.new_sequence(), cache.new_sequence()
 def kv(n):
@@ -560,13 +560,19 @@ for gpu in (long_context.A100_80GB, long_context.H100_SXM):
 
 # %% [markdown] lang="ko" slide="subslide"
 # `long_context.step_cost`는 Llama-2-7B의 크기(레이어 32, d_model 4096, 헤드 32, 피드포워드 11008, 어휘 32000, fp16)로 한 스텝의 FLOPs와 읽는 바이트 수를 세어 줘요. 행렬 곱에 쓰이는 가중치 행렬(매개변수)은 스텝마다 한 번 통째로 읽고, 토큰 하나에 매개변수 하나당 2 FLOPs를 써요. 임베딩 표는 필요한 행만 찾아 읽으니 빠져요. 그래서 읽는 매개변수는 13.2 GB로, 09강의 12.55 GiB(= 13.5 GB)보다 조금 작아요. GB는 10⁹바이트, GiB는 1024³바이트예요. 세는 건 매개변수(가중치 행렬)와 KV 캐시를 **읽는** 바이트뿐이에요. 활성값(레이어 사이를 오가는 중간 결과)과 KV 캐시에 **쓰는** 바이트는 빠져 있어요. 프리필에서 이 바이트까지 세면 강도가 낮아져요. 어텐션을 커널 하나로 합친 경우(FlashAttention)에도 두세 배쯤 낮아져요. (헤드, n, n) 점수를 메모리에 썼다 다시 읽는 구현은 레이어마다 적어도 1 GB를 더 옮겨서(점수와 어텐션 가중치를 한 번씩 쓰고 읽기: 4 × 32 × 2048² × 2 B = 1.07 GB) 다섯 배쯤 낮아지지만, 그래도 경계점보다 높아요. 1절의 numpy 코드처럼 마스크, 최댓값, exp, 합, 나눗셈마다 행렬 전체를 float32로 다시 읽으면 몇 배 더 옮겨서 경계점 아래로 내려갈 수도 있어요. 어텐션의 FLOPs에는 인과 마스크로 가려진 절반의 키까지 모두 넣었어요.
+
+# %% [markdown] lang="en"
+# `long_context.step_cost` counts one step's FLOPs and bytes read at Llama-2-7B's sizes (32 layers, d_model 4096, 32 heads, feed-forward 11008, vocabulary 32000, fp16). Every weight matrix used in a matrix product is read once per step, and each token does 2 FLOPs per weight; the embedding table is only looked up, so 13.2 GB rather than lesson 09's 12.55 GiB (13.5 GB). Only the bytes *read* for weights and the KV cache are counted: activations (the intermediate results passed between layers) and the KV cache writes are left out. In prefill they lower the intensity about two to three times even with attention fused into one kernel (FlashAttention). An implementation that writes the (heads, n, n) scores out and reads them back moves at least 1 GB more per layer here (scores and attention weights each written and read: 4 × 32 × 2048² × 2 B = 1.07 GB) and lowers it about five times, still above the ridge. Code like section 1's numpy attention, which reads the whole matrix again at every step (mask, max, exp, sum, divide) in float32, moves several times more and can fall below it. Attention counts every key, the masked half included.
+
+# %% [markdown] lang="ko" slide="subslide"
+# 세 경우를 비교해요.
 #
 # - 프리필 2048토큰: 매개변수를 한 번 읽어 토큰 2048개에 써요. 강도가 아주 높아요.
 # - 디코드 1토큰: 매개변수를 통째로 읽어 토큰 **하나**에 써요. fp16 매개변수 하나(2바이트)를 읽을 때마다 2 FLOPs를 하니 강도가 약 1이에요. 경계점보다 100배 넘게 낮아서, GPU는 대부분의 시간을 데이터를 기다리며 보내요.
 # - 디코드를 요청 64개씩 **배치**로 하면 매개변수를 한 번 읽어 64개에 나눠 써요. 그래서 배치가 클수록 강도가 올라가요(얼마나 오르는지는 아래에서 봐요). 서버가 요청을 모아 처리하는 이유예요.
 
 # %% [markdown] lang="en"
-# `long_context.step_cost` counts one step's FLOPs and bytes read at Llama-2-7B's sizes (32 layers, d_model 4096, 32 heads, feed-forward 11008, vocabulary 32000, fp16). Every weight matrix used in a matrix product is read once per step, and each token does 2 FLOPs per weight; the embedding table is only looked up, so 13.2 GB rather than lesson 09's 12.55 GiB (13.5 GB). Only the bytes *read* for weights and the KV cache are counted: activations (the intermediate results passed between layers) and the KV cache writes are left out. In prefill they lower the intensity about two to three times even with attention fused into one kernel (FlashAttention). An implementation that writes the (heads, n, n) scores out and reads them back moves at least 1 GB more per layer here (scores and attention weights each written and read: 4 × 32 × 2048² × 2 B = 1.07 GB) and lowers it about five times, still above the ridge. Code like section 1's numpy attention, which reads the whole matrix again at every step (mask, max, exp, sum, divide) in float32, moves several times more and can fall below it. Attention counts every key, the masked half included.
+# Three cases:
 #
 # - Prefill of 2048 tokens: the weights are read once and used for 2048 tokens. Very high intensity.
 # - Decode of 1 token: all the weights are read for **one** token: 2 FLOPs per 2 bytes (fp16), an intensity of about 1, over 100× below the ridge. The GPU mostly waits.
