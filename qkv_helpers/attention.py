@@ -152,8 +152,9 @@ def attention_unchecked(q, k, v, mask=None, scale=None) -> AttentionResult:
         scores = np.where(mask, scores, -np.inf)  # masked keys: exp(-inf) = weight 0
     validate.finite_scores(scores, q=q_work, k=k_work, scale=scale)
     weights = softmax_unchecked(scores, out=scores)  # (..., n_q, n_k), rows sum to 1
-    output = weights @ v  # (..., n_q, d_v): each query's weighted sum of values
-    output = output.astype(v.dtype, copy=False)  # float16 in, float16 out
+    with np.errstate(over="ignore", invalid="ignore"):  # too large: an error, just below
+        output = weights @ v  # (..., n_q, d_v): each query's weighted sum of values
+        output = output.astype(v.dtype, copy=False)  # float16 in, float16 out
     validate.finite_product(output, t("err_what_output_weights_v"), v=v)
     return AttentionResult(output, weights.astype(q.dtype, copy=False))
 

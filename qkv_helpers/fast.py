@@ -146,9 +146,12 @@ def blocked_attention(q, k, v, mask=None, scale=None, block_size: int | None = N
                 s -= row_max
             np.exp2(s, out=s)
             # Normalise the output (d_v numbers a row) instead of the weights (end a row).
-            o = s @ v[heads, :end]  # (heads, rows, d_v)
-            o /= s @ ones[:end]  # (heads, rows, 1): each row's sum
-            out[heads, rows] = o
+            # OpenBLAS may raise "invalid value" on finite numbers now and then (numpy
+            # issue 24067); the output is checked for inf and NaN below.
+            with np.errstate(over="ignore", invalid="ignore"):
+                o = s @ v[heads, :end]  # (heads, rows, d_v)
+                o /= s @ ones[:end]  # (heads, rows, 1): each row's sum
+                out[heads, rows] = o
     _require_finite_output(out, v)
     return out.reshape(*batch, n_q, d_v)
 
@@ -187,9 +190,10 @@ def _one_query_attention(q, k, v, scale: float) -> np.ndarray:
         raise ScoresOverflowError(t("err_scores_overflow", dtype=s.dtype, largest=row_max.max()))
     s -= row_max
     np.exp(s, out=s)  # (..., 1, n_k)
-    out = s @ v.astype(work, copy=False)  # (..., 1, d_v)
-    out /= s.sum(axis=-1, keepdims=True, dtype=work)
-    out = out.astype(q.dtype, copy=False)
+    with np.errstate(over="ignore", invalid="ignore"):  # checked below (see blocked_attention)
+        out = s @ v.astype(work, copy=False)  # (..., 1, d_v)
+        out /= s.sum(axis=-1, keepdims=True, dtype=work)
+        out = out.astype(q.dtype, copy=False)
     _require_finite_output(out, v)
     return out
 
