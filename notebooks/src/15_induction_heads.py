@@ -7,7 +7,7 @@
 # 언어 모델은 프롬프트에 한 번 나온 이름을 다시 써요. Olsson 외(2022)는 이 능력의 상당 부분이 <b>인덕션 헤드(induction head)</b>에서 나온다는 증거를 보여 줬어요(Elhage 외 2021도 보세요). 인덕션 헤드는 짝을 이뤄 일해요. 레이어 0의 **이전 토큰 헤드**가 각 자리에 '내 앞 토큰'을 적어 두면, 레이어 1의 인덕션 헤드가 그걸 키에서 읽어 지금 토큰이 지난번에 나왔을 때 그 **다음**에 온 토큰을 찾아 복사해요. 작은 디코더를 여기서 1분 안에 학습시키면, 손실이 갑자기 떨어지는 순간(<b>급격한 전환(phase change)</b>)에 두 헤드가 함께 생겨요.
 #
 # **이번 시간의 목표**
-# - 복사로만 맞힐 수 있는 과제와 어텐션만 있는 2레이어 디코더를 알아보고 학습시켜요.
+# - 복사로만 맞힐 수 있는 과제를 알아보고, 어텐션만 있는 2레이어 디코더를 직접 학습시켜요.
 # - 손실이 떨어질 때 두 헤드의 점수가 함께 뛰는 걸 봐요.
 # - 두 헤드가 함께 하는 일(<b>회로</b>)을 세 가지로 확인해요. 그중 하나는 여러분이 진단해요.
 # - 11강의 MiniLM에서 같은 헤드를 찾아보고, <b>문맥 내 학습(in-context learning)</b>과 이 장난감 모델의 한계를 정리해요.
@@ -44,7 +44,7 @@ np.set_printoptions(precision=3, suppress=True)
 #
 # 토큰은 0부터 31까지의 번호 32개예요. 토큰 32개짜리 수열에서는 무작위 잡음 뒤에 무작위 **구간** 하나가 두 번 이어져요: [잡음][구간][구간]. 구간 길이는 수열마다 8에서 16 사이로 뽑아서, 반복이 어디서 시작하는지 알 수 없어요(왜 중요한지는 6절에서 봐요).
 #
-# 모델은 **다음 토큰**을 예측해요. 잡음과 처음 나온 구간에서는 우연 수준(손실 ln 32 ≈ 3.47)보다 잘할 수 없어요. 반복된 구간은 두 번째 토큰부터 맞힐 수 있어요. 첫 토큰은 처음 나온 구간의 마지막 토큰 다음에 오는데, 그 자리에 무엇이 오는지는 앞에서 본 적이 없거든요. 구간이 `seqs.first`에서, 반복이 `seqs.repeat`에서 시작하면, 위치 repeat + i의 답은 first + i + 1에 있어요. `copying_targets`가 인덕션 헤드가 봐야 할 이 키들을 알려 줘요.
+# 모델은 **다음 토큰**을 예측해요. 잡음과 처음 나온 구간에서는 우연 수준(손실 ln 32 ≈ 3.47)보다 잘할 수 없어요. 반복된 구간은 두 번째 토큰부터 맞힐 수 있어요. 첫 토큰은 처음 나온 구간의 마지막 토큰 다음에 오는데, 그 자리에 무엇이 오는지는 앞에서 본 적이 없거든요. 구간이 `seqs.first`에서, 반복이 `seqs.repeat`에서 시작하면, 위치 repeat + i의 답은 first + i + 1에 있어요. `copying_targets`는 인덕션 헤드가 봐야 할 이 키들을 알려 줘요.
 
 # %% [markdown] lang="en"
 # ## 1. The task: sequences only copying can predict
@@ -103,7 +103,7 @@ print({qk.lang.t("l15_part_" + part): round(loss, 2) for part, loss in parts.ite
 # %% [markdown] lang="ko" slide="slide"
 # ## 3. 역전파: 14강의 연산 그대로
 #
-# 역전파는 레이어마다 14강의 `block_backward`를 반대 순서로 불러요. 나머지는 14강의 `backprop` 연산이에요. 잔차 덕분에 기울기 `d_x`는 레이어를 그대로 지나가고, 각 헤드는 자기 몫을 더해요. 유한 차분으로 매개변수 배열 11개에서 원소를 10개씩 검사해요(float64로 ±ε만큼 바꿔요).
+# 역전파는 레이어마다 14강의 `block_backward`를 반대 순서로 불러요. 나머지는 14강의 `backprop` 연산이에요. 잔차 연결 덕분에 기울기 `d_x`는 레이어를 그대로 지나가고, 각 헤드는 자기 몫을 더해요. 유한 차분으로 매개변수 배열 11개에서 원소를 10개씩 검사해요(float64로 ±ε만큼 바꿔요).
 
 # %% [markdown] lang="en"
 # ## 3. The backward pass: lesson 14's operations
@@ -120,12 +120,12 @@ print(len(errors), largest < 1e-6, round(np.log10(largest)))   # ko: 배열 수,
 # %% [markdown] lang="ko" slide="slide"
 # ## 4. 학습시키기
 #
-# 스텝마다 새 수열 32개를 뽑아 **Adam**(14강)으로 매개변수를 고쳐요. 학습률 0.02로 1,200스텝 학습해요. 50스텝마다 학습에 쓰지 않는 수열 200개로 두 손실과 두 점수를 재요. 레이어 0의 **이전 토큰 점수**는 바로 앞 토큰에 준 가중치의 평균이고, 레이어 1의 **인덕션 점수**(Olsson 외의 '접두어 일치 점수')는 반복된 구간에서 지금 토큰이 앞서 나온 자리의 다음 토큰에 준 가중치의 평균이에요. CPU 한 코어로 5~30초쯤 걸려요.
+# 스텝마다 새 수열 32개를 뽑아 **Adam**(14강)으로 매개변수를 고쳐요. 학습률 0.02로 1,200스텝 학습해요. 50스텝마다 학습에 쓰지 않는 수열 200개로 처음 나온 구간과 반복된 구간의 손실, 그리고 두 점수를 재요. 레이어 0의 **이전 토큰 점수**는 바로 앞 토큰에 준 가중치의 평균이고, 레이어 1의 **인덕션 점수**(Olsson 외의 '접두어 일치 점수')는 반복된 구간에서 지금 토큰이 앞서 나온 자리의 다음 토큰에 준 가중치의 평균이에요. CPU 한 코어로 3~30초쯤 걸려요.
 
 # %% [markdown] lang="en"
 # ## 4. Train it
 #
-# Each step draws 32 new sequences and updates the parameters with **Adam** (lesson 14), learning rate 0.02, for 1,200 steps. Every 50 steps, 200 held-out sequences measure both losses, layer 0's **previous-token score** (its mean weight on the token just before) and layer 1's **induction score** (Olsson et al.'s prefix-matching score: in the repeat, its mean weight on the token after the current token's earlier occurrence). About 5–30 seconds on one CPU core.
+# Each step draws 32 new sequences and updates the parameters with **Adam** (lesson 14), learning rate 0.02, for 1,200 steps. Every 50 steps, 200 held-out sequences measure both losses, layer 0's **previous-token score** (its mean weight on the token just before) and layer 1's **induction score** (Olsson et al.'s prefix-matching score: in the repeat, its mean weight on the token after the current token's earlier occurrence). 3–30 seconds on one CPU core.
 
 # %% slide="subslide" ignore_output=true
 bar = qk.widgets.induction_progress(1200)
@@ -137,7 +137,7 @@ print(round(run.seconds, 1))              # ko: 걸린 시간(초)
 # %% [markdown] lang="ko" slide="slide"
 # ## 5. 두 헤드가 생기는 순간
 #
-# 표는 100스텝마다 두 손실(단위는 자연로그로 잰 nat)과 두 점수를 보여 줘요. `cliff_step`은 반복된 구간의 손실이 우연 수준보다 1 nat 이상 내려간 첫 스텝이에요(그림의 회색 세로 점선). 인덕션 점수는 레이어 1이 어디를 보는지만 재요. Olsson 외의 인덕션 헤드는 복사도 해야 해요. 어텐션으로 찾은 자리의 토큰을 밸류와 출력 행렬(W_V·W_O)을 거치는 길, 곧 OV 회로로 보내 그 토큰의 로짓을 올리는 거예요. 반복된 구간의 손실이 떨어지는 게 그 증거예요.
+# 표는 100스텝마다 두 손실(단위는 자연로그로 잰 nat)과 두 점수를 보여 줘요. `cliff_step`은 반복된 구간의 손실이 우연 수준보다 1 nat 이상 내려간 첫 스텝이에요(그림의 회색 세로 점선). 인덕션 점수는 레이어 1이 어디를 보는지만 재요. Olsson 외의 인덕션 헤드는 복사도 해야 해요. 어텐션으로 찾은 자리의 토큰을 밸류와 출력 선형 변환(W_V·W_O)을 거치는 길, 곧 OV 회로로 보내 그 토큰의 로짓을 올리는 거예요. 반복된 구간의 손실이 떨어지는 게 그 증거예요.
 
 # %% [markdown] lang="en"
 # ## 5. The moment the two heads form
@@ -176,10 +176,10 @@ plt.show()                                # ko: 그림을 보여 주고 닫아�
 # The first occurrence's loss rises a little **above** chance: where nothing repeats, layer 1 still attends (mostly to an early position) and copies that token: confidently wrong.
 
 # %% [markdown] lang="ko" slide="subslide"
-# 학습 전(위)과 후(아래) 두 헤드의 어텐션을 학습에 쓰지 않은 수열 하나에서 봐요. 행은 쿼리, 열은 키이고, 축에는 토큰 번호가 있어요. 흰 선은 구간과 반복이 시작하는 곳, 주황 테두리는 바로 앞 토큰(레이어 0)과 복사할 토큰(레이어 1)이에요. 학습 후 레이어 0은 **바로 아래 대각선**을, 레이어 1은 반복된 구간에서 같은 토큰이 처음 나온 자리보다 **한 칸 오른쪽**을 잇는 줄을 그려요. 레이어 0의 대각선은 어느 수열에서나 위치 22에서 끊겨요. 복사할 키가 그렇게 오른쪽에 오는 건 구간이 토큰 8~9개일 때뿐이라 배우기엔 너무 드물었고, 그런 복사는 실패해요. 반복된 구간 밖에서 레이어 1의 쿼리는 복사할 곳이 없어서 앞쪽 한 자리(여기서는 위치 2의 토큰 9)에 가중치를 몰아 둬요(밝은 세로줄).
+# 학습 전(위)과 후(아래) 두 헤드의 어텐션을 학습에 쓰지 않은 수열 하나에서 봐요. 행은 쿼리, 열은 키이고, 축에는 토큰 번호가 있어요. 흰 선은 구간과 반복이 시작하는 곳, 주황 테두리는 바로 앞 토큰(레이어 0)과 복사할 토큰(레이어 1)이에요. 학습 후 레이어 0은 **바로 아래 대각선**을, 레이어 1은 반복된 구간에서 같은 토큰이 처음 나온 자리보다 **한 칸 오른쪽**을 잇는 줄을 그려요. 레이어 0의 대각선은 어느 수열에서나 위치 22에서 끊겨요. 복사할 키가 그렇게 오른쪽에 오는 건 구간이 토큰 8~9개일 때뿐이라 배우기엔 너무 드물었고, 그래서 그런 짧은 구간에서는 복사가 잘 안 돼요. 끊긴 뒤 레이어 0의 쿼리는 앞쪽 한 자리에 가중치를 몰아 둬요(왼쪽 아래의 짧은 세로줄). 반복된 구간 밖에서 레이어 1의 쿼리는 복사할 곳이 없어서 앞쪽 한 자리(여기서는 위치 2의 토큰 9)에 가중치를 몰아 둬요(밝은 세로줄).
 
 # %% [markdown] lang="en"
-# Both heads on one held-out sequence, before (top) and after training (bottom): rows are queries, columns keys, labelled with their tokens; white lines mark where the segment and the repeat start; orange outlines the previous token (layer 0) and the token to copy (layer 1). After training, layer 0 draws the **sub-diagonal**; layer 1, in the repeat, a stripe **one right** of each earlier occurrence. Layer 0's diagonal stops at position 22 in every sequence: only segments of 8 or 9 put copied keys that far right, too rarely to learn, so those copies fail. Outside the repeat, layer 1 parks on an early position (the bright column).
+# Both heads on one held-out sequence, before (top) and after training (bottom): rows are queries, columns keys, labelled with their tokens; white lines mark where the segment and the repeat start; orange outlines the previous token (layer 0) and the token to copy (layer 1). After training, layer 0 draws the **sub-diagonal**; layer 1, in the repeat, a stripe **one right** of each earlier occurrence. Layer 0's diagonal stops at position 22 in every sequence: only segments of 8 or 9 put copied keys that far right, too rarely to learn, so copying there is weaker. Outside the repeat, layer 1 parks on an early position (the bright column), as layer 0 does past 22.
 
 # %% slide="subslide"
 qk.plots.plot_induction_maps(run.snapshots[0], run.snapshots[-1], run.shown,
@@ -227,7 +227,7 @@ qk.widgets.induction_explorer(run)
 # %% [markdown] lang="en"
 # ## Try it: where does a layer-1 query look?
 #
-# `puzzle` is a new held-out sequence. Which position gets the largest layer-1 weight from each of the three queries in `queries` (positions from 0)? Predict, write the three in `my_positions` as a list in the order of `queries`, then check. Wrong answers get a hint, not the answer.
+# `puzzle` is a new held-out sequence. Which position gets the largest layer-1 weight from each query in `queries` (positions from 0)? Predict, write the three in `my_positions`, in `queries`' order, then check. Wrong answers get a hint, not the answer.
 
 # %%
 puzzle = induction.make_sequences(1, seed=7)
@@ -341,7 +341,7 @@ for length in (16, 8, 12):                # ko: 길이, 처음 나온 구간과 
 # - `"b"`: 내용과 상관없이 정해진 거리만큼 앞을 봐요.
 # - `"c"`: 아무것도 배우지 못했어요.
 #
-# 다른 길이(예: `repeat_lengths=(12, 16)`, `steps=1200`)로 `broken`을 다시 학습해 봐도 좋아요. 검사기는 `broken`을 직접 재요.
+# 다른 길이(예: `repeat_lengths=(12, 16)`, `steps=1200`)로 `broken`을 다시 학습해 봐도 좋아요. 검사기는 그때의 `broken`을 직접 재니, 정답도 그 모델에 맞게 달라져요.
 
 # %% [markdown] lang="en"
 # At length 16 the loss on the repeat is nearly 0 and the induction score high. And at 8 and 12? What did the model learn? Write it in `my_diagnosis`:
@@ -415,14 +415,14 @@ print(duplicate.max().round(2), divmod(int(duplicate.argmax()), 12))   # ko: 같
 # No surprise: MiniLM is a **bidirectional encoder**: the next token is right there in its input, no need to find and copy it. Induction heads belong to **decoders**: they are reported in GPT-like models small and large (Olsson et al. 2022). MiniLM still sees the repeat: layer 2, head 9 is a **duplicate-token head** (the last line), each word looking at its other copy.
 
 # %% [markdown] lang="ko" slide="slide"
-# ## 8. 문맥 내 학습, 그리고 이 장난감의 한계
+# ## 8. 문맥 내 학습, 그리고 이 장난감 모델의 한계
 #
 # <b>문맥 내 학습(in-context learning)</b>은 매개변수를 바꾸지 않고 입력(문맥) 속 예시만 보고 일을 해내는 거예요. 학습이 끝나 매개변수가 고정된 우리 모델도 처음 보는 구간을 한 번 보고 두 번째에는 맞혀요. 아주 작은 문맥 내 학습이에요. Olsson 외(2022)는 작은 모델부터 큰 모델까지, 긴 문맥에서 얻는 이득이 인덕션 헤드가 생기는 학습 구간에서 급격히 커진다는 걸 보여 줬어요.
 #
 # 이 장난감이 보여 주지 않는 것도 있어요.
 # - 실제 인덕션 헤드는 여러 헤드와 피드포워드 네트워크 사이에 섞여 있고, 똑같지 않은 패턴도 이어 가요(예: 앞에 나온 문장의 번역).
-# - 문맥 내 학습이 모두 인덕션 헤드에서 나온다는 뜻은 아니에요. 헤드를 빼 보는 실험의 증거는 작은 어텐션 전용 모델에서 나왔어요.
-# - 전환 스텝은 이 설정의 값일 뿐이에요. 학습률이나 데이터가 바뀌면 달라져요(시드 0~4는 모두 전환에 닿아요).
+# - 문맥 내 학습이 모두 인덕션 헤드에서 나온다는 뜻은 아니에요. 헤드를 빼 보는 실험의 증거는 어텐션만 있는 작은 모델에서 나왔어요.
+# - 전환 스텝은 이 설정의 값일 뿐이에요. 학습률이나 데이터가 바뀌면 달라져요(시드 0~4에서는 모두 전환이 일어나요).
 
 # %% [markdown] lang="en"
 # ## 8. In-context learning, and where the toy stops
