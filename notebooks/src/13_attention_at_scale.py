@@ -585,7 +585,7 @@ steps = {"프리필, 토큰 2048개": long_context.step_cost(llama, new_tokens=2
          "디코드, 배치 64": long_context.step_cost(llama, new_tokens=1, context=2048, batch=64)}
 limits = {"compute": "계산에 묶임", "memory": "메모리에 묶임"}   # A100에서 이 스텝을 묶는 한계
 for name, cost in steps.items():    # FLOPs, 읽는 바이트, 산술 강도, A100에서의 최소 시간과 한계
-    print(f"{name:14s} {cost.flops / 1e12:7.2f} TFLOP  {cost.bytes_read / 1e9:6.1f} GB  "
+    print(f"{name:14s} {cost.flops / 1e9:8.1f} GFLOP  {cost.bytes_read / 1e9:6.1f} GB  "
           f"{cost.intensity:7.1f} FLOP/B  {cost.seconds(a100) * 1000:6.1f} ms  "
           f"{limits[cost.bound(a100)]}")
 ax = qk.plots.plot_roofline(a100, steps)
@@ -597,7 +597,7 @@ steps = {"prefill, 2048 tokens": long_context.step_cost(llama, new_tokens=2048),
          "decode, batch 64": long_context.step_cost(llama, new_tokens=1, context=2048, batch=64)}
 limits = {"compute": "compute", "memory": "memory"}   # what bounds the step on an A100
 for name, cost in steps.items():    # FLOPs, bytes read, arithmetic intensity, least time, limit
-    print(f"{name:20s} {cost.flops / 1e12:7.2f} TFLOP  {cost.bytes_read / 1e9:6.1f} GB  "
+    print(f"{name:20s} {cost.flops / 1e9:8.1f} GFLOP  {cost.bytes_read / 1e9:6.1f} GB  "
           f"{cost.intensity:7.1f} FLOP/B  {cost.seconds(a100) * 1000:6.1f} ms  "
           f"{limits[cost.bound(a100)]}")
 ax = qk.plots.plot_roofline(a100, steps)
